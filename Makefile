@@ -1,0 +1,86 @@
+# Prospect build.
+#   make           build ./prospect (optimized, with debug info)
+#   make check     install deps, build with ASan/UBSan, run every test; last line "N passed, N failed"
+#   make demo      install deps, build, profile a bundled workload and print the report
+#   make bench     compare with peers (perf, ptrace tracer), print medians and ratios
+#   make fuzz      run the perf.data reader fuzzer (libFuzzer, clang)
+# Every .c under src/ is part of the build; tests/unit/test_*.c each become a test binary.
+
+CC      ?= gcc
+PKGS    := libelf libdw capstone
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS    := $(PKG_LIBS) -lpfm -liberty -lz -lm -lpthread
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wno-unused-parameter \
+           -Wmissing-prototypes -Wstrict-prototypes -Wvla
+BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -Isrc -Iinclude $(WARN) $(PKG_CFLAGS) -MMD -MP
+REL_CFLAGS  := $(BASEFLAGS) -O2
+ASAN_CFLAGS := $(BASEFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined
+ASAN_LDFLAGS := -fsanitize=address,undefined
+
+LIB_SRC := $(filter-out src/prospect.c,$(shell find src -name '*.c' | sort))
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o)
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=build/asan/tests/%)
+
+.PHONY: all check demo bench fuzz clean deps test-bins install
+all: prospect
+
+deps:
+	@scripts/install-deps
+
+# V=1 shows full command lines.
+Q := $(if $(V),,@)
+
+build/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-ASAN $<")
+	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
+
+build/rel/libpcore.a: $(REL_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/asan/libpcore.a: $(ASAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+prospect: build/rel/src/prospect.o build/rel/libpcore.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -o $@ $^ $(LIBS)
+
+build/asan/prospect: build/asan/src/prospect.o build/asan/libpcore.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LIBS)
+
+build/asan/tests/%: tests/unit/%.c tests/unit/test.h build/asan/libpcore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -Itests/unit $< -o $@ build/asan/libpcore.a $(ASAN_LDFLAGS) $(LIBS)
+
+test-bins: build/asan/prospect $(TEST_BIN)
+
+# Tests run against the sanitized binary; the runner prints the final "N passed, N failed" line.
+check: deps
+	@$(MAKE) --no-print-directory test-bins
+	@PROSPECT=$(CURDIR)/build/asan/prospect tests/run-tests build/asan/tests
+
+demo: deps
+	@$(MAKE) --no-print-directory prospect
+	@scripts/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory prospect
+	@bench/run-bench
+
+clean:
+	rm -rf build prospect
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,31 @@
+/* The command layer: one cmd_<name>() per subcommand, each in src/cmd/<name>.c. Only this layer
+ * prints to the user and chooses exit statuses. */
+#ifndef PROSPECT_CMD_H
+#define PROSPECT_CMD_H
+
+#define PROSPECT_VERSION "0.1.0"
+
+/* Exit status for usage errors (unknown option, bad value), as most Unix tools use. */
+#define EXIT_USAGE 2
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+    const char *usage;      /* full --help text */
+};
+
+/* The command table (src/prospect.c). */
+extern const struct command prospect_commands[];
+const struct command *command_find(const char *name);
+
+/* Prints "prospect CMD: <message>" and a usage hint to stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "prospect CMD: <message>" to stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the command's --help text to stdout; returns 0. */
+int cmd_help(const char *cmd);
+
+int cmd_run(int argc, char **argv);
+extern const char cmd_run_usage[];
+#endif

@@ -1,0 +1,41 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd/cmd.h"
+
+const struct command *command_find(const char *name)
+{
+    for (const struct command *c = prospect_commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "prospect %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "prospect %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'prospect %s --help' for more information.\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cmd_help(const char *cmd)
+{
+    const struct command *c = command_find(cmd);
+    if (c)
+        fputs(c->usage, stdout);
+    return 0;
+}

@@ -1,0 +1,338 @@
+#define LOG_PREFIX "event"
+#include <ctype.h>
+#include <errno.h>
+#include <linux/perf_event.h>   /* before libpfm4, whose copy is guarded by it */
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "perf/event.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+struct named_config {
+    const char *name;
+    uint32_t type;
+    uint64_t config;
+    const char *kind;
+};
+
+static const struct named_config generic_events[] = {
+    { "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "hardware" },
+    { "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, NULL },
+    { "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "hardware" },
+    { "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "hardware" },
+    { "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "hardware" },
+    { "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "hardware" },
+    { "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, NULL },
+    { "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, "hardware" },
+    { "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, "hardware" },
+    { "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "hardware" },
+    { "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "hardware" },
+    { "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, "hardware" },
+    { "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "software" },
+    { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "software" },
+    { "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "software" },
+    { "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, NULL },
+    { "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, "software" },
+    { "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, "software" },
+    { "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "software" },
+    { "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, NULL },
+    { "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, "software" },
+    { "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, NULL },
+    { "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, "software" },
+    { "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, "software" },
+    { "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "software" },
+};
+
+/* perf's cache event naming: <cache>-<op>-<result>, e.g. L1-dcache-load-misses. */
+static const char *const cache_names[] = { "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB",
+                                           "branch", "node" };
+static const char *const cache_ops[] = { "load", "store", "prefetch" };
+static const char *const cache_results[] = { "loads", "load-misses", "stores", "store-misses",
+                                             "prefetches", "prefetch-misses" };
+
+int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+                       unsigned long flags)
+{
+    long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags | PERF_FLAG_FD_CLOEXEC);
+    return fd < 0 ? -errno : (int)fd;
+}
+
+static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+    memset(a, 0, sizeof(*a));
+    a->size = sizeof(*a);
+    a->type = type;
+    a->config = config;
+}
+
+static int parse_cache(const char *name, struct perf_event_attr *a)
+{
+    for (size_t c = 0; c < sizeof(cache_names) / sizeof(*cache_names); c++) {
+        size_t cl = strlen(cache_names[c]);
+        if (strncmp(name, cache_names[c], cl) || name[cl] != '-')
+            continue;
+        for (size_t r = 0; r < sizeof(cache_results) / sizeof(*cache_results); r++) {
+            if (strcmp(name + cl + 1, cache_results[r]))
+                continue;
+            uint64_t op = r / 2, miss = r % 2;
+            attr_init(a, PERF_TYPE_HW_CACHE, c | (op << 8) | (miss << 16));
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+const char *event_tracefs_dir(void)
+{
+    static const char *const dirs[] = { "/sys/kernel/tracing/events",
+                                        "/sys/kernel/debug/tracing/events" };
+    for (size_t i = 0; i < 2; i++)
+        if (access(dirs[i], R_OK) == 0)
+            return dirs[i];
+    return NULL;
+}
+
+static int parse_tracepoint(const char *name, struct perf_event_attr *a)
+{
+    const char *dir = event_tracefs_dir(), *colon = strchr(name, ':');
+    char path[512], *buf;
+    uint64_t id;
+    int err;
+
+    if (!dir || !colon || strchr(colon + 1, ':') || strchr(name, '/') || colon == name)
+        return -ENOENT;
+    snprintf(path, sizeof(path), "%s/%.*s/%s/id", dir, (int)(colon - name), name, colon + 1);
+    err = file_read_all(path, &buf, NULL, 64);
+    if (err)
+        return -ENOENT;
+    buf[strcspn(buf, "\n")] = '\0';
+    err = parse_u64(buf, &id);
+    free(buf);
+    if (err)
+        return -ENOENT;
+    attr_init(a, PERF_TYPE_TRACEPOINT, id);
+    return 0;
+}
+
+static int pfm_ready(void)
+{
+    static int state;   /* 0 untried, 1 ok, -1 failed */
+    if (!state)
+        state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+    return state > 0;
+}
+
+static int parse_pfm(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
+{
+    pfm_perf_encode_arg_t arg;
+    struct perf_event_attr pa;
+    int ret;
+
+    if (!pfm_ready())
+        return -ENOENT;
+    memset(&arg, 0, sizeof(arg));
+    memset(&pa, 0, sizeof(pa));
+    arg.attr = &pa;
+    arg.size = sizeof(arg);
+    ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    if (ret != PFM_SUCCESS) {
+        if (ret != PFM_ERR_NOTFOUND)
+            snprintf(err, errlen, "event '%s': %s", name, pfm_strerror(ret));
+        return ret == PFM_ERR_NOTFOUND ? -ENOENT : -EINVAL;
+    }
+    attr_init(a, pa.type, pa.config);
+    a->config1 = pa.config1;
+    a->config2 = pa.config2;
+    return 0;
+}
+
+/* Splits "name:u" / "name:k" / "name:PERIOD" suffixes off; returns 0 or -EINVAL. */
+static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *excl_kernel)
+{
+    for (;;) {
+        char *colon = strrchr(s, ':');
+        if (!colon)
+            return 0;
+        const char *suf = colon + 1;
+        if (*suf && strspn(suf, "0123456789") == strlen(suf) && !out->period) {
+            uint64_t p;
+            if (parse_u64(suf, &p) || p == 0)
+                return -EINVAL;
+            out->period = p;
+        } else if (*suf && strspn(suf, "ukh") == strlen(suf) && strlen(suf) <= 3) {
+            *excl_user = !strchr(suf, 'u');
+            *excl_kernel = !strchr(suf, 'k');
+        } else {
+            return 0;
+        }
+        *colon = '\0';
+    }
+}
+
+int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen)
+{
+    char buf[256];
+    int excl_user = 0, excl_kernel = 0, ret;
+    struct perf_event_attr *a = &out->attr;
+
+    memset(out, 0, sizeof(*out));
+    if (err && errlen)
+        err[0] = '\0';
+    if (!str || !*str || strlen(str) >= sizeof(buf)) {
+        snprintf(err, errlen, "empty or overlong event name");
+        return -EINVAL;
+    }
+    str_copy(buf, sizeof(buf), str);
+    /* A tracepoint ("sched:sched_switch") must be tried whole before suffix splitting. */
+    if (parse_tracepoint(buf, a) == 0)
+        goto done;
+    if (split_suffixes(buf, out, &excl_user, &excl_kernel)) {
+        snprintf(err, errlen, "event '%s': invalid period", str);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++) {
+        if (!strcmp(buf, generic_events[i].name)) {
+            attr_init(a, generic_events[i].type, generic_events[i].config);
+            goto done;
+        }
+    }
+    if (parse_cache(buf, a) == 0 || parse_tracepoint(buf, a) == 0)
+        goto done;
+    if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
+        attr_init(a, PERF_TYPE_RAW, strtoull(buf + 1, NULL, 16));
+        goto done;
+    }
+    ret = parse_pfm(buf, a, err, errlen);
+    if (ret == 0)
+        goto done;
+    if (ret == -ENOENT)
+        snprintf(err, errlen, "unknown event '%s' (see 'prospect list')", str);
+    return ret == -ENOENT ? -ENOENT : -EINVAL;
+done:
+    a->exclude_user = excl_user;
+    a->exclude_kernel = excl_kernel;
+    str_copy(out->name, sizeof(out->name), buf);
+    if (excl_user || excl_kernel) {
+        size_t n = strlen(out->name);
+        snprintf(out->name + n, sizeof(out->name) - n, ":%s", excl_user ? "k" : "u");
+    }
+    return 0;
+}
+
+bool event_available(const struct perf_event_attr *attr)
+{
+    struct perf_event_attr a = *attr;
+    a.disabled = 1;
+    int fd = perf_event_open_fd(&a, 0, -1, -1, 0);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+void event_default_sampling(struct event_spec *out, char *why, size_t whylen)
+{
+    struct event_spec cyc;
+    char err[64];
+
+    if (event_parse("cycles", &cyc, err, sizeof(err)) == 0 && event_available(&cyc.attr)) {
+        *out = cyc;
+        snprintf(why, whylen, "hardware cycle counter (the CPU_CLK_UNHALTED mode)");
+        return;
+    }
+    event_parse("cpu-clock", out, err, sizeof(err));
+    snprintf(why, whylen, "cpu-clock timer: no hardware cycle counter on this machine");
+}
+
+static int read_int_file(const char *path, long *v)
+{
+    char *buf;
+    int err = file_read_all(path, &buf, NULL, 64);
+    if (err)
+        return err;
+    *v = strtol(buf, NULL, 10);
+    free(buf);
+    return 0;
+}
+
+void event_open_advice(int err, const struct perf_event_attr *attr, const char *name,
+                       char *buf, size_t len)
+{
+    long paranoid = 2;
+    bool hw = attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
+              attr->type == PERF_TYPE_RAW;
+
+    read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+    switch (err) {
+    case EACCES:
+    case EPERM:
+        snprintf(buf, len, "no permission to open event '%s' (perf_event_paranoid is %ld): run as "
+                 "root, give the binary CAP_PERFMON, or lower it with 'sysctl "
+                 "kernel.perf_event_paranoid=%d'%s", name, paranoid,
+                 attr->exclude_kernel ? 2 : 1,
+                 attr->exclude_kernel ? "" : " (or exclude the kernel with ':u')");
+        break;
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+        if (hw)
+            snprintf(buf, len, "event '%s' is not supported here: this machine exposes no hardware "
+                     "performance counters (common in VMs); try a software event such as "
+                     "-e cpu-clock or -e task-clock", name);
+        else
+            snprintf(buf, len, "event '%s' is not supported by this kernel (%s)", name,
+                     strerror(err));
+        break;
+    case EMFILE:
+        snprintf(buf, len, "too many open files while opening '%s': raise 'ulimit -n'", name);
+        break;
+    case EINVAL:
+        if (attr->freq)
+            snprintf(buf, len, "event '%s': invalid settings (a sampling frequency of %llu Hz may "
+                     "exceed kernel.perf_event_max_sample_rate; lower -F or use -c)", name,
+                     (unsigned long long)attr->sample_freq);
+        else
+            snprintf(buf, len, "event '%s': invalid settings for this kernel (%s)", name,
+                     strerror(err));
+        break;
+    case EBUSY:
+        snprintf(buf, len, "event '%s': the counter is in use by another tool", name);
+        break;
+    case ESRCH:
+        snprintf(buf, len, "event '%s': the process does not exist", name);
+        break;
+    default:
+        snprintf(buf, len, "cannot open event '%s': %s", name, strerror(err));
+    }
+}
+
+void event_foreach_generic(const char *kind, int (*fn)(void *arg, const char *name,
+                           const struct perf_event_attr *attr), void *arg)
+{
+    struct perf_event_attr a;
+    char name[64];
+
+    if (!strcmp(kind, "cache")) {
+        for (size_t c = 0; c < sizeof(cache_names) / sizeof(*cache_names); c++)
+            for (size_t r = 0; r < sizeof(cache_results) / sizeof(*cache_results); r++) {
+                snprintf(name, sizeof(name), "%s-%s", cache_names[c], cache_results[r]);
+                if (parse_cache(name, &a) == 0 && fn(arg, name, &a))
+                    return;
+            }
+        (void)cache_ops;
+        return;
+    }
+    for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++) {
+        const struct named_config *e = &generic_events[i];
+        if (!e->kind || strcmp(e->kind, kind))
+            continue;
+        attr_init(&a, e->type, e->config);
+        if (fn(arg, e->name, &a))
+            return;
+    }
+}

@@ -1,0 +1,49 @@
+/* Event names -> perf_event_attr, and failures of perf_event_open -> advice. */
+#ifndef PROSPECT_PERF_EVENT_H
+#define PROSPECT_PERF_EVENT_H
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_spec {
+    struct perf_event_attr attr;   /* type, config, config1/2 and exclude_* set; no sampling */
+    char name[128];                /* canonical name as printed in reports */
+    uint64_t period;               /* from "NAME:PERIOD", 0 when not given */
+};
+
+/* Parses an event as users write it:
+ *   generic names       cycles, instructions, cpu-clock, task-clock, page-faults, ...
+ *   cache events        L1-dcache-load-misses, LLC-loads, dTLB-load-misses, ...
+ *   tracepoints         sched:sched_switch
+ *   raw                 r01c2
+ *   libpfm4 names       INST_RETIRED:ANY_P, CPU_CLK_UNHALTED (the PMU's own event names)
+ *   modifiers           cycles:u, cycles:k
+ *   a sampling period   CPU_CLK_UNHALTED:100000, cpu-clock:250000 (seed 003's EVENT:PERIOD)
+ * Returns 0, or -EINVAL / -ENOENT with a one-line reason in err. */
+int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen);
+
+/* Explains a failed perf_event_open(attr) (err is a positive errno) as advice a person can act
+ * on: paranoid level and the sysctl, CAP_PERFMON, "no hardware counters here", ... */
+void event_open_advice(int err, const struct perf_event_attr *attr, const char *name,
+                       char *buf, size_t len);
+
+/* True if the event opens on this machine for the calling thread (a probe open, then close). */
+bool event_available(const struct perf_event_attr *attr);
+
+/* The default sampling event: hardware cycles where the machine counts them, else cpu-clock.
+ * `why` says which was chosen and why, for the report. */
+void event_default_sampling(struct event_spec *out, char *why, size_t whylen);
+
+/* The generic names this parser knows, for `prospect list`. kind: "hardware", "software",
+ * "cache". Calls fn for each; stops if it returns non-zero. */
+void event_foreach_generic(const char *kind, int (*fn)(void *arg, const char *name,
+                           const struct perf_event_attr *attr), void *arg);
+
+/* Directory of tracefs events ("/sys/kernel/tracing/events" or the debugfs one), or NULL. */
+const char *event_tracefs_dir(void);
+
+/* Thin perf_event_open(2) wrapper: returns the fd or -errno. */
+int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+                       unsigned long flags);
+#endif

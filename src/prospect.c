@@ -1,0 +1,56 @@
+/* main(): the command table and dispatch, nothing else. */
+#include <stdio.h>
+#include <string.h>
+#include "cmd/cmd.h"
+
+const struct command prospect_commands[] = {
+    { "run", cmd_run, "profile a command (or the whole system) and print the report", cmd_run_usage },
+    { NULL, NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: prospect [--version] [--help] COMMAND [ARGS]\n\n"
+               "Prospect: a sampling system profiler and performance toolkit for Linux.\n\n"
+               "Commands:\n");
+    for (const struct command *c = prospect_commands; c->name; c++)
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "  %-10s %s\n", "help", "show help for a command ('prospect help run')");
+    fprintf(f, "\nRun 'prospect COMMAND --help' for the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const struct command *c;
+
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("prospect %s\n", PROSPECT_VERSION);
+        return 0;
+    }
+    if (!strcmp(argv[1], "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        if (!command_find(argv[2])) {
+            fprintf(stderr, "prospect: unknown command '%s'\n", argv[2]);
+            return 2;
+        }
+        return cmd_help(argv[2]);
+    }
+    c = command_find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "prospect: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    return c->fn(argc - 1, argv + 1);
+}

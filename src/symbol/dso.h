@@ -1,0 +1,95 @@
+/* DSOs: the files (and pseudo-files) that code runs from, with their symbols.
+ * One struct dso per file, shared by every process that maps it; symbols are loaded lazily,
+ * once, only for DSOs that got hits. Every file is untrusted input. */
+#ifndef PROSPECT_SYMBOL_DSO_H
+#define PROSPECT_SYMBOL_DSO_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BUILD_ID_MAX 20
+
+enum dso_kind {
+    DSO_FILE,     /* an ELF file on disk */
+    DSO_VDSO,     /* [vdso]: symbols from this process's own vdso image (same kernel) */
+    DSO_ANON,     /* anonymous executable memory: symbols from /tmp/perf-PID.map if present */
+    DSO_KERNEL,   /* [kernel.kallsyms] and modules: see ksyms.h */
+};
+
+/* Why a DSO's symbols are what they are, for the report and -v. */
+enum dso_status {
+    DSO_UNLOADED = 0,
+    DSO_OK_SYMTAB,        /* full .symtab (possibly from separate debug info) */
+    DSO_OK_DYNSYM,        /* stripped: only .dynsym, hits between symbols become a->b brackets */
+    DSO_NO_SYMBOLS,       /* readable but no symbols at all */
+    DSO_MISSING,          /* file not found or unreadable */
+    DSO_BAD_ELF,          /* not ELF or corrupt */
+    DSO_BUILD_ID_MISMATCH,/* the file on disk is not the one that was mapped */
+};
+
+struct dso;
+struct dso_cache;
+
+struct dso_cache *dso_cache_new(void);
+void dso_cache_free(struct dso_cache *cache);
+
+/* The DSO for a mapped file, created unloaded on first use. build_id (may be NULL) is what the
+ * kernel reported for the mapping; it is checked against the file when symbols load. For
+ * kind DSO_ANON, `pid` selects /tmp/perf-PID.map. NULL on -ENOMEM. */
+struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const char *path,
+                          const uint8_t *build_id, size_t build_id_len, pid_t pid);
+
+const char *dso_path(const struct dso *dso);       /* as mapped: "/usr/lib/.../libc.so.6" */
+const char *dso_short_name(const struct dso *dso); /* basename: "libc.so.6" */
+enum dso_kind dso_kind(const struct dso *dso);
+enum dso_status dso_status(const struct dso *dso); /* loads symbols if not yet loaded */
+const char *dso_status_str(enum dso_status st);
+/* Build-id of the file on disk (or as reported by the kernel); 0 if known, -ENOENT if not. */
+int dso_build_id(struct dso *dso, uint8_t *out, size_t *len);
+
+/* Loads symbols (idempotent). Returns 0 even for stripped/missing files: dso_status says why. */
+int dso_load(struct dso *dso);
+
+/* Converts an address in a mapping (start, pgoff) to the DSO's ELF virtual address, using the
+ * PT_LOAD segment that contains the file offset (segments may have p_vaddr != p_offset).
+ * For non-file DSOs the address is returned relative to map start. 0 or -ENOENT. */
+int dso_map_to_vaddr(struct dso *dso, uint64_t map_start, uint64_t pgoff, uint64_t ip,
+                     uint64_t *vaddr);
+
+/* Result of resolving one address. Names are owned by the DSO and live as long as it. */
+struct symres {
+    const char *name;     /* demangled symbol, or "lo->hi" bracket, or NULL if unresolved */
+    uint64_t start;       /* the symbol's start vaddr (for a bracket: lo's start) */
+    uint64_t size;        /* 0 if unknown */
+    bool bracket;         /* name is a Prospect bracket between two dynamic symbols */
+};
+
+/* Bracket rule (seed 001): in a DSO with only dynamic symbols, a hit that is not inside any
+ * symbol's [start, start+size) is named "lo->hi" after the closest symbols below and above it;
+ * before the first symbol "(start)->first", after the last "last->(end)". */
+
+/* Resolves one address. Returns 0 (name may be NULL when nothing covers it). */
+int dso_resolve(struct dso *dso, uint64_t vaddr, struct symres *out);
+/* Resolves n ascending addresses in one merge walk over the sorted symbols (out[i] for
+ * vaddrs[i]). -EINVAL if vaddrs are not ascending. */
+int dso_resolve_sorted(struct dso *dso, const uint64_t *vaddrs, size_t n, struct symres *out);
+
+/* Symbols by name, for regions (`prospect stat -r func`): exact match on the raw or demangled
+ * name. Returns the number of matches written (up to max). */
+struct symbol_match {
+    const char *name;     /* demangled */
+    uint64_t start, size; /* ELF vaddr */
+};
+size_t dso_find_symbols(struct dso *dso, const char *name, struct symbol_match *out, size_t max);
+/* Calls fn for every function symbol (for "did you mean" suggestions). */
+void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symbol_match *m),
+                        void *arg);
+/* The path of the ELF that carries DWARF for this DSO (itself, or separate debug info found by
+ * build-id or .gnu_debuglink), or NULL. */
+const char *dso_debug_path(struct dso *dso);
+
+/* C++ (and Rust legacy) demangling via libiberty; returns a malloc'd string or NULL if `name`
+ * is not mangled. */
+char *symbol_demangle(const char *name);
+#endif

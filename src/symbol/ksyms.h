@@ -1,0 +1,25 @@
+/* Kernel symbols from /proc/kallsyms (untrusted text): sorted, with module names. */
+#ifndef PROSPECT_SYMBOL_KSYMS_H
+#define PROSPECT_SYMBOL_KSYMS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksyms;
+
+/* Parses a kallsyms-format file. Lines that do not parse are counted (ksyms_bad_lines), not
+ * fatal. All-zero addresses (kptr_restrict) give -EACCES so the caller can advise. */
+int ksyms_load(const char *path, struct ksyms **out);
+void ksyms_free(struct ksyms *ks);
+size_t ksyms_count(const struct ksyms *ks);
+size_t ksyms_bad_lines(const struct ksyms *ks);
+
+struct ksym_res {
+    const char *name;     /* symbol name, NULL if the address is below the first symbol */
+    const char *module;   /* "ext4" for module symbols, NULL for the core kernel */
+    uint64_t start;
+};
+/* A kernel symbol covers [its address, next symbol's address). */
+int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out);
+/* Address of a symbol by name (first match), 0 if absent. */
+uint64_t ksyms_lookup(const struct ksyms *ks, const char *name);
+#endif

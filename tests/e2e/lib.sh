@@ -1,0 +1,17 @@
+# Shared helpers for end-to-end tests: source it, then call pass/fail/skip.
+# $PROSPECT is the binary under test; $TEST_TMP a scratch directory removed after the run.
+set -u
+: "${PROSPECT:?PROSPECT must name the prospect binary}"
+TEST_TMP=${TEST_TMP:-$(mktemp -d)}
+WL=$TEST_TMP/workloads
+mkdir -p "$WL"
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+# check NAME CONDITION-COMMAND... : pass if the command succeeds, else fail with the command text.
+check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n" "$*"; fi; }
+# build_workload OUT SRC [cc flags...]: compiles tests/workloads/SRC.c into $WL/OUT (once).
+build_workload() {
+    local out=$WL/$1 src=$2; shift 2
+    [ -x "$out" ] || gcc -o "$out" "$(dirname "${BASH_SOURCE[0]}")/../workloads/$src.c" "$@" || return 1
+}
