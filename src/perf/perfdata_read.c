@@ -1,0 +1,644 @@
+/* perf.data reader: validation of header and attrs, the record walk, time ordering. */
+#define LOG_PREFIX "perfdata"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "perf/event.h"
+#include "perf/ordered.h"
+#include "perf/perfdata.h"
+#include "perf/perfdata_feat.h"
+#include "util/log.h"
+
+#define MAX_ATTR_SIZE 4096      /* far above any perf_event_attr so far (136 bytes in 6.3) */
+#define MAX_EVENTS 4096
+#define MAX_RECORD 65536        /* header.size is a u16 */
+
+struct perfdata {
+    char path[512];
+    const uint8_t *map;
+    uint64_t size;
+    bool own_map;
+    struct perf_file_header hdr;
+    struct evlist evl;
+    struct perfdata_info info;
+    struct perfdata_stats stats;
+    uint64_t data_off, data_end;
+    bool time_ordered;          /* every event has TIME and sample_id_all */
+    uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
+};
+
+static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                   uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                   uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err)
+        return ret;
+    snprintf(err->path, sizeof(err->path), "%s", path);
+    err->has_offset = has_off;
+    err->offset = off;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+void perfdata_error_str(const struct perfdata_error *e, char *buf, size_t len)
+{
+    if (e->has_offset)
+        snprintf(buf, len, "%s: offset %#llx: %s", e->path, (unsigned long long)e->offset, e->msg);
+    else
+        snprintf(buf, len, "%s: %s", e->path, e->msg);
+}
+
+/* ---- names ---- */
+
+struct name_match {
+    const struct perf_event_attr *attr;
+    const char *found;
+    char buf[64];
+};
+
+static int match_generic(void *arg, const char *name, const struct perf_event_attr *a)
+{
+    struct name_match *m = arg;
+
+    if (a->type != m->attr->type || a->config != m->attr->config)
+        return 0;
+    snprintf(m->buf, sizeof(m->buf), "%s", name);
+    m->found = m->buf;
+    return 1;
+}
+
+static bool desc_matches(const struct perfdata_event_desc *e, const uint64_t *ids, size_t nr_ids)
+{
+    for (size_t j = 0; j < e->nr_ids; j++)
+        for (size_t k = 0; k < nr_ids; k++)
+            if (e->ids[j] == ids[k])
+                return true;
+    return false;
+}
+
+/* The event's name: what perf recorded in HEADER_EVENT_DESC (matched by id, or by position
+ * when the file has no ids), else a generic name, else type and config. */
+static void event_name(const struct perfdata *pd, size_t idx, const struct perf_event_attr *attr,
+                       const uint64_t *ids, size_t nr_ids, char *out, size_t len)
+{
+    const struct perfdata_info *info = &pd->info;
+    struct name_match m = { .attr = attr };
+
+    for (size_t i = 0; i < info->nr_events; i++) {
+        const struct perfdata_event_desc *e = &info->events[i];
+        bool hit = nr_ids ? desc_matches(e, ids, nr_ids) : i == idx;
+        if (hit && e->name && e->name[0]) {
+            snprintf(out, len, "%s", e->name);
+            return;
+        }
+    }
+    event_foreach_generic("software", match_generic, &m);
+    if (!m.found)
+        event_foreach_generic("hardware", match_generic, &m);
+    if (!m.found && attr->type == PERF_TYPE_HW_CACHE)
+        event_foreach_generic("cache", match_generic, &m);
+    if (m.found)
+        snprintf(out, len, "%s", m.found);
+    else
+        snprintf(out, len, "type%u/config%#llx", attr->type, (unsigned long long)attr->config);
+}
+
+/* ---- header and attrs ---- */
+
+static int check_header(struct perfdata *pd, struct perfdata_error *err)
+{
+    const char *p = pd->path;
+    uint64_t magic, hsize;
+
+    if (pd->size == 0)
+        return set_err(err, p, -EINVAL, false, 0, "file is empty");
+    if (pd->size < 16)
+        return set_err(err, p, -EINVAL, true, pd->size,
+                       "file is too short for a perf.data header (%llu bytes)",
+                       (unsigned long long)pd->size);
+    memcpy(&magic, pd->map, 8);
+    memcpy(&hsize, pd->map + 8, 8);
+    if (magic == PERFDATA_MAGIC_SWAP)
+        return set_err(err, p, -EOPNOTSUPP, true, 0,
+                       "perf.data from a machine of the other byte order is not supported");
+    if (magic == PERFDATA_MAGIC_V1)
+        return set_err(err, p, -EOPNOTSUPP, true, 0,
+                       "perf.data version 1 (PERFFILE, perf before 2.6.38) is not supported");
+    if (magic == 0 && pd->size >= sizeof(struct perf_file_header))
+        return set_err(err, p, -EINVAL, true, 0,
+                       "header was never written: the recording did not finish (interrupted?)");
+    if (magic != PERFDATA_MAGIC)
+        return set_err(err, p, -EINVAL, true, 0, "not a perf.data file (no PERFILE2 magic)");
+    if (hsize == sizeof(struct perf_pipe_file_header))
+        return set_err(err, p, -EOPNOTSUPP, true, 8,
+                       "pipe-mode perf.data ('perf record -o -') is not supported; convert it "
+                       "with 'perf inject -i IN -o OUT'");
+    /* 72 bytes: the layout before the feature bitmap existed. */
+    if (hsize != sizeof(struct perf_file_header) &&
+        hsize != offsetof(struct perf_file_header, features))
+        return set_err(err, p, -EINVAL, true, 8, "header size %llu is not one perf writes (%zu)",
+                       (unsigned long long)hsize, sizeof(struct perf_file_header));
+    if (pd->size < hsize)
+        return set_err(err, p, -EINVAL, true, pd->size,
+                       "file is truncated inside the header (%llu of %llu bytes)",
+                       (unsigned long long)pd->size, (unsigned long long)hsize);
+    memset(&pd->hdr, 0, sizeof(pd->hdr));
+    memcpy(&pd->hdr, pd->map, hsize);
+    return 0;
+}
+
+static bool section_ok(const struct perfdata *pd, const struct perf_file_section *s)
+{
+    return s->offset <= pd->size && s->size <= pd->size - s->offset;
+}
+
+/* One attr entry at `off`: copies what this build knows of it into *attr (zero-filling what an
+ * older perf did not write) and returns its ids section. */
+static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_event_attr *attr,
+                     struct perf_file_section *ids, struct perfdata_error *err)
+{
+    const uint8_t *e = pd->map + off;
+    uint64_t room = pd->hdr.attr_size - sizeof(struct perf_file_section);
+    uint32_t asz;
+
+    memcpy(&asz, e + offsetof(struct perf_event_attr, size), sizeof(asz));
+    if (asz == 0)
+        asz = PERF_ATTR_SIZE_VER0_;
+    if (asz < PERF_ATTR_SIZE_VER0_ || asz > room)
+        return set_err(err, pd->path, -EINVAL, true, off + 4,
+                       "event %zu: perf_event_attr size %u does not fit the file's attr entries "
+                       "(%llu bytes)", idx, asz, (unsigned long long)room);
+    if (asz > sizeof(*attr)) {
+        /* A newer perf: its extra fields are harmless only while they are unused (zero). */
+        for (uint64_t i = sizeof(*attr); i < asz; i++)
+            if (e[i])
+                return set_err(err, pd->path, -EOPNOTSUPP, true, off + i,
+                               "event %zu: perf_event_attr of %u bytes (newer perf?) uses fields "
+                               "this reader does not know (it knows %zu bytes)",
+                               idx, asz, sizeof(*attr));
+    }
+    memset(attr, 0, sizeof(*attr));
+    memcpy(attr, e, asz < sizeof(*attr) ? asz : sizeof(*attr));
+    attr->size = sizeof(*attr);
+    /* The ids section follows the attr as the writer sized it (what perf does too). */
+    memcpy(ids, e + asz, sizeof(*ids));
+    if (!section_ok(pd, ids) || ids->size % 8)
+        return set_err(err, pd->path, -EINVAL, true, off + asz,
+                       "event %zu: ids section (offset %#llx, %llu bytes) is outside the file or "
+                       "not a whole number of ids", idx, (unsigned long long)ids->offset,
+                       (unsigned long long)ids->size);
+    if ((attr->sample_type & PERF_SAMPLE_READ) &&
+        (attr->read_format & ~(uint64_t)(PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                         PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
+                                         PERF_FORMAT_GROUP | PERF_FORMAT_LOST)))
+        return set_err(err, pd->path, -EOPNOTSUPP, true,
+                       off + offsetof(struct perf_event_attr, read_format),
+                       "event %zu: read_format %#llx has bits this reader does not know", idx,
+                       (unsigned long long)attr->read_format);
+    return 0;
+}
+
+static int read_attrs(struct perfdata *pd, struct perfdata_error *err)
+{
+    const struct perf_file_header *h = &pd->hdr;
+    uint64_t nr;
+    bool ordered = true;
+
+    if (h->attr_size == 0)
+        return set_err(err, pd->path, -EINVAL, true, 16,
+                       "attr_size is 0: the recording did not finish (perf record killed?)");
+    if (h->attr_size < PERF_ATTR_SIZE_VER0_ + sizeof(struct perf_file_section) ||
+        h->attr_size > MAX_ATTR_SIZE || h->attr_size % 8)
+        return set_err(err, pd->path, -EINVAL, true, 16,
+                       "attr_size %llu is not the size of a perf_event_attr entry",
+                       (unsigned long long)h->attr_size);
+    if (!section_ok(pd, &h->attrs))
+        return set_err(err, pd->path, -EINVAL, true, 24,
+                       "attr section (offset %#llx, %llu bytes) runs past the end of the file "
+                       "(%llu bytes)", (unsigned long long)h->attrs.offset,
+                       (unsigned long long)h->attrs.size, (unsigned long long)pd->size);
+    if (h->attrs.size == 0)
+        return set_err(err, pd->path, -EINVAL, true, 24, "no events: the attr section is empty");
+    if (h->attrs.size % h->attr_size)
+        return set_err(err, pd->path, -EINVAL, true, 24,
+                       "attr section size %llu is not a multiple of attr_size %llu",
+                       (unsigned long long)h->attrs.size, (unsigned long long)h->attr_size);
+    nr = h->attrs.size / h->attr_size;
+    if (nr > MAX_EVENTS)
+        return set_err(err, pd->path, -EINVAL, true, 24, "%llu events is implausibly many",
+                       (unsigned long long)nr);
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t off = h->attrs.offset + i * h->attr_size;
+        struct perf_event_attr attr;
+        struct perf_file_section ids;
+        struct evsel *sel;
+        char name[256];
+        int ret = read_attr(pd, (size_t)i, off, &attr, &ids, err);
+
+        if (ret)
+            return ret;
+        sel = evlist_add(&pd->evl, &attr, "");
+        if (!sel)
+            return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+        for (uint64_t j = 0; j < ids.size / 8; j++) {
+            uint64_t id;
+            memcpy(&id, pd->map + ids.offset + 8 * j, sizeof(id));
+            if (evsel_add_id(sel, id))
+                return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+        }
+        event_name(pd, (size_t)i, &attr, sel->ids, sel->nr_ids, name, sizeof(name));
+        free(sel->name);
+        if (!(sel->name = strdup(name)))
+            return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+        if (!(attr.sample_type & PERF_SAMPLE_TIME) || !attr.sample_id_all)
+            ordered = false;
+    }
+    if (evlist_finalize(&pd->evl))
+        return set_err(err, pd->path, -EINVAL, true, h->attrs.offset,
+                       "the %llu events cannot be told apart: their sample formats place the "
+                       "sample id differently", (unsigned long long)nr);
+    pd->time_ordered = ordered;
+    return 0;
+}
+
+/* Where the records are. perf leaves data.size 0 when it was killed before the end; then the
+ * records run to the end of the file and there are no feature sections to read. */
+static int locate_data(struct perfdata *pd, struct perfdata_error *err)
+{
+    const struct perf_file_header *h = &pd->hdr;
+
+    if (h->data.offset < sizeof(struct perf_pipe_file_header) || h->data.offset > pd->size)
+        return set_err(err, pd->path, -EINVAL, true, 40,
+                       "data section offset %#llx is outside the file (%llu bytes)",
+                       (unsigned long long)h->data.offset, (unsigned long long)pd->size);
+    pd->data_off = h->data.offset;
+    if (h->data.size == 0) {
+        /* Either a complete file without records (its feature table then sits at the data
+         * offset and parses) or an interrupted one. */
+        bool complete = false;
+        if (h->features[0] | h->features[1] | h->features[2] | h->features[3]) {
+            if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
+                return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+            complete = pd->info.nr_bad_feats == 0;
+            if (!complete)
+                perfdata_info_release(&pd->info);
+        }
+        pd->data_end = complete ? pd->data_off : pd->size;
+        pd->stats.data_size_missing = !complete;
+        return 0;
+    }
+    if (h->data.size > pd->size - h->data.offset) {
+        pd->data_end = pd->size;
+        pd->stats.truncated = true;
+        pd->stats.bytes_unread = h->data.size - (pd->size - h->data.offset);
+        set_err(&pd->stats.damage, pd->path, 0, true, pd->size,
+                "file is truncated: the data section should end at %#llx",
+                (unsigned long long)(h->data.offset + h->data.size));
+    } else {
+        pd->data_end = h->data.offset + h->data.size;
+    }
+    if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
+        return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+    return 0;
+}
+
+int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out,
+                      struct perfdata_error *err)
+{
+    struct perfdata *pd = calloc(1, sizeof(*pd));
+    int ret;
+
+    *out = NULL;
+    if (!pd)
+        return set_err(err, name, -ENOMEM, false, 0, "out of memory");
+    snprintf(pd->path, sizeof(pd->path), "%s", name);
+    pd->map = buf;
+    pd->size = len;
+    evlist_init(&pd->evl);
+    /* Names of events come from HEADER_EVENT_DESC, so features are read before attrs; a
+     * damaged feature table does not stop anything. */
+    ret = check_header(pd, err);
+    if (!ret)
+        ret = locate_data(pd, err);
+    if (!ret)
+        ret = read_attrs(pd, err);
+    if (!ret) {
+        pd->stats.evsel_samples = calloc(pd->evl.nr, sizeof(uint64_t));
+        pd->scratch = malloc(MAX_RECORD + 8);
+        if (!pd->stats.evsel_samples || !pd->scratch)
+            ret = set_err(err, name, -ENOMEM, false, 0, "out of memory");
+    }
+    if (ret) {
+        perfdata_close(pd);
+        return ret;
+    }
+    *out = pd;
+    return 0;
+}
+
+int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error *err)
+{
+    struct stat st;
+    void *map;
+    int fd, ret;
+
+    *out = NULL;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return set_err(err, path, -errno, false, 0, "%s", strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        ret = -errno;
+        close(fd);
+        return set_err(err, path, ret, false, 0, "%s", strerror(-ret));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return set_err(err, path, -EISDIR, false, 0,
+                       "is a directory (perf's directory format, 'perf record --threads', is "
+                       "not supported)");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return set_err(err, path, -EINVAL, false, 0, "not a regular file");
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return set_err(err, path, -EINVAL, false, 0, "file is empty");
+    }
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ret = -errno;
+    close(fd);
+    if (map == MAP_FAILED)
+        return set_err(err, path, ret, false, 0, "cannot map the file: %s", strerror(-ret));
+    madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+    ret = perfdata_open_mem(map, (size_t)st.st_size, path, out, err);
+    if (ret) {
+        munmap(map, (size_t)st.st_size);
+        return ret;
+    }
+    (*out)->own_map = true;
+    return 0;
+}
+
+void perfdata_close(struct perfdata *pd)
+{
+    if (!pd)
+        return;
+    if (pd->own_map)
+        munmap((void *)pd->map, pd->size);
+    evlist_release(&pd->evl);
+    perfdata_info_release(&pd->info);
+    free(pd->stats.evsel_samples);
+    free(pd->scratch);
+    free(pd);
+}
+
+const struct evlist *perfdata_evlist(const struct perfdata *pd) { return &pd->evl; }
+const struct perfdata_info *perfdata_info(const struct perfdata *pd) { return &pd->info; }
+const struct perf_file_header *perfdata_header(const struct perfdata *pd) { return &pd->hdr; }
+uint64_t perfdata_file_size(const struct perfdata *pd) { return pd->size; }
+const struct perfdata_stats *perfdata_stats(const struct perfdata *pd) { return &pd->stats; }
+
+/* ---- the record walk ---- */
+
+static void note_bad(struct perfdata *pd, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note_bad(struct perfdata *pd, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    struct perfdata_error *e = &pd->stats.first_bad;
+
+    if (pd->stats.bad++)
+        return;
+    snprintf(e->path, sizeof(e->path), "%s", pd->path);
+    e->has_offset = true;
+    e->offset = off;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* Checks a kernel record and finds its time. Returns false (counted as bad) if it does not
+ * decode; then it is not delivered. */
+static bool check_record(struct perfdata *pd, uint64_t off, const struct perf_event_header *h,
+                         uint64_t *time)
+{
+    const struct evsel *sel;
+    struct sample s;
+    size_t min = record_min_size(h->type);
+
+    *time = 0;
+    if (h->size < min) {
+        note_bad(pd, off, "%s record of %u bytes is shorter than its %zu-byte layout",
+                 record_type_name(h->type), h->size, min);
+        return false;
+    }
+    if ((h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 ||
+         h->type == PERF_RECORD_COMM) && !record_string(h)) {
+        note_bad(pd, off, "%s record's name is not NUL-terminated", record_type_name(h->type));
+        return false;
+    }
+    sel = evlist_evsel_for(&pd->evl, h);
+    if (h->type == PERF_RECORD_SAMPLE) {
+        if (!sel) {
+            note_bad(pd, off, "sample's event id matches no event in the attr section");
+            return false;
+        }
+        if (sample_parse(sel, h, &s)) {
+            note_bad(pd, off, "sample does not match the sample format of event '%s' "
+                     "(sample_type %#llx)", sel->name, (unsigned long long)sel->attr.sample_type);
+            return false;
+        }
+        *time = s.time;
+        pd->stats.nr_samples++;
+        pd->stats.evsel_samples[sel->idx]++;
+        if (pd->stats.nr_samples == 1 || s.time < pd->stats.first_sample_time)
+            pd->stats.first_sample_time = s.time;
+        if (s.time > pd->stats.last_sample_time)
+            pd->stats.last_sample_time = s.time;
+        return true;
+    }
+    if (sel && sel->attr.sample_id_all) {
+        int r = sample_id_parse(sel, h, &s);
+        if (r == -EINVAL) {
+            note_bad(pd, off, "%s record is too short for its sample_id trailer",
+                     record_type_name(h->type));
+            return false;
+        }
+        if (!r)
+            *time = s.time;
+    }
+    switch (h->type) {
+    case PERF_RECORD_LOST: pd->stats.lost += ((const struct rec_lost *)h)->lost; break;
+    case PERF_RECORD_LOST_SAMPLES:
+        pd->stats.lost_samples += ((const struct rec_lost_samples *)h)->lost;
+        break;
+    case PERF_RECORD_THROTTLE: pd->stats.throttle++; break;
+    case PERF_RECORD_UNTHROTTLE: pd->stats.unthrottle++; break;
+    default: break;
+    }
+    return true;
+}
+
+static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    struct perfdata_error *e = &pd->stats.damage;
+
+    pd->stats.truncated = true;
+    pd->stats.bytes_unread += pd->data_end - off;
+    snprintf(e->path, sizeof(e->path), "%s", pd->path);
+    e->has_offset = true;
+    e->offset = off;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    va_end(ap);
+}
+
+static bool is_user_type_known(uint32_t type)
+{
+    return type >= PERF_RECORD_USER_TYPE_START_ && type < PERF_RECORD_USER_TYPE_END_;
+}
+
+int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
+                     struct perfdata_error *err)
+{
+    struct ordered_queue *q = NULL;
+    bool ordered = pd->time_ordered && !(flags & (PERFDATA_FILE_ORDER | PERFDATA_USER_RECORDS));
+    uint64_t off = pd->data_off;
+    int ret = 0;
+
+    if (ordered && !(q = ordered_new(fn, arg)))
+        return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+    while (off < pd->data_end) {
+        uint64_t left = pd->data_end - off, adv;
+        struct perf_event_header hv;
+        const struct perf_event_header *h;
+        uint64_t time;
+        bool copied = false;
+
+        if (left < sizeof(hv)) {
+            stop_at(pd, off, "record header cut off (%llu bytes left in the data section)",
+                    (unsigned long long)left);
+            break;
+        }
+        memcpy(&hv, pd->map + off, sizeof(hv));
+        if (hv.size < sizeof(hv)) {
+            stop_at(pd, off, "record size %u (type %u) is smaller than a record header",
+                    hv.size, hv.type);
+            break;
+        }
+        if (hv.size > left) {
+            stop_at(pd, off, "record size %u (%s) runs past the end of the data section "
+                    "(%llu bytes left)", hv.size, perfdata_record_name(hv.type),
+                    (unsigned long long)left);
+            break;
+        }
+        adv = hv.size;
+        if ((uintptr_t)(pd->map + off) % 8) {
+            /* Only after a user record with odd padding; parse an aligned copy. */
+            memcpy(pd->scratch, pd->map + off, hv.size);
+            h = (const struct perf_event_header *)pd->scratch;
+            copied = true;
+        } else {
+            h = (const struct perf_event_header *)(pd->map + off);
+        }
+        pd->stats.nr_records++;
+        pd->stats.by_type[hv.type < PERFDATA_NR_TYPES ? hv.type : 0]++;
+
+        if (hv.type >= PERF_RECORD_USER_TYPE_START_) {
+            if (hv.type == PERF_RECORD_AUXTRACE_ || hv.type == PERF_RECORD_HEADER_TRACING_DATA_) {
+                /* Their payload follows the record, outside header.size. */
+                uint64_t extra;
+                if (hv.type == PERF_RECORD_AUXTRACE_) {
+                    if (hv.size < sizeof(struct perfdata_auxtrace)) {
+                        stop_at(pd, off, "AUXTRACE record too short (%u bytes)", hv.size);
+                        break;
+                    }
+                    memcpy(&extra, pd->map + off + offsetof(struct perfdata_auxtrace, size), 8);
+                } else {
+                    uint32_t sz;
+                    if (hv.size < sizeof(struct perfdata_tracing_data)) {
+                        stop_at(pd, off, "TRACING_DATA record too short (%u bytes)", hv.size);
+                        break;
+                    }
+                    memcpy(&sz, pd->map + off + offsetof(struct perfdata_tracing_data, size), 4);
+                    extra = sz;
+                }
+                if (extra > left - adv) {
+                    stop_at(pd, off, "%s payload of %llu bytes runs past the end of the data "
+                            "section", perfdata_record_name(hv.type), (unsigned long long)extra);
+                    break;
+                }
+                adv += extra;
+            }
+            if (!is_user_type_known(hv.type)) {
+                pd->stats.unknown++;
+            } else if (hv.type == PERF_RECORD_FINISHED_ROUND_) {
+                if (q && (ret = ordered_round(q)) < 0)
+                    goto consumer_failed;
+            } else if (hv.type == PERF_RECORD_COMPRESSED_) {
+                pd->stats.compressed++;
+            }
+            if (is_user_type_known(hv.type) && (flags & PERFDATA_USER_RECORDS) &&
+                (ret = fn(arg, &pd->evl, h, 0)) < 0)
+                goto consumer_failed;
+            off += adv;
+            continue;
+        }
+        if (hv.type == 0 || hv.type >= PERF_RECORD_MAX) {
+            pd->stats.unknown++;
+            off += adv;
+            continue;
+        }
+        if (check_record(pd, off, h, &time)) {
+            ret = q ? ordered_push(q, &pd->evl, h, time, copied) : fn(arg, &pd->evl, h, time);
+            if (ret < 0)
+                goto consumer_failed;
+        }
+        off += adv;
+    }
+    if (q) {
+        ret = ordered_flush(q);
+        pd->stats.late = ordered_late(q);
+        if (ret < 0)
+            goto consumer_failed;
+        ordered_free(q);
+    }
+    return 0;
+
+consumer_failed:
+    ordered_free(q);
+    if (ret == -ENOMEM)
+        return set_err(err, pd->path, ret, false, 0, "out of memory");
+    return set_err(err, pd->path, ret, true, off, "processing stopped: %s", strerror(-ret));
+}
+
+const char *perfdata_record_name(uint32_t type)
+{
+    static const char *const user[] = {
+        "HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
+        "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR",
+        "THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE",
+        "TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT",
+    };
+    if (type >= PERF_RECORD_USER_TYPE_START_ && type < PERF_RECORD_USER_TYPE_END_)
+        return user[type - PERF_RECORD_USER_TYPE_START_];
+    return record_type_name(type);
+}

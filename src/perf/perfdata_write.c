@@ -1,0 +1,505 @@
+/* perf.data writer. Layout: header (written last), data, feature table and bodies, ids, attrs.
+ * perf finds every part through offsets, except the feature table, which must start right
+ * where the data section ends; the attrs can therefore follow the features and be written at
+ * close, when every id is known. */
+#define LOG_PREFIX "perfdata"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "perf/perfdata_feat.h"
+#include "perf/perfdata_write.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/vec.h"
+
+#define WBUF_SIZE (1u << 20)
+
+struct wbuild_id {
+    int32_t pid;
+    uint16_t cpumode;
+    uint8_t len;
+    uint8_t id[20];
+    char *path;
+};
+
+struct perfdata_writer {
+    char path[512];
+    int fd;
+    const struct evlist *evl;
+    uint8_t *buf;
+    size_t nbuf;
+    uint64_t pos;             /* file offset of buf[0] */
+    uint64_t data_start;
+    int err;                  /* first write error (sticky) */
+    uint64_t err_off;
+    uint64_t samples;
+    uint64_t first_time, last_time;
+    VEC(struct wbuild_id) bids;
+};
+
+static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                   uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                   uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err)
+        return ret;
+    snprintf(err->path, sizeof(err->path), "%s", path);
+    err->has_offset = has_off;
+    err->offset = off;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+static int write_all(int fd, const void *p, size_t n, uint64_t off)
+{
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t w = pwrite(fd, b, n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (w == 0)
+            return -EIO;
+        b += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+static int flush(struct perfdata_writer *w)
+{
+    int ret;
+
+    if (w->err || !w->nbuf)
+        return w->err;
+    ret = write_all(w->fd, w->buf, w->nbuf, w->pos);
+    if (ret) {
+        w->err = ret;
+        w->err_off = w->pos;
+        return ret;
+    }
+    w->pos += w->nbuf;
+    w->nbuf = 0;
+    return 0;
+}
+
+static int append(struct perfdata_writer *w, const void *p, size_t n)
+{
+    if (w->err)
+        return w->err;
+    if (n > WBUF_SIZE - w->nbuf && flush(w))
+        return w->err;
+    if (n > WBUF_SIZE) {
+        int ret = write_all(w->fd, p, n, w->pos);
+        if (ret) {
+            w->err = ret;
+            w->err_off = w->pos;
+            return ret;
+        }
+        w->pos += n;
+        return 0;
+    }
+    memcpy(w->buf + w->nbuf, p, n);
+    w->nbuf += n;
+    return 0;
+}
+
+static uint64_t offset_now(const struct perfdata_writer *w)
+{
+    return w->pos + w->nbuf;
+}
+
+int perfdata_writer_open(const char *path, const struct evlist *evl,
+                         struct perfdata_writer **out, struct perfdata_error *err)
+{
+    struct perfdata_writer *w;
+    struct perf_file_header zero;
+    int ret;
+
+    *out = NULL;
+    w = calloc(1, sizeof(*w));
+    if (!w || !(w->buf = malloc(WBUF_SIZE))) {
+        free(w);
+        return set_err(err, path, -ENOMEM, false, 0, "out of memory");
+    }
+    snprintf(w->path, sizeof(w->path), "%s", path);
+    w->evl = evl;
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (w->fd < 0) {
+        ret = -errno;
+        free(w->buf);
+        free(w);
+        return set_err(err, path, ret, false, 0, "cannot create: %s", strerror(-ret));
+    }
+    /* An existing file keeps its mode through O_TRUNC; profiles can reveal secrets. */
+    if (fchmod(w->fd, 0600) < 0)
+        pr_debug("%s: fchmod: %s\n", path, strerror(errno));
+    memset(&zero, 0, sizeof(zero));
+    ret = append(w, &zero, sizeof(zero));
+    if (!ret)
+        ret = flush(w);
+    if (ret) {
+        set_err(err, path, ret, true, 0, "cannot write: %s", strerror(-ret));
+        perfdata_writer_abort(w);
+        return ret;
+    }
+    w->data_start = w->pos;
+    *out = w;
+    return 0;
+}
+
+/* The sample's time, if its event records one (for HEADER_SAMPLE_TIME). */
+static void track_time(struct perfdata_writer *w, const struct perf_event_header *h)
+{
+    const struct evsel *sel = w->evl ? evlist_evsel_for(w->evl, h) : NULL;
+    uint64_t st, t;
+    size_t idx;
+
+    if (!sel || !((st = sel->attr.sample_type) & PERF_SAMPLE_TIME))
+        return;
+    idx = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID);
+    if (sizeof(*h) + (idx + 1) * 8 > h->size)
+        return;
+    memcpy(&t, (const uint8_t *)(h + 1) + idx * 8, 8);
+    if (!w->first_time || t < w->first_time)
+        w->first_time = t;
+    if (t > w->last_time)
+        w->last_time = t;
+}
+
+int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_header *h)
+{
+    if (h->size < sizeof(*h))
+        return -EINVAL;
+    if (h->type == PERF_RECORD_SAMPLE) {
+        w->samples++;
+        track_time(w, h);
+    }
+    return append(w, h, h->size);
+}
+
+int perfdata_writer_round(struct perfdata_writer *w)
+{
+    struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND_, .size = sizeof(h) };
+    return append(w, &h, sizeof(h));
+}
+
+int perfdata_writer_record_fn(void *arg, const struct evlist *evl,
+                              const struct perf_event_header *h, uint64_t time)
+{
+    struct perfdata_writer *w = arg;
+    if (h->type == PERF_RECORD_FINISHED_ROUND_)
+        return perfdata_writer_round(w);
+    return perfdata_writer_write(w, h);
+}
+
+int perfdata_writer_add_build_id(struct perfdata_writer *w, int32_t pid, uint16_t cpumode,
+                                 const char *path, const uint8_t *id, size_t len)
+{
+    struct wbuild_id b = { .pid = pid, .cpumode = cpumode };
+
+    if (!path || !id || len == 0 || len > sizeof(b.id))
+        return -EINVAL;
+    for (size_t i = 0; i < w->bids.n; i++)
+        if (w->bids.v[i].pid == pid && !strcmp(w->bids.v[i].path, path))
+            return 0;
+    b.len = (uint8_t)len;
+    memcpy(b.id, id, len);
+    if (!(b.path = strdup(path)))
+        return -ENOMEM;
+    if (vec_push(&w->bids, b)) {
+        free(b.path);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+uint64_t perfdata_writer_samples(const struct perfdata_writer *w) { return w->samples; }
+uint64_t perfdata_writer_data_bytes(const struct perfdata_writer *w)
+{
+    return offset_now(w) - w->data_start;
+}
+
+void perfdata_writer_abort(struct perfdata_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    for (size_t i = 0; i < w->bids.n; i++)
+        free(w->bids.v[i].path);
+    vec_free(&w->bids);
+    free(w->buf);
+    free(w);
+}
+
+/* ---- machine facts for the feature sections ---- */
+
+/* Value of the first "key<spaces>: value" line of a /proc file, into out. */
+static int proc_field(const char *path, const char *key, char *out, size_t len)
+{
+    char *buf, *line, *save = NULL;
+    size_t klen = strlen(key);
+    int found = -ENOENT;
+
+    if (file_read_all(path, &buf, NULL, 4 << 20))
+        return -ENOENT;
+    for (line = buf; line && *line; line = save) {
+        char *nl = strchr(line, '\n');
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == '\t' ||
+                                          line[klen] == ':')) {
+            char *v = strchr(line + klen, ':');
+            if (!v)
+                continue;
+            v++;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            snprintf(out, len, "%s", v);
+            found = 0;
+            break;
+        }
+    }
+    free(buf);
+    return found;
+}
+
+/* x86's "vendor,family,model,stepping" as perf writes HEADER_CPUID. */
+static int cpuid_string(char *out, size_t len)
+{
+    char vendor[64], family[16], model[16], stepping[16];
+
+    if (proc_field("/proc/cpuinfo", "vendor_id", vendor, sizeof(vendor)) ||
+        proc_field("/proc/cpuinfo", "cpu family", family, sizeof(family)) ||
+        proc_field("/proc/cpuinfo", "model", model, sizeof(model)) ||
+        proc_field("/proc/cpuinfo", "stepping", stepping, sizeof(stepping)))
+        return -ENOENT;
+    snprintf(out, len, "%s,%s,%s,%s", vendor, family, model, stepping);
+    return 0;
+}
+
+/* ---- features ---- */
+
+struct feat_out {
+    unsigned bit;
+    struct featbuf body;
+};
+
+static void build_event_desc(struct featbuf *b, const struct evlist *evl)
+{
+    featbuf_u32(b, (uint32_t)evl->nr);
+    featbuf_u32(b, sizeof(struct perf_event_attr));
+    for (size_t i = 0; i < evl->nr; i++) {
+        const struct evsel *s = &evl->sel[i];
+        struct perf_event_attr a = s->attr;
+        a.size = sizeof(a);
+        featbuf_put(b, &a, sizeof(a));
+        featbuf_u32(b, (uint32_t)s->nr_ids);
+        featbuf_string(b, s->name);
+        featbuf_put(b, s->ids, s->nr_ids * sizeof(uint64_t));
+    }
+}
+
+static void build_build_ids(struct featbuf *b, const struct perfdata_writer *w)
+{
+    for (size_t i = 0; i < w->bids.n; i++) {
+        const struct wbuild_id *e = &w->bids.v[i];
+        struct perfdata_build_id r;
+        size_t nlen = strlen(e->path) + 1;
+        size_t padded = (nlen + PERFDATA_NAME_ALIGN - 1) / PERFDATA_NAME_ALIGN * PERFDATA_NAME_ALIGN;
+
+        if (PERFDATA_BUILD_ID_HDR + padded > UINT16_MAX)
+            continue;       /* a path that long cannot be framed; perf would not either */
+        memset(&r, 0, sizeof(r));
+        r.header.misc = e->cpumode | PERF_RECORD_MISC_BUILD_ID_SIZE;
+        r.header.size = (uint16_t)(PERFDATA_BUILD_ID_HDR + padded);
+        r.pid = e->pid;
+        memcpy(r.build_id, e->id, e->len);
+        r.size = e->len;
+        featbuf_put(b, &r, PERFDATA_BUILD_ID_HDR);
+        featbuf_put(b, e->path, nlen);
+        featbuf_put(b, NULL, padded - nlen);
+    }
+}
+
+/* Builds every feature body this writer emits, in bit order. Returns how many or -ENOMEM. */
+static int build_features(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
+                          struct feat_out *f, size_t max)
+{
+    struct perfdata_write_meta none = { 0 };
+    struct utsname u;
+    char text[512];
+    size_t n = 0;
+    long conf, onln;
+
+    if (!meta)
+        meta = &none;
+    if (uname(&u) < 0)
+        memset(&u, 0, sizeof(u));
+#define NEXT(b) (n < max ? (f[n].bit = (b), memset(&f[n].body, 0, sizeof(f[n].body)), \
+                            &f[n++].body) : NULL)
+    struct featbuf *b;
+
+    b = NEXT(FEAT_BUILD_ID);
+    build_build_ids(b, w);
+    b = NEXT(FEAT_HOSTNAME);
+    featbuf_string(b, meta->hostname ? meta->hostname : u.nodename);
+    b = NEXT(FEAT_OSRELEASE);
+    featbuf_string(b, meta->osrelease ? meta->osrelease : u.release);
+    b = NEXT(FEAT_VERSION);
+    featbuf_string(b, meta->version ? meta->version : "prospect");
+    b = NEXT(FEAT_ARCH);
+    featbuf_string(b, meta->arch ? meta->arch : u.machine);
+    conf = sysconf(_SC_NPROCESSORS_CONF);
+    onln = sysconf(_SC_NPROCESSORS_ONLN);
+    b = NEXT(FEAT_NRCPUS);
+    featbuf_u32(b, conf > 0 ? (uint32_t)conf : 1);
+    featbuf_u32(b, onln > 0 ? (uint32_t)onln : 1);
+    if (meta->cpudesc || !proc_field("/proc/cpuinfo", "model name", text, sizeof(text))) {
+        b = NEXT(FEAT_CPUDESC);
+        featbuf_string(b, meta->cpudesc ? meta->cpudesc : text);
+    }
+    if (!cpuid_string(text, sizeof(text))) {
+        b = NEXT(FEAT_CPUID);
+        featbuf_string(b, text);
+    }
+    if (!proc_field("/proc/meminfo", "MemTotal", text, sizeof(text))) {
+        b = NEXT(FEAT_TOTAL_MEM);
+        featbuf_u64(b, strtoull(text, NULL, 10));
+    }
+    b = NEXT(FEAT_CMDLINE);
+    featbuf_u32(b, (uint32_t)meta->argc);
+    for (size_t i = 0; i < meta->argc; i++)
+        featbuf_string(b, meta->argv[i]);
+    if (w->evl) {
+        b = NEXT(FEAT_EVENT_DESC);
+        build_event_desc(b, w->evl);
+    }
+    if (w->samples && w->last_time) {
+        b = NEXT(FEAT_SAMPLE_TIME);
+        featbuf_u64(b, w->first_time);
+        featbuf_u64(b, w->last_time);
+    }
+#undef NEXT
+    for (size_t i = 0; i < n; i++)
+        if (f[i].body.err)
+            return -ENOMEM;
+    return (int)n;
+}
+
+int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
+                          struct perfdata_error *err)
+{
+    struct feat_out feats[16];
+    struct perf_file_header hdr;
+    struct perf_file_section *table = NULL;
+    uint64_t off, data_end = offset_now(w);
+    int nf, ret = 0;
+    const struct evlist *evl = w->evl;
+    size_t nev = evl ? evl->nr : 0;
+
+    memset(feats, 0, sizeof(feats));
+    memset(&hdr, 0, sizeof(hdr));
+    if (w->err) {
+        ret = set_err(err, w->path, w->err, true, w->err_off, "write failed: %s",
+                      strerror(-w->err));
+        goto out;
+    }
+    if (nev == 0) {
+        ret = set_err(err, w->path, -EINVAL, false, 0, "no events to describe");
+        goto out;
+    }
+    nf = build_features(w, meta, feats, sizeof(feats) / sizeof(*feats));
+    if (nf < 0 || !(table = calloc((size_t)nf, sizeof(*table)))) {
+        ret = set_err(err, w->path, -ENOMEM, false, 0, "out of memory");
+        goto out;
+    }
+    /* Feature table right after the data, bodies after it. */
+    off = data_end + (uint64_t)nf * sizeof(*table);
+    for (int i = 0; i < nf; i++) {
+        table[i].offset = off;
+        table[i].size = feats[i].body.n;
+        off += feats[i].body.n;
+        hdr.features[feats[i].bit / 64] |= 1ULL << (feats[i].bit % 64);
+    }
+    append(w, table, (size_t)nf * sizeof(*table));
+    for (int i = 0; i < nf; i++)
+        append(w, feats[i].body.p, feats[i].body.n);
+    /* Ids, then the attr entries pointing at them, 8-byte aligned. */
+    if (offset_now(w) % 8) {
+        static const uint8_t pad[8];
+        append(w, pad, 8 - offset_now(w) % 8);
+    }
+    {
+        uint64_t *id_off = calloc(nev, sizeof(uint64_t));
+        if (!id_off) {
+            ret = set_err(err, w->path, -ENOMEM, false, 0, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < nev; i++) {
+            id_off[i] = offset_now(w);
+            append(w, evl->sel[i].ids, evl->sel[i].nr_ids * sizeof(uint64_t));
+        }
+        hdr.attrs.offset = offset_now(w);
+        for (size_t i = 0; i < nev; i++) {
+            struct perf_file_attr fa;
+            memset(&fa, 0, sizeof(fa));
+            fa.attr = evl->sel[i].attr;
+            fa.attr.size = sizeof(fa.attr);
+            fa.ids.offset = id_off[i];
+            fa.ids.size = evl->sel[i].nr_ids * sizeof(uint64_t);
+            append(w, &fa, sizeof(fa));
+        }
+        free(id_off);
+    }
+    hdr.attrs.size = nev * sizeof(struct perf_file_attr);
+    hdr.attr_size = sizeof(struct perf_file_attr);
+    hdr.data.offset = w->data_start;
+    hdr.data.size = data_end - w->data_start;
+    hdr.size = sizeof(hdr);
+    hdr.magic = PERFDATA_MAGIC;
+    if (flush(w)) {
+        ret = set_err(err, w->path, w->err, true, w->err_off, "write failed: %s",
+                      strerror(-w->err));
+        goto out;
+    }
+    /* Everything the header points at is on disk; only now does the file become valid. */
+    if (fdatasync(w->fd) < 0 && errno != EINVAL && errno != EROFS) {
+        ret = set_err(err, w->path, -errno, false, 0, "fdatasync: %s", strerror(errno));
+        goto out;
+    }
+    ret = write_all(w->fd, &hdr, sizeof(hdr), 0);
+    if (ret) {
+        set_err(err, w->path, ret, true, 0, "cannot write the header: %s", strerror(-ret));
+        goto out;
+    }
+    if (close(w->fd) < 0) {
+        w->fd = -1;
+        ret = set_err(err, w->path, -errno, false, 0, "close: %s", strerror(errno));
+        goto out;
+    }
+    w->fd = -1;
+out:
+    for (size_t i = 0; i < sizeof(feats) / sizeof(*feats); i++)
+        featbuf_free(&feats[i].body);
+    free(table);
+    perfdata_writer_abort(w);
+    return ret;
+}

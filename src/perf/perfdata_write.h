@@ -1,0 +1,53 @@
+/* perf.data writer: the file consumer of the record stream, in the layout perf 6.1 reads.
+ *
+ *   open    creates the file (mode 0600) with an all-zero header: until close succeeds the file
+ *           has no magic, so an interrupted recording is plainly unreadable, never valid-looking
+ *           and wrong (the reader says "header was never written").
+ *   write   appends records exactly as they came from the ring buffers; round() appends a
+ *           FINISHED_ROUND after each full drain so readers can order records by time.
+ *   close   appends the feature sections (hostname, osrelease, version, arch, nrcpus, cpudesc,
+ *           cpuid, total_mem, cmdline, event_desc, sample_time, build ids), then the events'
+ *           ids and attrs, and last writes the header.
+ */
+#ifndef PROSPECT_PERF_PERFDATA_WRITE_H
+#define PROSPECT_PERF_PERFDATA_WRITE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "perf/evlist.h"
+#include "perf/perfdata.h"
+
+struct perfdata_writer;
+
+/* What the file says about the recording. NULL strings are taken from this machine. */
+struct perfdata_write_meta {
+    const char *const *argv;      /* the command line that recorded (HEADER_CMDLINE) */
+    size_t argc;
+    const char *hostname, *osrelease, *arch, *version, *cpudesc;
+};
+
+/* Creates `path` (truncating it) for the events of evl, which must stay valid until close;
+ * their ids are read at close. 0 or -errno with err filled. */
+int perfdata_writer_open(const char *path, const struct evlist *evl,
+                         struct perfdata_writer **out, struct perfdata_error *err);
+/* Appends one record. Errors are sticky: after a failed write the rest is dropped and close
+ * reports the first error. */
+int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_header *h);
+/* Appends a FINISHED_ROUND record. */
+int perfdata_writer_round(struct perfdata_writer *w);
+/* A record_fn adapter (arg = the writer), so the writer plugs in wherever records flow. */
+int perfdata_writer_record_fn(void *w, const struct evlist *evl,
+                              const struct perf_event_header *h, uint64_t time);
+/* Adds a build id for the HEADER_BUILD_ID section: a DSO that got hits. pid -1 is the host
+ * (what perf writes); cpumode PERF_RECORD_MISC_KERNEL or _USER. Duplicates are ignored. */
+int perfdata_writer_add_build_id(struct perfdata_writer *w, int32_t pid, uint16_t cpumode,
+                                 const char *path, const uint8_t *id, size_t len);
+/* Finalizes the file and frees the writer. 0 or -errno with err filled (the file then stays
+ * without a valid header). */
+int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
+                          struct perfdata_error *err);
+/* Frees the writer without finalizing (the file stays headerless, i.e. clearly unfinished). */
+void perfdata_writer_abort(struct perfdata_writer *w);
+
+uint64_t perfdata_writer_samples(const struct perfdata_writer *w);
+uint64_t perfdata_writer_data_bytes(const struct perfdata_writer *w);
+#endif
