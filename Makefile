@@ -80,6 +80,35 @@ bench: deps
 	@$(MAKE) --no-print-directory prospect
 	@bench/run-bench
 
+# The fuzzer: every library source built with clang's libFuzzer instrumentation. FUZZ_TIME
+# seconds (default 120) on a scratch copy of the checked-in seed corpus; findings land in
+# build/fuzz/ (crash-*, leak-*, timeout-*). FUZZ_JOBS>1 runs that many workers.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 120
+FUZZ_JOBS  ?= 1
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
+               -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o)
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-FUZZ $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+build/fuzz/libpcore.a: $(FUZZ_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c build/fuzz/libpcore.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory build/fuzz/fuzz_perfdata
+	@rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus && cp fuzz/corpus/* build/fuzz/corpus/
+	cd build/fuzz && ./fuzz_perfdata -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
+		-rss_limit_mb=2048 $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+		-print_final_stats=1 corpus ../../fuzz/corpus
+
 clean:
 	rm -rf build prospect
 

@@ -441,6 +441,12 @@ static bool check_record(struct perfdata *pd, uint64_t off, const struct perf_ev
     size_t min = record_min_size(h->type);
 
     *time = 0;
+    if (h->size % 8) {
+        /* The kernel writes whole u64 words; anything else is damage. */
+        note_bad(pd, off, "%s record size %u is not a multiple of 8", record_type_name(h->type),
+                 h->size);
+        return false;
+    }
     if (h->size < min) {
         note_bad(pd, off, "%s record of %u bytes is shorter than its %zu-byte layout",
                  record_type_name(h->type), h->size, min);
