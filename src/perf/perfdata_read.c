@@ -55,7 +55,7 @@ static int set_err(struct perfdata_error *err, const char *path, int ret, bool h
 void perfdata_error_str(const struct perfdata_error *e, char *buf, size_t len)
 {
     if (e->has_offset)
-        snprintf(buf, len, "%s: offset %#llx: %s", e->path, (unsigned long long)e->offset, e->msg);
+        snprintf(buf, len, "%s: offset 0x%llx: %s", e->path, (unsigned long long)e->offset, e->msg);
     else
         snprintf(buf, len, "%s: %s", e->path, e->msg);
 }
@@ -306,9 +306,9 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
         set_err(&pd->stats.damage, pd->path, 0, true, pd->size,
                 "file is truncated: the data section should end at %#llx",
                 (unsigned long long)(h->data.offset + h->data.size));
-    } else {
-        pd->data_end = h->data.offset + h->data.size;
+        return 0;       /* the feature sections were after the data: gone */
     }
+    pd->data_end = h->data.offset + h->data.size;
     if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
         return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
     return 0;

@@ -1,0 +1,44 @@
+#include <inttypes.h>
+#include <string.h>
+#include "report/csv.h"
+
+static void end(FILE *f, bool last)
+{
+    fputc(last ? '\n' : ',', f);
+}
+
+void csv_field(FILE *f, const char *s, bool last)
+{
+    if (!s)
+        s = "";
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+    end(f, last);
+}
+
+void csv_u64(FILE *f, uint64_t v, bool last)
+{
+    fprintf(f, "%" PRIu64, v);
+    end(f, last);
+}
+
+void csv_double(FILE *f, double v, int decimals, bool last)
+{
+    fprintf(f, "%.*f", decimals, v);
+    end(f, last);
+}
+
+void csv_row(FILE *f, const char *const *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        csv_field(f, fields[i], i + 1 == n);
+}

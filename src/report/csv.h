@@ -1,0 +1,15 @@
+/* CSV output (RFC 4180): fields with commas, quotes or newlines are quoted, quotes doubled. */
+#ifndef PROSPECT_REPORT_CSV_H
+#define PROSPECT_REPORT_CSV_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Writes one field; `last` ends the row. */
+void csv_field(FILE *f, const char *s, bool last);
+void csv_u64(FILE *f, uint64_t v, bool last);
+void csv_double(FILE *f, double v, int decimals, bool last);
+/* A whole row of string fields. */
+void csv_row(FILE *f, const char *const *fields, size_t n);
+#endif

@@ -1,0 +1,115 @@
+#include <inttypes.h>
+#include <math.h>
+#include "report/json.h"
+
+void json_init(struct json *j, FILE *f)
+{
+    j->f = f;
+    j->depth = 0;
+    j->has_items[0] = false;
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* Comma, newline and indentation before an item, then its key. */
+static void item(struct json *j, const char *key)
+{
+    if (j->has_items[j->depth])
+        fputc(',', j->f);
+    j->has_items[j->depth] = true;
+    if (j->depth > 0) {
+        fputc('\n', j->f);
+        for (int i = 0; i < j->depth; i++)
+            fputs("  ", j->f);
+    }
+    if (key) {
+        put_escaped(j->f, key);
+        fputs(": ", j->f);
+    }
+}
+
+static void open_(struct json *j, const char *key, char c)
+{
+    item(j, key);
+    fputc(c, j->f);
+    if (j->depth + 1 < JSON_MAX_DEPTH)
+        j->depth++;
+    j->has_items[j->depth] = false;
+}
+
+static void close_(struct json *j, char c)
+{
+    bool had = j->has_items[j->depth];
+    if (j->depth > 0)
+        j->depth--;
+    if (had) {
+        fputc('\n', j->f);
+        for (int i = 0; i < j->depth; i++)
+            fputs("  ", j->f);
+    }
+    fputc(c, j->f);
+}
+
+void json_begin_object(struct json *j, const char *key) { open_(j, key, '{'); }
+void json_end_object(struct json *j) { close_(j, '}'); }
+void json_begin_array(struct json *j, const char *key) { open_(j, key, '['); }
+void json_end_array(struct json *j) { close_(j, ']'); }
+
+void json_str(struct json *j, const char *key, const char *v)
+{
+    item(j, key);
+    if (v)
+        put_escaped(j->f, v);
+    else
+        fputs("null", j->f);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+    item(j, key);
+    fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, const char *key, int64_t v)
+{
+    item(j, key);
+    fprintf(j->f, "%" PRId64, v);
+}
+
+void json_double(struct json *j, const char *key, double v, int decimals)
+{
+    item(j, key);
+    if (isfinite(v))
+        fprintf(j->f, "%.*f", decimals, v);
+    else
+        fputs("null", j->f);
+}
+
+void json_bool(struct json *j, const char *key, bool v)
+{
+    item(j, key);
+    fputs(v ? "true" : "false", j->f);
+}
+
+void json_finish(struct json *j)
+{
+    fputc('\n', j->f);
+}
