@@ -75,7 +75,8 @@ static int cmp_rows(const void *a, const void *b)
 
 void profile_sort(struct profile *pr)
 {
-    qsort(pr->rows.v, pr->rows.n, sizeof(*pr->rows.v), cmp_rows);
+    if (pr->rows.n)
+        qsort(pr->rows.v, pr->rows.n, sizeof(*pr->rows.v), cmp_rows);
     /* The index refers to old positions: it is not used after sorting. */
     hashmap_release(&pr->index);
 }

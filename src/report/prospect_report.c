@@ -131,14 +131,25 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
     fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
             o->time_event ? "User Time" : "User Events", "Sys Hits",
             o->time_event ? "Sys Time" : "Sys Events", "Total");
+    uint64_t hidden = 0;
+    size_t nhidden = 0;
+
     for (size_t i = 0; i < n; i++) {
         const struct process *p = procs[i];
+        if (!proc_shown(p, s, o)) {
+            hidden += proc_samples(p);
+            nhidden++;
+            continue;
+        }
         fmt_amount(ut, sizeof(ut), o, p->user_period);
         fmt_amount(st, sizeof(st), o, p->kernel_period);
         fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
                 (int)p->pid, p->comm, p->user_samples, ut, p->kernel_samples, st,
                 pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
     }
+    if (nhidden)
+        fprintf(f, "  %8s  %zu more processes below the threshold: %" PRIu64 " hits (%.1f%%)\n",
+                "", nhidden, hidden, pct(hidden, s->stats.samples));
 }
 
 /* Processes grouped by command: short-lived processes stay separate rows above, and this
@@ -204,6 +215,32 @@ static void profile_table(FILE *f, const char *title, struct profile *pr, uint64
     }
 }
 
+/* Which files the user hits fell in, their full paths and how well they could be symbolized:
+ * the answer to "why is my symbol missing". */
+static void files_table(FILE *f, const struct profile *user)
+{
+    struct dso *seen[64];
+    size_t n = 0;
+
+    for (size_t i = 0; i < user->rows.n && n < 64; i++) {
+        struct dso *d = user->rows.v[i].dso;
+        size_t j;
+        if (!d)
+            continue;
+        for (j = 0; j < n && seen[j] != d; j++)
+            ;
+        if (j < n)
+            continue;
+        seen[n++] = d;
+    }
+    if (!n)
+        return;
+    fprintf(f, "\n  Files with user hits:\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "    %-20s %s  [%s]\n", dso_short_name(seen[i]), dso_path(seen[i]),
+                dso_status_str(dso_status(seen[i])));
+}
+
 static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
                            const struct report_opts *o)
 {
@@ -223,6 +260,7 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
                  p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
         profile_table(f, "USER profile", &user, proc_samples(p), o, true);
+        files_table(f, &user);
         profile_table(f, "KERNEL profile", &kern, proc_samples(p), o, true);
     }
     profile_release(&user);
