@@ -27,7 +27,7 @@ const char cmd_run_usage[] =
 PROFILE_OPTS_HELP
 "  -o, --output FILE      write the report to FILE instead of standard error\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P%% of samples (default 0.5)\n"
+"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
 "      --min-time SEC     ... and at least SEC seconds of CPU time (time events)\n"
 "  -v, --verbose          explain choices and missing symbols (-vv: more)\n"
 "  -h, --help             show this help\n"
