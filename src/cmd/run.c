@@ -214,7 +214,11 @@ int cmd_run(int argc, char **argv)
     }
     if (ret)
         cmd_error("run", "%s (the report covers what was collected)", err);
-    if (load_kernel_symbols(&session, &ks, knote, sizeof(knote))) {
+    if (res.kernel_excluded)
+        snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
+                 "this user sample user space (run as root, or 'sysctl "
+                 "kernel.perf_event_paranoid=1')");
+    else if (load_kernel_symbols(&session, &ks, knote, sizeof(knote))) {
         cmd_error("run", "out of memory");
         status = 1;
         goto done;

@@ -219,6 +219,17 @@ static void kill_and_reap(pid_t child)
         ;
 }
 
+static int reopen(struct collect_result *res, const struct perf_event_attr *attr,
+                  const struct collect_opts *o, const pid_t *targets, size_t ntargets,
+                  const int *cpus, size_t ncpus, char *err, size_t errlen)
+{
+    evlist_release(&res->evlist);
+    evlist_init(&res->evlist);
+    if (!evlist_add(&res->evlist, attr, o->event.name))
+        return -ENOMEM;
+    return evlist_open(&res->evlist, targets, ntargets, cpus, ncpus, err, errlen);
+}
+
 int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
                 struct collect_result *res, char *err, size_t errlen)
 {
@@ -274,17 +285,20 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         sw_target = res->child;
     ret = evlist_open(&res->evlist, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
                       errlen);
-    if (ret == -EINVAL && res->evlist.sel[0].attr.build_id) {
+    if (ret == -EINVAL && attr.build_id) {
         /* Kernels before 5.12 do not know attr.build_id: retry without it. */
-        evlist_release(&res->evlist);
-        evlist_init(&res->evlist);
         attr.build_id = 0;
-        if (!evlist_add(&res->evlist, &attr, o->event.name)) {
-            ret = -ENOMEM;
-            goto out;
-        }
-        ret = evlist_open(&res->evlist, targets ? targets : &sw_target, ntargets, cpus, ncpus,
-                          err, errlen);
+        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
+                     errlen);
+    }
+    if ((ret == -EACCES || ret == -EPERM) && !o->system_wide && !attr.exclude_kernel) {
+        /* perf_event_paranoid 2 lets users sample their own user space only: do that, and
+         * let the report say the kernel is missing and why. */
+        attr.exclude_kernel = 1;
+        attr.exclude_hv = 1;
+        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
+                     errlen);
+        res->kernel_excluded = ret == 0;
     }
     if (ret)
         goto out;

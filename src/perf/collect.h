@@ -44,6 +44,7 @@ struct collect_result {
     uint64_t records, bad_records;
     size_t nr_cpus;
     uint64_t attached_threads;    /* -p: threads found */
+    bool kernel_excluded;         /* the kernel could not be sampled (not permitted): user only */
 };
 
 /* Runs a whole collection. On failure returns -errno with a one-line message in err (for a

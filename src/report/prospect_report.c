@@ -105,7 +105,7 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
         fprintf(f, "  %-22s not sampled (only the command's process tree is profiled)\n",
                 "Prospect's own hits");
     if (o->kernel_note)
-        fprintf(f, "  %-22s %s\n", "Kernel symbols", o->kernel_note);
+        fprintf(f, "  %-22s %s\n", "Kernel", o->kernel_note);
     if (o->command)
         fprintf(f, "  %-22s %s\n", "Command", o->command);
     if (o->outcome)

@@ -73,3 +73,23 @@ check sigint_status [ "$rc" -eq 130 ]
 check sigint_report_printed grep -q "Statistics of Run" "$TEST_TMP/int.txt"
 check sigint_outcome grep -q "killed by signal 2 (SIGINT)" "$TEST_TMP/int.txt"
 check sigint_no_leftover [ -z "$(pgrep -f "$WL/waiter $fifo")" ]
+
+# An unprivileged user under perf_event_paranoid >= 2: user space is sampled, the report says
+# the kernel is missing and why; -a needs privileges and says which.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+    skip unprivileged_user_space_only "needs root and setpriv to switch to an unprivileged user"
+elif [ "$paranoid" -lt 2 ]; then
+    skip unprivileged_user_space_only "perf_event_paranoid is $paranoid (< 2): nothing to degrade"
+else
+    build_workload split_O1 split -O1
+    chmod 755 "$TEST_TMP" "$WL" "$WL/split_O1"
+    asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    asnobody "$PROSPECT" run -- "$WL/split_O1" 20 >/dev/null 2>"$TEST_TMP/nobody.txt"; rc=$?
+    check unprivileged_status [ "$rc" -eq 0 ]
+    check unprivileged_user_space_only grep -q "kernel not sampled: kernel.perf_event_paranoid" "$TEST_TMP/nobody.txt"
+    check unprivileged_profile grep -q "work_fifty" "$TEST_TMP/nobody.txt"
+    asnobody "$PROSPECT" run -a -d 0.1 >/dev/null 2>"$TEST_TMP/nobody_a.txt"; rc=$?
+    check unprivileged_system_wide_refused [ "$rc" -eq 1 ]
+    check unprivileged_system_wide_advice grep -q "perf_event_paranoid is $paranoid.*CAP_PERFMON" "$TEST_TMP/nobody_a.txt"
+fi
