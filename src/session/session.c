@@ -144,7 +144,8 @@ static int on_exit_record(struct session *s, const struct perf_event_header *h)
 
 static enum dso_kind kind_of_path(const char *path)
 {
-    if (path[0] == '/')
+    /* "//anon" is the kernel's name for anonymous memory, not a path. */
+    if (path[0] == '/' && strcmp(path, "//anon") && !str_starts(path, "/anon_hugepage"))
         return DSO_FILE;
     if (!strcmp(path, "[vdso]"))
         return DSO_VDSO;
