@@ -140,7 +140,7 @@ int cmd_run(int argc, char **argv)
     struct session session;
     struct ksyms *ks = NULL;
     const char *output = NULL;
-    char err[512], outcome[128], knote[256] = "", pnote[128] = "";
+    char err[512], outcome[128], knote[256] = "", pnote[160] = "";
     char *command = NULL;
     FILE *out = stderr;
     uint64_t v;
@@ -232,6 +232,10 @@ int cmd_run(int argc, char **argv)
     ro.outcome = outcome;
     ro.kernel_note = knote[0] ? knote : NULL;
     ro.lost_extra = res.bad_records;
+    if (res.proc_unreadable)
+        snprintf(pnote, sizeof(pnote), "%llu /proc entries unreadable (e.g. pid %d): their "
+                 "samples show as ':PID'", (unsigned long long)res.proc_unreadable,
+                 (int)res.proc_first_unreadable);
     ro.proc_note = pnote[0] ? pnote : NULL;
     ret = report_prospect(out, &session, ks, &ro);
     if (ret)

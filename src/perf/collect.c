@@ -331,6 +331,8 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
             snprintf(err, errlen, "reading /proc: %s", strerror(-ret));
             goto out;
         }
+        res->proc_unreadable = st.unreadable;
+        res->proc_first_unreadable = st.first_unreadable;
         ret = 0;
     }
     res->start_ns = now_ns();

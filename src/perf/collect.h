@@ -44,6 +44,8 @@ struct collect_result {
     uint64_t records, bad_records;
     size_t nr_cpus;
     uint64_t attached_threads;    /* -p: threads found */
+    uint64_t proc_unreadable;     /* -a/-p: /proc entries that could not be read */
+    pid_t proc_first_unreadable;
     bool kernel_excluded;         /* the kernel could not be sampled (not permitted): user only */
 };
 
