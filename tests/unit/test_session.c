@@ -181,8 +181,30 @@ TEST(malformed_records_are_counted_not_fatal)
     evlist_release(&evl);
 }
 
+TEST(lost_and_throttle_records_are_counted)
+{
+    struct session s;
+    struct rec_lost lost = { .h = { .type = PERF_RECORD_LOST, .size = sizeof(lost) }, .lost = 17 };
+    struct rec_lost_samples ls = { .h = { .type = PERF_RECORD_LOST_SAMPLES, .size = sizeof(ls) },
+                                   .lost = 3 };
+    struct rec_throttle th = { .h = { .type = PERF_RECORD_THROTTLE, .size = sizeof(th) } };
+    setup_evlist();
+    CHECK(session_init(&s) == 0);
+    feed(&s, &lost);
+    feed(&s, &lost);
+    feed(&s, &ls);
+    feed(&s, &th);
+    CHECK_EQ_U64(s.stats.lost, 34);
+    CHECK_EQ_U64(s.stats.lost_records, 2);
+    CHECK_EQ_U64(s.stats.lost_samples, 3);
+    CHECK_EQ_U64(s.stats.throttle, 1);
+    session_release(&s);
+    evlist_release(&evl);
+}
+
 int main(void)
 {
+    RUN(lost_and_throttle_records_are_counted);
     RUN(samples_land_in_their_map);
     RUN(exec_starts_a_new_image_and_fork_copies_maps);
     RUN(overlapping_mmap_replaces_and_keeps_old_hits);
