@@ -27,7 +27,7 @@ REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all check demo bench fuzz clean deps test-bins install
+.PHONY: all check demo bench fuzz clean deps test-bins install fixtures
 all: prospect
 
 deps:
@@ -60,10 +60,12 @@ build/asan/prospect: build/asan/src/prospect.o build/asan/libpcore.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LIBS)
 
-build/asan/tests/%: tests/unit/%.c tests/unit/test.h build/asan/libpcore.a
+include tests/fixtures/fixtures.mk
+
+build/asan/tests/%: tests/unit/%.c tests/unit/test.h build/asan/libpcore.a | fixtures
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -Itests/unit $< -o $@ build/asan/libpcore.a $(ASAN_LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ASAN_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(CURDIR)/$(FIX)"' $< -o $@ build/asan/libpcore.a $(ASAN_LDFLAGS) $(LIBS)
 
 test-bins: build/asan/prospect $(TEST_BIN)
 

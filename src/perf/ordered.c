@@ -79,9 +79,8 @@ static int deliver_upto(struct ordered_queue *q, uint64_t limit)
     size_t i = 0;
     int ret = 0;
 
-    if (q->q.n == 0)      /* v may be NULL: qsort/memmove must not see it */
-        return 0;
-    qsort(q->q.v, q->q.n, sizeof(*q->q.v), cmp_entry);
+    if (q->q.n > 1)
+        qsort(q->q.v, q->q.n, sizeof(*q->q.v), cmp_entry);
     for (; i < q->q.n && q->q.v[i].time <= limit; i++) {
         struct entry *e = &q->q.v[i];
         if (e->time < q->last_delivered)
@@ -96,8 +95,10 @@ static int deliver_upto(struct ordered_queue *q, uint64_t limit)
             break;
         }
     }
-    memmove(q->q.v, q->q.v + i, (q->q.n - i) * sizeof(*q->q.v));
-    q->q.n -= i;
+    if (i) {
+        memmove(q->q.v, q->q.v + i, (q->q.n - i) * sizeof(*q->q.v));
+        q->q.n -= i;
+    }
     return ret < 0 ? ret : 0;
 }
 
