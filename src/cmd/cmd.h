@@ -28,6 +28,8 @@ int cmd_help(const char *cmd);
 
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
+int cmd_record(int argc, char **argv);
+extern const char cmd_record_usage[];
 int cmd_report(int argc, char **argv);
 extern const char cmd_report_usage[];
 #endif

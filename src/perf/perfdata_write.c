@@ -39,6 +39,7 @@ struct perfdata_writer {
     int err;                  /* first write error (sticky) */
     uint64_t err_off;
     uint64_t samples;
+    uint64_t since_round;     /* records since the last FINISHED_ROUND */
     uint64_t first_time, last_time;
     VEC(struct wbuild_id) bids;
 };
@@ -190,12 +191,17 @@ int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_hea
         w->samples++;
         track_time(w, h);
     }
+    w->since_round++;
     return append(w, h, h->size);
 }
 
 int perfdata_writer_round(struct perfdata_writer *w)
 {
     struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND_, .size = sizeof(h) };
+
+    if (!w->since_round)        /* an empty round orders nothing: keep the file small */
+        return w->err;
+    w->since_round = 0;
     return append(w, &h, sizeof(h));
 }
 

@@ -1,0 +1,269 @@
+/* prospect record: profile like `run`, but write the records to a perf.data file (which perf
+ * reads too) instead of reporting. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cmd/cmd.h"
+#include "cmd/profile_opts.h"
+#include "perf/collect.h"
+#include "perf/perfdata_write.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "util/log.h"
+
+const char cmd_record_usage[] =
+"usage: prospect record [options] [--] COMMAND [ARGS...]\n"
+"       prospect record -a [options] [-- COMMAND [ARGS...]]\n"
+"       prospect record -p PID [-p PID2 ...] [options]\n"
+"\n"
+"Samples like 'prospect run' and writes every record to a perf.data file: read it with\n"
+"'prospect report' (or 'perf report'). With -p, attaches to running processes (all their\n"
+"threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old.\n"
+"The exit status is the command's.\n"
+"\n"
+PROFILE_OPTS_HELP
+"  -p, --pid PID          attach to a running process (repeat for more)\n"
+"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
+"  -v, --verbose          explain choices (-vv: more)\n"
+"  -h, --help             show this help\n"
+"\n"
+"Examples:\n"
+"  prospect record -o perf.data -- ./myprog\n"
+"  prospect record -a -F 4000 -o sys.data -- sleep 30\n"
+"  prospect record -p 1234 --duration 10\n";
+
+static void on_stop_signal(int sig)
+{
+    collect_stop_signal = sig;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+struct rec_out {
+    struct perfdata_writer *w;
+    const struct evlist *evl;
+    uint64_t ktext_start, ktext_end;   /* 0: unknown, no kernel map record */
+    bool started;
+};
+
+static int raw_out(void *arg, const struct perf_event_header *h)
+{
+    struct rec_out *o = arg;
+
+    if (!o->started) {
+        /* First, the kernel map record perf needs (the events and their ids exist now). */
+        uint64_t buf[64];
+        int n;
+        o->started = true;
+        if (o->ktext_start &&
+            (n = perfdata_synth_kernel_mmap(o->evl, o->ktext_start, o->ktext_end, buf,
+                                            sizeof(buf))) > 0) {
+            int err = perfdata_writer_write(o->w, (const struct perf_event_header *)buf);
+            if (err)
+                return err;
+        }
+    }
+    return perfdata_writer_write(o->w, h);
+}
+
+static int round_out(void *arg)
+{
+    struct rec_out *o = arg;
+    return perfdata_writer_round(o->w);
+}
+
+/* HEADER_BUILD_ID: every DSO that got a hit, and the kernel if it did (as perf writes). */
+static void add_build_ids(struct perfdata_writer *w, struct session *s)
+{
+    uint8_t id[BUILD_ID_MAX];
+    size_t len;
+
+    for (size_t i = 0; i < s->procs.n; i++) {
+        struct process *p = s->procs.v[i];
+        for (int pass = 0; pass < 2; pass++) {
+            struct map **maps = pass ? p->retired.v : p->maps.v;
+            size_t n = pass ? p->retired.n : p->maps.n;
+            for (size_t j = 0; j < n; j++) {
+                struct dso *d = maps[j]->dso;
+                if (!hitstore_count(&maps[j]->hits) || dso_kind(d) == DSO_ANON)
+                    continue;
+                len = sizeof(id);
+                if (dso_build_id(d, id, &len) == 0)
+                    perfdata_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, dso_path(d),
+                                                 id, len);
+            }
+        }
+    }
+    len = sizeof(id);
+    if (s->stats.kernel && perfdata_kernel_build_id("/sys/kernel/notes", id, &len) == 0)
+        perfdata_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, "[kernel.kallsyms]", id,
+                                     len);
+}
+
+static int command_exit_status(const struct collect_result *r)
+{
+    if (!r->child)
+        return 0;
+    if (WIFEXITED(r->child_status))
+        return WEXITSTATUS(r->child_status);
+    if (WIFSIGNALED(r->child_status))
+        return 128 + WTERMSIG(r->child_status);
+    return 1;
+}
+
+/* perf's habit: keep the previous recording as FILE.old instead of overwriting it. */
+static void keep_old(const char *path)
+{
+    char old[4096];
+    struct stat st;
+
+    if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return;
+    snprintf(old, sizeof(old), "%s.old", path);
+    if (rename(path, old))
+        pr_debug("cannot rename %s to %s: %s\n", path, old, strerror(errno));
+}
+
+int cmd_record(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        PROFILE_LONG_OPTS,
+        { "output", required_argument, NULL, 'o' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct profile_opts po;
+    struct collect_result res;
+    struct collect_outlets outlets = { .raw = raw_out, .round_end = round_out,
+                                       .ordered = session_record };
+    struct session session;
+    struct perfdata_writer *w = NULL;
+    struct rec_out rout = { 0 };
+    struct perfdata_error perr;
+    const char *output = "perf.data";
+    char err[512], line[1024], version[64];
+    int c, ret, status = 1;
+
+    profile_opts_init(&po);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+        ret = profile_opts_parse(&po, "record", c, optarg);
+        if (ret == 0)
+            continue;
+        if (ret != -ENOENT)
+            return EXIT_USAGE;
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'v': log_verbosity++; break;
+        case 'h': return cmd_help("record");
+        default: return cmd_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        po.collect.argv = argv + optind;
+    if (!po.collect.argv && !po.collect.system_wide && !po.collect.nr_pids)
+        return cmd_usage_error("record", "no command given (or -a, or -p PID)");
+    if (po.collect.argv && po.collect.nr_pids)
+        return cmd_usage_error("record", "-p attaches to running processes: give no command");
+    ret = profile_opts_finish(&po, "record");
+    if (ret)
+        return ret;
+    if (session_init(&session)) {
+        cmd_error("record", "out of memory");
+        return 1;
+    }
+    session.self_pid = getpid();
+    outlets.ordered_arg = &session;
+    keep_old(output);
+    /* The writer reads the events (attrs, ids) at close; collect_run fills res.evlist. */
+    memset(&res, 0, sizeof(res));
+    if (perfdata_writer_open(output, &res.evlist, &w, &perr)) {
+        perfdata_error_str(&perr, line, sizeof(line));
+        cmd_error("record", "%s", line);
+        session_release(&session);
+        return 1;
+    }
+    rout.w = w;
+    rout.evl = &res.evlist;
+    if (perfdata_kernel_text("/proc/kallsyms", &rout.ktext_start, &rout.ktext_end))
+        rout.ktext_start = rout.ktext_end = 0;
+    outlets.raw_arg = &rout;
+    install_stop_handlers();
+    ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
+    if (ret && !res.child_ran && !res.evlist.nr) {
+        cmd_error("record", "%s", err);
+        goto fail;
+    }
+    if (res.child && !res.child_ran) {
+        cmd_error("record", "%s: %s", po.collect.argv[0],
+                  res.exec_errno == ENOENT ? "command not found" : strerror(res.exec_errno));
+        status = res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? 127 : 126;
+        goto fail;
+    }
+    if (ret)
+        cmd_error("record", "%s (the file holds what was collected)", err);
+    add_build_ids(w, &session);
+    {
+        uint64_t samples = perfdata_writer_samples(w);
+        double mb = (double)perfdata_writer_data_bytes(w) / 1e6;
+        struct perfdata_write_meta meta = { 0 };
+        /* HEADER_CMDLINE: "prospect record ..." (argv[0] here is "record"). */
+        const char **full = malloc(((size_t)argc + 1) * sizeof(char *));
+        if (full) {
+            full[0] = "prospect";
+            for (int i = 0; i < argc; i++)
+                full[i + 1] = argv[i];
+            meta.argv = full;
+            meta.argc = (size_t)argc + 1;
+        }
+        snprintf(version, sizeof(version), "prospect %s", PROSPECT_VERSION);
+        meta.version = version;
+        ret = perfdata_writer_close(w, &meta, &perr);
+        w = NULL;
+        free(full);
+        if (ret) {
+            perfdata_error_str(&perr, line, sizeof(line));
+            cmd_error("record", "%s", line);
+            unlink(output);
+            status = 1;
+            goto out;
+        }
+        fprintf(stderr, "prospect record: wrote %llu samples (%.3f MB) to %s%s\n",
+                (unsigned long long)samples, mb, output,
+                session.stats.lost ? " (some samples were lost: see 'prospect report --header')"
+                                   : "");
+    }
+    status = command_exit_status(&res);
+    if (res.stop_signal && !res.child)
+        status = 0;
+    goto out;
+fail:
+    perfdata_writer_abort(w);
+    w = NULL;
+    unlink(output);
+out:
+    collect_release(&res);
+    session_release(&session);
+    if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&
+        WTERMSIG(res.child_status) == SIGINT) {
+        signal(SIGINT, SIG_DFL);
+        raise(SIGINT);
+    }
+    return status;
+}
