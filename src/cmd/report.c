@@ -6,35 +6,62 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd.h"
+#include <sys/utsname.h>
 #include "perf/perfdata.h"
+#include "perf/perfdata_write.h"
 #include "report/file_header.h"
+#include "report/flat.h"
 #include "report/format.h"
+#include "report/prospect_report.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "symbol/ksyms.h"
 #include "util/log.h"
+#include "util/strutil.h"
 
 const char cmd_report_usage[] =
-    "usage: prospect report [options]\n"
-    "\n"
-    "Reads a perf.data file (written by 'prospect record' or 'perf record') and reports it.\n"
-    "\n"
-    "  -i, --input FILE     the file to read (default: perf.data)\n"
-    "      --header         what the file says about itself: host, kernel, cmdline, events,\n"
-    "                       samples, lost, build ids, features\n"
-    "      --stats          the number of records of each type\n"
-    "      --format FMT     text (default), csv or json\n"
-    "  -v, --verbose        more diagnostics (repeat for more)\n"
-    "  -h, --help           this help\n";
+"usage: prospect report [-i FILE] [options]\n"
+"\n"
+"Reads a perf.data file (written by 'prospect record' or 'perf record') and prints the\n"
+"Prospect report (as 'prospect run' does), or perf's flat table with --flat.\n"
+"\n"
+"  -i, --input FILE       the file to read (default: perf.data)\n"
+"      --flat             the table Overhead / Command / Shared Object / Symbol\n"
+"  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
+"                         (default comm,dso,sym)\n"
+"      --percent-limit P  hide flat rows below P percent\n"
+"  -t, --field-separator S  --flat text: fields joined by S, unpadded (as perf -t)\n"
+"      --no-bracket       show stripped-library hits as raw addresses (as perf does)\n"
+"                         instead of Prospect's a->b brackets\n"
+"      --pid PID          only samples of this process\n"
+"      --tid TID          only samples of this thread\n"
+"      --comm NAME        only samples of processes with this command name\n"
+"      --cpu N            only samples taken on this CPU\n"
+"      --dso NAME         only rows of this shared object (name or path; --flat)\n"
+"      --header           what the file says about itself: host, kernel, cmdline, events,\n"
+"                         samples, lost, build ids, features\n"
+"      --stats            the number of records of each type\n"
+"      --format FMT       text (default), csv or json (every table)\n"
+"      --top N            routines shown per profile (default 25, 0 for all)\n"
+"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
+"  -v, --verbose          more diagnostics (repeat for more)\n"
+"  -h, --help             this help\n"
+"\n"
+"Examples:\n"
+"  prospect report -i perf.data\n"
+"  prospect report -i perf.data --flat --sort dso,sym --percent-limit 0.5 --comm myprog\n"
+"  prospect report -i perf.data --flat --format csv > profile.csv\n";
 
-struct report_opts {
+struct report_cmd_opts {
     const char *input;
-    bool header, stats;
+    bool header, stats, flat;
     enum report_format fmt;
+    struct flat_opts flat_opts;
+    struct session_filter filter;
+    const char *comm;
+    unsigned top;
+    double min_percent;
 };
-
-static int no_op(void *arg, const struct evlist *evl, const struct perf_event_header *h,
-                 uint64_t time)
-{
-    return 0;
-}
 
 /* Damage past the header is not fatal: say what was read and what was not, on stderr. */
 static void print_warnings(const struct perfdata *pd, const char *path)
@@ -79,32 +106,93 @@ static void print_warnings(const struct perfdata *pd, const char *path)
     }
 }
 
-static int parse_args(int argc, char **argv, struct report_opts *o)
+static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
-    enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT };
+    enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
+           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
+        { "flat", no_argument, NULL, OPT_FLAT },
+        { "sort", required_argument, NULL, 's' },
+        { "percent-limit", required_argument, NULL, OPT_LIMIT },
+        { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
+        { "field-separator", required_argument, NULL, 't' },
+        { "pid", required_argument, NULL, OPT_PID },
+        { "tid", required_argument, NULL, OPT_TID },
+        { "comm", required_argument, NULL, OPT_COMM },
+        { "cpu", required_argument, NULL, OPT_CPU },
+        { "dso", required_argument, NULL, OPT_DSO },
         { "header", no_argument, NULL, OPT_HEADER },
         { "stats", no_argument, NULL, OPT_STATS },
         { "format", required_argument, NULL, OPT_FORMAT },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    char why[160];
+    uint64_t v;
+    double d;
     int c;
 
     o->input = "perf.data";
+    o->filter.pid = o->filter.tid = -1;
+    o->filter.cpu = -1;
+    o->top = 25;
+    o->min_percent = 0.5;
+    flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:s:t:vh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
+        case OPT_FLAT: o->flat = true; break;
+        case 's':
+            if (flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
+                return cmd_usage_error("report", "%s", why);
+            break;
+        case OPT_LIMIT:
+            if (parse_double(optarg, &d) || d > 100)
+                return cmd_usage_error("report", "invalid --percent-limit '%s'", optarg);
+            o->flat_opts.percent_limit = d;
+            break;
+        case OPT_NO_BRACKET: o->flat_opts.no_bracket = true; break;
+        case 't':
+            if (!*optarg)
+                return cmd_usage_error("report", "empty --field-separator");
+            o->flat_opts.separator = optarg;
+            break;
+        case OPT_PID:
+        case OPT_TID:
+            if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
+                return cmd_usage_error("report", "invalid --%s '%s'",
+                                       c == OPT_PID ? "pid" : "tid", optarg);
+            *(c == OPT_PID ? &o->filter.pid : &o->filter.tid) = (pid_t)v;
+            break;
+        case OPT_CPU:
+            if (parse_u64(optarg, &v) || v > 65535)
+                return cmd_usage_error("report", "invalid --cpu '%s'", optarg);
+            o->filter.cpu = (int)v;
+            break;
+        case OPT_COMM: o->filter.comm = optarg; break;
+        case OPT_DSO: o->flat_opts.dso = optarg; break;
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
         case OPT_FORMAT:
             if (report_format_parse(optarg, &o->fmt))
                 return cmd_usage_error("report", "--format must be text, csv or json, not '%s'",
                                        optarg);
+            break;
+        case OPT_TOP:
+            if (parse_u64(optarg, &v) || v > 1000000)
+                return cmd_usage_error("report", "invalid --top '%s'", optarg);
+            o->top = (unsigned)v;
+            break;
+        case OPT_MIN_PERCENT:
+            if (parse_double(optarg, &d) || d > 100)
+                return cmd_usage_error("report", "invalid --min-percent '%s'", optarg);
+            o->min_percent = d;
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
@@ -116,14 +204,137 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
     }
     if (optind < argc)
         return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    if (o->flat_opts.dso && !o->flat)
+        return cmd_usage_error("report", "--dso filters the rows of --flat");
+    o->flat_opts.fmt = o->fmt;
     return 0;
+}
+
+/* The event whose samples the reports show: the first one that has any. */
+static const struct evsel *main_evsel(const struct perfdata *pd)
+{
+    const struct evlist *evl = perfdata_evlist(pd);
+    const struct perfdata_stats *st = perfdata_stats(pd);
+
+    for (size_t i = 0; i < evl->nr; i++)
+        if (st->evsel_samples[i])
+            return &evl->sel[i];
+    return evl->nr ? &evl->sel[0] : NULL;
+}
+
+static char *join_cmdline(const struct perfdata_info *in)
+{
+    size_t len = 1, n = 0;
+    char *s;
+
+    for (size_t i = 0; i < in->nr_cmdline; i++)
+        len += strlen(in->cmdline[i]) + 1;
+    if (!in->nr_cmdline || !(s = malloc(len)))
+        return NULL;
+    for (size_t i = 0; i < in->nr_cmdline; i++)
+        n += (size_t)snprintf(s + n, len - n, "%s%s", i ? " " : "", in->cmdline[i]);
+    return s;
+}
+
+static bool cmdline_has(const struct perfdata_info *in, const char *a, const char *b)
+{
+    for (size_t i = 0; i < in->nr_cmdline; i++)
+        if (!strcmp(in->cmdline[i], a) || !strcmp(in->cmdline[i], b))
+            return true;
+    return false;
+}
+
+/* Kernel symbols come from this machine: say so when the file is from another kernel. */
+static void kernel_note(const struct perfdata_info *in, char *note, size_t len)
+{
+    struct utsname u;
+    uint8_t id[BUILD_ID_MAX];
+    size_t idlen = sizeof(id);
+
+    if (uname(&u) == 0 && in->osrelease && strcmp(u.release, in->osrelease)) {
+        snprintf(note, len, "recorded on kernel %s, symbols from this kernel (%s) may be wrong",
+                 in->osrelease, u.release);
+        return;
+    }
+    if (perfdata_kernel_build_id("/sys/kernel/notes", id, &idlen))
+        return;
+    for (size_t i = 0; i < in->nr_build_ids; i++) {
+        const struct perfdata_build_id_entry *b = &in->build_ids[i];
+        if (strcmp(b->path, "[kernel.kallsyms]"))
+            continue;
+        if (b->size != idlen || memcmp(b->id, id, idlen))
+            snprintf(note, len, "the file's kernel build id differs from the running kernel's: "
+                     "kernel symbols may be wrong");
+        return;
+    }
+}
+
+static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
+                         struct session *s)
+{
+    const struct perfdata_info *in = perfdata_info(pd);
+    const struct perfdata_stats *st = perfdata_stats(pd);
+    const struct evsel *sel = main_evsel(pd);
+    struct ksyms *ks = NULL;
+    char knote[256] = "";
+    char *command = NULL;
+    int err = 0;
+
+    if (o->stats)
+        report_record_stats(stdout, pd, o->fmt);
+    if (o->header)
+        report_file_header(stdout, pd, o->fmt);
+    if ((o->stats || o->header) && !o->flat)
+        return 0;
+    if (s->stats.kernel) {
+        int kerr = ksyms_load("/proc/kallsyms", &ks);
+        if (kerr == -ENOMEM)
+            return kerr;
+        if (kerr == -EACCES)
+            snprintf(knote, sizeof(knote), "kernel addresses are hidden (kernel.kptr_restrict)");
+        else if (kerr)
+            snprintf(knote, sizeof(knote), "cannot read /proc/kallsyms: %s", strerror(-kerr));
+        else
+            kernel_note(in, knote, sizeof(knote));
+        if (knote[0])
+            cmd_error("report", "note: %s", knote);
+    }
+    if (o->flat) {
+        struct flat_opts fo = o->flat_opts;
+        fo.event = sel ? sel->name : NULL;
+        err = report_flat(stdout, s, ks, &fo);
+    } else {
+        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent };
+        command = join_cmdline(in);
+        ro.command = command;
+        ro.system_wide = cmdline_has(in, "-a", "--all-cpus");
+        if (sel) {
+            ro.event = sel->name;
+            ro.freq_mode = sel->attr.freq;
+            ro.freq = sel->attr.sample_freq;
+            ro.period = sel->attr.sample_period;
+            ro.time_event = sel->attr.type == PERF_TYPE_SOFTWARE &&
+                            (sel->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+                             sel->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+        }
+        if (st->nr_samples > 1)
+            ro.duration = (double)(st->last_sample_time - st->first_sample_time) / 1e9;
+        ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
+        ro.kernel_note = knote[0] ? knote : NULL;
+        ro.lost_extra = st->bad;
+        err = report_prospect(stdout, s, ks, &ro);
+    }
+    free(command);
+    ksyms_free(ks);
+    return err;
 }
 
 int cmd_report(int argc, char **argv)
 {
-    struct report_opts o = { 0 };
+    struct report_cmd_opts o = { 0 };
     struct perfdata_error err;
     struct perfdata *pd;
+    struct session session;
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
@@ -138,21 +349,32 @@ int cmd_report(int argc, char **argv)
                   "or 'perf record', or name it with -i)" : "");
         return 1;
     }
-    if (perfdata_process(pd, no_op, NULL, PERFDATA_FILE_ORDER, &err)) {
-        perfdata_error_str(&err, line, sizeof(line));
-        cmd_error("report", "%s", line);
+    if (session_init(&session)) {
+        cmd_error("report", "out of memory");
         perfdata_close(pd);
         return 1;
     }
+    session.filter = o.filter;
+    /* One pass: the reader feeds the same session code as live collection. */
+    if (perfdata_process(pd, session_record, &session, 0, &err)) {
+        perfdata_error_str(&err, line, sizeof(line));
+        cmd_error("report", "%s", line);
+        ret = 1;
+        goto out;
+    }
     print_warnings(pd, o.input);
-    if (o.stats)
-        report_record_stats(stdout, pd, o.fmt);
-    if (o.header || !o.stats)
-        report_file_header(stdout, pd, o.fmt);
-    perfdata_close(pd);
+    ret = print_reports(&o, pd, &session);
+    if (ret) {
+        cmd_error("report", "%s", strerror(-ret));
+        ret = 1;
+        goto out;
+    }
     if (fflush(stdout) || ferror(stdout)) {
         cmd_error("report", "writing the report failed: %s", strerror(errno));
-        return 1;
+        ret = 1;
     }
-    return 0;
+out:
+    session_release(&session);
+    perfdata_close(pd);
+    return ret;
 }

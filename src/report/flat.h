@@ -1,0 +1,43 @@
+/* The flat table perf users know: `Overhead  Command  Shared Object  Symbol`, rows aggregated
+ * by any of comm, pid, dso, sym in the order given, sorted by period (perf's overhead), with a
+ * percent limit and a DSO filter. Hits in stripped libraries are Prospect's a->b brackets;
+ * with no_bracket they are the raw addresses perf prints.
+ *
+ * Overhead is the share of the period of every sample that passed the session's filters
+ * (--pid/--tid/--comm/--cpu); the DSO filter only hides rows. Unresolved symbols print as perf does: "[k] 0x..." kernel addresses,
+ * "[.] 0x..." DSO-relative addresses (raw ips where no map covers the sample). C++ names are
+ * shown without their parameter lists, as perf shows them.
+ *
+ * CSV columns: overhead,samples,period, then the sort keys in order among comm,pid,dso,symbol;
+ * with symbol also mode ("kernel" or "user"). JSON: {event, samples, period, sort, rows[{same
+ * keys}], hidden_rows}. */
+#ifndef PROSPECT_REPORT_FLAT_H
+#define PROSPECT_REPORT_FLAT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "report/format.h"
+#include "session/session.h"
+
+struct ksyms;
+
+enum flat_key { FLAT_COMM, FLAT_PID, FLAT_DSO, FLAT_SYM, FLAT_NKEYS };
+
+struct flat_opts {
+    enum flat_key keys[FLAT_NKEYS];
+    size_t nkeys;
+    double percent_limit;         /* rows below this share are not shown (counted) */
+    const char *dso;              /* only this DSO (short name or path); NULL: all */
+    bool no_bracket;
+    enum report_format fmt;
+    const char *event;            /* event name for the header */
+    const char *separator;        /* text: fields joined by this, unpadded (perf's -t) */
+};
+
+/* Parses "comm,dso,sym" (any order, each at most once; "symbol" and "shared" accepted).
+ * 0, or -EINVAL with a reason in err. */
+int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen);
+
+/* Writes the table for the session's hits. 0 or -ENOMEM. */
+int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct flat_opts *o);
+#endif
