@@ -1,6 +1,7 @@
 /* prospect report: read a perf.data file and print what is in it. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,8 +270,41 @@ static void kernel_note(const struct perfdata_info *in, char *note, size_t len)
     }
 }
 
+/* /proc/kallsyms costs the kernel ~40 ms to generate: read it on the second core while the
+ * file is walked, as almost every profile has kernel samples. */
+struct ksyms_job {
+    pthread_t thread;
+    bool started;
+    struct ksyms *ks;
+    int err;
+};
+
+static void *ksyms_thread(void *arg)
+{
+    struct ksyms_job *j = arg;
+    j->err = ksyms_load("/proc/kallsyms", &j->ks);
+    return NULL;
+}
+
+static void ksyms_job_start(struct ksyms_job *j)
+{
+    j->started = pthread_create(&j->thread, NULL, ksyms_thread, j) == 0;
+}
+
+/* The kernel symbols (NULL with err set when unavailable). */
+static struct ksyms *ksyms_job_finish(struct ksyms_job *j, int *err)
+{
+    if (!j->started)
+        ksyms_thread(j);
+    else
+        pthread_join(j->thread, NULL);
+    j->started = false;
+    *err = j->err;
+    return j->ks;
+}
+
 static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
-                         struct session *s)
+                         struct session *s, struct ksyms_job *kjob)
 {
     const struct perfdata_info *in = perfdata_info(pd);
     const struct perfdata_stats *st = perfdata_stats(pd);
@@ -287,7 +321,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     if ((o->stats || o->header) && !o->flat)
         return 0;
     if (s->stats.kernel) {
-        int kerr = ksyms_load("/proc/kallsyms", &ks);
+        int kerr;
+        ks = ksyms_job_finish(kjob, &kerr);
         if (kerr == -ENOMEM)
             return kerr;
         if (kerr == -EACCES)
@@ -335,6 +370,7 @@ int cmd_report(int argc, char **argv)
     struct perfdata_error err;
     struct perfdata *pd;
     struct session session;
+    struct ksyms_job kjob = { 0 };
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
@@ -355,6 +391,8 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     session.filter = o.filter;
+    if (o.flat || !(o.header || o.stats))
+        ksyms_job_start(&kjob);
     /* One pass: the reader feeds the same session code as live collection. */
     if (perfdata_process(pd, session_record, &session, 0, &err)) {
         perfdata_error_str(&err, line, sizeof(line));
@@ -363,7 +401,7 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     print_warnings(pd, o.input);
-    ret = print_reports(&o, pd, &session);
+    ret = print_reports(&o, pd, &session, &kjob);
     if (ret) {
         cmd_error("report", "%s", strerror(-ret));
         ret = 1;
@@ -374,6 +412,10 @@ int cmd_report(int argc, char **argv)
         ret = 1;
     }
 out:
+    if (kjob.started) {
+        int unused;
+        ksyms_free(ksyms_job_finish(&kjob, &unused));
+    }
     session_release(&session);
     perfdata_close(pd);
     return ret;

@@ -21,6 +21,8 @@ struct ordered_queue {
     uint64_t prev_round_max;      /* ... in the previous one: the release limit */
     uint64_t last_delivered;
     uint64_t late;
+    struct entry *tmp;            /* merge buffer */
+    size_t tmp_cap;
 };
 
 struct ordered_queue *ordered_new(record_fn deliver, void *arg)
@@ -41,6 +43,7 @@ void ordered_free(struct ordered_queue *q)
         if (q->q.v[i].owned)
             free((void *)q->q.v[i].h);
     vec_free(&q->q);
+    free(q->tmp);
     free(q);
 }
 
@@ -74,13 +77,67 @@ static int cmp_entry(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool in_order(const struct entry *x, const struct entry *y)
+{
+    return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
+
+static size_t run_end(const struct entry *a, size_t i, size_t n)
+{
+    while (++i < n && in_order(&a[i - 1], &a[i]))
+        ;
+    return i;
+}
+
+/* The queue holds a few ascending runs: what the previous round left (sorted) and one run per
+ * ring buffer drained since. A natural merge sort costs O(n log runs) instead of qsort's
+ * O(n log n) on every round; with the whole file queued this is most of the reader's time. */
+static void sort_queue(struct ordered_queue *q)
+{
+    size_t n = q->q.n;
+    struct entry *a = q->q.v, *b;
+    size_t runs;
+
+    if (n < 2 || run_end(a, 0, n) == n)
+        return;
+    if (q->tmp_cap < n) {
+        struct entry *t = realloc(q->tmp, n * sizeof(*t));
+        if (!t) {
+            qsort(a, n, sizeof(*a), cmp_entry);     /* no memory: sort in place */
+            return;
+        }
+        q->tmp = t;
+        q->tmp_cap = n;
+    }
+    b = q->tmp;
+    do {
+        size_t i = 0, out = 0;
+        runs = 0;
+        while (i < n) {
+            size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : n, x = i, y = m;
+            while (x < m && y < e)
+                b[out++] = in_order(&a[y], &a[x]) ? a[y++] : a[x++];
+            while (x < m)
+                b[out++] = a[x++];
+            while (y < e)
+                b[out++] = a[y++];
+            runs++;
+            i = e;
+        }
+        struct entry *t = a;
+        a = b;
+        b = t;
+    } while (runs > 1);
+    if (a != q->q.v)
+        memcpy(q->q.v, a, n * sizeof(*a));
+}
+
 static int deliver_upto(struct ordered_queue *q, uint64_t limit)
 {
     size_t i = 0;
     int ret = 0;
 
-    if (q->q.n > 1)
-        qsort(q->q.v, q->q.n, sizeof(*q->q.v), cmp_entry);
+    sort_queue(q);
     for (; i < q->q.n && q->q.v[i].time <= limit; i++) {
         struct entry *e = &q->q.v[i];
         if (e->time < q->last_delivered)

@@ -127,3 +127,28 @@ check record_keeps_old_file [ -s "$d/pr.data.old" ]
 # A command that does not exist: 127, and no half-written file.
 "$PROSPECT" record -o "$d/none.data" -- /nonexistent/prog >/dev/null 2>&1
 check record_missing_command_127 [ $? -eq 127 -a ! -e "$d/none.data" ]
+
+# The default report of a file is the Prospect report, from the file's own facts (pr.data.old
+# is the split_O2 recording kept by the FILE.old rule above).
+"$PROSPECT" report -i "$d/pr.data.old" >"$d/pros.txt" 2>"$d/pros.err"
+check prospect_report_from_file grep -q "^Statistics of Run" "$d/pros.txt"
+check prospect_report_names_hot_routine sh -c "grep -A4 'USER profile' '$d/pros.txt' | grep -q work_fifty"
+check prospect_report_event grep -qE "Event +cpu-clock" "$d/pros.txt"
+# Machine-readable tables: CSV header and JSON keys as documented, same numbers as the text.
+"$PROSPECT" report -i "$d/cmd.data" --flat --format csv >"$d/flat.csv"
+check flat_csv_columns [ "$(head -1 "$d/flat.csv")" = "overhead,samples,period,comm,dso,symbol,mode" ]
+"$PROSPECT" report -i "$d/cmd.data" --flat --sort sym,pid --format json >"$d/flat.json"
+check flat_json_rows grep -qE '"symbol": "work_fifty"' "$d/flat.json"
+check flat_json_sort_order grep -q '"sort": \[' "$d/flat.json"
+check flat_json_samples_total grep -q "\"samples\": $(samples_of "$d/cmd.data")," "$d/flat.json"
+"$PROSPECT" report -i "$d/cmd.data" --header --format json >"$d/header.json"
+check header_json_samples grep -q "\"samples\": $(samples_of "$d/cmd.data")," "$d/header.json"
+check header_json_hostname grep -q "\"hostname\": \"$(uname -n)\"" "$d/header.json"
+"$PROSPECT" report -i "$d/cmd.data" --header --format csv >"$d/header.csv"
+check header_csv grep -q "^event.0.name,cpu-clock" "$d/header.csv"
+# Filters and the percent limit.
+"$PROSPECT" report -i "$d/cmd.data" --flat --sort sym --percent-limit 25 -t '|' >"$d/limit.txt"
+check percent_limit_hides_small_rows [ "$(grep -vc '^#' "$d/limit.txt")" = 2 ]
+check comm_filter_empty_for_other_comm sh -c "! '$PROSPECT' report -i '$d/cmd.data' --flat --comm nosuch -t '|' | grep -v '^#' | grep -q ."
+check dso_filter_keeps_only_dso sh -c "'$PROSPECT' report -i '$d/cmd.data' --flat --dso split_O2 -t '|' | grep -v '^#' | cut -d'|' -f3 | sort -u | grep -qx split_O2"
+check bad_sort_key_is_usage_error sh -c "'$PROSPECT' report -i '$d/cmd.data' --flat --sort comm,bogus 2>/dev/null; [ \$? = 2 ]"
