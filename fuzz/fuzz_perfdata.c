@@ -1,10 +1,12 @@
 /* libFuzzer target for the perf.data reader: open (header, attrs, features), then walk the
- * records in time order and in file order, decoding each as a consumer would. Any crash,
+ * records in time order and in file order, decoding each as a consumer would, and feed them
+ * to the session (processes, maps, hit stores) as `prospect report` does. Any crash,
  * sanitizer report, leak or hang is a bug: the reader must reject or skip damaged input. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "perf/perfdata.h"
+#include "session/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,8 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0;
         }
         (void)perfdata_info(pd);
-        if (perfdata_process(pd, consume, &sum, modes[m], &err))
+        if (m == 0) {
+            struct session s;
+            if (session_init(&s) == 0) {
+                if (perfdata_process(pd, session_record, &s, 0, &err))
+                    perfdata_error_str(&err, line, sizeof(line));
+                session_release(&s);
+            }
+        } else if (perfdata_process(pd, consume, &sum, modes[m], &err)) {
             perfdata_error_str(&err, line, sizeof(line));
+        }
         perfdata_close(pd);
     }
     return sum == 42 ? 0 : 0;
