@@ -5,6 +5,7 @@
 
 const struct command prospect_commands[] = {
     { "run", cmd_run, "profile a command (or the whole system) and print the report", cmd_run_usage },
+    { "check", cmd_check, "is this machine quiet enough to measure? (isolation, IRQs, frequency, ...)", cmd_check_usage },
     { NULL, NULL, NULL, NULL },
 };
 

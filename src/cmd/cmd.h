@@ -28,4 +28,6 @@ int cmd_help(const char *cmd);
 
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
+int cmd_check(int argc, char **argv);
+extern const char cmd_check_usage[];
 #endif
