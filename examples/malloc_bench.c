@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     }
     printf("pinned to CPU %d; %s barrier: empty pair floor %llu ticks (median %llu); "
            "TSC %.1f MHz (%s)\n", cpu, prospect_barrier_name(mode),
-           (unsigned long long)cal.floor, (unsigned long long)cal.floor_median, cal.hz / 1e6,
+           (unsigned long long)cal.floor_aux, (unsigned long long)cal.floor_aux_median, cal.hz / 1e6,
            prospect_hz_source_name(cal.hz_source));
 
     /* Keep freed memory in the heap between passes (see the warm-up below). */

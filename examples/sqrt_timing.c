@@ -49,11 +49,11 @@ int main(void)
     for (int i = 2; i < CALLS; i++)
         rest = ticks[i] < rest ? ticks[i] : rest;
     printf("TSC ticks per call, including the measurement floor of %llu ticks (lfence barrier).\n",
-           (unsigned long long)cal.floor);
+           (unsigned long long)cal.floor_aux);
     printf("first call %llu ticks (%.0f ns net), fastest later call %llu ticks (%.0f ns net); "
            "TSC %.1f MHz (%s)\n", (unsigned long long)ticks[0],
-           prospect_calib_ns(&cal, prospect_calib_net(&cal, ticks[0])),
-           (unsigned long long)rest, prospect_calib_ns(&cal, prospect_calib_net(&cal, rest)),
+           prospect_calib_ns(&cal, prospect_calib_net_aux(&cal, ticks[0])),
+           (unsigned long long)rest, prospect_calib_ns(&cal, prospect_calib_net_aux(&cal, rest)),
            cal.hz / 1e6, prospect_hz_source_name(cal.hz_source));
     for (int i = 0; i < CALLS; i++)
         if (migrated[i])

@@ -5,7 +5,8 @@
  *     int err = prospect_calibrate(&cal, PROSPECT_BARRIER_LFENCE, NULL);
  *     if (err) { fprintf(stderr, "%s\n", prospect_calib_strerror(err)); exit(1); }
  *     ... ticks = t1 - t0;
- *     net = prospect_calib_net(&cal, ticks);     // floor subtracted (on request)
+ *     net = prospect_calib_net(&cal, ticks);     // floor subtracted (on request);
+ *                                                // prospect_calib_net_aux() after start_aux
  *     ns  = prospect_calib_ns(&cal, net);
  */
 #ifndef PROSPECT_CALIBRATE_H
@@ -31,6 +32,8 @@ struct prospect_calib {
     enum prospect_barrier mode;     /* the barrier the floor was measured with */
     uint64_t floor;                 /* minimum ticks of an empty start/end pair in that mode */
     uint64_t floor_median;          /* median of the same pairs (the typical overhead) */
+    uint64_t floor_aux;             /* the same when the start read returns the CPU */
+    uint64_t floor_aux_median;      /* (prospect_tsc_start_aux(): rdtscp;lfence costs more) */
     uint64_t step;                  /* counter granularity: gcd of back-to-back read deltas */
     double hz;                      /* TSC ticks per second */
     enum prospect_hz_source hz_source;
@@ -65,6 +68,12 @@ PROSPECT_API const char *prospect_barrier_name(enum prospect_barrier mode);
 static inline uint64_t prospect_calib_net(const struct prospect_calib *cal, uint64_t ticks)
 {
     return ticks > cal->floor ? ticks - cal->floor : 0;
+}
+
+/* The same for measurements started with prospect_tsc_start_aux(). */
+static inline uint64_t prospect_calib_net_aux(const struct prospect_calib *cal, uint64_t ticks)
+{
+    return ticks > cal->floor_aux ? ticks - cal->floor_aux : 0;
 }
 
 /* Ticks to nanoseconds with the calibrated frequency. */

@@ -78,7 +78,9 @@ int prospect_tsc_measure_hz(unsigned ms, double *hz)
     return 0;
 }
 
-static int measure_floor(struct prospect_calib *cal, unsigned pairs)
+/* Minimum and median of `pairs` empty pairs; aux: start with the CPU-returning read. */
+static int measure_floor(enum prospect_barrier mode, int aux, unsigned pairs, uint64_t *min,
+                         uint64_t *median)
 {
     uint64_t *d = malloc(pairs * sizeof(*d));
     unsigned n = 0;
@@ -86,17 +88,21 @@ static int measure_floor(struct prospect_calib *cal, unsigned pairs)
     if (!d)
         return -ENOMEM;
     for (unsigned i = 0; i < pairs; i++) {
-        uint32_t a0, a1;
+        uint32_t a0 = 0, a1 = 0;
         uint64_t t0, t1;
-        if (cal->mode == PROSPECT_BARRIER_CPUID) {
-            prospect_rdtscp(&a0);
+        if (mode == PROSPECT_BARRIER_CPUID) {
+            if (aux)
+                prospect_rdtscp(&a0);
             t0 = prospect_tsc_start_cpuid();
             t1 = prospect_tsc_end_cpuid(&a1);
-        } else {
+        } else if (aux) {
             t0 = prospect_tsc_start_aux(&a0);
             t1 = prospect_tsc_end(&a1);
+        } else {
+            t0 = prospect_tsc_start();
+            t1 = prospect_tsc_end(&a1);
         }
-        if (a0 != a1 || t1 < t0)
+        if ((aux && a0 != a1) || t1 < t0)
             continue;       /* migrated: TSCs of two CPUs are not a measurement */
         d[n++] = t1 - t0;
     }
@@ -105,8 +111,8 @@ static int measure_floor(struct prospect_calib *cal, unsigned pairs)
         return -EIO;
     }
     qsort(d, n, sizeof(*d), cmp_u64);
-    cal->floor = d[0];
-    cal->floor_median = d[(n - 1) / 2];
+    *min = d[0];
+    *median = d[(n - 1) / 2];
     free(d);
     return 0;
 }
@@ -143,7 +149,9 @@ int prospect_calibrate(struct prospect_calib *cal, enum prospect_barrier mode,
         o.interval_ms = DEFAULT_INTERVAL_MS;
 
     cal->mode = mode;
-    err = measure_floor(cal, o.pairs);
+    err = measure_floor(mode, 0, o.pairs, &cal->floor, &cal->floor_median);
+    if (!err)
+        err = measure_floor(mode, 1, o.pairs, &cal->floor_aux, &cal->floor_aux_median);
     if (err)
         return err;
     cal->step = measure_step();

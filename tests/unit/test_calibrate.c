@@ -33,6 +33,9 @@ TEST(calibration_lfence_gives_floor_step_and_frequency)
     CHECK(prospect_calibrate(&cal, PROSPECT_BARRIER_LFENCE, NULL) == 0);
     CHECK(cal.floor > 0);
     CHECK(cal.floor <= cal.floor_median);
+    CHECK(cal.floor_aux > 0);
+    CHECK(cal.floor_aux <= cal.floor_aux_median);
+    CHECK_EQ_U64(prospect_calib_net_aux(&cal, cal.floor_aux + 7), 7);
     CHECK(cal.step >= 1);
     CHECK(cal.hz > 1e6);
     CHECK(cal.hz_source == PROSPECT_HZ_CPUID || cal.hz_source == PROSPECT_HZ_CALIBRATED);
