@@ -109,6 +109,11 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
     xml_text(f, o.y_label);
     fputs("</text>\n", f);
 
+    /* A white box behind the legend keeps it readable over the grid. */
+    if (n)
+        fprintf(f, "<rect class=\"legend-box\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
+                   "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#999\"/>\n", MARGIN_L + 6,
+                MARGIN_T + 4, pw * 0.6, 18.0 * (double)n + 6);
     /* One polyline per series; values above the axis are drawn at the top edge. */
     for (size_t i = 0; i < n; i++) {
         const uint64_t *v;

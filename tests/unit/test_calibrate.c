@@ -56,28 +56,48 @@ TEST(calibration_cpuid_mode_gives_floor)
     CHECK(prospect_calibrate(&cal, (enum prospect_barrier)7, &o) == -EINVAL);
 }
 
+/* A CLOCK_MONOTONIC_RAW reading and the TSC at the same moment: the midpoint of the tightest
+ * of several TSC-bracketed clock reads, so a preemption at the wrong moment cannot skew it. */
+static void clock_and_tsc(double *ns, uint64_t *tsc)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        struct timespec ts;
+        uint64_t a = prospect_tsc_start();
+        clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+        uint64_t b = prospect_tsc_end(NULL);
+        if (b - a < best) {
+            best = b - a;
+            *ns = ts.tv_sec * 1e9 + ts.tv_nsec;
+            *tsc = a + (b - a) / 2;
+        }
+    }
+}
+
 /* The conversion is right: over a fresh 50 ms busy interval, TSC ticks / hz agree with the
- * kernel's CLOCK_MONOTONIC_RAW within 1%. This checks correctness, not speed. */
+ * kernel's CLOCK_MONOTONIC_RAW within 1%. This checks correctness, not speed; up to three
+ * attempts so that a badly timed preemption on a loaded machine is not taken for an error. */
 TEST(frequency_matches_kernel_clock_within_one_percent)
 {
     struct prospect_calib cal;
-    struct timespec a, b;
-    uint64_t t0, t1;
-    double tsc_ns, clk_ns;
+    double tsc_ns = 0, clk_ns = 0;
     if (unusable)
         SKIP(unusable);
     CHECK(prospect_calibrate(&cal, PROSPECT_BARRIER_LFENCE, NULL) == 0);
-    clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-    t0 = prospect_tsc_start();
-    do {
-        clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-    } while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 50e6);
-    t1 = prospect_tsc_end(NULL);
-    clk_ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
-    tsc_ns = prospect_calib_ns(&cal, t1 - t0);
-    if (fabs(tsc_ns - clk_ns) > 0.01 * clk_ns)
-        printf("# tsc %.0f ns vs clock %.0f ns (hz %.0f from %s)\n", tsc_ns, clk_ns, cal.hz,
-               prospect_hz_source_name(cal.hz_source));
+    for (int attempt = 0; attempt < 3; attempt++) {
+        double n0, n1;
+        uint64_t t0, t1;
+        clock_and_tsc(&n0, &t0);
+        do
+            clock_and_tsc(&n1, &t1);
+        while (n1 - n0 < 50e6);
+        clk_ns = n1 - n0;
+        tsc_ns = prospect_calib_ns(&cal, t1 - t0);
+        if (fabs(tsc_ns - clk_ns) <= 0.01 * clk_ns)
+            break;
+        printf("# attempt %d: tsc %.0f ns vs clock %.0f ns (hz %.0f from %s)\n", attempt + 1,
+               tsc_ns, clk_ns, cal.hz, prospect_hz_source_name(cal.hz_source));
+    }
     CHECK(fabs(tsc_ns - clk_ns) <= 0.01 * clk_ns);
 }
 
