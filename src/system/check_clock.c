@@ -1,27 +1,45 @@
 /* The clocks and counters measurements rely on: hardware PMU, TSC invariance, the kernel's
  * clocksource, and whether a hypervisor sits underneath. */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include "system/syscheck_priv.h"
+#include "util/strutil.h"
 
-static const char *const pmu_names[] = { "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0" };
+/* The first core PMU in /sys/bus/event_source/devices: "cpu", or "cpu_core"/"cpu_atom" on
+ * hybrid parts, or an Arm PMU. Returns 1 with its name, 0 when none, -1 without the dir. */
+static int find_pmu(const struct sc_ctx *c, char *name, size_t len)
+{
+    char dir[4096];
+    struct dirent *de;
+    DIR *d;
+    int found = 0;
+
+    sc_path(c, "/sys/bus/event_source/devices", dir, sizeof(dir));
+    d = opendir(dir);
+    if (!d)
+        return -1;
+    while ((de = readdir(d)) && !found) {
+        if (!strcmp(de->d_name, "cpu") || str_starts(de->d_name, "cpu_") ||
+            str_starts(de->d_name, "armv8_pmu")) {
+            str_copy(name, len, de->d_name);
+            found = 1;
+        }
+    }
+    closedir(d);
+    return found;
+}
 
 int check_clock(struct sc_ctx *c)
 {
-    char path[256], line[256], v[512];
-    const char *pmu = NULL;
-    int err;
+    char pmu[256], line[256], v[512];
+    int err, found = find_pmu(c, pmu, sizeof(pmu));
 
-    for (size_t i = 0; i < sizeof(pmu_names) / sizeof(pmu_names[0]) && !pmu; i++) {
-        snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", pmu_names[i]);
-        if (sc_exists(c, path))
-            pmu = pmu_names[i];
-    }
-    if (pmu) {
-        snprintf(v, sizeof(v), "hardware PMU present (%s): cycles, instructions and cache "
+    if (found > 0) {
+        snprintf(v, sizeof(v), "hardware PMU present (%.200s): cycles, instructions and cache "
                  "events can be counted", pmu);
         err = sc_add(c, "pmu", CHECK_OK, v, NULL);
-    } else if (!sc_exists(c, "/sys/bus/event_source/devices")) {
+    } else if (found < 0) {
         err = sc_add(c, "pmu", CHECK_NA, "no /sys/bus/event_source (perf events not built in?)",
                      NULL);
     } else {

@@ -57,13 +57,6 @@ int sc_read_long(const struct sc_ctx *c, const char *path, long *out)
     return 0;
 }
 
-bool sc_exists(const struct sc_ctx *c, const char *path)
-{
-    char full[4096];
-    sc_path(c, path, full, sizeof(full));
-    return access(full, F_OK) == 0;
-}
-
 bool sc_cmdline_param(const struct sc_ctx *c, const char *name, char *buf, size_t len)
 {
     size_t n = strlen(name);
@@ -204,6 +197,9 @@ int syscheck_run(const struct syscheck_opts *o, struct syscheck *sc)
 
     memset(sc, 0, sizeof(*sc));
     memset(&c, 0, sizeof(c));
+    /* Paths are root + at most ~100 bytes: refuse roots that would truncate them. */
+    if (strlen(o->root ? o->root : "/") > sizeof(root) - 512)
+        return -ENAMETOOLONG;
     str_copy(root, sizeof(root), o->root ? o->root : "/");
     rl = strlen(root);
     while (rl > 0 && root[rl - 1] == '/')

@@ -23,8 +23,6 @@ int sc_read(const struct sc_ctx *c, const char *path, char **buf, size_t max);
 int sc_read_long(const struct sc_ctx *c, const char *path, long *out);
 /* Reads a one-line file into buf (trailing newline removed). 0 or -errno. */
 int sc_read_line(const struct sc_ctx *c, const char *path, char *buf, size_t len);
-/* True when root + path exists. */
-bool sc_exists(const struct sc_ctx *c, const char *path);
 /* root + path into buf. */
 void sc_path(const struct sc_ctx *c, const char *path, char *buf, size_t len);
 /* The value of kernel parameter `name` in the command line ("" when given without a value),
