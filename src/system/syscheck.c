@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "system/syscheck_priv.h"
 #include "util/cpulist.h"
 #include "util/file.h"
