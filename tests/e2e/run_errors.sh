@@ -24,7 +24,8 @@ expect zero_freq 2 "invalid frequency '0'" -- run -F 0 -- true
 expect bad_period 2 "invalid period '-5'" -- run -c -5 -- true
 expect freq_and_period 2 "-F and -c exclude each other" -- run -F 100 -c 1000 -- true
 expect unknown_event 2 "unknown event 'nosuchevent'" -- run -e nosuchevent -- true
-expect unknown_option 2 "Try 'prospect run --help'" -- run --bogus -- true
+expect unknown_option 2 "^prospect run: unknown option '--bogus'" -- run --bogus -- true
+expect missing_value 2 "^prospect run: option '-F' needs a value" -- run -F
 expect unknown_command 2 "unknown command 'bogus'" -- bogus
 expect bad_output 1 "cannot write /nonexistent/dir/r.txt" -- run -o /nonexistent/dir/r.txt -- true
 expect bad_cpu 2 "invalid --cpu '4096'" -- run --cpu 4096 -- true
