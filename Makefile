@@ -27,7 +27,7 @@ REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all check demo bench fuzz clean deps test-bins install
+.PHONY: all check demo bench fuzz clean deps test-bins install fixtures
 all: prospect
 
 deps:
@@ -60,10 +60,12 @@ build/asan/prospect: build/asan/src/prospect.o build/asan/libpcore.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LIBS)
 
-build/asan/tests/%: tests/unit/%.c tests/unit/test.h build/asan/libpcore.a
+include tests/fixtures/fixtures.mk
+
+build/asan/tests/%: tests/unit/%.c tests/unit/test.h build/asan/libpcore.a | fixtures
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -Itests/unit $< -o $@ build/asan/libpcore.a $(ASAN_LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ASAN_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(CURDIR)/$(FIX)"' $< -o $@ build/asan/libpcore.a $(ASAN_LDFLAGS) $(LIBS)
 
 test-bins: build/asan/prospect $(TEST_BIN)
 
@@ -100,7 +102,8 @@ PLIB_OBJ := $(PLIB_SRC:%.c=build/pic/%.o)
 PLIB_SOVER := 0
 PLIB_A  := build/lib/libprospect.a
 PLIB_SO := build/lib/libprospect.so.$(PLIB_SOVER)
-EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+# The libprospect examples (examples/hotspots.c is the demo workload, built by scripts/demo).
+EXAMPLE_SRC := examples/sqrt_timing.c examples/malloc_bench.c
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=build/examples/%)
 .PHONY: lib examples install install-lib
 

@@ -100,7 +100,7 @@ int cmd_check(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+c:r:f:uh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "+:c:r:f:uh", opts, NULL)) != -1) {
         switch (ch) {
         case 'c':
             if (cpu_parse(optarg, &o.cpu))
@@ -121,8 +121,7 @@ int cmd_check(int argc, char **argv)
         case 'h':
             return cmd_help("check");
         default:
-            return cmd_usage_error("check", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
+            return cmd_bad_option("check", argv, optind, optopt, ch);
         }
     }
     if (optind < argc)

@@ -33,6 +33,9 @@ struct dso_cache;
 
 struct dso_cache *dso_cache_new(void);
 void dso_cache_free(struct dso_cache *cache);
+/* Where separate debug info lives (default /usr/lib/debug): <dir>/.build-id/xx/rest.debug and
+ * <dir>/<file's directory>/<debuglink>. 0 or -ENOMEM. */
+int dso_cache_set_debug_root(struct dso_cache *cache, const char *dir);
 
 /* The DSO for a mapped file, created unloaded on first use. build_id (may be NULL) is what the
  * kernel reported for the mapping; it is checked against the file when symbols load. For

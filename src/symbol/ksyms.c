@@ -1,0 +1,227 @@
+/* /proc/kallsyms: one read, one parse in place (the buffer is the name arena), one sort. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/ksyms.h"
+#include "util/file.h"
+
+#define KALLSYMS_MAX (256u << 20)
+
+struct ksym {
+    uint64_t addr;
+    const char *name;
+    const char *module;   /* NULL for the core kernel */
+    uint32_t order;       /* line order, for a stable sort */
+    char type;
+};
+
+struct ksyms {
+    char *buf;
+    struct ksym *v;
+    size_t n, bad;
+};
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Parses one NUL-terminated line in place. Returns 1 if kept, 0 if skipped (not text), -1 if
+ * malformed. */
+static int parse_line(char *p, struct ksym *out, bool *nonzero)
+{
+    uint64_t addr = 0;
+    int digits = 0, h;
+    char *name, *mod = NULL;
+
+    for (; (h = hexval(*p)) >= 0; p++, digits++) {
+        if (digits == 16)
+            return -1;
+        addr = addr << 4 | (uint64_t)h;
+    }
+    if (!digits || *p != ' ' || !p[1] || p[2] != ' ')
+        return -1;
+    out->type = p[1];
+    name = p + 3;
+    p = name + strcspn(name, " \t");
+    if (p == name)
+        return -1;
+    if (*p) {
+        *p++ = '\0';
+        p += strspn(p, " \t");
+        if (*p == '[') {
+            char *end = strchr(p, ']');
+            if (!end || end == p + 1)
+                return -1;
+            *end = '\0';
+            mod = p + 1;
+        } else if (*p) {
+            return -1;
+        }
+    }
+    if (addr)
+        *nonzero = true;
+    if (out->type != 't' && out->type != 'T' && out->type != 'w' && out->type != 'W')
+        return 0;
+    out->addr = addr;
+    out->name = name;
+    out->module = mod;
+    return 1;
+}
+
+static int ksym_cmp(const void *pa, const void *pb)
+{
+    const struct ksym *a = pa, *b = pb;
+    if (a->addr != b->addr)
+        return a->addr < b->addr ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static size_t underscores(const char *s)
+{
+    size_t n = 0;
+    while (s[n] == '_')
+        n++;
+    return n;
+}
+
+/* The alias perf shows for an address (kallsyms has no sizes): non-weak, then global, then
+ * fewer leading underscores, then the longer name; on a tie the earlier line. */
+static bool ksym_better(const struct ksym *a, const struct ksym *b)
+{
+    bool aw = a->type == 'w' || a->type == 'W', bw = b->type == 'w' || b->type == 'W';
+    bool ag = a->type == 'T', bg = b->type == 'T';
+    size_t au, bu;
+
+    if (aw != bw)
+        return aw;
+    if (ag != bg)
+        return bg;
+    au = underscores(a->name);
+    bu = underscores(b->name);
+    if (au != bu)
+        return bu < au;
+    return strlen(b->name) > strlen(a->name);
+}
+
+/* Moves each address's preferred name to the end of its run of equal addresses, where the
+ * "last symbol at or below" search lands; the others stay for ksyms_lookup. */
+static void place_best(struct ksym *v, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j, best = i;
+        for (j = i + 1; j < n && v[j].addr == v[i].addr; j++)
+            if (ksym_better(&v[best], &v[j]))
+                best = j;
+        if (best != j - 1) {
+            struct ksym t = v[best];
+            v[best] = v[j - 1];
+            v[j - 1] = t;
+        }
+        i = j;
+    }
+}
+
+int ksyms_load(const char *path, struct ksyms **out)
+{
+    struct ksyms *ks;
+    size_t len, cap = 0, lines = 0;
+    bool nonzero = false;
+    char *line;
+    int err;
+
+    *out = NULL;
+    ks = calloc(1, sizeof(*ks));
+    if (!ks)
+        return -ENOMEM;
+    err = file_read_all(path, &ks->buf, &len, KALLSYMS_MAX);
+    if (err) {
+        free(ks);
+        return err;
+    }
+    /* One allocation sized by the line count (an upper bound on symbols). */
+    for (char *p = ks->buf; (p = memchr(p, '\n', len - (size_t)(p - ks->buf))); p++)
+        cap++;
+    cap++;
+    ks->v = malloc(cap * sizeof(*ks->v));
+    if (!ks->v) {
+        ksyms_free(ks);
+        return -ENOMEM;
+    }
+    for (line = ks->buf; line && *line;) {
+        char *eol = strchr(line, '\n');
+        int r;
+        if (eol)
+            *eol = '\0';
+        if (*line) {
+            lines++;
+            r = parse_line(line, &ks->v[ks->n], &nonzero);
+            if (r < 0)
+                ks->bad++;
+            else if (r > 0) {
+                ks->v[ks->n].order = (uint32_t)ks->n;
+                ks->n++;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    if (lines > ks->bad && !nonzero) {
+        ksyms_free(ks);
+        return -EACCES;   /* kptr_restrict hides the addresses */
+    }
+    qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+    place_best(ks->v, ks->n);
+    *out = ks;
+    return 0;
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+    if (!ks)
+        return;
+    free(ks->v);
+    free(ks->buf);
+    free(ks);
+}
+
+size_t ksyms_count(const struct ksyms *ks)
+{
+    return ks->n;
+}
+
+size_t ksyms_bad_lines(const struct ksyms *ks)
+{
+    return ks->bad;
+}
+
+int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out)
+{
+    size_t lo = 0, hi = ks->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ks->v[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memset(out, 0, sizeof(*out));
+    if (!lo)
+        return 0;
+    out->name = ks->v[lo - 1].name;
+    out->module = ks->v[lo - 1].module;
+    out->start = ks->v[lo - 1].addr;
+    return 0;
+}
+
+uint64_t ksyms_lookup(const struct ksyms *ks, const char *name)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        if (!strcmp(ks->v[i].name, name))
+            return ks->v[i].addr;
+    return 0;
+}

@@ -1,0 +1,270 @@
+/* Sorted function-symbol arrays: alias choice, zero-size fixup, lookup, brackets, name search. */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/symtab.h"
+
+void symtab_builder_release(struct symtab_builder *b)
+{
+    vec_free(&b->c);
+    free(b->arena);
+    b->arena = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Appends a NUL-terminated string to the arena; returns its offset through *off. */
+static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t *off)
+{
+    if (n + 1 > UINT32_MAX - b->len)
+        return -EOVERFLOW;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *a = realloc(b->arena, cap);
+        if (!a)
+            return -ENOMEM;
+        b->arena = a;
+        b->cap = cap;
+    }
+    memcpy(b->arena + b->len, s, n);
+    b->arena[b->len + n] = '\0';
+    *off = (uint32_t)b->len;
+    b->len += n + 1;
+    return 0;
+}
+
+int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
+               int bind)
+{
+    struct sym_cand c = { .start = start, .size = size, .bind = (uint8_t)bind };
+    char *dem;
+    int err;
+
+    if (b->c.n >= UINT32_MAX)
+        return -EOVERFLOW;
+    c.order = (uint32_t)b->c.n;
+    err = arena_add(b, raw, strlen(raw), &c.raw);
+    if (err)
+        return err;
+    c.name = c.raw;
+    dem = symbol_demangle(raw);
+    if (dem) {
+        err = arena_add(b, dem, strlen(dem), &c.name);
+        free(dem);
+        if (err)
+            return err;
+    }
+    return vec_push(&b->c, c);
+}
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const struct sym_cand *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static size_t leading_underscores(const char *s)
+{
+    size_t n = 0;
+    while (s[n] == '_')
+        n++;
+    return n;
+}
+
+/* perf's documented preference between aliases at one address (perf 6.1, choose_best_symbol):
+ * non-zero size, then non-weak, then global, then fewer leading underscores, then the longer
+ * name; on a full tie the earlier symbol stays. Returns true if b beats a. */
+static bool alias_better(const char *arena, const struct sym_cand *a, const struct sym_cand *b)
+{
+    bool aw, bw, ag, bg;
+    size_t au, bu, al, bl;
+
+    if ((a->size == 0) != (b->size == 0))
+        return b->size != 0;
+    aw = a->bind == STB_WEAK;
+    bw = b->bind == STB_WEAK;
+    if (aw != bw)
+        return aw;
+    ag = a->bind == STB_GLOBAL;
+    bg = b->bind == STB_GLOBAL;
+    if (ag != bg)
+        return bg;
+    au = leading_underscores(arena + a->name);
+    bu = leading_underscores(arena + b->name);
+    if (au != bu)
+        return bu < au;
+    al = strlen(arena + a->name);
+    bl = strlen(arena + b->name);
+    return bl > al;
+}
+
+int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
+{
+    size_t n = b->c.n, i, ns = 0, na = 0;
+    struct sym *syms = NULL, *aliases = NULL;
+
+    memset(out, 0, sizeof(*out));
+    if (n) {
+        syms = malloc(n * sizeof(*syms));
+        aliases = malloc(n * sizeof(*aliases));
+        if (!syms || !aliases) {
+            free(syms);
+            free(aliases);
+            return -ENOMEM;
+        }
+        qsort(b->c.v, n, sizeof(*b->c.v), cand_cmp);
+    }
+    for (i = 0; i < n;) {
+        size_t j, best = i;
+        for (j = i + 1; j < n && b->c.v[j].start == b->c.v[i].start; j++)
+            if (alias_better(b->arena, &b->c.v[best], &b->c.v[j]))
+                best = j;
+        for (size_t k = i; k < j; k++) {
+            const struct sym_cand *c = &b->c.v[k];
+            struct sym s = { c->start, c->size, c->name, c->raw };
+            if (k == best)
+                syms[ns++] = s;
+            else
+                aliases[na++] = s;
+        }
+        i = j;
+    }
+    /* Zero-size symbols (assembly, some dynsyms) end where the next one starts, as in perf;
+     * the last one gets the rest of its page plus one. */
+    for (i = 0; i < ns; i++) {
+        if (syms[i].size)
+            continue;
+        if (i + 1 < ns)
+            syms[i].size = syms[i + 1].start - syms[i].start;
+        else
+            syms[i].size = ((syms[i].start + 4095) & ~4095ULL) + 4096 - syms[i].start;
+    }
+    for (i = 0; i < na; i++) {
+        long k = symtab_index(&(struct symtab){ .syms = syms, .n = ns }, aliases[i].start);
+        if (!aliases[i].size && k >= 0)
+            aliases[i].size = syms[k].size;
+    }
+    out->syms = syms;
+    out->n = ns;
+    out->aliases = aliases;
+    out->naliases = na;
+    out->arena = b->arena;
+    out->brackets = brackets;
+    b->arena = NULL;
+    symtab_builder_release(b);
+    return 0;
+}
+
+void symtab_release(struct symtab *t)
+{
+    if (t->gaps) {
+        for (size_t i = 0; i <= t->n; i++)
+            free(t->gaps[i]);
+        free(t->gaps);
+    }
+    free(t->syms);
+    free(t->aliases);
+    free(t->arena);
+    memset(t, 0, sizeof(*t));
+}
+
+long symtab_index(const struct symtab *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->n;   /* answer: count of symbols with start <= addr, minus one */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->syms[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+/* The interned bracket for the gap after symbol idx (idx -1: before the first symbol). */
+static const char *gap_name(struct symtab *t, long idx)
+{
+    size_t g = (size_t)(idx + 1);
+    const char *lo, *hi;
+    size_t len;
+
+    if (!t->gaps) {
+        t->gaps = calloc(t->n + 1, sizeof(*t->gaps));
+        if (!t->gaps)
+            return NULL;
+    }
+    if (t->gaps[g])
+        return t->gaps[g];
+    lo = idx < 0 ? "(start)" : symtab_str(t, t->syms[idx].name);
+    hi = g >= t->n ? "(end)" : symtab_str(t, t->syms[g].name);
+    len = strlen(lo) + strlen(hi) + 3;
+    t->gaps[g] = malloc(len);
+    if (t->gaps[g])
+        snprintf(t->gaps[g], len, "%s->%s", lo, hi);
+    return t->gaps[g];
+}
+
+int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (idx >= 0) {
+        const struct sym *s = &t->syms[idx];
+        if (addr - s->start < s->size) {
+            out->name = symtab_str(t, s->name);
+            out->start = s->start;
+            out->size = s->size;
+            return 0;
+        }
+    }
+    if (!t->brackets || !t->n)
+        return 0;
+    out->name = gap_name(t, idx);
+    if (!out->name)
+        return -ENOMEM;
+    out->bracket = true;
+    out->start = idx >= 0 ? t->syms[idx].start : 0;
+    return 0;
+}
+
+/* "ns::func" matches the demangled "ns::func(int) const". */
+static bool name_matches(const struct symtab *t, const struct sym *s, const char *name,
+                         size_t len)
+{
+    const char *dem = symtab_str(t, s->name);
+    if (!strcmp(symtab_str(t, s->raw), name) || !strcmp(dem, name))
+        return true;
+    return s->name != s->raw && !strncmp(dem, name, len) && dem[len] == '(';
+}
+
+size_t symtab_find(const struct symtab *t, const char *name, struct symbol_match *out, size_t max)
+{
+    size_t len = strlen(name), found = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const struct sym *v = pass ? t->aliases : t->syms;
+        size_t n = pass ? t->naliases : t->n;
+        for (size_t i = 0; i < n && found < max; i++) {
+            if (!name_matches(t, &v[i], name, len))
+                continue;
+            out[found].name = symtab_str(t, v[i].name);
+            out[found].start = v[i].start;
+            out[found].size = v[i].size;
+            found++;
+        }
+    }
+    return found;
+}
+
+void symtab_foreach(const struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
+                    void *arg)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        struct symbol_match m = { symtab_str(t, t->syms[i].name), t->syms[i].start,
+                                  t->syms[i].size };
+        fn(arg, &m);
+    }
+}

@@ -1,0 +1,60 @@
+/* Internal to src/symbol/: one DSO's function symbols, sorted by address in one array, names in
+ * one arena. Built once by a builder (ELF .symtab/.dynsym, JIT maps), then read-only except for
+ * the lazily interned bracket names of stripped DSOs. */
+#ifndef PROSPECT_SYMBOL_SYMTAB_H
+#define PROSPECT_SYMBOL_SYMTAB_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbol/dso.h"
+#include "util/vec.h"
+
+struct sym {
+    uint64_t start, size;  /* size after the zero-size fixup (end at the next symbol) */
+    uint32_t name;         /* arena offset of the display (demangled) name */
+    uint32_t raw;          /* arena offset of the raw name (== name when not mangled) */
+};
+
+struct sym_cand {
+    uint64_t start, size;
+    uint32_t name, raw;
+    uint32_t order;        /* insertion order: perf keeps the earlier of two equal aliases */
+    uint8_t bind;          /* STB_LOCAL / STB_GLOBAL / STB_WEAK */
+};
+
+struct symtab_builder {
+    VEC(struct sym_cand) c;
+    char *arena;
+    size_t len, cap;
+};
+
+struct symtab {
+    struct sym *syms;      /* the chosen symbol per address, ascending */
+    size_t n;
+    struct sym *aliases;   /* names dropped by the alias choice, still findable by name */
+    size_t naliases;
+    char *arena;
+    char **gaps;           /* n+1 interned "lo->hi" names, allocated on first bracket */
+    bool brackets;         /* stripped DSO: name the gaps between symbols */
+};
+
+void symtab_builder_release(struct symtab_builder *b);
+/* Adds one function symbol (demangles it). 0 or -ENOMEM / -EOVERFLOW. */
+int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
+               int bind);
+/* Sorts, chooses one name per address, fixes zero sizes; empties the builder. 0 or -ENOMEM. */
+int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets);
+void symtab_release(struct symtab *t);
+
+static inline const char *symtab_str(const struct symtab *t, uint32_t off)
+{
+    return t->arena + off;
+}
+/* Index of the last symbol starting at or below addr, or -1. */
+long symtab_index(const struct symtab *t, uint64_t addr);
+/* Fills out for addr given its symtab_index; 0 or -ENOMEM (bracket interning). */
+int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *out);
+size_t symtab_find(const struct symtab *t, const char *name, struct symbol_match *out, size_t max);
+void symtab_foreach(const struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
+                    void *arg);
+#endif
