@@ -132,7 +132,7 @@ int cmd_check(int argc, char **argv)
         return cmd_usage_error("check", "CPU %d is not online (online CPUs: %s)", o.cpu,
                                sc.online);
     if (err == -ENOENT) {
-        cmd_error("check", "cannot read the online CPU list %s/sys/devices/system/cpu/online",
+        cmd_error("check", "cannot read or parse the online CPU list %s/sys/devices/system/cpu/online",
                   strcmp(o.root, "/") ? o.root : "");
         return 1;
     }

@@ -122,9 +122,10 @@ int sc_add(struct sc_ctx *c, const char *name, enum check_status st, const char 
     it->status = st;
     str_copy(it->value, sizeof(it->value), value);
     str_copy(it->advice, sizeof(it->advice), advice ? advice : "");
-    /* Values quote untrusted files: no control characters reach the terminal. */
+    /* Values quote untrusted files: only printable ASCII reaches the terminal or the JSON
+     * (/proc and /sys values are ASCII; anything else would be invalid UTF-8 in JSON). */
     for (char *p = it->value; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
             *p = '?';
     return 0;
 }
