@@ -1,6 +1,7 @@
 /* /proc/kallsyms: one read, one parse in place (the buffer is the name arena), one sort. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/ksyms.h"
@@ -81,51 +82,6 @@ static int ksym_cmp(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static size_t underscores(const char *s)
-{
-    size_t n = 0;
-    while (s[n] == '_')
-        n++;
-    return n;
-}
-
-/* The alias perf shows for an address (kallsyms has no sizes): non-weak, then global, then
- * fewer leading underscores, then the longer name; on a tie the earlier line. */
-static bool ksym_better(const struct ksym *a, const struct ksym *b)
-{
-    bool aw = a->type == 'w' || a->type == 'W', bw = b->type == 'w' || b->type == 'W';
-    bool ag = a->type == 'T', bg = b->type == 'T';
-    size_t au, bu;
-
-    if (aw != bw)
-        return aw;
-    if (ag != bg)
-        return bg;
-    au = underscores(a->name);
-    bu = underscores(b->name);
-    if (au != bu)
-        return bu < au;
-    return strlen(b->name) > strlen(a->name);
-}
-
-/* Moves each address's preferred name to the end of its run of equal addresses, where the
- * "last symbol at or below" search lands; the others stay for ksyms_lookup. */
-static void place_best(struct ksym *v, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        size_t j, best = i;
-        for (j = i + 1; j < n && v[j].addr == v[i].addr; j++)
-            if (ksym_better(&v[best], &v[j]))
-                best = j;
-        if (best != j - 1) {
-            struct ksym t = v[best];
-            v[best] = v[j - 1];
-            v[j - 1] = t;
-        }
-        i = j;
-    }
-}
-
 int ksyms_load(const char *path, struct ksyms **out)
 {
     struct ksyms *ks;
@@ -173,8 +129,9 @@ int ksyms_load(const char *path, struct ksyms **out)
         ksyms_free(ks);
         return -EACCES;   /* kptr_restrict hides the addresses */
     }
+    /* Stable by line order: of several names at one address the last line's is the one found
+     * (the others keep an empty range), which is what perf 6.1 reports for kallsyms. */
     qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
-    place_best(ks->v, ks->n);
     *out = ks;
     return 0;
 }

@@ -312,6 +312,7 @@ TEST(mutated_libraries_never_crash)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(stripped_library_brackets);
     RUN(unstripped_library_names_statics);
     RUN(debuglink_gives_full_symbols);

@@ -125,6 +125,7 @@ TEST(kernel_placeholder)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(demangle_names);
     RUN(cxx_symbols_demangled_and_found);
     RUN(vdso_from_own_image);
