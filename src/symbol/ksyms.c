@@ -131,7 +131,12 @@ int ksyms_load(const char *path, struct ksyms **out)
     }
     /* Stable by line order: of several names at one address the last line's is the one found
      * (the others keep an empty range), which is what perf 6.1 reports for kallsyms. */
-    qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+    for (size_t i = 1; i < ks->n; i++) {
+        if (ks->v[i].addr < ks->v[i - 1].addr) {   /* the kernel lists text in order: rare */
+            qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+            break;
+        }
+    }
     *out = ks;
     return 0;
 }

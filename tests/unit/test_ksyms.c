@@ -14,13 +14,16 @@ TEST(fixture_parses_text_symbols_and_modules)
 
     CHECK(ksyms_load(FIXTURE_DIR "/kallsyms.txt", &ks) == 0);
     /* text (t T w W) only; garbage, a bare address and a bad hex address are counted */
-    CHECK_EQ_U64(ksyms_count(ks), 9);
+    CHECK_EQ_U64(ksyms_count(ks), 10);
     CHECK_EQ_U64(ksyms_bad_lines(ks), 3);
     /* several names at one address: the last line's, as perf 6.1 shows */
     CHECK(ksyms_resolve(ks, 0xffffffff81000010ULL, &r) == 0);
     CHECK_STR(r.name, "startup_64");
     CHECK(r.module == NULL);
     CHECK_EQ_U64(r.start, 0xffffffff81000000ULL);
+    /* a line out of address order is sorted into place */
+    CHECK(ksyms_resolve(ks, 0xffffffff81000900ULL, &r) == 0);
+    CHECK_STR(r.name, "listed_out_of_order");
     CHECK(ksyms_resolve(ks, 0xffffffff81005000ULL, &r) == 0);
     CHECK_STR(r.name, "__pi_do_syscall_64");
     /* a symbol covers up to the next one; data symbols are not boundaries */
