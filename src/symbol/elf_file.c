@@ -45,7 +45,7 @@ static int validate(struct elf_file *ef, const char *what)
     if (shnum > 1 && (!eh.e_shentsize || shnum > ef->size / eh.e_shentsize ||
                       !in_bounds(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, ef->size)))
         goto bad;
-    if (eh.e_phoff && eh.e_phnum > phnum)
+    if (eh.e_phoff && eh.e_phnum != PN_XNUM && eh.e_phnum > phnum)
         phnum = eh.e_phnum;
     if (phnum && (!eh.e_phentsize || phnum > ef->size / eh.e_phentsize ||
                   !in_bounds(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, ef->size)))
