@@ -82,25 +82,23 @@ static int ksym_cmp(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-int ksyms_load(const char *path, struct ksyms **out)
+int ksyms_parse(char *text, size_t len, struct ksyms **out)
 {
     struct ksyms *ks;
-    size_t len, cap = 0, lines = 0;
+    size_t cap = 0, lines = 0;
     bool nonzero = false;
     char *line;
-    int err;
 
     *out = NULL;
     ks = calloc(1, sizeof(*ks));
-    if (!ks)
+    if (!ks) {
+        free(text);
         return -ENOMEM;
-    err = file_read_all(path, &ks->buf, &len, KALLSYMS_MAX);
-    if (err) {
-        free(ks);
-        return err;
     }
+    ks->buf = text;
+    text[len] = '\0';
     /* One allocation sized by the line count (an upper bound on symbols). */
-    for (char *p = ks->buf; (p = memchr(p, '\n', len - (size_t)(p - ks->buf))); p++)
+    for (char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++)
         cap++;
     cap++;
     ks->v = malloc(cap * sizeof(*ks->v));
@@ -108,8 +106,8 @@ int ksyms_load(const char *path, struct ksyms **out)
         ksyms_free(ks);
         return -ENOMEM;
     }
-    for (line = ks->buf; line && *line;) {
-        char *eol = strchr(line, '\n');
+    for (line = text; line && line < text + len;) {
+        char *eol = memchr(line, '\n', len - (size_t)(line - text));
         int r;
         if (eol)
             *eol = '\0';
@@ -139,6 +137,19 @@ int ksyms_load(const char *path, struct ksyms **out)
     }
     *out = ks;
     return 0;
+}
+
+int ksyms_load(const char *path, struct ksyms **out)
+{
+    char *text;
+    size_t len;
+    int err;
+
+    *out = NULL;
+    err = file_read_all(path, &text, &len, KALLSYMS_MAX);
+    if (err)
+        return err;
+    return ksyms_parse(text, len, out);
 }
 
 void ksyms_free(struct ksyms *ks)
