@@ -44,7 +44,8 @@ struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const cha
                           const uint8_t *build_id, size_t build_id_len, pid_t pid);
 
 const char *dso_path(const struct dso *dso);       /* as mapped: "/usr/lib/.../libc.so.6" */
-const char *dso_short_name(const struct dso *dso); /* basename: "libc.so.6" */
+/* basename: "libc.so.6"; "[vdso]", "[ext4]" as given; anonymous memory "[anon]" */
+const char *dso_short_name(const struct dso *dso);
 enum dso_kind dso_kind(const struct dso *dso);
 /* Loads symbols if not yet loaded. DSO_KERNEL placeholders report DSO_NO_SYMBOLS (kernel
  * addresses resolve through ksyms.h); DSO_ANON without /tmp/perf-PID.map is DSO_MISSING. */

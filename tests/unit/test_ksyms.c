@@ -52,6 +52,27 @@ TEST(all_zero_addresses_are_eacces)
     CHECK(ks == NULL);
 }
 
+TEST(parse_edge_cases)
+{
+    struct ksyms *ks;
+    char *t = strdup("");
+    CHECK(ksyms_parse(t, 0, &ks) == 0);   /* empty: no symbols, not an error */
+    CHECK_EQ_U64(ksyms_count(ks), 0);
+    ksyms_free(ks);
+    t = strdup("ffffffff81000000 D data_only\nffffffff81000010 T no_newline_at_end");
+    CHECK(ksyms_parse(t, strlen(t), &ks) == 0);
+    CHECK_EQ_U64(ksyms_count(ks), 1);
+    CHECK_EQ_U64(ksyms_bad_lines(ks), 0);
+    CHECK_EQ_U64(ksyms_lookup(ks, "no_newline_at_end"), 0xffffffff81000010ULL);
+    ksyms_free(ks);
+    t = strdup("ffffffff81000000 T\n1ffffffff81000000 T too_long\nffffffff81000000 T x [\n"
+               "ffffffff81000000 T y junk\n");
+    CHECK(ksyms_parse(t, strlen(t), &ks) == 0);
+    CHECK_EQ_U64(ksyms_count(ks), 0);
+    CHECK_EQ_U64(ksyms_bad_lines(ks), 4);
+    ksyms_free(ks);
+}
+
 TEST(missing_file_is_enoent)
 {
     struct ksyms *ks;
@@ -88,6 +109,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(fixture_parses_text_symbols_and_modules);
     RUN(all_zero_addresses_are_eacces);
+    RUN(parse_edge_cases);
     RUN(missing_file_is_enoent);
     RUN(live_proc_kallsyms);
     return 0;

@@ -92,6 +92,7 @@ TEST(jit_map_symbols)
     fclose(f);
     d = dso_cache_get(c, DSO_ANON, "//anon", NULL, 0, getpid());
     CHECK(dso_status(d) == DSO_OK_SYMTAB);
+    CHECK_STR(dso_short_name(d), "[anon]");
     CHECK(dso_map_to_vaddr(d, 0x7f0000000000ULL, 0, 0x7f0000001010ULL, &v) == 0);
     CHECK_EQ_U64(v, 0x7f0000001010ULL);   /* JIT maps hold absolute addresses */
     CHECK(dso_resolve(d, v, &r) == 0);
