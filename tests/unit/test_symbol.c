@@ -91,6 +91,23 @@ TEST(alias_choice_follows_perf)
     dso_cache_free(c);
 }
 
+TEST(zero_size_symbol_extends_to_next)
+{
+    struct dso_cache *c = dso_cache_new();
+    struct dso *d = fixture(c, "prog-nopie");
+    uint64_t a = nm_addr("prog-nopie", "prog_asm_nosize");
+    struct symres r;
+
+    CHECK(a);
+    CHECK(dso_resolve(d, a + 3, &r) == 0);
+    CHECK_STR(r.name, "prog_asm_nosize");
+    CHECK(r.size >= 4);
+    /* and it ends where the next symbol starts */
+    CHECK(dso_resolve(d, a + r.size, &r) == 0);
+    CHECK(r.name && strcmp(r.name, "prog_asm_nosize"));
+    dso_cache_free(c);
+}
+
 TEST(map_to_vaddr_uses_segments)
 {
     struct dso_cache *c = dso_cache_new();
@@ -245,6 +262,7 @@ int main(void)
     RUN(nonpie_functions_match_nm);
     RUN(pie_functions_match_nm);
     RUN(alias_choice_follows_perf);
+    RUN(zero_size_symbol_extends_to_next);
     RUN(map_to_vaddr_uses_segments);
     RUN(find_symbols_and_foreach);
     RUN(cache_dedupes_by_path_and_build_id);
