@@ -18,22 +18,25 @@ static bool has_section_data(Elf *e, const char *name)
     return elf_find_section(e, name, 0, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
 }
 
-/* Reads the function symbols of the first section of `type` into a fresh table.
- * Returns the count, or -ENOEXEC / -ENOMEM. */
-static long read_table(Elf *e, GElf_Word type, struct symtab *out, bool brackets)
+/* Reads the function symbols of the first section of `type` in e, plus the PLT slots of the
+ * mapped file `main`, into a fresh table. Returns the count of symbols from the section (the
+ * table is only built when there are some), or -ENOEXEC / -ENOMEM. */
+static long read_table(Elf *e, Elf *main, GElf_Word type, struct symtab *out, bool brackets)
 {
     struct symtab_builder b = {0};
     GElf_Shdr sh;
     Elf_Scn *scn = elf_find_section(e, NULL, type, &sh);
-    long n;
+    long n, plt = 0;
     int err;
 
     if (!scn)
         return 0;
     n = elf_read_funcs(e, scn, &b);
-    if (n <= 0) {
+    if (n > 0)
+        plt = elf_read_plt(main, &b);
+    if (n <= 0 || plt < 0) {
         symtab_builder_release(&b);
-        return n;
+        return n <= 0 ? n : plt;
     }
     err = symtab_finish(&b, out, brackets);
     return err ? err : n;
@@ -66,7 +69,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         if (!dso->debug_path)
             return -ENOMEM;
     }
-    n = read_table(ef->elf, SHT_SYMTAB, &dso->tab, false);
+    n = read_table(ef->elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
     if (n < 0) {
         err = (int)n;
         goto out;
@@ -79,7 +82,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
             dbg_path = NULL;
         }
         if (!n) {
-            n = read_table(dbg.elf, SHT_SYMTAB, &dso->tab, false);
+            n = read_table(dbg.elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
             if (n < 0) {
                 pr_debug("%s: bad symbol table in debug file\n", path);
                 if (n == -ENOMEM) {
@@ -96,7 +99,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         dso->status = DSO_OK_SYMTAB;
         return 0;
     }
-    n = read_table(ef->elf, SHT_DYNSYM, &dso->tab, true);
+    n = read_table(ef->elf, ef->elf, SHT_DYNSYM, &dso->tab, true);
     if (n < 0) {
         err = (int)n;
         goto out;
