@@ -309,6 +309,11 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
                  " (raise kernel.perf_event_mlock_kb or use fewer pages with -m)" : "");
         goto out;
     }
+    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s%s",
+             o->event.name, res->evlist.nr_rbs, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES,
+             ncpus, attr.freq ? "frequency" : "period",
+             (unsigned long long)(attr.freq ? attr.sample_freq : attr.sample_period),
+             attr.freq ? " Hz" : "", attr.build_id ? ", build-ids in MMAP2" : "");
     dc.evl = &res->evlist;
     if (out->ordered) {
         dc.q = ordered_new(out->ordered, out->ordered_arg);
@@ -425,6 +430,8 @@ out:
     for (size_t i = 0; i < res->evlist.nr_rbs; i++)
         res->bad_records += res->evlist.rbs[i]->bad_records;
     res->records = dc.records;
+    pr_debug("%llu records read, %llu unreadable", (unsigned long long)dc.records,
+             (unsigned long long)res->bad_records);
     if (go[0] >= 0) close(go[0]);
     if (go[1] >= 0) close(go[1]);
     if (sp[0] >= 0) close(sp[0]);

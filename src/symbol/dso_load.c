@@ -84,7 +84,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         if (!n) {
             n = read_table(dbg.elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
             if (n < 0) {
-                pr_debug("%s: bad symbol table in debug file\n", path);
+                pr_debug("%s: bad symbol table in debug file", path);
                 if (n == -ENOMEM) {
                     err = -ENOMEM;
                     goto out;
@@ -105,7 +105,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         goto out;
     }
     dso->status = n > 0 ? DSO_OK_DYNSYM : DSO_NO_SYMBOLS;
-    pr_debug("%s: %s\n", path, dso_status_str(dso->status));
+    pr_debug("%s: %s", path, dso_status_str(dso->status));
     return 0;
 out:
     symtab_release(&dso->tab);
@@ -114,7 +114,7 @@ out:
     dso->nsegs = 0;
     if (err == -ENOMEM)
         return err;
-    pr_debug("%s: corrupt ELF data\n", path);
+    pr_debug("%s: corrupt ELF data", path);
     dso->status = DSO_BAD_ELF;
     return 0;
 }
@@ -141,7 +141,7 @@ int dso_load_file(struct dso *dso)
     }
     err = elf_file_open(path, &ef);
     if (err) {
-        pr_debug("%s: %s\n", path, strerror(-err));
+        pr_debug("%s: %s", path, strerror(-err));
         dso->status = err == -ENOEXEC && !deleted ? DSO_BAD_ELF : DSO_MISSING;
         free(stripped);
         return err == -ENOMEM ? err : 0;
@@ -149,7 +149,7 @@ int dso_load_file(struct dso *dso)
     if (elf_read_build_id(ef.elf, dso->fbid, sizeof(dso->fbid), &dso->fbid_len))
         dso->fbid_len = 0;
     if (dso->kbid_len && !build_id_equal(dso)) {
-        pr_debug("%s: build-id differs from the mapped file's\n", path);
+        pr_debug("%s: build-id differs from the mapped file's", path);
         dso->status = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
         err = 0;
     } else {

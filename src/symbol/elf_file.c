@@ -68,7 +68,7 @@ static int validate(struct elf_file *ef, const char *what)
         goto bad;
     return 0;
 bad:
-    pr_debug("%s: not a valid ELF file (%s)\n", what, elf_errmsg(-1));
+    pr_debug("%s: not a valid ELF file (%s)", what, elf_errmsg(-1));
     return -ENOEXEC;
 }
 
