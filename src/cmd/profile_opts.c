@@ -1,10 +1,10 @@
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/cmd.h"
 #include "cmd/profile_opts.h"
 #include "report/prospect_report.h"
+#include "util/cpu_pin.h"
 #include "util/strutil.h"
 
 #define MAX_FREQ 100000   /* beyond kernel.perf_event_max_sample_rate's usual ceiling */
@@ -74,11 +74,10 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->collect.duration = d;
         return 0;
     case PROFILE_OPT_CPU:
-        if (parse_u64(arg, &v) || v >= CPU_SETSIZE) {
+        if (cpu_parse(arg, &po->collect.pin_cpu)) {
             cmd_usage_error(cmd, "invalid --cpu '%s'", arg);
             return -EINVAL;
         }
-        po->collect.pin_cpu = (int)v;
         return 0;
     default:
         return -ENOENT;
@@ -99,12 +98,8 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
     }
     if (po->collect.event.period && (po->freq_given || po->period_given))
         return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c", po->event_str);
-    if (po->collect.pin_cpu >= 0) {
-        cpu_set_t set;
-        if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(po->collect.pin_cpu, &set))
-            return cmd_usage_error(cmd, "--cpu %d: no such CPU available here",
-                                   po->collect.pin_cpu);
-    }
+    if (po->collect.pin_cpu >= 0 && !po->collect.argv)
+        return cmd_usage_error(cmd, "--cpu pins a launched command; there is none");
     return 0;
 }
 

@@ -149,7 +149,8 @@ int cmd_run(int argc, char **argv)
 
     profile_opts_init(&po);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
         ret = profile_opts_parse(&po, "run", c, optarg);
         if (ret == 0)
             continue;
@@ -174,7 +175,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'v': log_verbosity++; break;
         case 'h': return cmd_help("run");
-        default: return cmd_usage_error("run", "unknown option");
+        default: return cmd_bad_option("run", argv, optind, optopt, c);
         }
     }
     if (optind >= argc && !po.collect.system_wide)

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "perf/ordered.h"
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
+#include "util/cpu_pin.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -122,7 +122,7 @@ static int drain_all(struct evlist *evl, struct drain_ctx *c)
 
 /* The child waits for a byte on go[0] before exec so the events are open first; exec failure
  * is reported through a close-on-exec pipe (EOF there means exec succeeded). */
-static pid_t launch(char *const *argv, int pin_cpu, int go[2], int status_pipe[2])
+static pid_t launch(char *const *argv, int go[2], int status_pipe[2])
 {
     pid_t pid = fork();
     if (pid != 0)
@@ -131,12 +131,6 @@ static pid_t launch(char *const *argv, int pin_cpu, int go[2], int status_pipe[2
     close(status_pipe[0]);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    if (pin_cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(pin_cpu, &set);
-        sched_setaffinity(0, sizeof(set), &set);
-    }
     {
         char b;
         ssize_t r;
@@ -269,7 +263,7 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
             snprintf(err, errlen, "pipe: %s", strerror(errno));
             goto out;
         }
-        res->child = launch(o->argv, o->pin_cpu, go, sp);
+        res->child = launch(o->argv, go, sp);
         if (res->child < 0) {
             ret = -errno;
             snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -280,6 +274,12 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         close(sp[1]);
         go[0] = sp[1] = -1;
         pidfd = pidfd_open_compat(res->child);
+        /* Pinned before exec, so the command never runs anywhere else. */
+        if (o->pin_cpu >= 0) {
+            ret = cpu_pin(res->child, o->pin_cpu, "/sys/devices/system/cpu/online", err, errlen);
+            if (ret)
+                goto out;
+        }
     }
     if (!o->system_wide && !o->nr_pids)
         sw_target = res->child;
@@ -309,6 +309,11 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
                  " (raise kernel.perf_event_mlock_kb or use fewer pages with -m)" : "");
         goto out;
     }
+    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s%s",
+             o->event.name, res->evlist.nr_rbs, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES,
+             ncpus, attr.freq ? "frequency" : "period",
+             (unsigned long long)(attr.freq ? attr.sample_freq : attr.sample_period),
+             attr.freq ? " Hz" : "", attr.build_id ? ", build-ids in MMAP2" : "");
     dc.evl = &res->evlist;
     if (out->ordered) {
         dc.q = ordered_new(out->ordered, out->ordered_arg);
@@ -425,6 +430,8 @@ out:
     for (size_t i = 0; i < res->evlist.nr_rbs; i++)
         res->bad_records += res->evlist.rbs[i]->bad_records;
     res->records = dc.records;
+    pr_debug("%llu records read, %llu unreadable", (unsigned long long)dc.records,
+             (unsigned long long)res->bad_records);
     if (go[0] >= 0) close(go[0]);
     if (go[1] >= 0) close(go[1]);
     if (sp[0] >= 0) close(sp[0]);

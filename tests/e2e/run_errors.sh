@@ -24,11 +24,12 @@ expect zero_freq 2 "invalid frequency '0'" -- run -F 0 -- true
 expect bad_period 2 "invalid period '-5'" -- run -c -5 -- true
 expect freq_and_period 2 "-F and -c exclude each other" -- run -F 100 -c 1000 -- true
 expect unknown_event 2 "unknown event 'nosuchevent'" -- run -e nosuchevent -- true
-expect unknown_option 2 "Try 'prospect run --help'" -- run --bogus -- true
+expect unknown_option 2 "^prospect run: unknown option '--bogus'" -- run --bogus -- true
+expect missing_value 2 "^prospect run: option '-F' needs a value" -- run -F
 expect unknown_command 2 "unknown command 'bogus'" -- bogus
 expect bad_output 1 "cannot write /nonexistent/dir/r.txt" -- run -o /nonexistent/dir/r.txt -- true
 expect bad_cpu 2 "invalid --cpu '4096'" -- run --cpu 4096 -- true
-expect absent_cpu 2 "--cpu 999: no such CPU available here" -- run --cpu 999 -- true
+expect absent_cpu 1 "CPU 999 does not exist or is offline \(online CPUs: " -- run --cpu 999 -- true
 
 # Hardware events: advice where the machine has none, a report where it has them.
 if "$PROSPECT" run -e cycles -o /dev/null -- true 2>"$TEST_TMP/cycles.err"; then
@@ -92,4 +93,12 @@ else
     asnobody "$PROSPECT" run -a -d 0.1 >/dev/null 2>"$TEST_TMP/nobody_a.txt"; rc=$?
     check unprivileged_system_wide_refused [ "$rc" -eq 1 ]
     check unprivileged_system_wide_advice grep -q "perf_event_paranoid is $paranoid.*CAP_PERFMON" "$TEST_TMP/nobody_a.txt"
+fi
+
+# --cpu N: the command runs pinned from its first instruction.
+if [ "$(nproc)" -ge 2 ]; then
+    out=$("$PROSPECT" run --cpu 1 -o /dev/null -- grep Cpus_allowed_list /proc/self/status)
+    check cpu_pin_applies [ "$(echo "$out" | awk '{ print $2 }')" = 1 ]
+else
+    skip cpu_pin_applies "needs 2 CPUs"
 fi

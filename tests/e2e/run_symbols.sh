@@ -18,3 +18,8 @@ build_workload jit jit -O1
 check jit_map_symbol grep -q 'jitted_count_loop' "$TEST_TMP/jit.txt"
 jpid=$(awk '/^Process [0-9]+ jit$/ { print $2; exit }' "$TEST_TMP/jit.txt")
 [ -n "$jpid" ] && rm -f "/tmp/perf-$jpid.map"
+
+# -v explains why a file has no symbols.
+build_workload split_stripped split -O2 -s
+"$PROSPECT" run -v -o /dev/null -- "$WL/split_stripped" 10 >/dev/null 2>"$TEST_TMP/verbose.err"
+check verbose_explains_missing_symbols grep -q "split_stripped: no symbols" "$TEST_TMP/verbose.err"
