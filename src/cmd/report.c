@@ -39,6 +39,8 @@ const char cmd_report_usage[] =
 "      --comm NAME        only samples of processes with this command name\n"
 "      --cpu N            only samples taken on this CPU\n"
 "      --dso NAME         only rows of this shared object (name or path; --flat)\n"
+"  -e, --event NAME       the event whose samples to report, for files with several\n"
+"                         (default: the first)\n"
 "      --header           what the file says about itself: host, kernel, cmdline, events,\n"
 "                         samples, lost, build ids, features\n"
 "      --stats            the number of records of each type\n"
@@ -59,7 +61,7 @@ struct report_cmd_opts {
     enum report_format fmt;
     struct flat_opts flat_opts;
     struct session_filter filter;
-    const char *comm;
+    const char *event;
     unsigned top;
     double min_percent;
 };
@@ -123,6 +125,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "comm", required_argument, NULL, OPT_COMM },
         { "cpu", required_argument, NULL, OPT_CPU },
         { "dso", required_argument, NULL, OPT_DSO },
+        { "event", required_argument, NULL, 'e' },
         { "header", no_argument, NULL, OPT_HEADER },
         { "stats", no_argument, NULL, OPT_STATS },
         { "format", required_argument, NULL, OPT_FORMAT },
@@ -145,7 +148,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:s:t:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:s:t:e:vh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_FLAT: o->flat = true; break;
@@ -178,6 +181,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             break;
         case OPT_COMM: o->filter.comm = optarg; break;
         case OPT_DSO: o->flat_opts.dso = optarg; break;
+        case 'e': o->event = optarg; break;
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
         case OPT_FORMAT:
@@ -211,16 +215,36 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     return 0;
 }
 
-/* The event whose samples the reports show: the first one that has any. */
-static const struct evsel *main_evsel(const struct perfdata *pd)
+/* The event whose samples the reports show: --event NAME, else the first one that can
+ * sample (perf's -a adds a "dummy" event that only carries side-band records). */
+static const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 {
-    const struct evlist *evl = perfdata_evlist(pd);
-    const struct perfdata_stats *st = perfdata_stats(pd);
+    for (size_t i = 0; i < evl->nr; i++) {
+        const struct evsel *e = &evl->sel[i];
+        if (name ? !strcmp(e->name, name)
+                 : !(e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY))
+            return e;
+    }
+    return name || !evl->nr ? NULL : &evl->sel[0];
+}
 
-    for (size_t i = 0; i < evl->nr; i++)
-        if (st->evsel_samples[i])
-            return &evl->sel[i];
-    return evl->nr ? &evl->sel[0] : NULL;
+/* Feeds the session the records of every event but the samples of one only (a table of two
+ * events' samples added up would mean nothing). */
+struct one_event {
+    struct session *s;
+    const struct evsel *sel;
+    uint64_t other_samples;
+};
+
+static int session_one_event(void *arg, const struct evlist *evl,
+                             const struct perf_event_header *h, uint64_t time)
+{
+    struct one_event *oe = arg;
+    if (h->type == PERF_RECORD_SAMPLE && evl->nr > 1 && evlist_evsel_for(evl, h) != oe->sel) {
+        oe->other_samples++;
+        return 0;
+    }
+    return session_record(oe->s, evl, h, time);
 }
 
 static char *join_cmdline(const struct perfdata_info *in)
@@ -308,7 +332,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
 {
     const struct perfdata_info *in = perfdata_info(pd);
     const struct perfdata_stats *st = perfdata_stats(pd);
-    const struct evsel *sel = main_evsel(pd);
+    const struct evsel *sel = pick_evsel(perfdata_evlist(pd), o->event);
     struct ksyms *ks = NULL;
     char knote[256] = "";
     char *command = NULL;
@@ -371,6 +395,7 @@ int cmd_report(int argc, char **argv)
     struct perfdata *pd;
     struct session session;
     struct ksyms_job kjob = { 0 };
+    struct one_event oe = { 0 };
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
@@ -394,13 +419,24 @@ int cmd_report(int argc, char **argv)
     if (o.flat || !(o.header || o.stats))
         ksyms_job_start(&kjob);
     /* One pass: the reader feeds the same session code as live collection. */
-    if (perfdata_process(pd, session_record, &session, 0, &err)) {
+    oe.s = &session;
+    oe.sel = pick_evsel(perfdata_evlist(pd), o.event);
+    if (!oe.sel) {
+        cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
+        ret = 1;
+        goto out;
+    }
+    if (perfdata_process(pd, session_one_event, &oe, 0, &err)) {
         perfdata_error_str(&err, line, sizeof(line));
         cmd_error("report", "%s", line);
         ret = 1;
         goto out;
     }
     print_warnings(pd, o.input);
+    if (oe.other_samples && !o.header && !o.stats)
+        cmd_error("report", "note: the samples of '%s' are shown; %llu samples of other events "
+                  "are not (choose with --event NAME)", oe.sel->name,
+                  (unsigned long long)oe.other_samples);
     ret = print_reports(&o, pd, &session, &kjob);
     if (ret) {
         cmd_error("report", "%s", strerror(-ret));

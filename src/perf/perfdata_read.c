@@ -31,6 +31,7 @@ struct perfdata {
     uint64_t data_off, data_end;
     bool time_ordered;          /* every event has TIME and sample_id_all */
     uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
+    uint64_t released;          /* file pages below this were given back (madvise) */
 };
 
 static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
@@ -517,6 +518,21 @@ static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Pages of the mapped file before the previous round have been delivered (almost always: a
+ * record of an old round newer than the previous round's end would still be queued). Dropping
+ * them keeps peak memory at a few rounds instead of the whole file; it is only a hint, as a
+ * dropped page of a private read-only file mapping faults back in from the file if touched. */
+static void release_behind(struct perfdata *pd, uint64_t *prev_round, uint64_t round_end)
+{
+    uint64_t page = 4096, from = pd->released, to = *prev_round / page * page;
+
+    *prev_round = round_end;
+    if (!pd->own_map || to <= from + (8u << 20))
+        return;         /* in steps of 8 MiB: few system calls */
+    if (madvise((void *)(pd->map + from), to - from, MADV_DONTNEED) == 0)
+        pd->released = to;
+}
+
 static bool is_user_type_known(uint32_t type)
 {
     return type >= PERF_RECORD_USER_TYPE_START_ && type < PERF_RECORD_USER_TYPE_END_;
@@ -527,7 +543,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
 {
     struct ordered_queue *q = NULL;
     bool ordered = pd->time_ordered && !(flags & (PERFDATA_FILE_ORDER | PERFDATA_USER_RECORDS));
-    uint64_t off = pd->data_off;
+    uint64_t off = pd->data_off, prev_round = 0;
     int ret = 0;
 
     if (ordered && !(q = ordered_new(fn, arg)))
@@ -599,6 +615,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
             } else if (hv.type == PERF_RECORD_FINISHED_ROUND_) {
                 if (q && (ret = ordered_round(q)) < 0)
                     goto consumer_failed;
+                release_behind(pd, &prev_round, off);
             } else if (hv.type == PERF_RECORD_COMPRESSED_) {
                 pd->stats.compressed++;
             }

@@ -152,3 +152,19 @@ check percent_limit_hides_small_rows [ "$(grep -vc '^#' "$d/limit.txt")" = 2 ]
 check comm_filter_empty_for_other_comm sh -c "! '$PROSPECT' report -i '$d/cmd.data' --flat --comm nosuch -t '|' | grep -v '^#' | grep -q ."
 check dso_filter_keeps_only_dso sh -c "'$PROSPECT' report -i '$d/cmd.data' --flat --dso split_O2 -t '|' | grep -v '^#' | cut -d'|' -f3 | sort -u | grep -qx split_O2"
 check bad_sort_key_is_usage_error sh -c "'$PROSPECT' report -i '$d/cmd.data' --flat --sort comm,bogus 2>/dev/null; [ \$? = 2 ]"
+# Two events: one table per event, as perf prints one section per event.
+if precord -e cpu-clock,task-clock -F 2000 -o "$d/two.data" -- "$WL/split_O2" 40; then
+    ok=1
+    for ev in cpu-clock task-clock; do
+        p=$(perf report -i "$d/two.data" --stdio --no-children -g none --sort comm 2>/dev/null |
+            awk -v ev="'$ev'" '/^# Samples:/ && $NF == ev { print $3 }')
+        o=$("$PROSPECT" report -i "$d/two.data" --flat -e "$ev" 2>/dev/null | awk '/^# Samples:/ { print $3 }')
+        [ -n "$p" ] && [ "$p" = "$o" ] || { ok=0; echo "event $ev: perf $p, prospect $o"; }
+    done
+    check two_events_one_table_each [ $ok = 1 ]
+fi
+# Valid JSON, where python3 can tell.
+if command -v python3 >/dev/null; then
+    check json_outputs_parse python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" \
+        "$d/flat.json" "$d/header.json"
+fi
