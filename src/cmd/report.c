@@ -233,6 +233,7 @@ static const struct evsel *pick_evsel(const struct evlist *evl, const char *name
 struct one_event {
     struct session *s;
     const struct evsel *sel;
+    bool others_sample;       /* false when every other event is a dummy: no check needed */
     uint64_t other_samples;
 };
 
@@ -240,7 +241,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
                              const struct perf_event_header *h, uint64_t time)
 {
     struct one_event *oe = arg;
-    if (h->type == PERF_RECORD_SAMPLE && evl->nr > 1 && evlist_evsel_for(evl, h) != oe->sel) {
+    if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel) {
         oe->other_samples++;
         return 0;
     }
@@ -425,6 +426,12 @@ int cmd_report(int argc, char **argv)
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
         ret = 1;
         goto out;
+    }
+    for (size_t i = 0; i < perfdata_evlist(pd)->nr; i++) {
+        const struct evsel *e = &perfdata_evlist(pd)->sel[i];
+        if (e != oe.sel && !(e->attr.type == PERF_TYPE_SOFTWARE &&
+                             e->attr.config == PERF_COUNT_SW_DUMMY))
+            oe.others_sample = true;
     }
     if (perfdata_process(pd, session_one_event, &oe, 0, &err)) {
         perfdata_error_str(&err, line, sizeof(line));

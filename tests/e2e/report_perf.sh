@@ -168,3 +168,15 @@ if command -v python3 >/dev/null; then
     check json_outputs_parse python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" \
         "$d/flat.json" "$d/header.json"
 fi
+# Ctrl-C ends a recording cleanly: the file is complete and readable.
+"$PROSPECT" record -a -F 500 -o "$d/int.data" >/dev/null 2>"$d/int.err" &
+rpid=$!
+for i in $(seq 50); do [ -s "$d/int.data" ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT "$rpid"; wait "$rpid"
+check record_sigint_status_0 [ $? -eq 0 ]
+check record_sigint_file_complete sh -c "'$PROSPECT' report -i '$d/int.data' --header | grep -q '^samples'"
+# Killed outright: no header, and the reader says so instead of reading garbage.
+( timeout -s KILL 0.6 "$PROSPECT" record -a -F 500 --duration 30 -o "$d/killed.data" >/dev/null 2>&1 ) 2>/dev/null
+"$PROSPECT" report -i "$d/killed.data" >/dev/null 2>"$d/killed.err"
+check record_killed_file_is_clearly_unfinished grep -q "offset 0x0: header was never written" "$d/killed.err"
