@@ -13,6 +13,7 @@
 #include "report/file_header.h"
 #include "report/flat.h"
 #include "report/format.h"
+#include "report/prospect_export.h"
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/dso.h"
@@ -382,7 +383,10 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
         ro.kernel_note = knote[0] ? knote : NULL;
         ro.lost_extra = st->bad;
-        err = report_prospect(stdout, s, ks, &ro);
+        if (o->fmt == REPORT_TEXT)
+            err = report_prospect(stdout, s, ks, &ro);
+        else
+            err = report_prospect_export(stdout, s, ks, &ro, o->fmt);
     }
     free(command);
     ksyms_free(ks);

@@ -177,6 +177,17 @@ kill -INT "$rpid"; wait "$rpid"
 check record_sigint_status_0 [ $? -eq 0 ]
 check record_sigint_file_complete sh -c "'$PROSPECT' report -i '$d/int.data' --header | grep -q '^samples'"
 # Killed outright: no header, and the reader says so instead of reading garbage.
-( timeout -s KILL 0.6 "$PROSPECT" record -a -F 500 --duration 30 -o "$d/killed.data" >/dev/null 2>&1 ) 2>/dev/null
+sh -c 'timeout -s KILL 0.6 "$0" record -a -F 500 --duration 30 -o "$1" >/dev/null 2>&1' \
+    "$PROSPECT" "$d/killed.data" 2>/dev/null
 "$PROSPECT" report -i "$d/killed.data" >/dev/null 2>"$d/killed.err"
 check record_killed_file_is_clearly_unfinished grep -q "offset 0x0: header was never written" "$d/killed.err"
+# The Prospect report's tables, machine-readable.
+"$PROSPECT" report -i "$d/pr.data.old" --format csv >"$d/pros.csv"
+check prospect_csv_columns [ "$(head -1 "$d/pros.csv")" = "section,pid,comm,symbol,dso,samples,period,percent" ]
+check prospect_csv_top_user_row sh -c "grep '^user,' '$d/pros.csv' | head -1 | grep -q ',work_fifty,split_O2,'"
+check prospect_csv_summary_total sh -c "[ \"\$(awk -F, '\$1 == \"summary\" { n += \$6 } END { print n }' '$d/pros.csv')\" = \"$(samples_of "$d/pr.data.old")\" ]"
+"$PROSPECT" report -i "$d/pr.data.old" --format json >"$d/pros.json"
+check prospect_json_processes grep -q '"user_profile": \[' "$d/pros.json"
+if command -v python3 >/dev/null; then
+    check prospect_json_parses python3 -c "import json,sys; d = json.load(open(sys.argv[1])); assert d['processes'][0]['user_profile'][0]['symbol'] == 'work_fifty'" "$d/pros.json"
+fi
