@@ -236,6 +236,8 @@ struct one_event {
     const struct evsel *sel;
     bool others_sample;       /* false when every other event is a dummy: no check needed */
     uint64_t other_samples;
+    bool filtered;            /* --pid/--tid/--comm/--cpu: count what the filters drop too */
+    uint64_t all_samples, all_period;
 };
 
 static int session_one_event(void *arg, const struct evlist *evl,
@@ -245,6 +247,13 @@ static int session_one_event(void *arg, const struct evlist *evl,
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel) {
         oe->other_samples++;
         return 0;
+    }
+    if (h->type == PERF_RECORD_SAMPLE && oe->filtered) {
+        struct sample smp;
+        if (sample_parse(oe->sel, h, &smp) == 0) {
+            oe->all_samples++;
+            oe->all_period += smp.period;
+        }
     }
     return session_record(oe->s, evl, h, time);
 }
@@ -330,7 +339,8 @@ static struct ksyms *ksyms_job_finish(struct ksyms_job *j, int *err)
 }
 
 static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
-                         struct session *s, struct ksyms_job *kjob)
+                         struct session *s, struct ksyms_job *kjob,
+                         const struct one_event *oe)
 {
     const struct perfdata_info *in = perfdata_info(pd);
     const struct perfdata_stats *st = perfdata_stats(pd);
@@ -363,6 +373,10 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     if (o->flat) {
         struct flat_opts fo = o->flat_opts;
         fo.event = sel ? sel->name : NULL;
+        if (oe->filtered) {
+            fo.total_samples = oe->all_samples;
+            fo.total_period = oe->all_period;
+        }
         err = report_flat(stdout, s, ks, &fo);
     } else {
         struct report_opts ro = { .top = o->top, .min_percent = o->min_percent };
@@ -425,6 +439,7 @@ int cmd_report(int argc, char **argv)
         ksyms_job_start(&kjob);
     /* One pass: the reader feeds the same session code as live collection. */
     oe.s = &session;
+    oe.filtered = o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.cpu >= 0 || o.filter.comm;
     oe.sel = pick_evsel(perfdata_evlist(pd), o.event);
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
@@ -448,7 +463,7 @@ int cmd_report(int argc, char **argv)
         cmd_error("report", "note: the samples of '%s' are shown; %llu samples of other events "
                   "are not (choose with --event NAME)", oe.sel->name,
                   (unsigned long long)oe.other_samples);
-    ret = print_reports(&o, pd, &session, &kjob);
+    ret = print_reports(&o, pd, &session, &kjob, &oe);
     if (ret) {
         cmd_error("report", "%s", strerror(-ret));
         ret = 1;

@@ -353,8 +353,11 @@ int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct
             c.ents.v[n++] = c.ents.v[i];
         }
     }
-    /* With a DSO filter the shares stay those of every sample that passed the filters. */
-    if (o->dso || s->stats.period_total > total) {
+    /* Shares of every sample, not of the rows left after a filter (perf's absolute). */
+    if (o->total_period) {
+        total = o->total_period;
+        samples = o->total_samples;
+    } else if (o->dso || s->stats.period_total > total) {
         total = s->stats.period_total;
         samples = s->stats.samples;
     }

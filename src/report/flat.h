@@ -3,8 +3,9 @@
  * percent limit and a DSO filter. Hits in stripped libraries are Prospect's a->b brackets;
  * with no_bracket they are the raw addresses perf prints.
  *
- * Overhead is the share of the period of every sample that passed the session's filters
- * (--pid/--tid/--comm/--cpu); the DSO filter only hides rows. Unresolved symbols print as perf does: "[k] 0x..." kernel addresses,
+ * Overhead is the share of the period of all the event's samples, as perf's default
+ * --percentage absolute: filters hide rows, they do not rescale them (total_* below give the
+ * unfiltered totals when the session was filtered). Unresolved symbols print as perf does: "[k] 0x..." kernel addresses,
  * "[.] 0x..." DSO-relative addresses (raw ips where no map covers the sample). C++ names are
  * shown without their parameter lists, as perf shows them.
  *
@@ -32,6 +33,7 @@ struct flat_opts {
     enum report_format fmt;
     const char *event;            /* event name for the header */
     const char *separator;        /* text: fields joined by this, unpadded (perf's -t) */
+    uint64_t total_samples, total_period;   /* before the session's filters; 0: unfiltered */
 };
 
 /* Parses "comm,dso,sym" (any order, each at most once; "symbol" and "shared" accepted).

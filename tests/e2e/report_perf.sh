@@ -191,3 +191,12 @@ check prospect_json_processes grep -q '"user_profile": \[' "$d/pros.json"
 if command -v python3 >/dev/null; then
     check prospect_json_parses python3 -c "import json,sys; d = json.load(open(sys.argv[1])); assert d['processes'][0]['user_profile'][0]['symbol'] == 'work_fifty'" "$d/pros.json"
 fi
+# Filters hide rows without rescaling them, as perf's default --percentage absolute.
+wpid=$("$PROSPECT" report -i "$d/all.data" --flat --sort comm,pid -t '|' | awk -F'|' '$2 == "split_O2" { print $3; exit }')
+if [ -n "$wpid" ]; then
+    p=$(perf report -i "$d/all.data" --stdio --sort pid --pid "$wpid" 2>/dev/null | grep -v '^#' | awk 'NF { sub("%", "", $1); print $1; exit }')
+    o=$("$PROSPECT" report -i "$d/all.data" --flat --sort pid --pid "$wpid" -t '|' | grep -v '^#' | awk -F'|' '{ sub("%", "", $1); print $1; exit }')
+    check pid_filter_share_matches_perf awk -v p="${p:-x}" -v o="${o:-y}" 'BEGIN { d = p - o; if (d < 0) d = -d; exit !(p != "x" && o != "y" && d <= 0.1) }'
+else
+    fail pid_filter_share_matches_perf "no split_O2 row in the -a file"
+fi
