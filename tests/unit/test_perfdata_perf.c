@@ -109,10 +109,20 @@ static void check_recording(const char *test_name_, const char *name, const char
     snprintf(file, sizeof(file), "%s/%s.data", tmp, name);
     snprintf(out, sizeof(out), "%s/%s.written.data", tmp, name);
     /* perf 6.1 aborts now and then on this machine under load: three tries. */
-    if (!sh("perf record -q -o %s %s >/dev/null 2>&1", file, args) &&
-        !sh("perf record -q -o %s %s >/dev/null 2>&1", file, args) &&
-        !sh("perf record -q -o %s %s >/dev/null 2>&1", file, args)) {
-        printf("SKIP %s: perf record %s failed here\n", test_name_, args);
+    if (!sh("perf record -q -o %s %s >/dev/null 2>%s.err", file, args, file) &&
+        !sh("perf record -q -o %s %s >/dev/null 2>%s.err", file, args, file) &&
+        !sh("perf record -q -o %s %s >/dev/null 2>%s.err", file, args, file)) {
+        char why[256] = "", errf[700];
+        FILE *ef;
+        snprintf(errf, sizeof(errf), "%s.err", file);
+        if ((ef = fopen(errf, "r"))) {
+            if (!fgets(why, sizeof(why), ef))
+                why[0] = '\0';
+            why[strcspn(why, "\n")] = '\0';
+            fclose(ef);
+        }
+        printf("SKIP %s: perf record %s failed here three times (%s)\n", test_name_, args,
+               why[0] ? why : "no message");
         test_failed_ = -1;      /* neither PASS nor FAIL */
         return;
     }
