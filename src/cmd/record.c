@@ -161,8 +161,9 @@ int cmd_record(int argc, char **argv)
     int c, ret, status = 1;
 
     profile_opts_init(&po);
+    opterr = 0;     /* our own one-line messages */
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
         ret = profile_opts_parse(&po, "record", c, optarg);
         if (ret == 0)
             continue;
@@ -172,6 +173,8 @@ int cmd_record(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'v': log_verbosity++; break;
         case 'h': return cmd_help("record");
+        case ':':
+            return cmd_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
         default: return cmd_usage_error("record", "unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -179,6 +182,8 @@ int cmd_record(int argc, char **argv)
         po.collect.argv = argv + optind;
     if (!po.collect.argv && !po.collect.system_wide && !po.collect.nr_pids)
         return cmd_usage_error("record", "no command given (or -a, or -p PID)");
+    if (!strcmp(output, "-"))
+        return cmd_usage_error("record", "-o -: writing perf.data to a pipe is not supported");
     if (po.collect.argv && po.collect.nr_pids)
         return cmd_usage_error("record", "-p attaches to running processes: give no command");
     ret = profile_opts_finish(&po, "record");

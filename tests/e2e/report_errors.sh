@@ -18,6 +18,14 @@ poke() {   # poke FILE OFFSET BYTES-as-printf-escapes
     printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
+# Usage errors: one line and a hint, status 2.
+"$PROSPECT" record --bogus >/dev/null 2>"$d/u1.err"; check record_unknown_option_2 [ $? -eq 2 ]
+check record_unknown_option_message grep -q "^prospect record: unknown option '--bogus'" "$d/u1.err"
+"$PROSPECT" record >/dev/null 2>&1; check record_without_command_2 [ $? -eq 2 ]
+"$PROSPECT" report --flat --sort nope >/dev/null 2>"$d/u2.err"; check report_bad_sort_2 [ $? -eq 2 ]
+check report_bad_sort_message grep -q "unknown --sort key 'nope'" "$d/u2.err"
+"$PROSPECT" report --format xml >/dev/null 2>&1; check report_bad_format_2 [ $? -eq 2 ]
+
 run missing -i "$d/nope.data"
 check missing_file_status [ "$(rc missing)" = 1 ]
 check missing_file_message grep -q "^prospect report: $d/nope.data: No such file or directory" "$d/missing.err"
