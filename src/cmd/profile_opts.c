@@ -12,7 +12,6 @@
 void profile_opts_init(struct profile_opts *po)
 {
     memset(po, 0, sizeof(*po));
-    po->collect.freq = 1000;
     po->collect.pin_cpu = -1;
     po->collect.pids = po->pids;
 }
@@ -109,9 +108,11 @@ void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
     ro->system_wide = po->collect.system_wide;
     ro->event = po->collect.event.name;
     ro->event_why = po->event_why[0] ? po->event_why : NULL;
-    ro->freq_mode = !po->collect.event.period && !po->collect.period;
-    ro->freq = po->collect.freq;
-    ro->period = po->collect.event.period ? po->collect.event.period : po->collect.period;
+    ro->freq_mode = !po->collect.event.period && !po->collect.period &&
+                    (po->collect.freq || a->type != PERF_TYPE_TRACEPOINT);
+    ro->freq = po->collect.freq ? po->collect.freq : COLLECT_DEFAULT_FREQ;
+    ro->period = po->collect.event.period ? po->collect.event.period :
+                 po->collect.period ? po->collect.period : 1;
     ro->time_event = a->type == PERF_TYPE_SOFTWARE &&
                      (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }

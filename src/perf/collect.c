@@ -42,9 +42,13 @@ void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
     if (o->event.period || o->period) {
         a->freq = 0;
         a->sample_period = o->event.period ? o->event.period : o->period;
+    } else if (!o->freq && a->type == PERF_TYPE_TRACEPOINT) {
+        /* A tracepoint is an event worth seeing each time, as perf samples it. */
+        a->freq = 0;
+        a->sample_period = 1;
     } else {
         a->freq = 1;
-        a->sample_freq = o->freq ? o->freq : 1000;
+        a->sample_freq = o->freq ? o->freq : COLLECT_DEFAULT_FREQ;
     }
     a->mmap = 1;
     a->mmap2 = 1;

@@ -11,9 +11,16 @@
 #include "perf/evlist.h"
 #include "perf/record.h"
 
+#define COLLECT_DEFAULT_FREQ 1000
+
+/* The kernel's cpu-clock/task-clock timers never fire more often than every 10 µs, whatever
+ * period was asked; samples still carry the asked period, so consumers clamp it. */
+#define CLOCK_EVENT_MIN_PERIOD_NS 10000
+
 struct collect_opts {
     struct event_spec event;      /* the sampling event (parsed by the caller) */
-    uint64_t freq;                /* samples/s per CPU (attr.freq); used when period == 0 */
+    uint64_t freq;                /* samples/s per CPU (attr.freq); 0: the default (1000 Hz,
+                                     or every event for a tracepoint) */
     uint64_t period;              /* fixed sampling period */
     bool system_wide;             /* -a: every process on every CPU */
     const pid_t *pids;            /* -p: attach to these processes (all threads) */

@@ -6,6 +6,7 @@
 #include "report/prospect_report.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
+#include "util/strutil.h"
 
 #define RULE "------------------------------------------------------------------------------" \
              "----------------------"
@@ -74,6 +75,10 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
             fprintf(f, "; achieved mean period %.0f events", mean);
     }
     fputc('\n', f);
+    if (st->period_clamped)
+        fprintf(f, "  %-22s %" PRIu64 " samples asked for less than the kernel's 10 us timer "
+                "floor;\n  %-22s counted at 10 us each (the workload ran much slower)\n", "",
+                st->period_clamped, "");
     if (o->duration > 0)
         fprintf(f, "  %-22s %.3f s elapsed on %zu CPUs\n", "Duration", o->duration, o->nr_cpus);
     fprintf(f, "  %-22s %" PRIu64 "\n", "Samples", st->samples);
@@ -106,8 +111,10 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
                 "Prospect's own hits");
     if (o->kernel_note)
         fprintf(f, "  %-22s %s\n", "Kernel", o->kernel_note);
-    if (o->command)
-        fprintf(f, "  %-22s %s\n", "Command", o->command);
+    if (o->command) {
+        char cb[400];
+        fprintf(f, "  %-22s %s\n", "Command", str_printable(o->command, cb, sizeof(cb)));
+    }
     if (o->outcome)
         fprintf(f, "  %-22s %s\n", "Outcome", o->outcome);
 }
@@ -125,7 +132,7 @@ static int cmp_proc(const void *a, const void *b)
 static void summary_section(FILE *f, const struct session *s, const struct report_opts *o,
                             struct process **procs, size_t n)
 {
-    char ut[32], st[32];
+    char ut[32], st[32], cb[40];
 
     heading(f, "Summary of Processes");
     fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
@@ -144,7 +151,8 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
         fmt_amount(ut, sizeof(ut), o, p->user_period);
         fmt_amount(st, sizeof(st), o, p->kernel_period);
         fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
-                (int)p->pid, p->comm, p->user_samples, ut, p->kernel_samples, st,
+                (int)p->pid, str_printable(p->comm, cb, sizeof(cb)), p->user_samples, ut,
+                p->kernel_samples, st,
                 pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
     }
     if (nhidden)
@@ -174,9 +182,12 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
     }
     if (any_multi) {
         fprintf(f, "\n  %-16s %10s %10s %8s\n", "By command", "Processes", "Hits", "Total");
-        for (size_t j = 0; j < na; j++)
-            fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n", a[j].comm, a[j].nproc,
-                    a[j].samples, pct(a[j].samples, s->stats.samples));
+        for (size_t j = 0; j < na; j++) {
+            char cb[40];
+            fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n",
+                    str_printable(a[j].comm, cb, sizeof(cb)), a[j].nproc, a[j].samples,
+                    pct(a[j].samples, s->stats.samples));
+        }
     }
     free(a);
     return 0;
@@ -185,7 +196,7 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
 static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
                           const struct report_opts *o, bool with_file)
 {
-    char amt[32], dbuf[64], addr[32];
+    char amt[32], dbuf[64], addr[32], nb[256], db[128];
     size_t shown = pr->rows.n;
 
     if (o->top && shown > o->top)
@@ -204,7 +215,9 @@ static void profile_table(FILE *f, const char *title, struct profile *pr, uint64
         }
         fmt_amount(amt, sizeof(amt), o, r->period);
         fprintf(f, "  %10" PRIu64 " %6.1f%% %12s  %-40s %s\n", r->samples, pct(r->samples, total),
-                amt, name, with_file ? prof_row_dso_name(r, dbuf, sizeof(dbuf)) : "");
+                amt, str_printable(name, nb, sizeof(nb)),
+                with_file ? str_printable(prof_row_dso_name(r, dbuf, sizeof(dbuf)), db, sizeof(db))
+                          : "");
     }
     if (shown < pr->rows.n) {
         uint64_t rest = 0;
@@ -236,9 +249,12 @@ static void files_table(FILE *f, const struct profile *user)
     if (!n)
         return;
     fprintf(f, "\n  Files with user hits:\n");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "    %-20s %s  [%s]\n", dso_short_name(seen[i]), dso_path(seen[i]),
+    for (size_t i = 0; i < n; i++) {
+        char nb[64], pb[300];
+        fprintf(f, "    %-20s %s  [%s]\n", str_printable(dso_short_name(seen[i]), nb, sizeof(nb)),
+                str_printable(dso_path(seen[i]), pb, sizeof(pb)),
                 dso_status_str(dso_status(seen[i])));
+    }
 }
 
 static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
@@ -256,8 +272,9 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
     if (!err) {
         profile_sort(&user);
         profile_sort(&kern);
-        snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid, p->comm,
-                 p->is_self ? " (Prospect itself)" : "");
+        char cb[40];
+        snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
+                 str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
         profile_table(f, "USER profile", &user, proc_samples(p), o, true);
         files_table(f, &user);

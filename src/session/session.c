@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "perf/collect.h"
 #include "perf/evlist.h"
 #include "session/process.h"
 #include "session/session.h"
@@ -201,6 +202,12 @@ static bool filtered_out(const struct session *s, const struct sample *smp, cons
            (f->comm && strcmp(f->comm, p->comm));
 }
 
+static bool is_clock_event(const struct perf_event_attr *a)
+{
+    return a->type == PERF_TYPE_SOFTWARE &&
+           (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 static int on_sample(struct session *s, const struct evlist *evl, const struct perf_event_header *h)
 {
     const struct evsel *sel = evlist_evsel_for(evl, h);
@@ -222,6 +229,11 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
             if (!p)
                 return -ENOMEM;
         }
+    }
+    if (smp.period < CLOCK_EVENT_MIN_PERIOD_NS && is_clock_event(&sel->attr)) {
+        /* The timer really fired every 10 µs at most, whatever period the sample says. */
+        smp.period = CLOCK_EVENT_MIN_PERIOD_NS;
+        s->stats.period_clamped++;
     }
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;

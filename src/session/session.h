@@ -56,6 +56,8 @@ struct session_stats {
     uint64_t records_other;                    /* types >= 32 */
     uint64_t first_time, last_time;            /* sample timestamps */
     uint64_t period_total;
+    uint64_t period_clamped;                   /* clock samples whose period was below the
+                                                  kernel's 10 µs timer floor */
 };
 
 struct session {
