@@ -41,6 +41,7 @@ PROFILE_OPTS_HELP
 static void on_stop_signal(int sig)
 {
     collect_stop_signal = sig;
+    collect_stop_count++;
 }
 
 static void install_stop_handlers(void)
@@ -79,7 +80,11 @@ static char *join_argv(char *const *argv)
 static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
 {
     int st = r->child_status;
-    if (!r->child) {
+    if (r->abandoned) {
+        snprintf(buf, len, "profiling stopped by a second SIG%s; the command (pid %d) was "
+                 "still running and was left running", sigabbrev_np(r->stop_signal) ?
+                 sigabbrev_np(r->stop_signal) : "?", (int)r->child);
+    } else if (!r->child) {
         snprintf(buf, len, "profiling stopped%s", r->stop_signal ? " by a signal" : "");
     } else if (WIFEXITED(st)) {
         snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
@@ -111,7 +116,7 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
 /* The exit status `run` returns: the command's, or 128+N for a signal death. */
 static int command_exit_status(const struct collect_result *r)
 {
-    if (!r->child)
+    if (!r->child || r->abandoned)
         return r->stop_signal ? 128 + r->stop_signal : 0;
     if (WIFEXITED(r->child_status))
         return WEXITSTATUS(r->child_status);
@@ -215,6 +220,9 @@ int cmd_run(int argc, char **argv)
     }
     if (ret)
         cmd_error("run", "%s (the report covers what was collected)", err);
+    if (res.abandoned)
+        cmd_error("run", "stopped profiling; '%s' (pid %d) did not exit and keeps running",
+                  po.collect.argv[0], (int)res.child);
     if (res.kernel_excluded)
         snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
                  "this user sample user space (run as root, or 'sysctl "

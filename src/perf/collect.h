@@ -47,6 +47,7 @@ struct collect_result {
     bool child_ran;               /* the command was exec'ed (not 127/126) */
     int exec_errno;               /* why exec failed, when !child_ran */
     int stop_signal;              /* SIGINT/SIGTERM received by Prospect, else 0 */
+    bool abandoned;               /* a second signal ended profiling while the command ran on */
     uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC around the profiled interval */
     uint64_t records, bad_records;
     size_t nr_cpus;
@@ -64,9 +65,11 @@ int collect_run(const struct collect_opts *opts, const struct collect_outlets *o
 void collect_release(struct collect_result *result);
 
 /* Set by the command's SIGINT/SIGTERM handler to the signal number: collection passes it on to
- * the launched command and ends when the command does (or at once without a command). */
+ * the launched command and ends when the command does (or at once without a command). A second
+ * signal ends collection at once and leaves the command running (result->abandoned). */
 #include <signal.h>
 extern volatile sig_atomic_t collect_stop_signal;
+extern volatile sig_atomic_t collect_stop_count;   /* signals received, +1 each */
 
 /* Fills attr sampling settings shared by `run` and `record` (sample_type, freq/period, mmap,
  * comm, task, sample_id_all, build ids ...). */

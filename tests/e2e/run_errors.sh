@@ -102,3 +102,25 @@ if [ "$(nproc)" -ge 2 ]; then
 else
     skip cpu_pin_applies "needs 2 CPUs"
 fi
+
+# A command that survives Ctrl-C: the first SIGINT is passed on, the second stops profiling,
+# prints the report and leaves the command running (never a hang).
+build_workload stubborn stubborn -O1
+fifo=$TEST_TMP/stubborn.fifo
+mkfifo "$fifo"
+"$PROSPECT" run -o "$TEST_TMP/stubborn.txt" -- "$WL/stubborn" "$fifo" 2>"$TEST_TMP/stubborn.err" &
+ppid=$!
+exec 7<"$fifo"
+read -r _ <&7                      # ready
+kill -INT "$ppid"
+read -r ack <&7                    # the command got the forwarded SIGINT
+kill -INT "$ppid"
+wait "$ppid"; rc=$?
+exec 7<&-
+spid=$(pgrep -f "$WL/stubborn $fifo")
+check second_sigint_forwarded [ "$ack" = got ]
+check second_sigint_status [ "$rc" -eq 130 ]
+check second_sigint_report grep -q "profiling stopped by a second SIGINT" "$TEST_TMP/stubborn.txt"
+check second_sigint_says_left_running grep -q "did not exit and keeps running" "$TEST_TMP/stubborn.err"
+check second_sigint_command_alive [ -n "$spid" ]
+[ -n "$spid" ] && kill -KILL $spid
