@@ -38,6 +38,13 @@ PROFILE_OPTS_HELP
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n";
 
+/* The collector's launch hook: the command is known by name from its very first sample. */
+static int on_launched(void *session, pid_t pid)
+{
+    struct session *s = session;
+    return session_add_launcher(s, pid, s->launcher_argv0);
+}
+
 static void on_stop_signal(int sig)
 {
     collect_stop_signal = sig;
@@ -140,7 +147,7 @@ int cmd_run(int argc, char **argv)
     };
     struct profile_opts po;
     struct report_opts ro = { .top = 25, .min_percent = 0.5 };
-    struct collect_outlets outlets = { .ordered = session_record };
+    struct collect_outlets outlets = { .ordered = session_record, .launched = on_launched };
     struct collect_result res;
     struct session session;
     struct ksyms *ks = NULL;
@@ -204,6 +211,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     session.self_pid = getpid();
+    session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     outlets.ordered_arg = &session;
     install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));

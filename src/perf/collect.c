@@ -347,6 +347,13 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         res->proc_first_unreadable = st.first_unreadable;
         ret = 0;
     }
+    if (res->child && out->launched) {
+        ret = out->launched(out->ordered_arg, res->child);
+        if (ret < 0) {
+            snprintf(err, errlen, "%s", strerror(-ret));
+            goto out;
+        }
+    }
     res->start_ns = now_ns();
     if (o->duration > 0)
         deadline = res->start_ns + (uint64_t)(o->duration * 1e9);

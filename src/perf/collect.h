@@ -38,6 +38,8 @@ struct collect_outlets {
     void *raw_arg;
     record_fn ordered;                                           /* optional */
     void *ordered_arg;
+    /* Optional: called with the launched command's pid before it is released to exec. */
+    int (*launched)(void *arg, pid_t pid);
 };
 
 struct collect_result {

@@ -70,6 +70,15 @@ static struct process *new_process(struct session *s, pid_t pid, const char *com
     return p;
 }
 
+int session_add_launcher(struct session *s, pid_t pid, const char *argv0)
+{
+    struct process *p = new_process(s, pid, path_basename(argv0));
+    if (!p)
+        return -ENOMEM;
+    p->is_launcher = true;
+    return 0;
+}
+
 static struct process *process_of(struct session *s, pid_t pid)
 {
     struct process *p = session_find_process(s, pid);
@@ -86,6 +95,12 @@ static int on_comm(struct session *s, const struct perf_event_header *h)
         return 1;
     p = session_find_process(s, (pid_t)r->pid);
     if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+        if (p && p->is_launcher) {
+            /* Prospect's own child becoming the command: one process, the command's name. */
+            p->is_launcher = false;
+            snprintf(p->comm, sizeof(p->comm), "%s", comm);
+            return process_retire_all_maps(p);
+        }
         /* exec: a new image with a new name; the old one keeps its hits under its old name. */
         if (p) {
             p->execed = p->exited = true;
