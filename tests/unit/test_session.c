@@ -15,6 +15,7 @@ static void setup_evlist(void)
     struct perf_event_attr a;
     memset(&a, 0, sizeof(a));
     a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_PAGE_FAULTS;      /* not a clock: periods are taken as given */
     a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
     a.sample_id_all = 1;
