@@ -90,7 +90,12 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
     if (po->freq_given && po->period_given)
         return cmd_usage_error(cmd, "-F and -c exclude each other");
     if (po->event_str) {
-        if (event_parse(po->event_str, &po->collect.event, err, sizeof(err)))
+        int ret = event_parse(po->event_str, &po->collect.event, err, sizeof(err));
+        if (ret == -EACCES) {           /* a real event this user may not use: not a typo */
+            cmd_error(cmd, "%s", err);
+            return 1;
+        }
+        if (ret)
             return cmd_usage_error(cmd, "%s", err);
     } else {
         event_default_sampling(&po->collect.event, po->event_why, sizeof(po->event_why));

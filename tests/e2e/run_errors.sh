@@ -92,7 +92,12 @@ else
     check unprivileged_profile grep -q "work_fifty" "$TEST_TMP/nobody.txt"
     asnobody "$PROSPECT" run -a -d 0.1 >/dev/null 2>"$TEST_TMP/nobody_a.txt"; rc=$?
     check unprivileged_system_wide_refused [ "$rc" -eq 1 ]
-    check unprivileged_system_wide_advice grep -q "perf_event_paranoid is $paranoid.*CAP_PERFMON" "$TEST_TMP/nobody_a.txt"
+    check unprivileged_system_wide_advice grep -q "on every CPU (perf_event_paranoid is $paranoid).*CAP_PERFMON.*perf_event_paranoid=0" "$TEST_TMP/nobody_a.txt"
+    if [ -d /sys/kernel/tracing ] && ! asnobody test -r /sys/kernel/tracing/events; then
+        asnobody "$PROSPECT" run -e sched:sched_switch -- true 2>"$TEST_TMP/nobody_tp.txt"; rc=$?
+        check unprivileged_tracepoint_status [ "$rc" -eq 1 ]
+        check unprivileged_tracepoint_says_permission grep -q "tracepoints are not readable for this user" "$TEST_TMP/nobody_tp.txt"
+    fi
 fi
 
 # --cpu N: the command runs pinned from its first instruction.
