@@ -42,6 +42,11 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->period_given = true;
         return 0;
     case 'e':
+        if (po->event_str) {
+            cmd_usage_error(cmd, "one sampling event at a time ('-e %s' and '-e %s')",
+                            po->event_str, arg);
+            return -EINVAL;
+        }
         po->event_str = arg;
         return 0;
     case 'p':
@@ -60,7 +65,7 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         return 0;
     case 'm':
         if (parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > 65536) {
-            cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two)", arg);
+            cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two, at most 65536)", arg);
             return -EINVAL;
         }
         po->collect.mmap_pages = v;

@@ -158,6 +158,7 @@ int cmd_run(int argc, char **argv)
     uint64_t v;
     double d;
     int c, ret, status;
+    bool created_output = false, reported = false;
 
     profile_opts_init(&po);
     optind = 1;
@@ -196,10 +197,16 @@ int cmd_run(int argc, char **argv)
         po.collect.argv = argv + optind;
     if (po.collect.nr_pids)
         return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
+    if (po.collect.callchain)
+        return cmd_usage_error("run", "the run report is flat and shows no call graphs; record "
+                               "them with 'prospect record -g'");
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;
     if (output) {
+        /* Opened now so a bad path fails before the command runs; removed again if no
+         * report gets written into it. */
+        created_output = access(output, F_OK) != 0;
         out = fopen(output, "w");
         if (!out) {
             cmd_error("run", "cannot write %s: %s", output, strerror(errno));
@@ -255,6 +262,7 @@ int cmd_run(int argc, char **argv)
                  (int)res.proc_first_unreadable);
     ro.proc_note = pnote[0] ? pnote : NULL;
     ret = report_prospect(out, &session, ks, &ro);
+    reported = true;
     if (ret)
         cmd_error("run", "writing the report: %s", strerror(-ret));
     status = command_exit_status(&res);
@@ -265,6 +273,8 @@ done:
         cmd_error("run", "writing %s: %s", output, strerror(errno));
         status = 1;
     }
+    if (out != stderr && !reported && created_output)
+        unlink(output);
     free(command);
     ksyms_free(ks);
     collect_release(&res);

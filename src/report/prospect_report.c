@@ -49,6 +49,29 @@ static bool proc_shown(const struct process *p, const struct session *s,
     return true;
 }
 
+/* A "label  text" line of the statistics, wrapped at 100 columns under the text column. */
+static void print_wrapped(FILE *f, const char *label, const char *text)
+{
+    const int width = 100 - 25;
+    bool first = true;
+
+    while (*text) {
+        int n = (int)strlen(text);
+        if (n > width) {
+            n = width;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            if (n == 0)
+                n = width;
+        }
+        fprintf(f, "  %-22s %.*s\n", first ? label : "", n, text);
+        text += n;
+        while (*text == ' ')
+            text++;
+        first = false;
+    }
+}
+
 static void stats_section(FILE *f, const struct session *s, const struct report_opts *o,
                           size_t procs_seen, size_t procs_sampled, size_t procs_shown)
 {
@@ -99,7 +122,8 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
     fprintf(f, "  %-22s %zu (%zu with samples, %zu shown", "Processes seen", procs_seen,
             procs_sampled, procs_shown);
     if (procs_sampled > procs_shown)
-        fprintf(f, ", %zu below %.1f%% not detailed", procs_sampled - procs_shown, o->min_percent);
+        fprintf(f, ", %zu below the --min-percent/--min-time thresholds",
+                procs_sampled - procs_shown);
     fprintf(f, ")\n");
     if (o->proc_note)
         fprintf(f, "  %-22s %s\n", "", o->proc_note);
@@ -110,7 +134,7 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
         fprintf(f, "  %-22s not sampled (only the command's process tree is profiled)\n",
                 "Prospect's own hits");
     if (o->kernel_note)
-        fprintf(f, "  %-22s %s\n", "Kernel", o->kernel_note);
+        print_wrapped(f, "Kernel", o->kernel_note);
     if (o->command) {
         char cb[400];
         fprintf(f, "  %-22s %s\n", "Command", str_printable(o->command, cb, sizeof(cb)));
@@ -156,15 +180,31 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
                 pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
     }
     if (nhidden)
-        fprintf(f, "  %8s  %zu more processes below the threshold: %" PRIu64 " hits (%.1f%%)\n",
+        fprintf(f, "  %8s  %zu more processes below the thresholds: %" PRIu64 " hits (%.1f%%)\n",
                 "", nhidden, hidden, pct(hidden, s->stats.samples));
+    if (!n)
+        fprintf(f, "  (no samples: the command ran for less than one sampling period)\n");
+}
+
+struct agg {
+    const char *comm;
+    size_t nproc;
+    uint64_t samples;
+};
+
+static int cmp_agg(const void *x, const void *y)
+{
+    const struct agg *a = x, *b = y;
+    if (a->samples != b->samples)
+        return a->samples > b->samples ? -1 : 1;
+    return strcmp(a->comm, b->comm);
 }
 
 /* Processes grouped by command: short-lived processes stay separate rows above, and this
  * table shows what each command cost in all. */
 static int by_command_section(FILE *f, const struct session *s, struct process **procs, size_t n)
 {
-    struct agg { const char *comm; size_t nproc; uint64_t samples; } *a = calloc(n, sizeof(*a));
+    struct agg *a = calloc(n + 1, sizeof(*a));
     size_t na = 0;
     bool any_multi = false;
 
@@ -181,6 +221,7 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
         any_multi |= a[j].nproc > 1;
     }
     if (any_multi) {
+        qsort(a, na, sizeof(*a), cmp_agg);
         fprintf(f, "\n  %-16s %10s %10s %8s\n", "By command", "Processes", "Hits", "Total");
         for (size_t j = 0; j < na; j++) {
             char cb[40];
@@ -194,14 +235,15 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
 }
 
 static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
-                          const struct report_opts *o, bool with_file)
+                          const char *total_what, const struct report_opts *o, bool with_file)
 {
     char amt[32], dbuf[64], addr[32], nb[256], db[128];
     size_t shown = pr->rows.n;
 
     if (o->top && shown > o->top)
         shown = o->top;
-    fprintf(f, "\n  %s: %" PRIu64 " hits\n", title, pr->samples);
+    fprintf(f, "\n  %s: %" PRIu64 " hits (%% of %" PRIu64 " %s)\n", title, pr->samples, total,
+            total_what);
     if (!pr->rows.n)
         return;
     fprintf(f, "  %10s %7s %12s  %-40s %s\n", "Hits", "%", o->time_event ? "Time" : "Events",
@@ -251,9 +293,17 @@ static void files_table(FILE *f, const struct profile *user)
     fprintf(f, "\n  Files with user hits:\n");
     for (size_t i = 0; i < n; i++) {
         char nb[64], pb[300];
+        enum dso_status st = dso_status(seen[i]);
+        const char *path = dso_path(seen[i]), *status = dso_status_str(st);
+        if (dso_kind(seen[i]) == DSO_ANON) {
+            path = "anonymous memory";
+            if (st == DSO_MISSING)
+                status = "no /tmp/perf-PID.map: raw addresses";
+        } else if (dso_kind(seen[i]) == DSO_VDSO) {
+            path = "the kernel's vDSO";
+        }
         fprintf(f, "    %-20s %s  [%s]\n", str_printable(dso_short_name(seen[i]), nb, sizeof(nb)),
-                str_printable(dso_path(seen[i]), pb, sizeof(pb)),
-                dso_status_str(dso_status(seen[i])));
+                str_printable(path, pb, sizeof(pb)), status);
     }
 }
 
@@ -276,9 +326,9 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
         snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
                  str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
-        profile_table(f, "USER profile", &user, proc_samples(p), o, true);
+        profile_table(f, "USER profile", &user, proc_samples(p), "process samples", o, true);
         files_table(f, &user);
-        profile_table(f, "KERNEL profile", &kern, proc_samples(p), o, true);
+        profile_table(f, "KERNEL profile", &kern, proc_samples(p), "process samples", o, true);
     }
     profile_release(&user);
     profile_release(&kern);
@@ -296,7 +346,7 @@ static int global_kernel_section(FILE *f, struct session *s, const struct ksyms 
     if (!err) {
         profile_sort(&kern);
         heading(f, "Global KERNEL Profile");
-        profile_table(f, "All system hits", &kern, s->stats.samples, o, true);
+        profile_table(f, "All system hits", &kern, s->stats.samples, "all samples", o, true);
     }
     profile_release(&kern);
     return err;

@@ -129,3 +129,12 @@ check second_sigint_report grep -q "profiling stopped by a second SIGINT" "$TEST
 check second_sigint_says_left_running grep -q "did not exit and keeps running" "$TEST_TMP/stubborn.err"
 check second_sigint_command_alive [ -n "$spid" ]
 [ -n "$spid" ] && kill -KILL $spid
+
+# Small things a user trips over.
+"$PROSPECT" run -o "$TEST_TMP/never.txt" -- /nonexistent/cmd 2>/dev/null
+check no_empty_report_file_on_exec_failure [ ! -e "$TEST_TMP/never.txt" ]
+expect two_events 2 "one sampling event at a time" -- run -e cpu-clock -e task-clock -- true
+expect run_rejects_callgraph 2 "shows no call graphs" -- run -g -- true
+expect top_level_unknown_option 2 "^prospect: unknown option '-x'" -- -x
+"$PROSPECT" run -o "$TEST_TMP/true.txt" -- true
+check empty_run_says_no_samples grep -q "no samples" "$TEST_TMP/true.txt"
