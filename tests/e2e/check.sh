@@ -90,3 +90,8 @@ for it in range(20):
     assert b'Sanitizer' not in r.stderr and b'runtime error' not in r.stderr, r.stderr[:300]
     json.loads(r.stdout.decode('utf-8'))
 PY
+
+# A root that cannot be assessed is its own status (3), apart from "warnings found" (1).
+"$PROSPECT" check --root "$TEST_TMP/no-such-root" >/dev/null 2>"$TEST_TMP/noroot.err"; rc=$?
+check check_unassessable_status [ "$rc" -eq 3 ]
+check check_unassessable_message grep -q "cannot read or parse the online CPU list" "$TEST_TMP/noroot.err"
