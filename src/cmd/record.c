@@ -41,6 +41,7 @@ PROFILE_OPTS_HELP
 static void on_stop_signal(int sig)
 {
     collect_stop_signal = sig;
+    collect_stop_count++;
 }
 
 static void install_stop_handlers(void)

@@ -169,12 +169,15 @@ if command -v python3 >/dev/null; then
         "$d/flat.json" "$d/header.json"
 fi
 # Ctrl-C ends a recording cleanly: the file is complete and readable.
-"$PROSPECT" record -a -F 500 -o "$d/int.data" >/dev/null 2>"$d/int.err" &
+# (--duration 20 bounds the test if the signal were missed; it must end long before.)
+"$PROSPECT" record -a -F 500 --duration 20 -o "$d/int.data" >/dev/null 2>"$d/int.err" &
 rpid=$!
 for i in $(seq 50); do [ -s "$d/int.data" ] && break; sleep 0.1; done
-sleep 0.3
+sleep 0.5
+t0=$SECONDS
 kill -INT "$rpid"; wait "$rpid"
 check record_sigint_status_0 [ $? -eq 0 ]
+check record_sigint_stops_at_once [ $((SECONDS - t0)) -lt 10 ]
 check record_sigint_file_complete sh -c "'$PROSPECT' report -i '$d/int.data' --header | grep -q '^samples'"
 # Killed outright: no header, and the reader says so instead of reading garbage.
 sh -c 'timeout -s KILL 0.6 "$0" record -a -F 500 --duration 30 -o "$1" >/dev/null 2>&1' \
