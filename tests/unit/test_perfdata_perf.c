@@ -213,7 +213,7 @@ static void check_recording(const char *test_name_, const char *name, const char
 #define RECORDING(fn, name, args) TEST(fn) { check_recording(test_name_, name, args); }
 
 static const char *spin = "-- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'";
-static char args[8][512];
+static char args[10][512];
 
 RECORDING(perf_record_command, "cmd", args[0])
 RECORDING(perf_record_callchain, "g", args[1])
@@ -222,6 +222,8 @@ RECORDING(perf_record_period, "period", args[3])
 RECORDING(perf_record_frequency, "freq", args[4])
 RECORDING(perf_record_system_wide, "all", args[5])
 RECORDING(perf_record_dwarf, "dwarf", args[6])
+RECORDING(perf_record_group_read, "group", args[7])
+RECORDING(perf_record_data_addr, "addr", args[8])
 
 int main(void)
 {
@@ -241,6 +243,9 @@ int main(void)
     snprintf(args[4], sizeof(args[4]), "-F 2000 %s", spin);
     snprintf(args[5], sizeof(args[5]), "-a -F 500 -- sleep 0.3");
     snprintf(args[6], sizeof(args[6]), "--call-graph dwarf,1024 -F 500 %s", spin);
+    /* PERF_SAMPLE_READ with a group (leader sampling), and PERF_SAMPLE_ADDR|DATA_SRC. */
+    snprintf(args[7], sizeof(args[7]), "-e '{cpu-clock,task-clock}:S' %s", spin);
+    snprintf(args[8], sizeof(args[8]), "-d -e page-faults -c 1 %s", spin);
     /* A test whose recording failed prints its own SKIP; RUN must not add PASS to it. */
 #undef RUN
 #define RUN(name) do { test_failed_ = 0; name(#name); \
@@ -252,5 +257,7 @@ int main(void)
     RUN(perf_record_frequency);
     RUN(perf_record_system_wide);
     RUN(perf_record_dwarf);
+    RUN(perf_record_group_read);
+    RUN(perf_record_data_addr);
     return 0;
 }
