@@ -238,6 +238,7 @@ struct one_event {
     uint64_t other_samples;
     bool filtered;            /* --pid/--tid/--comm/--cpu: count what the filters drop too */
     uint64_t all_samples, all_period;
+    uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
 };
 
 static int session_one_event(void *arg, const struct evlist *evl,
@@ -247,6 +248,13 @@ static int session_one_event(void *arg, const struct evlist *evl,
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel) {
         oe->other_samples++;
         return 0;
+    }
+    if (h->type == PERF_RECORD_MMAP && (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+        PERF_RECORD_MISC_KERNEL) {
+        const struct rec_mmap *m = (const struct rec_mmap *)h;
+        const char *name = record_string(h);
+        if (name && !strncmp(name, "[kernel.kallsyms]", 17) && m->pid == (uint32_t)-1)
+            oe->kernel_text = m->pgoff;
     }
     if (h->type == PERF_RECORD_SAMPLE && oe->filtered) {
         struct sample smp;
@@ -281,11 +289,13 @@ static bool cmdline_has(const struct perfdata_info *in, const char *a, const cha
 }
 
 /* Kernel symbols come from this machine: say so when the file is from another kernel. */
-static void kernel_note(const struct perfdata_info *in, char *note, size_t len)
+static void kernel_note(const struct perfdata_info *in, uint64_t rec_text, char *note,
+                        size_t len)
 {
     struct utsname u;
     uint8_t id[BUILD_ID_MAX];
     size_t idlen = sizeof(id);
+    uint64_t text, etext;
 
     if (uname(&u) == 0 && in->osrelease && strcmp(u.release, in->osrelease)) {
         snprintf(note, len, "recorded on kernel %s, symbols from this kernel (%s) may be wrong",
@@ -298,11 +308,19 @@ static void kernel_note(const struct perfdata_info *in, char *note, size_t len)
         const struct perfdata_build_id_entry *b = &in->build_ids[i];
         if (strcmp(b->path, "[kernel.kallsyms]"))
             continue;
-        if (b->size != idlen || memcmp(b->id, id, idlen))
+        if (b->size != idlen || memcmp(b->id, id, idlen)) {
             snprintf(note, len, "the file's kernel build id differs from the running kernel's: "
                      "kernel symbols may be wrong");
-        return;
+            return;
+        }
+        break;
     }
+    /* Same kernel, another boot: KASLR may have moved it (the file's kernel map says where
+     * _text was when it was recorded). */
+    if (rec_text && perfdata_kernel_text("/proc/kallsyms", &text, &etext) == 0 && text != rec_text)
+        snprintf(note, len, "the kernel was at %#llx when recorded and is at %#llx now (another "
+                 "boot): kernel symbols are wrong", (unsigned long long)rec_text,
+                 (unsigned long long)text);
 }
 
 /* /proc/kallsyms costs the kernel ~40 ms to generate: read it on the second core while the
@@ -366,7 +384,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         else if (kerr)
             snprintf(knote, sizeof(knote), "cannot read /proc/kallsyms: %s", strerror(-kerr));
         else
-            kernel_note(in, knote, sizeof(knote));
+            kernel_note(in, oe->kernel_text, knote, sizeof(knote));
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }

@@ -108,6 +108,16 @@ run unfinished -i "$d/unfinished.data" --flat
 check unfinished_perf_file_read_to_end grep -q "data size is 0" "$d/unfinished.err"
 check unfinished_perf_file_status [ "$(rc unfinished)" = 0 ]
 
+# The same kernel from another boot (KASLR moved it): kernel symbols would be wrong: said.
+kt=$(grep -obUa '\[kernel.kallsyms\]_text' "$good" | head -1 | cut -d: -f1)
+if [ -n "$kt" ]; then
+    cp "$good" "$d/kaslr.data"
+    poke "$d/kaslr.data" $((kt - 8 + 2)) '\x7f'       # pgoff (recorded _text) += 0x7f0000
+    run kaslr -i "$d/kaslr.data" --flat
+    check kaslr_moved_kernel_noted grep -q "another boot): kernel symbols are wrong" "$d/kaslr.err"
+    check kaslr_still_reports [ "$(rc kaslr)" = 0 ]
+fi
+
 # Pipe-mode output of perf.
 if perf record -q -o - -- true >"$d/pipe.data" 2>/dev/null; then
     run pipe -i "$d/pipe.data"
