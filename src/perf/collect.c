@@ -57,7 +57,10 @@ void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
     a->comm_exec = 1;
     a->task = 1;
     a->sample_id_all = 1;
-    a->build_id = 1;             /* MMAP2 carries the build-id: a changed file is detected */
+    /* Not attr.build_id: on this kernel one such event leaves the MMAP2 build-id flag set in
+     * other sessions' records, and a concurrent `perf record` then aborts. MMAP2's inode
+     * identifies the mapped file instead. */
+    a->build_id = 0;
     a->watermark = 1;
     a->wakeup_watermark = 64 * 1024;
     if (o->system_wide) {
@@ -292,12 +295,6 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         sw_target = res->child;
     ret = evlist_open(&res->evlist, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
                       errlen);
-    if (ret == -EINVAL && attr.build_id) {
-        /* Kernels before 5.12 do not know attr.build_id: retry without it. */
-        attr.build_id = 0;
-        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
-                     errlen);
-    }
     if ((ret == -EACCES || ret == -EPERM) && !o->system_wide && !attr.exclude_kernel) {
         /* perf_event_paranoid 2 lets users sample their own user space only: do that, and
          * let the report say the kernel is missing and why. */
@@ -316,11 +313,11 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
                  " (raise kernel.perf_event_mlock_kb or use fewer pages with -m)" : "");
         goto out;
     }
-    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s%s",
+    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s",
              o->event.name, res->evlist.nr_rbs, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES,
              ncpus, attr.freq ? "frequency" : "period",
              (unsigned long long)(attr.freq ? attr.sample_freq : attr.sample_period),
-             attr.freq ? " Hz" : "", attr.build_id ? ", build-ids in MMAP2" : "");
+             attr.freq ? " Hz" : "");
     dc.evl = &res->evlist;
     if (out->ordered) {
         dc.q = ordered_new(out->ordered, out->ordered_arg);
