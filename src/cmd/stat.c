@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,45 +253,61 @@ static int mirror_status(int wstatus)
 /* Waits for the child, or until Ctrl-C/--duration in attach mode. Returns the wait status
  * (attach: 0). `tick` is called with the remaining timeout to let tracing drain buffers. */
 static int wait_target(struct stat_opts *o, pid_t child, double t0,
-                       int (*tick)(void *arg, int timeout_ms), void *arg, int *wstatus)
+                       int (*tick)(void *arg, int timeout_ms, int wake_fd), void *arg,
+                       int *wstatus)
 {
     bool sent_term = false;
+    /* A pidfd becomes readable when the process exits: no polling latency at the end. */
+    int pidfd = (int)syscall(SYS_pidfd_open, child > 0 ? child : o->attach_pid, 0);
     *wstatus = 0;
     for (;;) {
-        int e = tick(arg, 100);
-        if (e)
+        int e = tick(arg, 100, pidfd);
+        if (e) {
+            if (pidfd >= 0)
+                close(pidfd);
             return e;
+        }
         if (child > 0) {
             pid_t r = waitpid(child, wstatus, WNOHANG);
-            if (r == child)
-                return 0;
-            if (r < 0 && errno != EINTR)
-                return -errno;
+            if (r == child || (r < 0 && errno != EINTR)) {
+                int err = r < 0 ? -errno : 0;
+                if (pidfd >= 0)
+                    close(pidfd);
+                return err;
+            }
         } else if (stop_requested || kill(o->attach_pid, 0) != 0) {
-            return 0;
+            break;
         }
         if (o->duration > 0 && now_s() - t0 >= o->duration) {
             if (child <= 0)
-                return 0;
+                break;
             if (!sent_term) {   /* the command asked to stop: terminate it, as perf stat does */
                 kill(child, SIGTERM);
                 sent_term = true;
             }
         }
     }
-}
-
-static int tick_sleep(void *arg, int timeout_ms)
-{
-    (void)arg;
-    struct timespec ts = { 0, (long)timeout_ms * 1000000L };
-    nanosleep(&ts, NULL);
+    if (pidfd >= 0)
+        close(pidfd);
     return 0;
 }
 
-static int tick_trace(void *arg, int timeout_ms)
+static int tick_sleep(void *arg, int timeout_ms, int wake_fd)
 {
-    return region_trace_poll(arg, timeout_ms);
+    struct pollfd p = { .fd = wake_fd, .events = POLLIN };
+    (void)arg;
+    if (wake_fd >= 0) {
+        poll(&p, 1, timeout_ms);
+    } else {
+        struct timespec ts = { 0, (long)timeout_ms * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int tick_trace(void *arg, int timeout_ms, int wake_fd)
+{
+    return region_trace_poll(arg, timeout_ms, wake_fd);
 }
 
 static FILE *open_output(const struct stat_opts *o)

@@ -101,6 +101,19 @@ int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset)
     return ret;
 }
 
+/* Development symlinks may be linker scripts ("libc.so"): only ELF files count. */
+static bool is_elf(const char *path)
+{
+    unsigned char m[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool ok;
+    if (fd < 0)
+        return false;
+    ok = read(fd, m, 4) == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+    close(fd);
+    return ok;
+}
+
 static int try_lib(const char *dir, const char *name, char *out, size_t outlen)
 {
     static const char *const pre[] = { "", "", "lib" }, *const suf[] = { "", ".so", ".so" };
@@ -108,7 +121,7 @@ static int try_lib(const char *dir, const char *name, char *out, size_t outlen)
 
     for (size_t f = 0; f < 3; f++) {
         snprintf(p, sizeof(p), "%s/%s%s%s", dir, pre[f], name, suf[f]);
-        if (access(p, R_OK) == 0) {
+        if (is_elf(p)) {
             str_copy(out, outlen, p);
             return 0;
         }
@@ -116,10 +129,10 @@ static int try_lib(const char *dir, const char *name, char *out, size_t outlen)
     /* "libc" -> "libc.so.6", "m" -> "libm.so.6": versioned names. */
     for (int v = 0; v < 10; v++) {
         snprintf(p, sizeof(p), "%s/%s.so.%d", dir, name, v);
-        if (access(p, R_OK) == 0)
+        if (is_elf(p))
             goto found;
         snprintf(p, sizeof(p), "%s/lib%s.so.%d", dir, name, v);
-        if (access(p, R_OK) == 0)
+        if (is_elf(p))
             goto found;
     }
     return -ENOENT;
@@ -137,7 +150,7 @@ int region_find_library(const char *name, const char *exe, char *out, size_t out
     char dir[PATH_MAX];
 
     if (strchr(name, '/')) {
-        if (access(name, R_OK))
+        if (!is_elf(name))
             return -ENOENT;
         str_copy(out, outlen, name);
         return 0;

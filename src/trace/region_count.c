@@ -8,6 +8,7 @@
 /* The kernel stops hijacking return addresses past this many pending uretprobes per task
  * (MAX_URETPROBE_DEPTH): deeper entries get no return sample. */
 #define URETPROBE_DEPTH_MAX 64
+#define MIGRATION_GAP_NS 50000.0
 
 struct thread {
     uint32_t pid, tid;
@@ -268,10 +269,10 @@ static int crossing_done(struct region_counter *rc, struct thread *t, int g, int
     double den = (double)(now[nv] - e[nv]), drun = (double)(now[nv + 1] - e[nv + 1]);
     double scale = 1;
 
-    /* Below 99% running is multiplexing. A migration alone leaves a gap of about a
-     * microsecond (the thread runs a little on the old cpu after its switch-out sample),
-     * which is not scaled. */
-    if (drun > 0 && drun < den * 0.99) {
+    /* A migration alone leaves a gap of a microsecond or two (the thread runs a little on
+     * the old cpu after its switch-out sample): not multiplexing, not scaled. Multiplexing
+     * rotates groups every few milliseconds, so it shows as a much larger gap. */
+    if (drun > 0 && den - drun > MIGRATION_GAP_NS && drun < den * 0.99) {
         scale = den / drun;
         if (g == 0)
             res->scaled++;

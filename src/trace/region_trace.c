@@ -385,10 +385,12 @@ static int add_pend(struct region_trace *rt, const struct sample *s, int group, 
     struct pend p = { .time = s->time, .seq = rt->seq++, .en = en, .run = run, .pid = s->pid,
                       .tid = s->tid, .cpu = s->cpu, .group = group, .kind = kind,
                       .probe = probe, .voff = rt->pool.n };
-    if (vec_reserve(&rt->pool, nv))
-        return -ENOMEM;
-    memcpy(rt->pool.v + rt->pool.n, vals, nv * sizeof(*vals));
-    rt->pool.n += nv;
+    if (nv) {
+        if (vec_reserve(&rt->pool, nv))
+            return -ENOMEM;
+        memcpy(rt->pool.v + rt->pool.n, vals, nv * sizeof(*vals));
+        rt->pool.n += nv;
+    }
     return vec_push(&rt->pend, p);
 }
 
@@ -508,11 +510,12 @@ static int flush(struct region_trace *rt, uint64_t limit)
     for (size_t i = done; i < rt->pend.n; i++) {
         struct pend p = rt->pend.v[i];
         size_t nv = p.kind < 0 ? 0 : rt->nv[p.group];
-        if (vec_reserve(&pool, nv)) {
+        if (nv && vec_reserve(&pool, nv)) {
             vec_free(&pool);
             return -ENOMEM;
         }
-        memcpy(pool.v + pool.n, rt->pool.v + p.voff, nv * sizeof(uint64_t));
+        if (nv)
+            memcpy(pool.v + pool.n, rt->pool.v + p.voff, nv * sizeof(uint64_t));
         p.voff = pool.n;
         pool.n += nv;
         rt->pend.v[keep++] = p;
@@ -542,10 +545,10 @@ static int drain_all(struct region_trace *rt)
     return 0;
 }
 
-int region_trace_poll(struct region_trace *rt, int timeout_ms)
+int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd)
 {
     struct pollfd pfd[256];
-    size_t n = rt->nrb < 256 ? rt->nrb : 256;
+    size_t n = rt->nrb < 255 ? rt->nrb : 255;
     uint64_t start;
     int e;
 
@@ -554,6 +557,8 @@ int region_trace_poll(struct region_trace *rt, int timeout_ms)
         pfd[i].events = POLLIN;
         pfd[i].revents = 0;
     }
+    if (wake_fd >= 0)
+        pfd[n++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
     if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
         return -errno;
     start = now_ns();

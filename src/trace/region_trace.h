@@ -37,8 +37,9 @@ struct region_trace_stats {
 int region_trace_open(struct region_trace **out, const struct region_list *rl,
                       const struct counter_group *groups, size_t nr_groups, pid_t pid,
                       bool attach, char *msg, size_t msglen);
-/* Waits up to timeout_ms for data and processes it. 0 or -errno. */
-int region_trace_poll(struct region_trace *rt, int timeout_ms);
+/* Waits up to timeout_ms for data (or for `wake_fd` to become readable, e.g. a pidfd; -1 for
+ * none) and processes what arrived. 0 or -errno. */
+int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd);
 /* Drains everything left and processes it (call after the target exited or detaching). */
 int region_trace_finish(struct region_trace *rt);
 /* Results; owned by rt. */
