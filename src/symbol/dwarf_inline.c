@@ -61,14 +61,13 @@ static int add_site(struct walk *w, Dwarf_Die *die, const char *caller)
         return 0;   /* an instance with no code left (fully optimized away) */
     s.ranges = rs.v;
     s.nr_ranges = rs.n;
-    if (dwarf_entrypc(die, &entry) == 0) {
+    /* Without DW_AT_entry_pc the entry is not defined for DW_AT_ranges (DWARF 5, 3.3.3);
+     * compilers list the main fragment first, cold parts after it. libdw would answer with
+     * the lowest address, which may be a cold fragment. */
+    if (dwarf_hasattr(die, DW_AT_entry_pc) && dwarf_entrypc(die, &entry) == 0)
         s.entry = entry;
-    } else {
+    else
         s.entry = rs.v[0].lo;
-        for (size_t i = 1; i < rs.n; i++)
-            if (rs.v[i].lo < s.entry)
-                s.entry = rs.v[i].lo;
-    }
     if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) == 0 && w->files &&
         file < w->nfiles) {
         const char *f = dwarf_filesrc(w->files, file, NULL, NULL);

@@ -9,7 +9,7 @@ struct addr_range {
 };
 
 struct inline_site {
-    uint64_t entry;             /* DW_AT_entry_pc, else the lowest range start */
+    uint64_t entry;             /* DW_AT_entry_pc, else the start of the first range listed */
     struct addr_range *ranges;  /* DW_AT_low_pc/high_pc, or every DW_AT_ranges entry */
     size_t nr_ranges;
     char *call_file;            /* DW_AT_call_file (may be NULL) */

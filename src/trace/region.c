@@ -197,7 +197,10 @@ static int add_site_text(struct region *r, const char *fmt, ...)
 static int add_probe(struct region_list *rl, const char *path, uint64_t vaddr, bool ret,
                      enum rc_role role, int region, char *err, size_t errlen)
 {
-    struct probe_point p = { .vaddr = vaddr, .ret = ret, .role = role, .region = region };
+    struct probe_point p = { .vaddr = vaddr, .ret = ret, .role = role, .region = region,
+                             .idempotent = role == RC_ENTER && region < 0 };
+    if (region < 0)     /* an inlined site: idempotent entries, region index encoded */
+        p.region = -region - 1;
     int e = elf_vaddr_to_offset(path, vaddr, &p.offset);
     if (e) {
         snprintf(err, errlen, "address 0x%llx is not in a loaded segment of %s",
@@ -230,16 +233,15 @@ static int add_range(struct region_list *rl, int idx, const char *path, uint64_t
                          (unsigned long long)lo, (unsigned long long)hi);
 }
 
-/* "name(args)" / "ns::name(args) const" -> does its unqualified base name equal `want`? */
+/* Does a demangled "ns::K::name(args) const [clone .isra.0]" name the function `want`? Yes
+ * when the part before the parameters is `want` or ends with "::" + want ("name", "K::name",
+ * "ns::K::name" all match). */
 static bool base_name_is(const char *full, const char *want)
 {
     size_t end = strcspn(full, "("), wl = strlen(want);
-    const char *p = full;
-    /* The last "::" before the parameter list starts the base name. */
-    for (const char *q = full; q + 1 < full + end; q++)
-        if (q[0] == ':' && q[1] == ':')
-            p = q + 2;
-    return (size_t)(full + end - p) == wl && !strncmp(p, want, wl);
+    if (end < wl || strncmp(full + end - wl, want, wl))
+        return false;
+    return end == wl || (end - wl >= 2 && full[end - wl - 1] == ':' && full[end - wl - 2] == ':');
 }
 
 struct fuzzy {
@@ -343,35 +345,48 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
     }
     if (n == 1) {
         if ((e = add_probe(rl, path, m[0].start, false, RC_ENTER, idx, err, errlen)) ||
-            (e = add_probe(rl, path, m[0].start, true, RC_EXIT, idx, err, errlen)) ||
-            (e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
+            (e = add_probe(rl, path, m[0].start, true, RC_EXIT, idx, err, errlen)))
+            goto out;
+        /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
+        rl->probes.v[rl->probes.n - 1].uret = rl->probes.v[rl->probes.n - 2].uret = true;
+        if ((e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
                                "return probes)", path, m[0].name,
                                (unsigned long long)m[0].start)))
             goto out;
     }
+    /* An inlined instance is inside while the pc is in one of its ranges. Entries: its
+     * entry pc, and the start of every other fragment that is not the continuation of
+     * another (control may enter there from outside, e.g. a copy made by loop unrolling);
+     * entering from inside is ignored. Exits: every fragment end that does not start
+     * another fragment. */
     for (long s = 0; s < nsites; s++) {
         struct inline_site *is = &sites[s];
         char where[300] = "";
         if (is->call_file)
             snprintf(where, sizeof(where), " called at %s:%u", path_basename(is->call_file),
                      is->call_line);
-        if ((e = add_probe(rl, path, is->entry, false, RC_ENTER, idx, err, errlen)))
+        if ((e = add_probe(rl, path, is->entry, false, RC_ENTER, -idx - 1, err, errlen)))
             goto out;
         for (size_t r = 0; r < is->nr_ranges; r++) {
-            bool inner = false;
-            /* A fragment's end that starts another fragment is not a way out. */
-            for (size_t q = 0; q < is->nr_ranges; q++)
-                inner |= is->ranges[q].lo == is->ranges[r].hi;
-            if (!inner && (e = add_probe(rl, path, is->ranges[r].hi, false, RC_EXIT, idx, err,
-                                         errlen)))
+            const struct addr_range *rg = &is->ranges[r];
+            bool cont = false, exit_inner = false, has_entry = is->entry >= rg->lo &&
+                                                              is->entry < rg->hi;
+            for (size_t q = 0; q < is->nr_ranges; q++) {
+                cont |= is->ranges[q].hi == rg->lo;
+                exit_inner |= is->ranges[q].lo == rg->hi;
+            }
+            if (!cont && !has_entry &&
+                (e = add_probe(rl, path, rg->lo, false, RC_ENTER, -idx - 1, err, errlen)))
+                goto out;
+            if (!exit_inner &&
+                (e = add_probe(rl, path, rg->hi, false, RC_EXIT, idx, err, errlen)))
                 goto out;
             if ((e = add_site_text(&rl->regions.v[idx], "%s: inlined %s in %s%s: range %zu/%zu "
                                    "[0x%llx, 0x%llx)%s%s", path, dwarf_name,
                                    is->caller ? is->caller : "?", where, r + 1, is->nr_ranges,
-                                   (unsigned long long)is->ranges[r].lo,
-                                   (unsigned long long)is->ranges[r].hi,
-                                   is->ranges[r].lo == is->entry ? " (entry)" : "",
-                                   inner ? "" : " (exit probe at its end)")))
+                                   (unsigned long long)rg->lo, (unsigned long long)rg->hi,
+                                   has_entry ? " entry pc" : (cont ? "" : " entry probe at start"),
+                                   exit_inner ? "" : ", exit probe at end")))
                 goto out;
         }
     }

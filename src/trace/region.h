@@ -23,6 +23,8 @@ struct probe_point {
     uint64_t offset;      /* file offset (what a uprobe needs) */
     bool ret;             /* return probe */
     enum rc_role role;    /* RC_ENTER or RC_EXIT */
+    bool idempotent;      /* an entry that does nothing when already inside (inlined code) */
+    bool uret;            /* entry or exit of a function whose exit is a return probe */
     int region;
 };
 

@@ -317,6 +317,8 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
     thread_totals(rc, t, s->group, now);
     depth = &t->depth[(size_t)s->group * rc->nr_regions + (size_t)s->region];
     if (s->role == RC_ENTER) {
+        if (s->idempotent && *depth > 0)
+            return 0;
         if (s->group == 0)
             t->res[s->region].calls++;
         if (s->retprobe) {

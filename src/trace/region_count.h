@@ -23,6 +23,9 @@ struct rc_sample {
     int region;                /* for RC_ENTER/RC_EXIT */
     enum rc_role role;
     bool retprobe;             /* the exit is a uretprobe (kernel nesting limit applies) */
+    bool idempotent;           /* an entry that is ignored when the thread is already inside
+                                * (fragments of inlined code: entering another fragment
+                                * from inside is not a new call) */
     uint32_t pid, tid, cpu;
     uint64_t time;             /* ns, perf clock */
     uint64_t enabled, running; /* the group's times */

@@ -150,13 +150,24 @@ static bool is_sw(const struct event_spec *e, uint64_t config)
     return e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == config;
 }
 
+/* Group 0 always shows task-clock (on-CPU time); other groups only when asked for it. */
+static bool group_has_task_clock(const struct counter_group *g, int gi)
+{
+    if (gi == 0)
+        return true;
+    for (size_t i = 0; i < g->n; i++)
+        if (is_sw(&g->ev[i], PERF_COUNT_SW_TASK_CLOCK))
+            return true;
+    return false;
+}
+
 /* One counter group for one thread on one cpu. */
 static int open_group(struct region_trace *rt, const struct counter_group *g, int gi, pid_t pid,
                       int cpu, bool attach, int *rb_fd, char *msg, size_t msglen)
 {
     struct perf_event_attr a;
-    bool have_cs = false;
-    int leader, fd, col = 1;
+    bool have_cs = false, has_tc = group_has_task_clock(g, gi);
+    int leader, fd, col = has_tc;
     size_t first = rt->fds.n;
 
     memset(&a, 0, sizeof(a));
@@ -167,7 +178,8 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     a.enable_on_exec = !attach;
     a.comm = gi == 0;              /* COMM records with misc COMM_EXEC tell us about exec */
     a.comm_exec = gi == 0;
-    leader = open_one(rt, &a, "task-clock", pid, cpu, -1, gi, ID_COUNTER, 0, -1, msg, msglen);
+    leader = open_one(rt, &a, "task-clock", pid, cpu, -1, gi, ID_COUNTER, has_tc ? 0 : -1, -1,
+                      msg, msglen);
     if (leader < 0)
         return leader;
     for (size_t i = 0; i < g->n; i++) {
@@ -289,7 +301,7 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     }
     /* Columns: per group, task-clock then the group's other counters. */
     for (size_t g = 0; g < nr_groups; g++) {
-        rt->nv[g] = 1;
+        rt->nv[g] = group_has_task_clock(&groups[g], (int)g);
         for (size_t i = 0; i < groups[g].n; i++)
             rt->nv[g] += !is_sw(&groups[g].ev[i], PERF_COUNT_SW_TASK_CLOCK);
         rt->ncols += rt->nv[g];
@@ -303,7 +315,8 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
         goto fail;
     }
     for (size_t g = 0, c = 0; g < nr_groups; g++) {
-        rt->colnames[c++] = strdup("task-clock");
+        if (group_has_task_clock(&groups[g], (int)g))
+            rt->colnames[c++] = strdup("task-clock");
         for (size_t i = 0; i < groups[g].n; i++)
             if (!is_sw(&groups[g].ev[i], PERF_COUNT_SW_TASK_CLOCK))
                 rt->colnames[c++] = strdup(groups[g].ev[i].name);
@@ -492,7 +505,8 @@ static int flush(struct region_trace *rt, uint64_t limit)
             const struct probe_point *pp = &rt->rl->probes.v[p->probe];
             rs.role = pp->role;
             rs.region = pp->region;
-            rs.retprobe = pp->ret;
+            rs.retprobe = pp->uret;
+            rs.idempotent = pp->idempotent;
         }
         pr_debug2("t=%llu tid=%u cpu=%u g=%d kind=%d probe=%d en=%llu run=%llu v0=%llu",
                   (unsigned long long)p->time, p->tid, p->cpu, p->group, p->kind, p->probe,

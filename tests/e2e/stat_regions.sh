@@ -68,6 +68,13 @@ check per_thread_four_tables [ "$(grep -c '^region_work \[pid .* tid .*\]: 1000 
 check fib_calls_exact [ "$(csv_get "$out" fib calls)" = 3946 ]
 check fib_outermost_exact [ "$(csv_get "$out" fib crossings)" = 2 ]
 
+# Recursion past the kernel's uretprobe nesting limit: every call seen, one crossing, a warning.
+build_workload stat_deep stat_deep -O1 -g
+"$PROSPECT" stat -s --csv -o "$out" -r deep "$W/stat_deep" 100 >/dev/null 2>"$TEST_TMP/err"
+check deep_recursion_101_calls [ "$(csv_get "$out" deep calls)" = 101 ]
+check deep_recursion_1_crossing [ "$(csv_get "$out" deep crossings)" = 1 ]
+check deep_recursion_warns grep -q "deeper than the kernel's uretprobe limit" "$TEST_TMP/err"
+
 # fork + exec: 1 call in the parent, 2 in the child, 3 in the exec'd image; the target works
 # (its own checks pass) and its exit status 7 comes through.
 "$PROSPECT" stat -s --csv -o "$out" -r work "$W/stat_forkexec" >/dev/null 2>"$TEST_TMP/err"
@@ -101,5 +108,28 @@ check detail_has_percentiles grep -Eq "\| +p50 \| +p99 \|" "$TEST_TMP/d"
 check table_has_wall_and_task_clock grep -q "wall-clock (ms)" "$TEST_TMP/d"
 "$PROSPECT" stat --csv -e page-faults -r touch_pages "$W/stat_pages" $N >"$TEST_TMP/c" 2>/dev/null
 check long_csv_header grep -q "^region,event,total,mean,min,max$" "$TEST_TMP/c"
+
+# Inlined instances with DW_AT_ranges (hot part + cold part, unrolled copies): 3 + 2 calls.
+build_workload stat_inline_ranges stat_inline_ranges -O2 -g
+if objdump --dwarf=info "$W/stat_inline_ranges" | grep -A3 DW_TAG_inlined_subroutine | grep -q DW_AT_ranges; then
+    "$PROSPECT" stat -v -s --csv -o "$out" -r checked_sum "$W/stat_inline_ranges" >/dev/null 2>"$TEST_TMP/err"
+    check inline_ranges_5_calls [ "$(csv_get "$out" checked_sum calls)" = 5 ]
+    check inline_ranges_5_crossings [ "$(csv_get "$out" checked_sum crossings)" = 5 ]
+    check inline_ranges_verbose_fragments grep -q "inlined checked_sum in main called at stat_inline_ranges.c:[0-9]*: range 2/" "$TEST_TMP/err"
+else
+    skip inline_ranges "this gcc emitted no DW_AT_ranges for the inlined instances"
+fi
+
+# C++: qualified names resolve through demangled symbols; a bare name shared by two is ambiguous.
+if command -v g++ >/dev/null; then
+    g++ -O2 -g -o "$W/stat_cxx" "$(dirname "$0")/../workloads/stat_cxx.cc"
+    "$PROSPECT" stat -s --csv -o "$out" -r 'ns::work' -r 'ns::K::work' "$W/stat_cxx" >/dev/null 2>&1
+    check cxx_ns_work_10 [ "$(csv_get "$out" ns::work calls)" = 10 ]
+    check cxx_member_work_10 [ "$(csv_get "$out" ns::K::work calls)" = 10 ]
+    "$PROSPECT" stat -r work "$W/stat_cxx" >/dev/null 2>"$TEST_TMP/err"
+    check cxx_bare_name_ambiguous grep -q "'work' is ambiguous.*ns::work(int)" "$TEST_TMP/err"
+else
+    skip cxx_names "no g++"
+fi
 
 check no_probes_left_behind no_probes_left
