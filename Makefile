@@ -86,3 +86,76 @@ clean:
 	rm -rf build prospect
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- libprospect: the public timing library (issue 5) ------------------------------------
+# Built from src/timing/ only (libc + libm), never from the profiler internals, so users' programs
+# link it without elfutils/capstone/libpfm. Public headers: include/prospect/*.h.
+#   make lib                    build/lib/libprospect.a, libprospect.so(.0), prospect.pc
+#   make examples               build/examples/* (seeds 000 and 004), linked against libprospect.a
+#   make install PREFIX=DIR     headers, libs, prospect.pc and the prospect binary (DESTDIR too)
+#   make install-lib PREFIX=DIR the same without the binary
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+PUBLIC_HEADERS := $(sort $(wildcard include/prospect/*.h))
+PLIB_SRC := $(sort $(wildcard src/timing/*.c))
+PLIB_OBJ := $(PLIB_SRC:%.c=build/pic/%.o)
+PLIB_SOVER := 0
+PLIB_A  := build/lib/libprospect.a
+PLIB_SO := build/lib/libprospect.so.$(PLIB_SOVER)
+# The libprospect examples (examples/hotspots.c is the demo workload, built by scripts/demo).
+EXAMPLE_SRC := examples/sqrt_timing.c examples/malloc_bench.c
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=build/examples/%)
+.PHONY: lib examples install install-lib
+
+build/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-PIC  $<")
+	$(Q)$(CC) $(REL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(PLIB_A): $(PLIB_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@; ar rcs $@ $^
+
+$(PLIB_SO): $(PLIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-soname,libprospect.so.$(PLIB_SOVER) -o $@ $^ -lm
+	@ln -sf libprospect.so.$(PLIB_SOVER) build/lib/libprospect.so
+
+# prospect.pc: $(call pc_lines,PREFIX,LIBDIR,INCLUDEDIR). The in-tree copy points at the build
+# tree (PKG_CONFIG_PATH=build/lib); install-lib writes one for the install prefix.
+PROSPECT_LIB_VERSION := $(shell sed -n 's/^\#define PROSPECT_VERSION "\(.*\)"/\1/p' src/cmd/cmd.h)
+pc_lines = 'prefix=$(1)' 'libdir=$(2)' 'includedir=$(3)' '' 'Name: prospect' \
+  'Description: Prospect timing library: serialized TSC reads, calibration, histograms' \
+  'Version: $(PROSPECT_LIB_VERSION)' 'Cflags: -I$${includedir}' \
+  'Libs: -L$${libdir} -lprospect' 'Libs.private: -lm'
+
+build/lib/prospect.pc: Makefile src/cmd/cmd.h
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(call pc_lines,$(CURDIR),$(CURDIR)/build/lib,$(CURDIR)/include) > $@
+
+lib: $(PLIB_A) $(PLIB_SO) build/lib/prospect.pc
+
+build/examples/%: examples/%.c $(PLIB_A) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  EXAMPLE $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Iinclude $(WARN) -o $@ $< $(PLIB_A) -lm
+
+examples: $(EXAMPLE_BIN)
+
+# The tests use the library, the examples and the C++ header check.
+test-bins: lib examples
+
+install-lib: lib
+	install -d $(DESTDIR)$(PREFIX)/include/prospect $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/prospect/
+	install -m 644 $(PLIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(PLIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprospect.so.$(PLIB_SOVER) $(DESTDIR)$(LIBDIR)/libprospect.so
+	printf '%s\n' $(call pc_lines,$(PREFIX),$(LIBDIR),$(PREFIX)/include) \
+	  > $(DESTDIR)$(LIBDIR)/pkgconfig/prospect.pc
+
+install: prospect install-lib
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 prospect $(DESTDIR)$(PREFIX)/bin/
+# ---- end libprospect ----------------------------------------------------------------------

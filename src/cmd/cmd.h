@@ -21,6 +21,10 @@ const struct command *command_find(const char *name);
 
 /* Prints "prospect CMD: <message>" and a usage hint to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For getopt's '?' or ':' (optstring starting with "+:" or ":", opterr = 0): names the unknown
+ * option, or the one missing its value, in one line plus the usage hint; returns EXIT_USAGE.
+ * Call as cmd_bad_option(cmd, argv, optind, optopt, c). */
+int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now, int c);
 /* Prints "prospect CMD: <message>" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the command's --help text to stdout; returns 0. */
@@ -28,6 +32,8 @@ int cmd_help(const char *cmd);
 
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
+int cmd_check(int argc, char **argv);
+extern const char cmd_check_usage[];
 int cmd_stat(int argc, char **argv);
 extern const char cmd_stat_usage[];
 int cmd_list(int argc, char **argv);

@@ -39,3 +39,16 @@ int cmd_help(const char *cmd)
         fputs(c->usage, stdout);
     return 0;
 }
+
+int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now, int c)
+{
+    const char *arg = optind_now > 0 ? argv[optind_now - 1] : "";
+    char shortopt[3] = { '-', (char)optopt_now, '\0' };
+
+    /* For a bundled or unknown short option, argv holds more than the option itself. */
+    if (optopt_now && (arg[0] != '-' || arg[1] != '-'))
+        arg = shortopt;
+    if (c == ':')
+        return cmd_usage_error(cmd, "option '%s' needs a value", arg);
+    return cmd_usage_error(cmd, "unknown option '%s'", arg);
+}

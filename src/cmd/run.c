@@ -1,10 +1,263 @@
+/* prospect run: profile a command (and its children) or the whole system, report at exit. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/profile_opts.h"
+#include "perf/collect.h"
+#include "report/prospect_report.h"
+#include "session/session.h"
+#include "symbol/ksyms.h"
+#include "util/log.h"
+#include "util/strutil.h"
 
-const char cmd_run_usage[] = "usage: prospect run [options] -- COMMAND [ARGS]\n";
+const char cmd_run_usage[] =
+"usage: prospect run [options] [--] COMMAND [ARGS...]\n"
+"       prospect run -a [options] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Starts COMMAND, samples the instruction pointer of it and every process it starts (user and\n"
+"kernel) until it exits, then prints the Prospect report on standard error (or -o FILE).\n"
+"The exit status is the command's; a command killed by signal N gives 128+N.\n"
+"\n"
+PROFILE_OPTS_HELP
+"  -o, --output FILE      write the report to FILE instead of standard error\n"
+"      --top N            routines shown per profile (default 25, 0 for all)\n"
+"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
+"      --min-time SEC     ... and at least SEC seconds of CPU time (time events)\n"
+"  -v, --verbose          explain choices and missing symbols (-vv: more)\n"
+"  -h, --help             show this help\n"
+"\n"
+"Examples:\n"
+"  prospect run -- ./myprog arg1 arg2\n"
+"  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
+"  prospect run -F 2000 -o report.txt -- make -j2\n"
+"  prospect run -e task-clock -c 100000 -- ./myprog\n";
+
+static void on_stop_signal(int sig)
+{
+    collect_stop_signal = sig;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static char *join_argv(char *const *argv)
+{
+    size_t len = 1;
+    char *s;
+
+    for (char *const *a = argv; *a; a++)
+        len += strlen(*a) + 1;
+    s = malloc(len);
+    if (!s)
+        return NULL;
+    len = 0;
+    for (char *const *a = argv; *a; a++) {
+        size_t n = strlen(*a);
+        if (a != argv)
+            s[len++] = ' ';
+        memcpy(s + len, *a, n);
+        len += n;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
+{
+    int st = r->child_status;
+    if (!r->child) {
+        snprintf(buf, len, "profiling stopped%s", r->stop_signal ? " by a signal" : "");
+    } else if (WIFEXITED(st)) {
+        snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
+    } else if (WIFSIGNALED(st)) {
+        snprintf(buf, len, "killed by signal %d (SIG%s)%s", WTERMSIG(st),
+                 sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+                 WCOREDUMP(st) ? ", core dumped" : "");
+    } else {
+        snprintf(buf, len, "unknown status 0x%x", st);
+    }
+}
+
+static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note, size_t len)
+{
+    int err;
+
+    *ks = NULL;
+    if (!s->stats.kernel)
+        return 0;
+    err = ksyms_load("/proc/kallsyms", ks);
+    if (err == -EACCES)
+        snprintf(note, len, "kernel addresses are hidden (kernel.kptr_restrict): run as root or "
+                 "'sysctl kernel.kptr_restrict=0'");
+    else if (err)
+        snprintf(note, len, "cannot read /proc/kallsyms: %s", strerror(-err));
+    return err == -ENOMEM ? err : 0;
+}
+
+/* The exit status `run` returns: the command's, or 128+N for a signal death. */
+static int command_exit_status(const struct collect_result *r)
+{
+    if (!r->child)
+        return r->stop_signal ? 128 + r->stop_signal : 0;
+    if (WIFEXITED(r->child_status))
+        return WEXITSTATUS(r->child_status);
+    if (WIFSIGNALED(r->child_status))
+        return 128 + WTERMSIG(r->child_status);
+    return 1;
+}
 
 int cmd_run(int argc, char **argv)
 {
-    cmd_error("run", "not implemented yet");
-    return 1;
+    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME };
+    static const struct option longopts[] = {
+        PROFILE_LONG_OPTS,
+        { "output", required_argument, NULL, 'o' },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+        { "min-time", required_argument, NULL, OPT_MIN_TIME },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct profile_opts po;
+    struct report_opts ro = { .top = 25, .min_percent = 0.5 };
+    struct collect_outlets outlets = { .ordered = session_record };
+    struct collect_result res;
+    struct session session;
+    struct ksyms *ks = NULL;
+    const char *output = NULL;
+    char err[512], outcome[128], knote[256] = "", pnote[160] = "";
+    char *command = NULL;
+    FILE *out = stderr;
+    uint64_t v;
+    double d;
+    int c, ret, status;
+
+    profile_opts_init(&po);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+        ret = profile_opts_parse(&po, "run", c, optarg);
+        if (ret == 0)
+            continue;
+        if (ret != -ENOENT)
+            return EXIT_USAGE;
+        switch (c) {
+        case 'o': output = optarg; break;
+        case OPT_TOP:
+            if (parse_u64(optarg, &v) || v > 1000000)
+                return cmd_usage_error("run", "invalid --top '%s'", optarg);
+            ro.top = (unsigned)v;
+            break;
+        case OPT_MIN_PERCENT:
+            if (parse_double(optarg, &d) || d > 100)
+                return cmd_usage_error("run", "invalid --min-percent '%s'", optarg);
+            ro.min_percent = d;
+            break;
+        case OPT_MIN_TIME:
+            if (parse_double(optarg, &d))
+                return cmd_usage_error("run", "invalid --min-time '%s'", optarg);
+            ro.min_time = d;
+            break;
+        case 'v': log_verbosity++; break;
+        case 'h': return cmd_help("run");
+        default: return cmd_bad_option("run", argv, optind, optopt, c);
+        }
+    }
+    if (optind >= argc && !po.collect.system_wide)
+        return cmd_usage_error("run", "no command given");
+    if (optind < argc)
+        po.collect.argv = argv + optind;
+    if (po.collect.nr_pids)
+        return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
+    ret = profile_opts_finish(&po, "run");
+    if (ret)
+        return ret;
+    if (output) {
+        out = fopen(output, "w");
+        if (!out) {
+            cmd_error("run", "cannot write %s: %s", output, strerror(errno));
+            return 1;
+        }
+    }
+    if (session_init(&session)) {
+        cmd_error("run", "out of memory");
+        return 1;
+    }
+    session.self_pid = getpid();
+    outlets.ordered_arg = &session;
+    install_stop_handlers();
+    ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
+    if (ret && !res.child_ran) {
+        cmd_error("run", "%s", err);
+        status = 1;
+        goto done;
+    }
+    if (res.child && !res.child_ran) {
+        cmd_error("run", "%s: %s", po.collect.argv[0],
+                  res.exec_errno == ENOENT ? "command not found" : strerror(res.exec_errno));
+        status = res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? 127 : 126;
+        goto done;
+    }
+    if (ret)
+        cmd_error("run", "%s (the report covers what was collected)", err);
+    if (res.kernel_excluded)
+        snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
+                 "this user sample user space (run as root, or 'sysctl "
+                 "kernel.perf_event_paranoid=1')");
+    else if (load_kernel_symbols(&session, &ks, knote, sizeof(knote))) {
+        cmd_error("run", "out of memory");
+        status = 1;
+        goto done;
+    }
+    command = po.collect.argv ? join_argv(po.collect.argv) : NULL;
+    describe_outcome(&res, outcome, sizeof(outcome));
+    profile_opts_report(&po, &ro);
+    ro.command = command;
+    ro.duration = (double)(res.end_ns - res.start_ns) / 1e9;
+    ro.nr_cpus = res.nr_cpus;
+    ro.outcome = outcome;
+    ro.kernel_note = knote[0] ? knote : NULL;
+    ro.lost_extra = res.bad_records;
+    if (res.proc_unreadable)
+        snprintf(pnote, sizeof(pnote), "%llu /proc entries unreadable (e.g. pid %d): their "
+                 "samples show as ':PID'", (unsigned long long)res.proc_unreadable,
+                 (int)res.proc_first_unreadable);
+    ro.proc_note = pnote[0] ? pnote : NULL;
+    ret = report_prospect(out, &session, ks, &ro);
+    if (ret)
+        cmd_error("run", "writing the report: %s", strerror(-ret));
+    status = command_exit_status(&res);
+    if (ret && status == 0)
+        status = 1;
+done:
+    if (out != stderr && fclose(out) != 0 && status == 0) {
+        cmd_error("run", "writing %s: %s", output, strerror(errno));
+        status = 1;
+    }
+    free(command);
+    ksyms_free(ks);
+    collect_release(&res);
+    session_release(&session);
+    /* Ctrl-C: after the report, die of the same signal so callers (shells, make) see it. */
+    if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&
+        WTERMSIG(res.child_status) == SIGINT) {
+        signal(SIGINT, SIG_DFL);
+        raise(SIGINT);
+    }
+    return status;
 }

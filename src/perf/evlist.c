@@ -1,5 +1,6 @@
 #define LOG_PREFIX "evlist"
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,25 +199,29 @@ bad:
     return -EINVAL;
 }
 
-int evlist_open(struct evlist *evl, pid_t pid, const int *cpus, size_t ncpus,
-                char *advice, size_t advice_len)
+int evlist_open(struct evlist *evl, const pid_t *pids, size_t npids, const int *cpus,
+                size_t ncpus, char *advice, size_t advice_len)
 {
+    if (!npids || !ncpus || npids > SIZE_MAX / sizeof(int) / ncpus)
+        return -EINVAL;
     for (size_t i = 0; i < evl->nr; i++) {
         struct evsel *s = &evl->sel[i];
-        s->fds = malloc(ncpus * sizeof(int));
+        size_t n = npids * ncpus;
+        s->fds = malloc(n * sizeof(int));
         if (!s->fds)
             return -ENOMEM;
-        s->nr_fds = ncpus;
-        for (size_t c = 0; c < ncpus; c++)
-            s->fds[c] = -1;
-        for (size_t c = 0; c < ncpus; c++) {
+        s->nr_fds = n;
+        s->ncpus = ncpus;
+        for (size_t k = 0; k < n; k++)
+            s->fds[k] = -1;
+        for (size_t k = 0; k < n; k++) {
             uint64_t id;
-            int fd = perf_event_open_fd(&s->attr, pid, cpus[c], -1, 0);
+            int fd = perf_event_open_fd(&s->attr, pids[k / ncpus], cpus[k % ncpus], -1, 0);
             if (fd < 0) {
                 event_open_advice(-fd, &s->attr, s->name, advice, advice_len);
                 return fd;
             }
-            s->fds[c] = fd;
+            s->fds[k] = fd;
             if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 && evsel_add_id(s, id))
                 return -ENOMEM;
         }
@@ -230,24 +235,29 @@ int evlist_mmap(struct evlist *evl, size_t pages)
 
     if (!evl->nr)
         return -EINVAL;
-    ncpus = evl->sel[0].nr_fds;
+    ncpus = evl->sel[0].ncpus;
+    if (!ncpus)
+        return -EINVAL;
     evl->rbs = calloc(ncpus, sizeof(*evl->rbs));
     if (!evl->rbs)
         return -ENOMEM;
     for (size_t c = 0; c < ncpus; c++) {
         struct ringbuf *rb = calloc(1, sizeof(*rb));
-        int err;
+        int err, lead = evl->sel[0].fds[c];
         if (!rb)
             return -ENOMEM;
-        err = ringbuf_map(rb, evl->sel[0].fds[c], (int)c, pages);
+        err = ringbuf_map(rb, lead, (int)c, pages);
         if (err) {
             free(rb);
             return err;
         }
         evl->rbs[evl->nr_rbs++] = rb;
-        for (size_t i = 1; i < evl->nr; i++)
-            if (ioctl(evl->sel[i].fds[c], PERF_EVENT_IOC_SET_OUTPUT, evl->sel[0].fds[c]))
-                return -errno;
+        /* Every other event on this cpu (other evsels, other target tasks) writes here too. */
+        for (size_t i = 0; i < evl->nr; i++)
+            for (size_t k = c; k < evl->sel[i].nr_fds; k += ncpus)
+                if (evl->sel[i].fds[k] != lead &&
+                    ioctl(evl->sel[i].fds[k], PERF_EVENT_IOC_SET_OUTPUT, lead))
+                    return -errno;
     }
     return 0;
 }

@@ -16,8 +16,9 @@ struct evsel {
     char *name;               /* "cpu-clock", "cycles", ... */
     uint64_t *ids;            /* kernel ids of every instance (per cpu/thread) */
     size_t nr_ids;
-    int *fds;                 /* live only: one per instance, -1 when not open */
+    int *fds;                 /* live only: [target * ncpus + cpu], -1 when not open */
     size_t nr_fds;
+    size_t ncpus;             /* live only: cpus per target */
     int idx;                  /* position in the evlist */
 };
 
@@ -47,14 +48,14 @@ int evlist_finalize(struct evlist *evl);
 const struct evsel *evlist_evsel_for(const struct evlist *evl, const struct perf_event_header *h);
 const struct evsel *evlist_find_id(const struct evlist *evl, uint64_t id);
 
-/* Live collection: opens every evsel on each cpu (cpus[i]) for `pid` (-1: all processes).
- * For a task (pid > 0) with attr.inherit, one event per cpu is needed because inherited
- * per-task events cannot be mmapped. On failure returns -errno and writes advice a person can
- * act on into `advice` (see event_open_advice). */
-int evlist_open(struct evlist *evl, pid_t pid, const int *cpus, size_t ncpus,
-                char *advice, size_t advice_len);
-/* Maps one ring buffer of `pages` data pages (power of two) per cpu and redirects the other
- * events on that cpu into it. */
+/* Live collection: opens every evsel for each target task (pids[t]; -1: all processes) on
+ * each cpu (cpus[c]); fds[t * ncpus + c]. For a task with attr.inherit one event per cpu is
+ * needed because inherited per-task events cannot be mmapped. On failure returns -errno and
+ * writes advice a person can act on into `advice` (see event_open_advice). */
+int evlist_open(struct evlist *evl, const pid_t *pids, size_t npids, const int *cpus,
+                size_t ncpus, char *advice, size_t advice_len);
+/* Maps one ring buffer of `pages` data pages (power of two) per cpu and redirects every other
+ * event on that cpu into it. */
 int evlist_mmap(struct evlist *evl, size_t pages);
 int evlist_enable(struct evlist *evl);
 int evlist_disable(struct evlist *evl);

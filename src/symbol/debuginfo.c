@@ -51,11 +51,11 @@ static bool try_candidate(const char *cand, const uint8_t *bid, size_t bid_len, 
     if (bid_len && !elf_read_build_id(out->elf, cbid, sizeof(cbid), &clen)) {
         if (clen == bid_len && !memcmp(cbid, bid, bid_len))
             return true;
-        pr_debug("%s: build-id differs, ignored\n", cand);
+        pr_debug("%s: build-id differs, ignored", cand);
     } else if (check_crc && !file_crc32(out->fd, &c) && c == crc) {
         return true;
     } else {
-        pr_debug("%s: not the debug file for this build, ignored\n", cand);
+        pr_debug("%s: not the debug file for this build, ignored", cand);
     }
     elf_file_close(out);
     return false;
@@ -120,6 +120,6 @@ found:
         elf_file_close(out);
         return -ENOMEM;
     }
-    pr_debug("%s: separate debug info %s\n", path, cand);
+    pr_debug("%s: separate debug info %s", path, cand);
     return 0;
 }

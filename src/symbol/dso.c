@@ -152,7 +152,11 @@ const char *dso_path(const struct dso *dso)
 
 const char *dso_short_name(const struct dso *dso)
 {
-    return dso->path[0] == '[' ? dso->path : path_basename(dso->path);
+    if (dso->path[0] == '[')
+        return dso->path;
+    if (dso->kind == DSO_ANON && (!dso->path[0] || !strcmp(dso->path, "//anon")))
+        return "[anon]";
+    return path_basename(dso->path);
 }
 
 enum dso_kind dso_kind(const struct dso *dso)

@@ -44,9 +44,12 @@ struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const cha
                           const uint8_t *build_id, size_t build_id_len, pid_t pid);
 
 const char *dso_path(const struct dso *dso);       /* as mapped: "/usr/lib/.../libc.so.6" */
-const char *dso_short_name(const struct dso *dso); /* basename: "libc.so.6" */
+/* basename: "libc.so.6"; "[vdso]", "[ext4]" as given; anonymous memory "[anon]" */
+const char *dso_short_name(const struct dso *dso);
 enum dso_kind dso_kind(const struct dso *dso);
-enum dso_status dso_status(const struct dso *dso); /* loads symbols if not yet loaded */
+/* Loads symbols if not yet loaded. DSO_KERNEL placeholders report DSO_NO_SYMBOLS (kernel
+ * addresses resolve through ksyms.h); DSO_ANON without /tmp/perf-PID.map is DSO_MISSING. */
+enum dso_status dso_status(const struct dso *dso);
 const char *dso_status_str(enum dso_status st);
 /* Build-id of the file on disk (or as reported by the kernel); 0 if known, -ENOENT if not. */
 int dso_build_id(struct dso *dso, uint8_t *out, size_t *len);
@@ -56,7 +59,8 @@ int dso_load(struct dso *dso);
 
 /* Converts an address in a mapping (start, pgoff) to the DSO's ELF virtual address, using the
  * PT_LOAD segment that contains the file offset (segments may have p_vaddr != p_offset).
- * For non-file DSOs the address is returned relative to map start. 0 or -ENOENT. */
+ * [vdso] goes through its own image's segments the same way. DSO_ANON and DSO_KERNEL return ip
+ * itself: JIT maps and kallsyms hold absolute addresses. 0 or -ENOENT. */
 int dso_map_to_vaddr(struct dso *dso, uint64_t map_start, uint64_t pgoff, uint64_t ip,
                      uint64_t *vaddr);
 
@@ -70,7 +74,11 @@ struct symres {
 
 /* Bracket rule (seed 001): in a DSO with only dynamic symbols, a hit that is not inside any
  * symbol's [start, start+size) is named "lo->hi" after the closest symbols below and above it;
- * before the first symbol "(start)->first", after the last "last->(end)". */
+ * before the first symbol "(start)->first", after the last "last->(end)". Every hit in one gap
+ * gets the same interned pointer. With a full .symtab (or a JIT map) such a hit has name NULL.
+ * Zero-size symbols extend to the next symbol (as in perf), so they leave no gap. Of several
+ * names at one address the one perf 6.1 shows is used (non-zero size, non-weak, global, fewer
+ * leading underscores, longer name); the others are still found by dso_find_symbols. */
 
 /* Resolves one address. Returns 0 (name may be NULL when nothing covers it). */
 int dso_resolve(struct dso *dso, uint64_t vaddr, struct symres *out);
@@ -79,7 +87,8 @@ int dso_resolve(struct dso *dso, uint64_t vaddr, struct symres *out);
 int dso_resolve_sorted(struct dso *dso, const uint64_t *vaddrs, size_t n, struct symres *out);
 
 /* Symbols by name, for regions (`prospect stat -r func`): exact match on the raw or demangled
- * name. Returns the number of matches written (up to max). */
+ * name, or the demangled name without its parameter list ("ns::func" matches "ns::func(int)"
+ * and "ns::func(double)"). Returns the number of matches written (up to max). */
 struct symbol_match {
     const char *name;     /* demangled */
     uint64_t start, size; /* ELF vaddr */

@@ -18,22 +18,25 @@ static bool has_section_data(Elf *e, const char *name)
     return elf_find_section(e, name, 0, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
 }
 
-/* Reads the function symbols of the first section of `type` into a fresh table.
- * Returns the count, or -ENOEXEC / -ENOMEM. */
-static long read_table(Elf *e, GElf_Word type, struct symtab *out, bool brackets)
+/* Reads the function symbols of the first section of `type` in e, plus the PLT slots of the
+ * mapped file `main`, into a fresh table. Returns the count of symbols from the section (the
+ * table is only built when there are some), or -ENOEXEC / -ENOMEM. */
+static long read_table(Elf *e, Elf *main, GElf_Word type, struct symtab *out, bool brackets)
 {
     struct symtab_builder b = {0};
     GElf_Shdr sh;
     Elf_Scn *scn = elf_find_section(e, NULL, type, &sh);
-    long n;
+    long n, plt = 0;
     int err;
 
     if (!scn)
         return 0;
     n = elf_read_funcs(e, scn, &b);
-    if (n <= 0) {
+    if (n > 0)
+        plt = elf_read_plt(main, &b);
+    if (n <= 0 || plt < 0) {
         symtab_builder_release(&b);
-        return n;
+        return n <= 0 ? n : plt;
     }
     err = symtab_finish(&b, out, brackets);
     return err ? err : n;
@@ -66,7 +69,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         if (!dso->debug_path)
             return -ENOMEM;
     }
-    n = read_table(ef->elf, SHT_SYMTAB, &dso->tab, false);
+    n = read_table(ef->elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
     if (n < 0) {
         err = (int)n;
         goto out;
@@ -79,9 +82,9 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
             dbg_path = NULL;
         }
         if (!n) {
-            n = read_table(dbg.elf, SHT_SYMTAB, &dso->tab, false);
+            n = read_table(dbg.elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
             if (n < 0) {
-                pr_debug("%s: bad symbol table in debug file\n", path);
+                pr_debug("%s: bad symbol table in debug file", path);
                 if (n == -ENOMEM) {
                     err = -ENOMEM;
                     goto out;
@@ -96,13 +99,13 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         dso->status = DSO_OK_SYMTAB;
         return 0;
     }
-    n = read_table(ef->elf, SHT_DYNSYM, &dso->tab, true);
+    n = read_table(ef->elf, ef->elf, SHT_DYNSYM, &dso->tab, true);
     if (n < 0) {
         err = (int)n;
         goto out;
     }
     dso->status = n > 0 ? DSO_OK_DYNSYM : DSO_NO_SYMBOLS;
-    pr_debug("%s: %s\n", path, dso_status_str(dso->status));
+    pr_debug("%s: %s", path, dso_status_str(dso->status));
     return 0;
 out:
     symtab_release(&dso->tab);
@@ -111,7 +114,7 @@ out:
     dso->nsegs = 0;
     if (err == -ENOMEM)
         return err;
-    pr_debug("%s: corrupt ELF data\n", path);
+    pr_debug("%s: corrupt ELF data", path);
     dso->status = DSO_BAD_ELF;
     return 0;
 }
@@ -138,7 +141,7 @@ int dso_load_file(struct dso *dso)
     }
     err = elf_file_open(path, &ef);
     if (err) {
-        pr_debug("%s: %s\n", path, strerror(-err));
+        pr_debug("%s: %s", path, strerror(-err));
         dso->status = err == -ENOEXEC && !deleted ? DSO_BAD_ELF : DSO_MISSING;
         free(stripped);
         return err == -ENOMEM ? err : 0;
@@ -146,7 +149,7 @@ int dso_load_file(struct dso *dso)
     if (elf_read_build_id(ef.elf, dso->fbid, sizeof(dso->fbid), &dso->fbid_len))
         dso->fbid_len = 0;
     if (dso->kbid_len && !build_id_equal(dso)) {
-        pr_debug("%s: build-id differs from the mapped file's\n", path);
+        pr_debug("%s: build-id differs from the mapped file's", path);
         dso->status = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
         err = 0;
     } else {

@@ -38,11 +38,17 @@ static int validate(struct elf_file *ef, const char *what)
         goto bad;
     if (elf_getphdrnum(ef->elf, &phnum) || elf_getshdrnum(ef->elf, &shnum))
         goto bad;
-    if (phnum && (!eh.e_phentsize || phnum > ef->size / eh.e_phentsize ||
-                  !in_bounds(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, ef->size)))
-        goto bad;
+    /* libelf quietly reports zero sections when the table lies beyond the end of the file;
+     * a truncated file must be reported as bad, not as "no symbols". */
+    if (eh.e_shoff && eh.e_shnum > shnum)
+        shnum = eh.e_shnum;
     if (shnum > 1 && (!eh.e_shentsize || shnum > ef->size / eh.e_shentsize ||
                       !in_bounds(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, ef->size)))
+        goto bad;
+    if (eh.e_phoff && eh.e_phnum != PN_XNUM && eh.e_phnum > phnum)
+        phnum = eh.e_phnum;
+    if (phnum && (!eh.e_phentsize || phnum > ef->size / eh.e_phentsize ||
+                  !in_bounds(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, ef->size)))
         goto bad;
     if (shnum > 1 && elf_getshdrstrndx(ef->elf, &shstrndx))
         goto bad;
@@ -62,7 +68,7 @@ static int validate(struct elf_file *ef, const char *what)
         goto bad;
     return 0;
 bad:
-    pr_debug("%s: not a valid ELF file (%s)\n", what, elf_errmsg(-1));
+    pr_debug("%s: not a valid ELF file (%s)", what, elf_errmsg(-1));
     return -ENOEXEC;
 }
 

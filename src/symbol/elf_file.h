@@ -35,9 +35,15 @@ struct load_seg {
 int elf_read_loads(Elf *e, struct load_seg **segs, size_t *n);
 
 struct symtab_builder;
-/* Adds the function symbols (STT_FUNC, STT_GNU_IFUNC, defined, named) of a SHT_SYMTAB or
+/* Adds the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE labels in executable
+ * sections; defined and named) of a SHT_SYMTAB or
  * SHT_DYNSYM section. Returns the number added, or -ENOEXEC / -ENOMEM. */
 long elf_read_funcs(Elf *e, Elf_Scn *scn, struct symtab_builder *b);
+
+/* Synthesizes "name@plt" symbols for the x86 PLT slots, one per .rela.plt entry in order, as
+ * perf does (an entry without a symbol, e.g. IRELATIVE, gives "@plt"). Returns the number added
+ * (0 when there is no PLT or the machine is not x86), or -ENOMEM. */
+long elf_read_plt(Elf *e, struct symtab_builder *b);
 
 /* Calls elf_version() once. */
 void symbol_elf_init(void);

@@ -73,7 +73,7 @@ int dso_load_jitmap(struct dso *dso)
     snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)dso->pid);
     err = file_read_all(path, &text, NULL, JITMAP_MAX);
     if (err) {
-        pr_debug("%s: %s\n", path, strerror(-err));
+        pr_debug("%s: %s", path, strerror(-err));
         dso->status = DSO_MISSING;
         return err == -ENOMEM ? err : 0;
     }
@@ -86,7 +86,7 @@ int dso_load_jitmap(struct dso *dso)
         return err;
     }
     if (bad)
-        pr_debug("%s: %zu malformed lines skipped\n", path, bad);
+        pr_debug("%s: %zu malformed lines skipped", path, bad);
     dso->status = dso->tab.n ? DSO_OK_SYMTAB : DSO_NO_SYMBOLS;
     return 0;
 }

@@ -1,6 +1,7 @@
 /* /proc/kallsyms: one read, one parse in place (the buffer is the name arena), one sort. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/ksyms.h"
@@ -81,70 +82,23 @@ static int ksym_cmp(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static size_t underscores(const char *s)
-{
-    size_t n = 0;
-    while (s[n] == '_')
-        n++;
-    return n;
-}
-
-/* The alias perf shows for an address (kallsyms has no sizes): non-weak, then global, then
- * fewer leading underscores, then the longer name; on a tie the earlier line. */
-static bool ksym_better(const struct ksym *a, const struct ksym *b)
-{
-    bool aw = a->type == 'w' || a->type == 'W', bw = b->type == 'w' || b->type == 'W';
-    bool ag = a->type == 'T', bg = b->type == 'T';
-    size_t au, bu;
-
-    if (aw != bw)
-        return aw;
-    if (ag != bg)
-        return bg;
-    au = underscores(a->name);
-    bu = underscores(b->name);
-    if (au != bu)
-        return bu < au;
-    return strlen(b->name) > strlen(a->name);
-}
-
-/* Moves each address's preferred name to the end of its run of equal addresses, where the
- * "last symbol at or below" search lands; the others stay for ksyms_lookup. */
-static void place_best(struct ksym *v, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        size_t j, best = i;
-        for (j = i + 1; j < n && v[j].addr == v[i].addr; j++)
-            if (ksym_better(&v[best], &v[j]))
-                best = j;
-        if (best != j - 1) {
-            struct ksym t = v[best];
-            v[best] = v[j - 1];
-            v[j - 1] = t;
-        }
-        i = j;
-    }
-}
-
-int ksyms_load(const char *path, struct ksyms **out)
+int ksyms_parse(char *text, size_t len, struct ksyms **out)
 {
     struct ksyms *ks;
-    size_t len, cap = 0, lines = 0;
+    size_t cap = 0, lines = 0;
     bool nonzero = false;
     char *line;
-    int err;
 
     *out = NULL;
     ks = calloc(1, sizeof(*ks));
-    if (!ks)
+    if (!ks) {
+        free(text);
         return -ENOMEM;
-    err = file_read_all(path, &ks->buf, &len, KALLSYMS_MAX);
-    if (err) {
-        free(ks);
-        return err;
     }
+    ks->buf = text;
+    text[len] = '\0';
     /* One allocation sized by the line count (an upper bound on symbols). */
-    for (char *p = ks->buf; (p = memchr(p, '\n', len - (size_t)(p - ks->buf))); p++)
+    for (char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++)
         cap++;
     cap++;
     ks->v = malloc(cap * sizeof(*ks->v));
@@ -152,8 +106,8 @@ int ksyms_load(const char *path, struct ksyms **out)
         ksyms_free(ks);
         return -ENOMEM;
     }
-    for (line = ks->buf; line && *line;) {
-        char *eol = strchr(line, '\n');
+    for (line = text; line && line < text + len;) {
+        char *eol = memchr(line, '\n', len - (size_t)(line - text));
         int r;
         if (eol)
             *eol = '\0';
@@ -173,10 +127,29 @@ int ksyms_load(const char *path, struct ksyms **out)
         ksyms_free(ks);
         return -EACCES;   /* kptr_restrict hides the addresses */
     }
-    qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
-    place_best(ks->v, ks->n);
+    /* Stable by line order: of several names at one address the last line's is the one found
+     * (the others keep an empty range), which is what perf 6.1 reports for kallsyms. */
+    for (size_t i = 1; i < ks->n; i++) {
+        if (ks->v[i].addr < ks->v[i - 1].addr) {   /* the kernel lists text in order: rare */
+            qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+            break;
+        }
+    }
     *out = ks;
     return 0;
+}
+
+int ksyms_load(const char *path, struct ksyms **out)
+{
+    char *text;
+    size_t len;
+    int err;
+
+    *out = NULL;
+    err = file_read_all(path, &text, &len, KALLSYMS_MAX);
+    if (err)
+        return err;
+    return ksyms_parse(text, len, out);
 }
 
 void ksyms_free(struct ksyms *ks)

@@ -9,6 +9,9 @@ struct ksyms;
 /* Parses a kallsyms-format file. Lines that do not parse are counted (ksyms_bad_lines), not
  * fatal. All-zero addresses (kptr_restrict) give -EACCES so the caller can advise. */
 int ksyms_load(const char *path, struct ksyms **out);
+/* Same from text in memory: takes ownership of the malloc'd `text`, which must have room for
+ * len + 1 bytes (it is parsed in place and becomes the name arena). */
+int ksyms_parse(char *text, size_t len, struct ksyms **out);
 void ksyms_free(struct ksyms *ks);
 size_t ksyms_count(const struct ksyms *ks);
 size_t ksyms_bad_lines(const struct ksyms *ks);

@@ -36,11 +36,10 @@ static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t
     return 0;
 }
 
-int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
-               int bind)
+int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
+                     uint64_t start, uint64_t size, int bind)
 {
     struct sym_cand c = { .start = start, .size = size, .bind = (uint8_t)bind };
-    char *dem;
     int err;
 
     if (b->c.n >= UINT32_MAX)
@@ -50,14 +49,21 @@ int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64
     if (err)
         return err;
     c.name = c.raw;
-    dem = symbol_demangle(raw);
-    if (dem) {
-        err = arena_add(b, dem, strlen(dem), &c.name);
-        free(dem);
+    if (display && strcmp(display, raw)) {
+        err = arena_add(b, display, strlen(display), &c.name);
         if (err)
             return err;
     }
     return vec_push(&b->c, c);
+}
+
+int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
+               int bind)
+{
+    char *dem = symbol_demangle(raw);
+    int err = symtab_add_named(b, raw, dem, start, size, bind);
+    free(dem);
+    return err;
 }
 
 static int cand_cmp(const void *pa, const void *pb)

@@ -42,6 +42,9 @@ void symtab_builder_release(struct symtab_builder *b);
 /* Adds one function symbol (demangles it). 0 or -ENOMEM / -EOVERFLOW. */
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind);
+/* Same with the display name given (NULL: the raw name). */
+int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
+                     uint64_t start, uint64_t size, int bind);
 /* Sorts, chooses one name per address, fixes zero sizes; empties the builder. 0 or -ENOMEM. */
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets);
 void symtab_release(struct symtab *t);

@@ -3,7 +3,8 @@
 #ifndef PROSPECT_UTIL_LOG_H
 #define PROSPECT_UTIL_LOG_H
 
-enum log_level { LOG_QUIET = -1, LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 2, LOG_DEBUG2 = 3 };
+/* -v shows LOG_DEBUG (and LOG_INFO, the same level), -vv adds LOG_DEBUG2. */
+enum log_level { LOG_QUIET = -1, LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 1, LOG_DEBUG2 = 2 };
 
 extern int log_verbosity;   /* LOG_WARN by default; each -v adds one */
 

@@ -91,6 +91,23 @@ TEST(alias_choice_follows_perf)
     dso_cache_free(c);
 }
 
+TEST(zero_size_symbol_extends_to_next)
+{
+    struct dso_cache *c = dso_cache_new();
+    struct dso *d = fixture(c, "prog-nopie");
+    uint64_t a = nm_addr("prog-nopie", "prog_asm_nosize");
+    struct symres r;
+
+    CHECK(a);
+    CHECK(dso_resolve(d, a + 3, &r) == 0);
+    CHECK_STR(r.name, "prog_asm_nosize");
+    CHECK(r.size >= 4);
+    /* and it ends where the next symbol starts */
+    CHECK(dso_resolve(d, a + r.size, &r) == 0);
+    CHECK(r.name && strcmp(r.name, "prog_asm_nosize"));
+    dso_cache_free(c);
+}
+
 TEST(map_to_vaddr_uses_segments)
 {
     struct dso_cache *c = dso_cache_new();
@@ -176,6 +193,32 @@ TEST(cache_dedupes_by_path_and_build_id)
     dso_cache_free(c);
 }
 
+/* PLT slots are named after their targets ("getpid@plt"), as objdump and perf name them. */
+TEST(plt_slots_named)
+{
+    struct dso_cache *c = dso_cache_new();
+    struct dso *d = fixture(c, "prog-pie");
+    char cmd[1024], line[512];
+    unsigned long long a = 0;
+    FILE *f;
+    struct symres r;
+
+    snprintf(cmd, sizeof(cmd), "objdump -d -j .plt '%s/prog-pie'", FIXTURE_DIR);
+    f = popen(cmd, "r");
+    CHECK(f);
+    while (fgets(line, sizeof(line), f))
+        if (strstr(line, "<getpid@plt>:"))
+            sscanf(line, "%llx", &a);
+    pclose(f);
+    if (!a)
+        SKIP("objdump shows no getpid@plt in .plt");
+    CHECK(dso_resolve(d, a + 4, &r) == 0);
+    CHECK_STR(r.name, "getpid@plt");
+    CHECK_EQ_U64(r.start, a);
+    CHECK_EQ_U64(r.size, 16);
+    dso_cache_free(c);
+}
+
 /* dso_resolve_sorted must agree with dso_resolve everywhere, in full and stripped DSOs. */
 static void check_sorted_same(const char *test_name_, const char *file)
 {
@@ -215,12 +258,15 @@ TEST(resolve_sorted_matches_resolve_stripped)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(nonpie_functions_match_nm);
     RUN(pie_functions_match_nm);
     RUN(alias_choice_follows_perf);
+    RUN(zero_size_symbol_extends_to_next);
     RUN(map_to_vaddr_uses_segments);
     RUN(find_symbols_and_foreach);
     RUN(cache_dedupes_by_path_and_build_id);
+    RUN(plt_slots_named);
     RUN(resolve_sorted_matches_resolve_symtab);
     RUN(resolve_sorted_matches_resolve_stripped);
     return 0;

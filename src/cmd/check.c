@@ -1,0 +1,150 @@
+/* prospect check: is this machine quiet enough to measure? Options -> syscheck_run() ->
+ * one line per item (or JSON). Exit 0 when nothing warns, 1 when something does, 2 on usage. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/cmd.h"
+#include "system/syscheck.h"
+#include "util/cpu_pin.h"
+
+const char cmd_check_usage[] =
+    "usage: prospect check [--cpu N] [--root DIR] [--format text|json] [--user]\n"
+    "\n"
+    "Says whether this machine is quiet enough to time small pieces of code: CPU isolation\n"
+    "(isolcpus, nohz_full, rcu_nocbs), IRQs that may hit the CPU, frequency governor, min/max,\n"
+    "boost, SMT, ASLR, perf_event_paranoid, kptr_restrict, hardware PMU, TSC and clocksource,\n"
+    "hypervisor, load and runnable tasks. One line per item: ok, warn or n/a, what was found and\n"
+    "what to do.\n"
+    "\n"
+    "  --cpu N           the CPU to assess (default: the first isolated CPU, else the highest\n"
+    "                    online CPU, leaving CPU 0 to the system as seed 004 does)\n"
+    "  --root DIR        read /proc and /sys under DIR instead of / (for fixtures and chroots)\n"
+    "  --format FORMAT   text (default) or json\n"
+    "  --user            assess for an unprivileged user even when run as root\n"
+    "\n"
+    "Exit status: 0 when no item warns, 1 when at least one warns, 2 on a usage error.\n";
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch == '\t')
+            fputs("\\t", f);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void print_json(const struct syscheck *sc, const char *root)
+{
+    printf("{\n  \"cpu\": %d,\n  \"cpu_chosen\": %s,\n  \"root\": ", sc->cpu,
+           sc->cpu_chosen ? "true" : "false");
+    json_string(stdout, root);
+    printf(",\n  \"items\": [\n");
+    for (size_t i = 0; i < sc->n; i++) {
+        const struct check_item *it = &sc->items[i];
+        printf("    {\"name\": ");
+        json_string(stdout, it->name);
+        printf(", \"status\": ");
+        json_string(stdout, check_status_name(it->status));
+        printf(", \"value\": ");
+        json_string(stdout, it->value);
+        printf(", \"advice\": ");
+        json_string(stdout, it->advice);
+        printf("}%s\n", i + 1 < sc->n ? "," : "");
+    }
+    printf("  ],\n  \"summary\": {\"ok\": %zu, \"warn\": %zu, \"na\": %zu}\n}\n",
+           syscheck_count(sc, CHECK_OK), syscheck_count(sc, CHECK_WARN),
+           syscheck_count(sc, CHECK_NA));
+}
+
+static void print_text(const struct syscheck *sc)
+{
+    printf("Measuring on CPU %d%s.\n", sc->cpu,
+           sc->cpu_chosen ? " (chosen: first isolated, else highest online CPU; use --cpu N)"
+                          : "");
+    for (size_t i = 0; i < sc->n; i++) {
+        const struct check_item *it = &sc->items[i];
+        printf("%-4s  %-19s %s", check_status_name(it->status), it->name, it->value);
+        if (it->advice[0] && it->status != CHECK_OK)
+            printf(" -- %s", it->advice);
+        putchar('\n');
+    }
+    printf("%zu ok, %zu warn, %zu n/a\n", syscheck_count(sc, CHECK_OK),
+           syscheck_count(sc, CHECK_WARN), syscheck_count(sc, CHECK_NA));
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "cpu", required_argument, NULL, 'c' },
+        { "root", required_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'f' },
+        { "user", no_argument, NULL, 'u' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct syscheck_opts o = { "/", -1, geteuid() == 0 };
+    struct syscheck sc;
+    int json = 0, ch, err;
+
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+:c:r:f:uh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            if (cpu_parse(optarg, &o.cpu))
+                return cmd_usage_error("check", "--cpu wants a CPU number, not '%s'", optarg);
+            break;
+        case 'r':
+            o.root = optarg;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "json"))
+                json = 1;
+            else if (strcmp(optarg, "text"))
+                return cmd_usage_error("check", "unknown format '%s' (text or json)", optarg);
+            break;
+        case 'u':
+            o.privileged = false;
+            break;
+        case 'h':
+            return cmd_help("check");
+        default:
+            return cmd_bad_option("check", argv, optind, optopt, ch);
+        }
+    }
+    if (optind < argc)
+        return cmd_usage_error("check", "unexpected argument '%s'", argv[optind]);
+
+    err = syscheck_run(&o, &sc);
+    if (err == -ENODEV)
+        return cmd_usage_error("check", "CPU %d is not online (online CPUs: %s)", o.cpu,
+                               sc.online);
+    if (err == -ENOENT) {
+        cmd_error("check", "cannot read or parse the online CPU list %s/sys/devices/system/cpu/online",
+                  strcmp(o.root, "/") ? o.root : "");
+        return 1;
+    }
+    if (err) {
+        cmd_error("check", "%s", strerror(-err));
+        return 1;
+    }
+    if (json)
+        print_json(&sc, o.root);
+    else
+        print_text(&sc);
+    err = syscheck_count(&sc, CHECK_WARN) ? 1 : 0;
+    syscheck_release(&sc);
+    return err;
+}

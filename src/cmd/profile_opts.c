@@ -1,0 +1,117 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd/cmd.h"
+#include "cmd/profile_opts.h"
+#include "report/prospect_report.h"
+#include "util/cpu_pin.h"
+#include "util/strutil.h"
+
+#define MAX_FREQ 100000   /* beyond kernel.perf_event_max_sample_rate's usual ceiling */
+
+void profile_opts_init(struct profile_opts *po)
+{
+    memset(po, 0, sizeof(*po));
+    po->collect.freq = 1000;
+    po->collect.pin_cpu = -1;
+    po->collect.pids = po->pids;
+}
+
+int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const char *arg)
+{
+    uint64_t v;
+    double d;
+
+    switch (c) {
+    case 'a':
+        po->collect.system_wide = true;
+        return 0;
+    case 'F':
+        if (parse_u64(arg, &v) || v == 0 || v > MAX_FREQ) {
+            cmd_usage_error(cmd, "invalid frequency '%s' (1 to %d Hz)", arg, MAX_FREQ);
+            return -EINVAL;
+        }
+        po->collect.freq = v;
+        po->freq_given = true;
+        return 0;
+    case 'c':
+        if (parse_u64(arg, &v) || v == 0) {
+            cmd_usage_error(cmd, "invalid period '%s' (a positive number of events)", arg);
+            return -EINVAL;
+        }
+        po->collect.period = v;
+        po->period_given = true;
+        return 0;
+    case 'e':
+        po->event_str = arg;
+        return 0;
+    case 'p':
+        if (parse_u64(arg, &v) || v == 0 || v > INT32_MAX) {
+            cmd_usage_error(cmd, "invalid pid '%s'", arg);
+            return -EINVAL;
+        }
+        if (po->collect.nr_pids >= sizeof(po->pids) / sizeof(*po->pids)) {
+            cmd_usage_error(cmd, "too many -p options");
+            return -EINVAL;
+        }
+        po->pids[po->collect.nr_pids++] = (pid_t)v;
+        return 0;
+    case 'g':
+        po->collect.callchain = true;
+        return 0;
+    case 'm':
+        if (parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > 65536) {
+            cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two)", arg);
+            return -EINVAL;
+        }
+        po->collect.mmap_pages = v;
+        return 0;
+    case 'd':
+        if (parse_double(arg, &d) || d <= 0) {
+            cmd_usage_error(cmd, "invalid --duration '%s' (seconds)", arg);
+            return -EINVAL;
+        }
+        po->collect.duration = d;
+        return 0;
+    case PROFILE_OPT_CPU:
+        if (cpu_parse(arg, &po->collect.pin_cpu)) {
+            cmd_usage_error(cmd, "invalid --cpu '%s'", arg);
+            return -EINVAL;
+        }
+        return 0;
+    default:
+        return -ENOENT;
+    }
+}
+
+int profile_opts_finish(struct profile_opts *po, const char *cmd)
+{
+    char err[256];
+
+    if (po->freq_given && po->period_given)
+        return cmd_usage_error(cmd, "-F and -c exclude each other");
+    if (po->event_str) {
+        if (event_parse(po->event_str, &po->collect.event, err, sizeof(err)))
+            return cmd_usage_error(cmd, "%s", err);
+    } else {
+        event_default_sampling(&po->collect.event, po->event_why, sizeof(po->event_why));
+    }
+    if (po->collect.event.period && (po->freq_given || po->period_given))
+        return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c", po->event_str);
+    if (po->collect.pin_cpu >= 0 && !po->collect.argv)
+        return cmd_usage_error(cmd, "--cpu pins a launched command; there is none");
+    return 0;
+}
+
+void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
+{
+    const struct perf_event_attr *a = &po->collect.event.attr;
+    ro->system_wide = po->collect.system_wide;
+    ro->event = po->collect.event.name;
+    ro->event_why = po->event_why[0] ? po->event_why : NULL;
+    ro->freq_mode = !po->collect.event.period && !po->collect.period;
+    ro->freq = po->collect.freq;
+    ro->period = po->collect.event.period ? po->collect.event.period : po->collect.period;
+    ro->time_event = a->type == PERF_TYPE_SOFTWARE &&
+                     (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}

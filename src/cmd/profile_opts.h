@@ -1,0 +1,51 @@
+/* Collection options shared by `run` and `record`: -a, -p, -F, -c, -e, -g, -m, --duration,
+ * --cpu. Parsing and validation live here so both commands accept exactly the same syntax. */
+#ifndef PROSPECT_CMD_PROFILE_OPTS_H
+#define PROSPECT_CMD_PROFILE_OPTS_H
+#include <getopt.h>
+#include "perf/collect.h"
+
+struct report_opts;
+
+struct profile_opts {
+    struct collect_opts collect;
+    const char *event_str;        /* -e as given, NULL for the default */
+    char event_why[160];          /* why the default event was chosen */
+    bool freq_given, period_given;
+    pid_t pids[64];
+};
+
+#define PROFILE_SHORT_OPTS "aF:c:e:p:gm:d:"
+#define PROFILE_OPT_CPU 900
+#define PROFILE_LONG_OPTS \
+    { "all-cpus", no_argument, NULL, 'a' }, \
+    { "freq", required_argument, NULL, 'F' }, \
+    { "count", required_argument, NULL, 'c' }, \
+    { "event", required_argument, NULL, 'e' }, \
+    { "pid", required_argument, NULL, 'p' }, \
+    { "call-graph", no_argument, NULL, 'g' }, \
+    { "mmap-pages", required_argument, NULL, 'm' }, \
+    { "duration", required_argument, NULL, 'd' }, \
+    { "cpu", required_argument, NULL, PROFILE_OPT_CPU }
+
+#define PROFILE_OPTS_HELP \
+"  -a, --all-cpus         profile every process on the machine (with or without COMMAND)\n" \
+"  -e, --event NAME       sampling event: cpu-clock, task-clock, cycles, page-faults, a\n" \
+"                         tracepoint or a libpfm4 name; NAME:PERIOD sets the period\n" \
+"                         (default: cycles where the machine counts them, else cpu-clock)\n" \
+"  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
+"  -c, --count N          one sample every N events instead of a frequency\n" \
+"  -g, --call-graph       record call chains (frame pointers)\n" \
+"  -d, --duration SEC     stop profiling after SEC seconds\n" \
+"  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \
+"      --cpu N            run COMMAND pinned to CPU N\n"
+
+void profile_opts_init(struct profile_opts *po);
+/* Handles one getopt result. 0 if it was a profile option, -ENOENT if not one of ours,
+ * -EINVAL after printing a usage error for a bad value. */
+int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const char *arg);
+/* Resolves the event (default or -e) and checks combinations; prints errors. 0 or EXIT_USAGE. */
+int profile_opts_finish(struct profile_opts *po, const char *cmd);
+/* Fills the event/sampling fields of a report from the options. */
+void profile_opts_report(const struct profile_opts *po, struct report_opts *ro);
+#endif

@@ -1,0 +1,450 @@
+#define LOG_PREFIX "collect"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "perf/collect.h"
+#include "perf/ordered.h"
+#include "perf/proc_synth.h"
+#include "perf/ringbuf.h"
+#include "util/cpu_pin.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+#define DEFAULT_PAGES 256
+#define POLL_MS 100
+
+volatile sig_atomic_t collect_stop_signal;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
+{
+    *a = o->event.attr;
+    a->size = sizeof(*a);
+    a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+    if (o->callchain)
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (o->event.period || o->period) {
+        a->freq = 0;
+        a->sample_period = o->event.period ? o->event.period : o->period;
+    } else {
+        a->freq = 1;
+        a->sample_freq = o->freq ? o->freq : 1000;
+    }
+    a->mmap = 1;
+    a->mmap2 = 1;
+    a->comm = 1;
+    a->comm_exec = 1;
+    a->task = 1;
+    a->sample_id_all = 1;
+    a->build_id = 1;             /* MMAP2 carries the build-id: a changed file is detected */
+    a->watermark = 1;
+    a->wakeup_watermark = 64 * 1024;
+    if (o->system_wide) {
+        a->inherit = 0;
+        a->disabled = 0;
+        a->enable_on_exec = 0;
+    } else {
+        a->inherit = 1;
+        /* For a launched command, counting starts at exec: Prospect's own fork is not sampled. */
+        a->disabled = o->argv && !o->nr_pids;
+        a->enable_on_exec = a->disabled;
+    }
+}
+
+struct drain_ctx {
+    const struct collect_outlets *out;
+    struct ordered_queue *q;
+    const struct evlist *evl;
+    uint64_t records;
+};
+
+static uint64_t record_time(const struct evlist *evl, const struct perf_event_header *h)
+{
+    const struct evsel *sel = evlist_evsel_for(evl, h);
+    struct sample s;
+
+    if (!sel)
+        sel = evl->nr ? &evl->sel[0] : NULL;
+    if (!sel)
+        return 0;
+    if (h->type == PERF_RECORD_SAMPLE)
+        return sample_parse(sel, h, &s) ? 0 : s.time;
+    if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
+        if (h->size >= sizeof(struct rec_fork))
+            return ((const struct rec_fork *)h)->time;
+    }
+    return sample_id_parse(sel, h, &s) ? 0 : s.time;
+}
+
+static int on_raw_record(void *arg, const struct perf_event_header *h)
+{
+    struct drain_ctx *c = arg;
+    int err;
+
+    c->records++;
+    if (c->out->raw && (err = c->out->raw(c->out->raw_arg, h)) < 0)
+        return err;
+    if (c->q)
+        return ordered_push(c->q, c->evl, h, record_time(c->evl, h), true);
+    return 0;
+}
+
+static int drain_all(struct evlist *evl, struct drain_ctx *c)
+{
+    for (size_t i = 0; i < evl->nr_rbs; i++) {
+        long n = ringbuf_drain(evl->rbs[i], on_raw_record, c);
+        if (n < 0)
+            return (int)n;
+    }
+    if (c->out->round_end) {
+        int err = c->out->round_end(c->out->raw_arg);
+        if (err < 0)
+            return err;
+    }
+    return c->q ? ordered_round(c->q) : 0;
+}
+
+/* The child waits for a byte on go[0] before exec so the events are open first; exec failure
+ * is reported through a close-on-exec pipe (EOF there means exec succeeded). */
+static pid_t launch(char *const *argv, int go[2], int status_pipe[2])
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    close(go[1]);
+    close(status_pipe[0]);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    {
+        char b;
+        ssize_t r;
+        do
+            r = read(go[0], &b, 1);
+        while (r < 0 && errno == EINTR);
+        if (r != 1)
+            _exit(127);        /* the profiler went away before starting us */
+    }
+    execvp(argv[0], argv);
+    {
+        int e = errno;
+        ssize_t w = write(status_pipe[1], &e, sizeof(e));
+        (void)w;
+        /* The shell's convention: 127 not found, 126 found but not executable. */
+        _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
+    }
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    if (fd >= 0)
+        return (int)fd;
+#endif
+    return -1;
+}
+
+/* The threads of each -p process, as targets for per-thread events. */
+static int attach_targets(const pid_t *pids, size_t n, pid_t **out, size_t *nout, char *err,
+                          size_t errlen)
+{
+    pid_t *t = NULL;
+    size_t cnt = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        char dir[64];
+        DIR *d;
+        struct dirent *de;
+        snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pids[i]);
+        d = opendir(dir);
+        if (!d) {
+            snprintf(err, errlen, "cannot attach to process %d: %s", (int)pids[i],
+                     errno == ENOENT ? "no such process" : strerror(errno));
+            free(t);
+            return errno == ENOENT ? -ESRCH : -errno;
+        }
+        while ((de = readdir(d))) {
+            uint64_t tid;
+            pid_t *nt;
+            if (parse_u64(de->d_name, &tid) || tid > INT32_MAX)
+                continue;
+            nt = realloc(t, (cnt + 1) * sizeof(*t));
+            if (!nt) {
+                closedir(d);
+                free(t);
+                return -ENOMEM;
+            }
+            t = nt;
+            t[cnt++] = (pid_t)tid;
+        }
+        closedir(d);
+    }
+    *out = t;
+    *nout = cnt;
+    return 0;
+}
+
+static int on_synth(void *arg, const struct perf_event_header *h)
+{
+    return on_raw_record(arg, h);
+}
+
+static void kill_and_reap(pid_t child)
+{
+    int st;
+    kill(child, SIGKILL);
+    while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static int reopen(struct collect_result *res, const struct perf_event_attr *attr,
+                  const struct collect_opts *o, const pid_t *targets, size_t ntargets,
+                  const int *cpus, size_t ncpus, char *err, size_t errlen)
+{
+    evlist_release(&res->evlist);
+    evlist_init(&res->evlist);
+    if (!evlist_add(&res->evlist, attr, o->event.name))
+        return -ENOMEM;
+    return evlist_open(&res->evlist, targets, ntargets, cpus, ncpus, err, errlen);
+}
+
+int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
+                struct collect_result *res, char *err, size_t errlen)
+{
+    struct perf_event_attr attr;
+    struct drain_ctx dc = { .out = out };
+    int *cpus = NULL, go[2] = { -1, -1 }, sp[2] = { -1, -1 }, pidfd = -1, ret;
+    size_t ncpus = 0, ntargets = 1;
+    pid_t *targets = NULL, sw_target = -1;
+    struct pollfd *pfds = NULL;
+    uint64_t deadline = 0;
+    bool child_done = false;
+
+    memset(res, 0, sizeof(*res));
+    evlist_init(&res->evlist);
+    err[0] = '\0';
+    collect_stop_signal = 0;
+    ret = cpus_online(&cpus, &ncpus);
+    if (ret) {
+        snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));
+        return ret;
+    }
+    res->nr_cpus = ncpus;
+    collect_setup_attr(o, &attr);
+    if (!evlist_add(&res->evlist, &attr, o->event.name)) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    if (o->nr_pids) {
+        ret = attach_targets(o->pids, o->nr_pids, &targets, &ntargets, err, errlen);
+        if (ret)
+            goto out;
+        res->attached_threads = ntargets;
+    }
+    if (o->argv) {
+        if (pipe2(go, O_CLOEXEC) || pipe2(sp, O_CLOEXEC)) {
+            ret = -errno;
+            snprintf(err, errlen, "pipe: %s", strerror(errno));
+            goto out;
+        }
+        res->child = launch(o->argv, go, sp);
+        if (res->child < 0) {
+            ret = -errno;
+            snprintf(err, errlen, "fork: %s", strerror(errno));
+            res->child = 0;
+            goto out;
+        }
+        close(go[0]);
+        close(sp[1]);
+        go[0] = sp[1] = -1;
+        pidfd = pidfd_open_compat(res->child);
+        /* Pinned before exec, so the command never runs anywhere else. */
+        if (o->pin_cpu >= 0) {
+            ret = cpu_pin(res->child, o->pin_cpu, "/sys/devices/system/cpu/online", err, errlen);
+            if (ret)
+                goto out;
+        }
+    }
+    if (!o->system_wide && !o->nr_pids)
+        sw_target = res->child;
+    ret = evlist_open(&res->evlist, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
+                      errlen);
+    if (ret == -EINVAL && attr.build_id) {
+        /* Kernels before 5.12 do not know attr.build_id: retry without it. */
+        attr.build_id = 0;
+        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
+                     errlen);
+    }
+    if ((ret == -EACCES || ret == -EPERM) && !o->system_wide && !attr.exclude_kernel) {
+        /* perf_event_paranoid 2 lets users sample their own user space only: do that, and
+         * let the report say the kernel is missing and why. */
+        attr.exclude_kernel = 1;
+        attr.exclude_hv = 1;
+        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
+                     errlen);
+        res->kernel_excluded = ret == 0;
+    }
+    if (ret)
+        goto out;
+    ret = evlist_mmap(&res->evlist, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES);
+    if (ret) {
+        snprintf(err, errlen, "cannot map the ring buffers: %s%s", strerror(-ret),
+                 ret == -EPERM || ret == -ENOMEM ?
+                 " (raise kernel.perf_event_mlock_kb or use fewer pages with -m)" : "");
+        goto out;
+    }
+    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s%s",
+             o->event.name, res->evlist.nr_rbs, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES,
+             ncpus, attr.freq ? "frequency" : "period",
+             (unsigned long long)(attr.freq ? attr.sample_freq : attr.sample_period),
+             attr.freq ? " Hz" : "", attr.build_id ? ", build-ids in MMAP2" : "");
+    dc.evl = &res->evlist;
+    if (out->ordered) {
+        dc.q = ordered_new(out->ordered, out->ordered_arg);
+        if (!dc.q) {
+            ret = -ENOMEM;
+            goto out;
+        }
+    }
+    /* Processes that exist already (events are on, so nothing started since is missed). */
+    if (o->system_wide || o->nr_pids) {
+        struct proc_synth_stats st;
+        if (o->system_wide) {
+            ret = proc_synthesize("/proc", -1, &res->evlist.sel[0].attr, on_synth, &dc, &st);
+        } else {
+            for (size_t i = 0; i < o->nr_pids && ret >= 0; i++)
+                ret = proc_synthesize("/proc", o->pids[i], &res->evlist.sel[0].attr, on_synth,
+                                      &dc, &st);
+        }
+        if (ret < 0 && ret != -EACCES && ret != -ENOENT) {
+            snprintf(err, errlen, "reading /proc: %s", strerror(-ret));
+            goto out;
+        }
+        res->proc_unreadable = st.unreadable;
+        res->proc_first_unreadable = st.first_unreadable;
+        ret = 0;
+    }
+    res->start_ns = now_ns();
+    if (o->duration > 0)
+        deadline = res->start_ns + (uint64_t)(o->duration * 1e9);
+    if (res->child) {
+        if (write(go[1], "g", 1) != 1) {
+            ret = -errno;
+            snprintf(err, errlen, "cannot start the command: %s", strerror(errno));
+            goto out;
+        }
+        close(go[1]);
+        go[1] = -1;
+    }
+    pfds = calloc(res->evlist.nr_rbs + 1, sizeof(*pfds));
+    if (!pfds) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    for (;;) {
+        size_t n = 0;
+        int timeout = POLL_MS;
+        for (size_t i = 0; i < res->evlist.nr_rbs; i++) {
+            pfds[n].fd = res->evlist.rbs[i]->fd;
+            pfds[n++].events = POLLIN;
+        }
+        if (pidfd >= 0 && !child_done) {
+            pfds[n].fd = pidfd;
+            pfds[n++].events = POLLIN;
+        }
+        if (deadline) {
+            uint64_t t = now_ns();
+            if (t >= deadline)
+                break;
+            if ((deadline - t) / 1000000 < (uint64_t)timeout)
+                timeout = (int)((deadline - t) / 1000000) + 1;
+        }
+        if (poll(pfds, n, timeout) < 0 && errno != EINTR) {
+            ret = -errno;
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            goto out;
+        }
+        ret = drain_all(&res->evlist, &dc);
+        if (ret < 0) {
+            snprintf(err, errlen, "processing records: %s", strerror(-ret));
+            goto out;
+        }
+        if (res->child && !child_done) {
+            pid_t w = waitpid(res->child, &res->child_status, WNOHANG);
+            if (w == res->child)
+                child_done = true;
+        }
+        if (collect_stop_signal) {
+            res->stop_signal = collect_stop_signal;
+            if (!res->child || child_done)
+                break;
+            /* Pass the signal on; profiling ends when the command does. */
+            kill(res->child, collect_stop_signal);
+            collect_stop_signal = 0;
+        }
+        if (res->child && child_done)
+            break;
+    }
+    res->end_ns = now_ns();
+    evlist_disable(&res->evlist);
+    ret = drain_all(&res->evlist, &dc);
+    if (!ret && dc.q)
+        ret = ordered_flush(dc.q);
+    if (ret < 0)
+        snprintf(err, errlen, "processing records: %s", strerror(-ret));
+    /* The command was started: its exit status is the caller's to report, whatever happened. */
+    if (res->child && !child_done) {
+        while (waitpid(res->child, &res->child_status, 0) < 0 && errno == EINTR)
+            ;
+        child_done = true;
+    }
+out:
+    if (res->child && !child_done) {
+        /* Never started (setup failed): do not leave it waiting for the go byte. */
+        kill_and_reap(res->child);
+        res->child_status = 0;
+    }
+    if (res->child && sp[0] >= 0) {
+        int e;
+        if (read(sp[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+            res->exec_errno = e;
+        else if (child_done)
+            res->child_ran = true;
+    }
+    for (size_t i = 0; i < res->evlist.nr_rbs; i++)
+        res->bad_records += res->evlist.rbs[i]->bad_records;
+    res->records = dc.records;
+    pr_debug("%llu records read, %llu unreadable", (unsigned long long)dc.records,
+             (unsigned long long)res->bad_records);
+    if (go[0] >= 0) close(go[0]);
+    if (go[1] >= 0) close(go[1]);
+    if (sp[0] >= 0) close(sp[0]);
+    if (sp[1] >= 0) close(sp[1]);
+    if (pidfd >= 0) close(pidfd);
+    ordered_free(dc.q);
+    free(pfds);
+    free(targets);
+    free(cpus);
+    return ret;
+}
+
+void collect_release(struct collect_result *res)
+{
+    evlist_release(&res->evlist);
+}

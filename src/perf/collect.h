@@ -1,0 +1,67 @@
+/* Live collection: opens the sampling events (per CPU), launches the command or attaches,
+ * drains the ring buffers with poll() until the end, and hands every record to two outlets:
+ * `raw` in the order read (for a perf.data writer) and `ordered` in time order (for a session).
+ * Prospect's "periodic flush" is the poll timeout; the final drain loses nothing written. */
+#ifndef PROSPECT_PERF_COLLECT_H
+#define PROSPECT_PERF_COLLECT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "perf/event.h"
+#include "perf/evlist.h"
+#include "perf/record.h"
+
+struct collect_opts {
+    struct event_spec event;      /* the sampling event (parsed by the caller) */
+    uint64_t freq;                /* samples/s per CPU (attr.freq); used when period == 0 */
+    uint64_t period;              /* fixed sampling period */
+    bool system_wide;             /* -a: every process on every CPU */
+    const pid_t *pids;            /* -p: attach to these processes (all threads) */
+    size_t nr_pids;
+    char *const *argv;            /* command to launch, or NULL */
+    double duration;              /* seconds; 0: until the command exits / SIGINT */
+    size_t mmap_pages;            /* per-CPU data pages (power of two); 0: default */
+    bool callchain;               /* PERF_SAMPLE_CALLCHAIN */
+    int pin_cpu;                  /* -1: no pinning of the launched command */
+};
+
+struct collect_outlets {
+    int (*raw)(void *arg, const struct perf_event_header *h);   /* optional */
+    int (*round_end)(void *arg);                                 /* optional, after each round */
+    void *raw_arg;
+    record_fn ordered;                                           /* optional */
+    void *ordered_arg;
+};
+
+struct collect_result {
+    struct evlist evlist;         /* the opened events (attrs, ids): owned, collect_release() */
+    pid_t child;                  /* the launched command, 0 if none */
+    int child_status;             /* waitpid status of the command */
+    bool child_ran;               /* the command was exec'ed (not 127/126) */
+    int exec_errno;               /* why exec failed, when !child_ran */
+    int stop_signal;              /* SIGINT/SIGTERM received by Prospect, else 0 */
+    uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC around the profiled interval */
+    uint64_t records, bad_records;
+    size_t nr_cpus;
+    uint64_t attached_threads;    /* -p: threads found */
+    uint64_t proc_unreadable;     /* -a/-p: /proc entries that could not be read */
+    pid_t proc_first_unreadable;
+    bool kernel_excluded;         /* the kernel could not be sampled (not permitted): user only */
+};
+
+/* Runs a whole collection. On failure returns -errno with a one-line message in err (for a
+ * perf_event_open failure, advice a person can act on). A command that could not be executed
+ * is not a failure here: result->child_ran is false and exec_errno says why. */
+int collect_run(const struct collect_opts *opts, const struct collect_outlets *out,
+                struct collect_result *result, char *err, size_t errlen);
+void collect_release(struct collect_result *result);
+
+/* Set by the command's SIGINT/SIGTERM handler to the signal number: collection passes it on to
+ * the launched command and ends when the command does (or at once without a command). */
+#include <signal.h>
+extern volatile sig_atomic_t collect_stop_signal;
+
+/* Fills attr sampling settings shared by `run` and `record` (sample_type, freq/period, mmap,
+ * comm, task, sample_id_all, build ids ...). */
+void collect_setup_attr(const struct collect_opts *opts, struct perf_event_attr *attr);
+#endif

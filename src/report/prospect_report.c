@@ -1,0 +1,317 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/profile.h"
+#include "report/prospect_report.h"
+#include "session/symbolize.h"
+#include "symbol/dso.h"
+
+#define RULE "------------------------------------------------------------------------------" \
+             "----------------------"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void heading(FILE *f, const char *title)
+{
+    fprintf(f, "\n%s\n%.*s\n", title, (int)strlen(title), RULE);
+}
+
+/* "1.234 s" for time events, else the raw event count. */
+static void fmt_amount(char *buf, size_t len, const struct report_opts *o, uint64_t period)
+{
+    if (o->time_event)
+        snprintf(buf, len, "%.4f s", (double)period / 1e9);
+    else
+        snprintf(buf, len, "%" PRIu64, period);
+}
+
+static uint64_t proc_samples(const struct process *p)
+{
+    return p->user_samples + p->kernel_samples + p->other_samples;
+}
+
+static bool proc_shown(const struct process *p, const struct session *s,
+                       const struct report_opts *o)
+{
+    uint64_t n = proc_samples(p);
+    if (!n)
+        return false;
+    if (pct(n, s->stats.samples) < o->min_percent)
+        return false;
+    if (o->time_event && o->min_time > 0 &&
+        (double)(p->user_period + p->kernel_period) / 1e9 < o->min_time)
+        return false;
+    return true;
+}
+
+static void stats_section(FILE *f, const struct session *s, const struct report_opts *o,
+                          size_t procs_seen, size_t procs_sampled, size_t procs_shown)
+{
+    const struct session_stats *st = &s->stats;
+    uint64_t self = 0;
+
+    for (size_t i = 0; i < s->procs.n; i++)
+        if (s->procs.v[i]->is_self)
+            self += proc_samples(s->procs.v[i]);
+    heading(f, "Statistics of Run");
+    fprintf(f, "  %-22s %s\n", "Event", o->event);
+    if (o->event_why)
+        fprintf(f, "  %-22s %s\n", "", o->event_why);
+    if (o->freq_mode)
+        fprintf(f, "  %-22s %" PRIu64 " Hz asked", "Sampling", o->freq);
+    else
+        fprintf(f, "  %-22s every %" PRIu64 " %s asked", "Sampling", o->period,
+                o->time_event ? "ns" : "events");
+    if (st->samples) {
+        double mean = (double)st->period_total / (double)st->samples;
+        if (o->time_event && mean > 0)
+            fprintf(f, "; achieved %.0f Hz (mean period %.3f ms)", 1e9 / mean, mean / 1e6);
+        else
+            fprintf(f, "; achieved mean period %.0f events", mean);
+    }
+    fputc('\n', f);
+    if (o->duration > 0)
+        fprintf(f, "  %-22s %.3f s elapsed on %zu CPUs\n", "Duration", o->duration, o->nr_cpus);
+    fprintf(f, "  %-22s %" PRIu64 "\n", "Samples", st->samples);
+    fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "User hits", st->user, pct(st->user, st->samples));
+    fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "System hits", st->kernel,
+            pct(st->kernel, st->samples));
+    if (st->other)
+        fprintf(f, "  %-22s %" PRIu64 " (guest, hypervisor or unknown mode)\n", "Other hits",
+                st->other);
+    fprintf(f, "  %-22s %" PRIu64 " in %" PRIu64 " LOST records", "Lost samples",
+            st->lost + st->lost_samples, st->lost_records);
+    if (o->lost_extra)
+        fprintf(f, "; %" PRIu64 " unreadable records", o->lost_extra);
+    if (st->bad_samples)
+        fprintf(f, "; %" PRIu64 " malformed samples", st->bad_samples);
+    fputc('\n', f);
+    fprintf(f, "  %-22s %" PRIu64 " times\n", "Throttled", st->throttle);
+    fprintf(f, "  %-22s %zu (%zu with samples, %zu shown", "Processes seen", procs_seen,
+            procs_sampled, procs_shown);
+    if (procs_sampled > procs_shown)
+        fprintf(f, ", %zu below %.1f%% not detailed", procs_sampled - procs_shown, o->min_percent);
+    fprintf(f, ")\n");
+    if (o->proc_note)
+        fprintf(f, "  %-22s %s\n", "", o->proc_note);
+    if (o->system_wide)
+        fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "Prospect's own hits", self,
+                pct(self, st->samples));
+    else
+        fprintf(f, "  %-22s not sampled (only the command's process tree is profiled)\n",
+                "Prospect's own hits");
+    if (o->kernel_note)
+        fprintf(f, "  %-22s %s\n", "Kernel", o->kernel_note);
+    if (o->command)
+        fprintf(f, "  %-22s %s\n", "Command", o->command);
+    if (o->outcome)
+        fprintf(f, "  %-22s %s\n", "Outcome", o->outcome);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct process *x = *(const struct process *const *)a;
+    const struct process *y = *(const struct process *const *)b;
+    uint64_t nx = proc_samples(x), ny = proc_samples(y);
+    if (nx != ny)
+        return nx > ny ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void summary_section(FILE *f, const struct session *s, const struct report_opts *o,
+                            struct process **procs, size_t n)
+{
+    char ut[32], st[32];
+
+    heading(f, "Summary of Processes");
+    fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
+            o->time_event ? "User Time" : "User Events", "Sys Hits",
+            o->time_event ? "Sys Time" : "Sys Events", "Total");
+    uint64_t hidden = 0;
+    size_t nhidden = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct process *p = procs[i];
+        if (!proc_shown(p, s, o)) {
+            hidden += proc_samples(p);
+            nhidden++;
+            continue;
+        }
+        fmt_amount(ut, sizeof(ut), o, p->user_period);
+        fmt_amount(st, sizeof(st), o, p->kernel_period);
+        fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
+                (int)p->pid, p->comm, p->user_samples, ut, p->kernel_samples, st,
+                pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
+    }
+    if (nhidden)
+        fprintf(f, "  %8s  %zu more processes below the threshold: %" PRIu64 " hits (%.1f%%)\n",
+                "", nhidden, hidden, pct(hidden, s->stats.samples));
+}
+
+/* Processes grouped by command: short-lived processes stay separate rows above, and this
+ * table shows what each command cost in all. */
+static int by_command_section(FILE *f, const struct session *s, struct process **procs, size_t n)
+{
+    struct agg { const char *comm; size_t nproc; uint64_t samples; } *a = calloc(n, sizeof(*a));
+    size_t na = 0;
+    bool any_multi = false;
+
+    if (!a)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < na && strcmp(a[j].comm, procs[i]->comm); j++)
+            ;
+        if (j == na)
+            a[na++].comm = procs[i]->comm;
+        a[j].nproc++;
+        a[j].samples += proc_samples(procs[i]);
+        any_multi |= a[j].nproc > 1;
+    }
+    if (any_multi) {
+        fprintf(f, "\n  %-16s %10s %10s %8s\n", "By command", "Processes", "Hits", "Total");
+        for (size_t j = 0; j < na; j++)
+            fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n", a[j].comm, a[j].nproc,
+                    a[j].samples, pct(a[j].samples, s->stats.samples));
+    }
+    free(a);
+    return 0;
+}
+
+static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
+                          const struct report_opts *o, bool with_file)
+{
+    char amt[32], dbuf[64], addr[32];
+    size_t shown = pr->rows.n;
+
+    if (o->top && shown > o->top)
+        shown = o->top;
+    fprintf(f, "\n  %s: %" PRIu64 " hits\n", title, pr->samples);
+    if (!pr->rows.n)
+        return;
+    fprintf(f, "  %10s %7s %12s  %-40s %s\n", "Hits", "%", o->time_event ? "Time" : "Events",
+            "Routine", with_file ? "File" : "");
+    for (size_t i = 0; i < shown; i++) {
+        const struct prof_row *r = &pr->rows.v[i];
+        const char *name = r->sym;
+        if (!name) {
+            snprintf(addr, sizeof(addr), "0x%" PRIx64, r->addr);
+            name = addr;
+        }
+        fmt_amount(amt, sizeof(amt), o, r->period);
+        fprintf(f, "  %10" PRIu64 " %6.1f%% %12s  %-40s %s\n", r->samples, pct(r->samples, total),
+                amt, name, with_file ? prof_row_dso_name(r, dbuf, sizeof(dbuf)) : "");
+    }
+    if (shown < pr->rows.n) {
+        uint64_t rest = 0;
+        for (size_t i = shown; i < pr->rows.n; i++)
+            rest += pr->rows.v[i].samples;
+        fprintf(f, "  %10" PRIu64 " %6.1f%%  ... %zu more routines\n", rest, pct(rest, total),
+                pr->rows.n - shown);
+    }
+}
+
+/* Which files the user hits fell in, their full paths and how well they could be symbolized:
+ * the answer to "why is my symbol missing". */
+static void files_table(FILE *f, const struct profile *user)
+{
+    struct dso *seen[64];
+    size_t n = 0;
+
+    for (size_t i = 0; i < user->rows.n && n < 64; i++) {
+        struct dso *d = user->rows.v[i].dso;
+        size_t j;
+        if (!d)
+            continue;
+        for (j = 0; j < n && seen[j] != d; j++)
+            ;
+        if (j < n)
+            continue;
+        seen[n++] = d;
+    }
+    if (!n)
+        return;
+    fprintf(f, "\n  Files with user hits:\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "    %-20s %s  [%s]\n", dso_short_name(seen[i]), dso_path(seen[i]),
+                dso_status_str(dso_status(seen[i])));
+}
+
+static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
+                           const struct report_opts *o)
+{
+    struct profile user, kern;
+    char title[96];
+    int err;
+
+    profile_init(&user);
+    profile_init(&kern);
+    err = symbolize_user(p, profile_add, &user);
+    if (!err)
+        err = symbolize_kernel(&p->khits, p, ks, profile_add, &kern);
+    if (!err) {
+        profile_sort(&user);
+        profile_sort(&kern);
+        snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid, p->comm,
+                 p->is_self ? " (Prospect itself)" : "");
+        heading(f, title);
+        profile_table(f, "USER profile", &user, proc_samples(p), o, true);
+        files_table(f, &user);
+        profile_table(f, "KERNEL profile", &kern, proc_samples(p), o, true);
+    }
+    profile_release(&user);
+    profile_release(&kern);
+    return err;
+}
+
+static int global_kernel_section(FILE *f, struct session *s, const struct ksyms *ks,
+                                 const struct report_opts *o)
+{
+    struct profile kern;
+    int err;
+
+    profile_init(&kern);
+    err = symbolize_kernel(&s->kernel_hits, NULL, ks, profile_add, &kern);
+    if (!err) {
+        profile_sort(&kern);
+        heading(f, "Global KERNEL Profile");
+        profile_table(f, "All system hits", &kern, s->stats.samples, o, true);
+    }
+    profile_release(&kern);
+    return err;
+}
+
+int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
+                    const struct report_opts *o)
+{
+    struct process **procs = calloc(s->procs.n + 1, sizeof(*procs));
+    size_t sampled = 0, shown = 0;
+    int err = 0;
+
+    if (!procs)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->procs.n; i++)
+        if (proc_samples(s->procs.v[i]))
+            procs[sampled++] = s->procs.v[i];
+    qsort(procs, sampled, sizeof(*procs), cmp_proc);
+    for (size_t i = 0; i < sampled; i++)
+        shown += proc_shown(procs[i], s, o);
+
+    fprintf(f, "Prospect report\n");
+    stats_section(f, s, o, s->procs.n, sampled, shown);
+    summary_section(f, s, o, procs, sampled);
+    err = by_command_section(f, s, procs, sampled);
+    for (size_t i = 0; i < sampled && !err; i++)
+        if (proc_shown(procs[i], s, o))
+            err = process_section(f, procs[i], ks, o);
+    if (!err && s->stats.kernel)
+        err = global_kernel_section(f, s, ks, o);
+    free(procs);
+    if (!err && ferror(f))
+        err = -EIO;
+    return err;
+}

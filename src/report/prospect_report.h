@@ -1,0 +1,34 @@
+/* The Prospect report (seed 001): Statistics of Run, Summary of Processes, per-process USER
+ * and KERNEL profiles, and the Global KERNEL Profile, in a fixed-width layout for 100 columns. */
+#ifndef PROSPECT_REPORT_PROSPECT_REPORT_H
+#define PROSPECT_REPORT_PROSPECT_REPORT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "session/session.h"
+
+struct ksyms;
+
+struct report_opts {
+    const char *command;          /* the profiled command line, or NULL for -a alone */
+    bool system_wide;
+    const char *event;            /* event name */
+    const char *event_why;        /* why this event (default choice), or NULL */
+    bool freq_mode;
+    uint64_t freq, period;        /* what was asked */
+    bool time_event;              /* periods are nanoseconds (cpu-clock, task-clock) */
+    double duration;              /* seconds of profiling, 0 if unknown */
+    size_t nr_cpus;
+    const char *outcome;          /* "exit status 0", "killed by signal 11 (SIGSEGV)", ... */
+    const char *kernel_note;      /* why kernel symbols are missing, or NULL */
+    uint64_t lost_extra;          /* records dropped by the collector itself */
+    unsigned top;                 /* rows per profile (0: all) */
+    double min_percent;           /* processes below this share of samples are not detailed */
+    double min_time;              /* ... or below this many seconds (time events) */
+    const char *proc_note;        /* e.g. "3 /proc entries unreadable (pid 1: permission)" */
+};
+
+/* Writes the report. Returns 0 or -errno (out of memory, write error). */
+int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
+                    const struct report_opts *o);
+#endif

@@ -1,0 +1,313 @@
+/* Updates the system model from the record stream. */
+#define LOG_PREFIX "session"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "perf/evlist.h"
+#include "session/process.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+int session_init(struct session *s)
+{
+    memset(s, 0, sizeof(*s));
+    hashmap_init(&s->by_pid);
+    hashmap_init(&s->by_tid);
+    hitstore_init(&s->kernel_hits);
+    s->filter.pid = s->filter.tid = -1;
+    s->filter.cpu = -1;
+    s->dsos = dso_cache_new();
+    return s->dsos ? 0 : -ENOMEM;
+}
+
+void session_release(struct session *s)
+{
+    for (size_t i = 0; i < s->procs.n; i++)
+        process_free(s->procs.v[i]);
+    vec_free(&s->procs);
+    hashmap_release(&s->by_pid);
+    hashmap_release(&s->by_tid);
+    hitstore_release(&s->kernel_hits);
+    dso_cache_free(s->dsos);
+    memset(s, 0, sizeof(*s));
+}
+
+struct process *session_find_process(struct session *s, pid_t pid)
+{
+    return hashmap_get(&s->by_pid, (uint32_t)pid);
+}
+
+/* Creates the next incarnation of pid (first sighting, exec, or pid reuse after exit). */
+static struct process *new_process(struct session *s, pid_t pid, const char *comm)
+{
+    struct process *old = session_find_process(s, pid), *p;
+    char unknown[24];
+
+    if (!comm) {
+        snprintf(unknown, sizeof(unknown), pid == 0 ? "swapper" : ":%d", (int)pid);
+        comm = unknown;
+    }
+    p = process_new(pid, comm);
+    if (!p)
+        return NULL;
+    if (old) {
+        p->incarnation = old->incarnation + 1;
+        p->ppid = old->ppid;
+    }
+    p->is_self = s->self_pid && pid == s->self_pid;
+    p->is_idle = pid == 0;
+    if (vec_push(&s->procs, p) || hashmap_put(&s->by_pid, (uint32_t)pid, p) ||
+        hashmap_put(&s->by_tid, (uint32_t)pid, p)) {
+        /* The process may already be in procs; it is freed with the session then. */
+        if (!s->procs.n || s->procs.v[s->procs.n - 1] != p)
+            process_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static struct process *process_of(struct session *s, pid_t pid)
+{
+    struct process *p = session_find_process(s, pid);
+    return p ? p : new_process(s, pid, NULL);
+}
+
+static int on_comm(struct session *s, const struct perf_event_header *h)
+{
+    const struct rec_comm *r = (const void *)h;
+    const char *comm = record_string(h);
+    struct process *p;
+
+    if (!comm || h->size < sizeof(*r))
+        return 1;
+    p = session_find_process(s, (pid_t)r->pid);
+    if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+        /* exec: a new image with a new name; the old one keeps its hits under its old name. */
+        if (p) {
+            p->execed = p->exited = true;
+        }
+        p = new_process(s, (pid_t)r->pid, comm);
+        return p ? 0 : -ENOMEM;
+    }
+    if (!p)
+        return new_process(s, (pid_t)r->pid, comm) ? 0 : -ENOMEM;
+    if (r->tid == r->pid)
+        snprintf(p->comm, sizeof(p->comm), "%s", comm);
+    else if (hashmap_put(&s->by_tid, r->tid, p))
+        return -ENOMEM;
+    return 0;
+}
+
+static int on_fork(struct session *s, const struct perf_event_header *h)
+{
+    const struct rec_fork *r = (const void *)h;
+    struct process *parent, *child;
+
+    if (r->pid != r->tid) {
+        /* A new thread in an existing process. */
+        struct process *p = process_of(s, (pid_t)r->pid);
+        if (!p)
+            return -ENOMEM;
+        return hashmap_put(&s->by_tid, r->tid, p) ? -ENOMEM : 0;
+    }
+    parent = hashmap_get(&s->by_tid, r->ptid);
+    if (!parent)
+        parent = session_find_process(s, (pid_t)r->ppid);
+    child = session_find_process(s, (pid_t)r->pid);
+    if (child && child != parent)
+        child->exited = true;           /* pid reuse */
+    child = new_process(s, (pid_t)r->pid, parent ? parent->comm : NULL);
+    if (!child)
+        return -ENOMEM;
+    child->ppid = (pid_t)r->ppid;
+    child->first_time = r->time;
+    if (parent)
+        return process_copy_maps(child, parent);
+    return 0;
+}
+
+static int on_exit_record(struct session *s, const struct perf_event_header *h)
+{
+    const struct rec_fork *r = (const void *)h;
+    struct process *p = hashmap_get(&s->by_tid, r->tid);
+
+    if (r->pid == r->tid && p && p->pid == (pid_t)r->pid) {
+        p->exited = true;
+        p->last_time = r->time;
+    }
+    /* Late samples of the thread may still come (same timestamp); keep the tid mapping. */
+    return 0;
+}
+
+static enum dso_kind kind_of_path(const char *path)
+{
+    /* "//anon" is the kernel's name for anonymous memory, not a path. */
+    if (path[0] == '/' && strcmp(path, "//anon") && !str_starts(path, "/anon_hugepage"))
+        return DSO_FILE;
+    if (!strcmp(path, "[vdso]"))
+        return DSO_VDSO;
+    return DSO_ANON;
+}
+
+static int on_mmap(struct session *s, const struct perf_event_header *h)
+{
+    const char *path = record_string(h);
+    uint64_t start, len, pgoff;
+    uint32_t pid, prot = PROT_READ | PROT_EXEC, flags = 0;
+    const uint8_t *bid = NULL;
+    size_t bid_len = 0;
+    struct process *p;
+    struct dso *dso;
+
+    if (!path)
+        return 1;
+    if (h->type == PERF_RECORD_MMAP2) {
+        const struct rec_mmap2 *r = (const void *)h;
+        pid = r->pid; start = r->start; len = r->len; pgoff = r->pgoff;
+        prot = r->prot; flags = r->flags;
+        if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r->build_id_size <= BUILD_ID_MAX) {
+            bid = r->build_id;
+            bid_len = r->build_id_size;
+        }
+    } else {
+        const struct rec_mmap *r = (const void *)h;
+        pid = r->pid; start = r->start; len = r->len; pgoff = r->pgoff;
+        if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+            prot = PROT_READ;
+    }
+    /* Kernel and module maps (pid -1) are resolved through kallsyms; data maps hold no code. */
+    if (pid == (uint32_t)-1 || (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+        !(prot & PROT_EXEC))
+        return 0;
+    p = process_of(s, (pid_t)pid);
+    if (!p)
+        return -ENOMEM;
+    dso = dso_cache_get(s->dsos, kind_of_path(path), path, bid, bid_len, (pid_t)pid);
+    if (!dso)
+        return -ENOMEM;
+    int err = process_add_map(p, start, len, pgoff, dso, prot, flags);
+    return err == -EINVAL ? 1 : err;
+}
+
+static bool filtered_out(const struct session *s, const struct sample *smp, const struct process *p)
+{
+    const struct session_filter *f = &s->filter;
+    return (f->pid >= 0 && (pid_t)smp->pid != f->pid) ||
+           (f->tid >= 0 && (pid_t)smp->tid != f->tid) ||
+           (f->cpu >= 0 && smp->cpu != (uint32_t)f->cpu) ||
+           (f->comm && strcmp(f->comm, p->comm));
+}
+
+static int on_sample(struct session *s, const struct evlist *evl, const struct perf_event_header *h)
+{
+    const struct evsel *sel = evlist_evsel_for(evl, h);
+    struct sample smp;
+    struct process *p;
+    struct map *m;
+    int err;
+
+    if (!sel || sample_parse(sel, h, &smp)) {
+        s->stats.bad_samples++;
+        return 0;
+    }
+    p = hashmap_get(&s->by_tid, smp.tid);
+    if (!p || p->pid != (pid_t)smp.pid) {
+        p = session_find_process(s, (pid_t)smp.pid);
+        if (!p) {
+            s->stats.unknown_thread++;
+            p = new_process(s, (pid_t)smp.pid, NULL);
+            if (!p)
+                return -ENOMEM;
+        }
+    }
+    if (filtered_out(s, &smp, p)) {
+        s->stats.filtered++;
+        return 0;
+    }
+    s->stats.samples++;
+    s->stats.period_total += smp.period;
+    if (!s->stats.first_time || smp.time < s->stats.first_time)
+        s->stats.first_time = smp.time;
+    if (smp.time > s->stats.last_time)
+        s->stats.last_time = smp.time;
+    if (!p->first_time)
+        p->first_time = smp.time;
+    if (smp.time > p->last_time)
+        p->last_time = smp.time;
+
+    switch (smp.cpumode) {
+    case PERF_RECORD_MISC_KERNEL:
+        s->stats.kernel++;
+        p->kernel_samples++;
+        p->kernel_period += smp.period;
+        err = hitstore_add(&p->khits, smp.ip, smp.period);
+        if (!err)
+            err = hitstore_add(&s->kernel_hits, smp.ip, smp.period);
+        return err;
+    case PERF_RECORD_MISC_USER:
+        s->stats.user++;
+        p->user_samples++;
+        p->user_period += smp.period;
+        m = process_find_map(p, smp.ip);
+        return hitstore_add(m ? &m->hits : &p->unmapped, smp.ip, smp.period);
+    default:
+        s->stats.other++;
+        p->other_samples++;
+        return 0;
+    }
+}
+
+int session_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
+                   uint64_t time)
+{
+    struct session *s = arg;
+    int ret = 0;
+
+    if (h->type < 32)
+        s->stats.records[h->type]++;
+    else
+        s->stats.records_other++;
+    if (h->size < record_min_size(h->type))
+        return 0;   /* counted above; a short record carries nothing usable */
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        ret = on_sample(s, evl, h);
+        break;
+    case PERF_RECORD_COMM:
+        ret = on_comm(s, h);
+        break;
+    case PERF_RECORD_FORK:
+        ret = on_fork(s, h);
+        break;
+    case PERF_RECORD_EXIT:
+        ret = on_exit_record(s, h);
+        break;
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+        ret = on_mmap(s, h);
+        break;
+    case PERF_RECORD_LOST:
+        s->stats.lost += ((const struct rec_lost *)h)->lost;
+        s->stats.lost_records++;
+        break;
+    case PERF_RECORD_LOST_SAMPLES:
+        s->stats.lost_samples += ((const struct rec_lost_samples *)h)->lost;
+        break;
+    case PERF_RECORD_THROTTLE:
+        s->stats.throttle++;
+        break;
+    case PERF_RECORD_UNTHROTTLE:
+        s->stats.unthrottle++;
+        break;
+    default:
+        break;
+    }
+    if (ret > 0) {
+        pr_debug("malformed %s record ignored", record_type_name(h->type));
+        ret = 0;
+    }
+    return ret;
+}

@@ -1,0 +1,84 @@
+/* The session: the system model built from the record stream (seed 001's "Prospect System
+ * Model"). Processes with their threads and executable maps, hits per (process, map, address),
+ * kernel hits per process and globally, and the statistics of the run. Fed in time order by a
+ * record_fn (session_record), whichever producer the records came from. */
+#ifndef PROSPECT_SESSION_SESSION_H
+#define PROSPECT_SESSION_SESSION_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "perf/record.h"
+#include "session/hitstore.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
+
+struct dso;
+struct dso_cache;
+struct evlist;
+
+struct map {
+    uint64_t start, end, pgoff;
+    struct dso *dso;              /* never NULL for maps made from records */
+    uint32_t prot, flags;
+    struct hitstore hits;         /* user hits at absolute addresses in [start, end) */
+};
+
+struct process {
+    pid_t pid, ppid;
+    char comm[32];
+    int incarnation;              /* 0 for the first image of this pid, +1 per exec or reuse */
+    bool exited, execed, is_self, is_idle;
+    VEC(struct map *) maps;       /* live maps, sorted by start, non-overlapping */
+    VEC(struct map *) retired;    /* replaced or unmapped maps, kept for their hits */
+    struct map *last_map;         /* lookup cache */
+    struct hitstore unmapped;     /* user hits outside every known map */
+    struct hitstore khits;        /* kernel hits (addresses in the kernel) */
+    uint64_t user_samples, kernel_samples, other_samples;
+    uint64_t user_period, kernel_period;
+    uint64_t first_time, last_time;
+};
+
+/* Samples outside these bounds are counted (filtered) but not stored; used by reports. */
+struct session_filter {
+    pid_t pid, tid;               /* -1: any */
+    int cpu;                      /* -1: any */
+    const char *comm;             /* NULL: any */
+};
+
+struct session_stats {
+    uint64_t samples, user, kernel, other;     /* other: guest/hypervisor/unknown cpumode */
+    uint64_t lost, lost_records, lost_samples; /* LOST totals, LOST records, LOST_SAMPLES */
+    uint64_t throttle, unthrottle;
+    uint64_t filtered;
+    uint64_t bad_samples;                      /* samples that failed to decode */
+    uint64_t unknown_thread;                   /* samples whose tid had no history */
+    uint64_t records[32];                      /* per PERF_RECORD_* type (< 32) */
+    uint64_t records_other;                    /* types >= 32 */
+    uint64_t first_time, last_time;            /* sample timestamps */
+    uint64_t period_total;
+};
+
+struct session {
+    struct dso_cache *dsos;
+    VEC(struct process *) procs;  /* every incarnation, in order of appearance */
+    struct hashmap by_pid;        /* pid -> current process */
+    struct hashmap by_tid;        /* tid -> process owning the thread */
+    struct hitstore kernel_hits;  /* all kernel hits, for the global kernel profile */
+    struct session_stats stats;
+    struct session_filter filter;
+    pid_t self_pid;               /* Prospect's own pid when profiling live, else 0 */
+};
+
+int session_init(struct session *s);
+void session_release(struct session *s);
+
+/* The record_fn consumers register: updates the model from one record (in time order).
+ * Malformed records are counted, never fatal; returns -ENOMEM only. */
+int session_record(void *session, const struct evlist *evl, const struct perf_event_header *h,
+                   uint64_t time);
+
+/* The process a pid currently is (after the latest exec), or NULL. */
+struct process *session_find_process(struct session *s, pid_t pid);
+/* The map of p that contains addr, or NULL. */
+struct map *process_find_map(struct process *p, uint64_t addr);
+#endif

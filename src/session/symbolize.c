@@ -1,0 +1,95 @@
+#include <errno.h>
+#include <stdlib.h>
+#include "session/symbolize.h"
+#include "symbol/dso.h"
+#include "symbol/ksyms.h"
+
+static int symbolize_map(struct process *p, struct map *m, sym_hit_fn fn, void *arg)
+{
+    struct hit *hits;
+    uint64_t *vaddrs = NULL;
+    struct symres *res = NULL;
+    long n = hitstore_sorted(&m->hits, &hits);
+    int err = 0;
+
+    if (n <= 0)
+        return (int)n;
+    vaddrs = malloc((size_t)n * sizeof(*vaddrs));
+    res = calloc((size_t)n, sizeof(*res));
+    if (!vaddrs || !res) {
+        err = -ENOMEM;
+        goto out;
+    }
+    dso_load(m->dso);
+    for (long i = 0; i < n; i++) {
+        if (dso_map_to_vaddr(m->dso, m->start, m->pgoff, hits[i].addr, &vaddrs[i]))
+            vaddrs[i] = hits[i].addr - m->start + m->pgoff;
+        /* Segments map in address order, so vaddrs stay ascending; guard anyway. */
+        if (i && vaddrs[i] < vaddrs[i - 1])
+            vaddrs[i] = vaddrs[i - 1];
+    }
+    err = dso_resolve_sorted(m->dso, vaddrs, (size_t)n, res);
+    if (err)
+        goto out;
+    for (long i = 0; i < n && !err; i++) {
+        struct sym_hit h = {
+            .proc = p, .dso = m->dso, .sym = res[i].name, .addr = vaddrs[i],
+            .sym_start = res[i].start, .bracket = res[i].bracket,
+            .samples = hits[i].samples, .period = hits[i].period,
+        };
+        err = fn(arg, &h);
+    }
+out:
+    free(hits);
+    free(vaddrs);
+    free(res);
+    return err;
+}
+
+int symbolize_user(struct process *p, sym_hit_fn fn, void *arg)
+{
+    struct hit *hits;
+    long n;
+    int err = 0;
+
+    for (size_t i = 0; i < p->maps.n && !err; i++)
+        err = symbolize_map(p, p->maps.v[i], fn, arg);
+    for (size_t i = 0; i < p->retired.n && !err; i++)
+        err = symbolize_map(p, p->retired.v[i], fn, arg);
+    if (err)
+        return err;
+    n = hitstore_sorted(&p->unmapped, &hits);
+    if (n < 0)
+        return (int)n;
+    for (long i = 0; i < n && !err; i++) {
+        struct sym_hit h = { .proc = p, .addr = hits[i].addr, .samples = hits[i].samples,
+                             .period = hits[i].period };
+        err = fn(arg, &h);
+    }
+    free(hits);
+    return err;
+}
+
+int symbolize_kernel(const struct hitstore *hs, const struct process *p, const struct ksyms *ks,
+                     sym_hit_fn fn, void *arg)
+{
+    struct hit *hits;
+    long n = hitstore_sorted(hs, &hits);
+    int err = 0;
+
+    if (n < 0)
+        return (int)n;
+    for (long i = 0; i < n && !err; i++) {
+        struct ksym_res r = {0};
+        struct sym_hit h = { .proc = p, .kernel = true, .addr = hits[i].addr,
+                             .samples = hits[i].samples, .period = hits[i].period };
+        if (ks && ksyms_resolve(ks, hits[i].addr, &r) == 0) {
+            h.sym = r.name;
+            h.module = r.module;
+            h.sym_start = r.start;
+        }
+        err = fn(arg, &h);
+    }
+    free(hits);
+    return err;
+}

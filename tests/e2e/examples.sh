@@ -1,0 +1,49 @@
+# The seed examples (built by `make examples` into build/examples/) run and print what they
+# promise. Structure only: no timing thresholds (the cold first call is printed, not asserted).
+source "$(dirname "$0")/lib.sh"
+EX=build/examples
+if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo && grep -qw rdtscp /proc/cpuinfo; then :; else
+    skip examples "the TSC is not invariant here; the examples refuse to run"; exit 0
+fi
+for b in sqrt_timing malloc_bench; do
+    [ -x "$EX/$b" ] || { fail "example_$b_built" "$EX/$b missing (make examples)"; exit 0; }
+done
+
+out=$("$EX/sqrt_timing" 2>&1); rc=$?
+check sqrt_timing_exits_0 test "$rc" -eq 0
+first=$(head -1 <<<"$out")
+check sqrt_timing_prints_ten_numbers_on_one_line \
+    grep -qE '^( [0-9]+){10}$' <<<"$first"
+check sqrt_timing_explains_floor grep -q 'measurement floor of [0-9]* ticks' <<<"$out"
+# Every figure is positive: a pair of serialized reads cannot take zero ticks.
+check sqrt_timing_numbers_positive bash -c '! grep -qw 0 <<<"$1"' _ "$first"
+
+svg=$TEST_TMP/malloc.svg csv=$TEST_TMP/malloc.csv
+out=$("$EX/malloc_bench" -n 3000 -o "$svg" --csv "$csv" 2>&1); rc=$?
+check malloc_bench_exits_0 test "$rc" -eq 0
+check malloc_bench_pins grep -qE '^pinned to CPU [0-9]+' <<<"$out"
+check malloc_bench_table_has_four_series \
+    test "$(grep -cE '^(glibc malloc|bump allocator).* 3000 ' <<<"$out")" -eq 4
+check malloc_bench_csv_has_header_and_four_rows test "$(wc -l <"$csv")" -eq 5
+check malloc_bench_svg_well_formed_with_four_series python3 - "$svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+lines = [p for p in root.iter(ns + 'polyline') if p.get('class') == 'series']
+assert root.tag == ns + 'svg', root.tag
+assert len(lines) == 4, len(lines)
+for p in lines:
+    pts = [tuple(map(float, xy.split(','))) for xy in p.get('points').split()]
+    assert len(pts) > 100
+    xs = [x for x, _ in pts]
+    assert xs == sorted(xs), 'x must be the percentile, increasing'
+    # y is inverted in SVG: higher percentiles are never faster
+    ys = [y for _, y in pts]
+    assert ys == sorted(ys, reverse=True), 'curve must be non-decreasing'
+texts = ''.join(t.text or '' for t in root.iter(ns + 'text'))
+assert 'percentile of calls' in texts and 'bump allocator 16 B' in texts
+PY
+out=$("$EX/malloc_bench" -b cpuid -n 200 2>&1); rc=$?
+check malloc_bench_cpuid_barrier_runs test "$rc" -eq 0
+"$EX/malloc_bench" -c 99999 >/dev/null 2>&1; rc=$?
+check malloc_bench_rejects_bad_cpu test "$rc" -ne 0

@@ -1,0 +1,25 @@
+# prospect run: symbol sources beyond plain ELF: the vDSO, C++ names, JIT maps.
+. "$(dirname "$0")/lib.sh"
+
+build_workload vdso vdso -O2
+"$PROSPECT" run -o "$TEST_TMP/vdso.txt" -- "$WL/vdso" 3000000 >/dev/null
+check vdso_symbols grep -qE '(__vdso_)?clock_gettime.* \[vdso\]|vdso.*clock_gettime' "$TEST_TMP/vdso.txt"
+
+if command -v g++ >/dev/null; then
+    g++ -O2 -g -o "$WL/cxx" "$(dirname "$0")/../workloads/cxx.cpp"
+    "$PROSPECT" run -o "$TEST_TMP/cxx.txt" -- "$WL/cxx" 60000000 >/dev/null
+    check cxx_demangled grep -q 'geometry::Grid<double>::relax(unsigned long) const' "$TEST_TMP/cxx.txt"
+else
+    skip cxx_demangled "g++ is not installed"
+fi
+
+build_workload jit jit -O1
+"$PROSPECT" run -o "$TEST_TMP/jit.txt" -- "$WL/jit" 3 >/dev/null
+check jit_map_symbol grep -q 'jitted_count_loop' "$TEST_TMP/jit.txt"
+jpid=$(awk '/^Process [0-9]+ jit$/ { print $2; exit }' "$TEST_TMP/jit.txt")
+[ -n "$jpid" ] && rm -f "/tmp/perf-$jpid.map"
+
+# -v explains why a file has no symbols.
+build_workload split_stripped split -O2 -s
+"$PROSPECT" run -v -o /dev/null -- "$WL/split_stripped" 10 >/dev/null 2>"$TEST_TMP/verbose.err"
+check verbose_explains_missing_symbols grep -q "split_stripped: no symbols" "$TEST_TMP/verbose.err"

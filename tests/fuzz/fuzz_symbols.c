@@ -1,0 +1,88 @@
+/* libFuzzer target for the symbol readers: inputs starting with "\177ELF" go through the ELF
+ * path (validation, build-id, debuglink, segments, .symtab/.dynsym, PLT, resolution, search),
+ * anything else through the kallsyms parser. Run with tests/fuzz/fuzz-symbols.sh. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/elf_file.h"
+#include "symbol/ksyms.h"
+#include "symbol/symtab.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void exercise_table(struct symtab *t)
+{
+    struct symres r;
+    struct symbol_match m[4];
+    uint64_t base = t->n ? t->syms[0].start : 0;
+
+    for (uint64_t a = 0; a < 64; a++) {
+        uint64_t addr = base + a * 37;
+        symtab_resolve_at(t, symtab_index(t, addr), addr, &r);
+    }
+    symtab_find(t, "main", m, 4);
+}
+
+static void fuzz_elf(const uint8_t *data, size_t size)
+{
+    void *buf = malloc(size);
+    struct elf_file ef;
+    uint8_t bid[BUILD_ID_MAX];
+    size_t bid_len, nsegs;
+    char link[256];
+    uint32_t crc;
+    struct load_seg *segs;
+
+    if (!buf)
+        return;
+    memcpy(buf, data, size);   /* libelf may convert the image in place */
+    if (elf_file_open_mem(buf, size, &ef)) {
+        free(buf);
+        return;
+    }
+    elf_read_build_id(ef.elf, bid, sizeof(bid), &bid_len);
+    elf_read_debuglink(ef.elf, link, sizeof(link), &crc);
+    if (!elf_read_loads(ef.elf, &segs, &nsegs))
+        free(segs);
+    for (int dyn = 0; dyn < 2; dyn++) {
+        struct symtab_builder b = {0};
+        struct symtab t;
+        GElf_Shdr sh;
+        Elf_Scn *scn = elf_find_section(ef.elf, NULL, dyn ? SHT_DYNSYM : SHT_SYMTAB, &sh);
+        if (!scn || elf_read_funcs(ef.elf, scn, &b) < 0 || elf_read_plt(ef.elf, &b) < 0 ||
+            symtab_finish(&b, &t, dyn)) {
+            symtab_builder_release(&b);
+            continue;
+        }
+        exercise_table(&t);
+        symtab_release(&t);
+    }
+    elf_file_close(&ef);
+    free(buf);
+}
+
+static void fuzz_kallsyms(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    struct ksyms *ks;
+    struct ksym_res r;
+
+    if (!text)
+        return;
+    memcpy(text, data, size);
+    if (ksyms_parse(text, size, &ks))
+        return;
+    for (uint64_t a = 0; a < 16; a++)
+        ksyms_resolve(ks, 0xffffffff81000000ULL + a * 0x800, &r);
+    ksyms_lookup(ks, "schedule");
+    ksyms_free(ks);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size >= 4 && !memcmp(data, "\177ELF", 4))
+        fuzz_elf(data, size);
+    else
+        fuzz_kallsyms(data, size);
+    return 0;
+}

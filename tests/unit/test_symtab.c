@@ -1,0 +1,96 @@
+/* The sorted symbol table on its own: perf's alias choice, zero-size ends, brackets. */
+#include <elf.h>
+#include <stdlib.h>
+#include "test.h"
+#include "symbol/symtab.h"
+
+static const char *name_at(struct symtab *t, uint64_t addr)
+{
+    struct symres r;
+    if (symtab_resolve_at(t, symtab_index(t, addr), addr, &r))
+        return "(error)";
+    return r.name;
+}
+
+/* Builds a table of two aliases at 0x1000 (a added first) and a marker at 0x2000. */
+static const char *winner(const char *a, uint64_t asz, int abind, const char *b, uint64_t bsz,
+                          int bbind, struct symtab *t)
+{
+    struct symtab_builder bl = {0};
+    if (symtab_add(&bl, a, 0x1000, asz, abind) || symtab_add(&bl, b, 0x1000, bsz, bbind) ||
+        symtab_add(&bl, "next", 0x2000, 0x10, STB_GLOBAL) || symtab_finish(&bl, t, false))
+        return "(error)";
+    return name_at(t, 0x1000);
+}
+
+TEST(alias_rules_in_order)
+{
+    struct symtab t;
+    /* non-zero size beats everything else */
+    CHECK_STR(winner("__weak_sized", 8, STB_WEAK, "global", 0, STB_GLOBAL, &t), "__weak_sized");
+    symtab_release(&t);
+    /* then non-weak over weak */
+    CHECK_STR(winner("w_long_name", 8, STB_WEAK, "loc", 8, STB_LOCAL, &t), "loc");
+    symtab_release(&t);
+    /* then global over local */
+    CHECK_STR(winner("local_longer", 8, STB_LOCAL, "glob", 8, STB_GLOBAL, &t), "glob");
+    symtab_release(&t);
+    /* then fewer leading underscores */
+    CHECK_STR(winner("__memcpy_long", 8, STB_GLOBAL, "memcpy", 8, STB_GLOBAL, &t), "memcpy");
+    symtab_release(&t);
+    /* then the longer name */
+    CHECK_STR(winner("abc", 8, STB_GLOBAL, "abcdef", 8, STB_GLOBAL, &t), "abcdef");
+    symtab_release(&t);
+    /* full tie: the first one stays */
+    CHECK_STR(winner("first", 8, STB_GLOBAL, "secnd", 8, STB_GLOBAL, &t), "first");
+    CHECK_EQ_U64(t.n, 2);
+    CHECK_EQ_U64(t.naliases, 1);
+    symtab_release(&t);
+}
+
+TEST(brackets_and_edges)
+{
+    struct symtab_builder b = {0};
+    struct symtab t;
+    struct symres r1, r2;
+
+    CHECK(symtab_add(&b, "recv", 0x1000, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "recvfrom", 0x1100, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "send", 0x1200, 0, STB_GLOBAL) == 0);   /* zero size: to next */
+    CHECK(symtab_add(&b, "sendmsg", 0x1300, 0x10, STB_GLOBAL) == 0);
+    CHECK(symtab_finish(&b, &t, true) == 0);
+    CHECK_STR(name_at(&t, 0x1010), "recv");
+    CHECK_STR(name_at(&t, 0x1080), "recv->recvfrom");
+    CHECK_STR(name_at(&t, 0x12ff), "send");
+    CHECK_STR(name_at(&t, 0x0fff), "(start)->recv");
+    CHECK_STR(name_at(&t, 0x1310), "sendmsg->(end)");
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x1020), 0x1020, &r1) == 0);
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x10ff), 0x10ff, &r2) == 0);
+    CHECK(r1.name == r2.name && r1.bracket && r1.start == 0x1000);
+    symtab_release(&t);
+    /* the same table without brackets (full .symtab): gaps are unnamed */
+    CHECK(symtab_add(&b, "recv", 0x1000, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "recvfrom", 0x1100, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_finish(&b, &t, false) == 0);
+    CHECK(name_at(&t, 0x1080) == NULL);
+    CHECK(name_at(&t, 0x10) == NULL);
+    symtab_release(&t);
+}
+
+TEST(empty_table)
+{
+    struct symtab_builder b = {0};
+    struct symtab t;
+    CHECK(symtab_finish(&b, &t, true) == 0);
+    CHECK(name_at(&t, 0x1000) == NULL);
+    symtab_release(&t);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
+    RUN(alias_rules_in_order);
+    RUN(brackets_and_edges);
+    RUN(empty_table);
+    return 0;
+}
