@@ -18,6 +18,7 @@
 #include "trace/program_count.h"
 #include "trace/region.h"
 #include "trace/region_trace.h"
+#include "util/cpu_pin.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/vec.h"
@@ -43,6 +44,7 @@ const char cmd_stat_usage[] =
 "  -r, --region REGION  count only inside REGION (repeatable)\n"
 "  -p, --pid PID        attach to a running process; probes are removed when done\n"
 "      --duration SECS  stop after SECS seconds (attach: detach; command: terminate it)\n"
+"      --cpu N          run the command pinned to CPU N (set before it starts)\n"
 "  -s, --summary        one table with a row per region\n"
 "      --detail         add p50 and p99 over crossings\n"
 "      --per-thread     also show each thread's results\n"
@@ -75,6 +77,7 @@ struct stat_opts {
     const char *output;
     bool ignore_missing;
     bool explicit_events;
+    int pin_cpu;          /* -1: not pinned */
     char **argv;
 };
 
@@ -141,7 +144,8 @@ static void free_opts(struct stat_opts *o)
     vec_free(&o->regions);
 }
 
-enum { OPT_DURATION = 256, OPT_CSV, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD };
+enum { OPT_DURATION = 256, OPT_CSV, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
+       OPT_CPU };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
@@ -154,6 +158,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         { "reverse-sort", no_argument, NULL, OPT_REVERSE },
         { "ignore-missing-regions", no_argument, NULL, OPT_IGNORE },
         { "detail", no_argument, NULL, OPT_DETAIL }, { "per-thread", no_argument, NULL, OPT_PERTHREAD },
+        { "cpu", required_argument, NULL, OPT_CPU },
         { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -202,6 +207,10 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         case OPT_IGNORE: o->ignore_missing = true; break;
         case OPT_DETAIL: o->rep.detail = true; break;
         case OPT_PERTHREAD: o->rep.per_thread = true; break;
+        case OPT_CPU:
+            if (cpu_parse(optarg, &o->pin_cpu))
+                return cmd_usage_error("stat", "invalid cpu '%s'", optarg);
+            break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
         default:
@@ -216,6 +225,22 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         return cmd_usage_error("stat", "no command given (and no -p PID)");
     if (o->argv[0] && o->attach_pid)
         return cmd_usage_error("stat", "give either a command or -p PID, not both");
+    if (o->attach_pid && o->pin_cpu >= 0)
+        return cmd_usage_error("stat", "--cpu applies to a command that prospect starts, not -p");
+    return 0;
+}
+
+/* Pins the held child before it execs (so the whole command runs there). 0 or 1 (error
+ * printed). */
+static int pin_child(const struct stat_opts *o, pid_t child)
+{
+    char err[256];
+    if (o->pin_cpu < 0 || child <= 0)
+        return 0;
+    if (cpu_pin(child, o->pin_cpu, "/sys/devices/system/cpu/online", err, sizeof(err))) {
+        cmd_error("stat", "--cpu %d: %s", o->pin_cpu, err);
+        return 1;
+    }
     return 0;
 }
 
@@ -356,6 +381,10 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
+    if (pin_child(o, l.pid)) {
+        launch_abort(&l);
+        goto out;
+    }
     if (hw_missing && log_verbosity >= 0)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
@@ -466,6 +495,10 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
+    if (pin_child(o, l.pid)) {
+        launch_abort(&l);
+        goto out;
+    }
     if (hw_missing)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
@@ -553,6 +586,7 @@ int cmd_stat(int argc, char **argv)
     int e;
 
     memset(&o, 0, sizeof(o));
+    o.pin_cpu = -1;
     e = parse_args(argc, argv, &o);
     if (e) {
         free_opts(&o);

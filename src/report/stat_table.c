@@ -254,6 +254,26 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
     return e ? -ENOMEM : 0;
 }
 
+static int summary_row(struct grid *g, const char *label, const struct rc_result *r,
+                       const char *const *cols, size_t ncols, const struct stat_report_opts *o)
+{
+    char buf[64];
+    int e = grid_add(g, label);
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->calls);
+    e |= grid_add(g, buf);
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->crossings);
+    e |= grid_add(g, buf);
+    fmt_val(buf, sizeof(buf), r->wall.total, true, 1e6, o->csv);
+    e |= grid_add(g, buf);
+    for (size_t c = 0; c < ncols; c++) {
+        fmt_val(buf, sizeof(buf), r->vals[c].total, stat_column_is_time(cols[c]), 1e6, o->csv);
+        e |= grid_add(g, buf);
+    }
+    snprintf(buf, sizeof(buf), "%.1f", pct_running(r));
+    e |= grid_add(g, buf);
+    return e;
+}
+
 static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
                          const char *const *cols, size_t ncols, const struct stat_report_opts *o)
 {
@@ -272,21 +292,11 @@ static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
     }
     e |= grid_add(&g, "% running");
     for (size_t i = 0; i < n && !e; i++) {
-        const struct rc_result *r = v[i].res;
-        e |= grid_add(&g, v[i].label);
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->calls);
-        e |= grid_add(&g, buf);
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->crossings);
-        e |= grid_add(&g, buf);
-        fmt_val(buf, sizeof(buf), r->wall.total, true, 1e6, o->csv);
-        e |= grid_add(&g, buf);
-        for (size_t c = 0; c < ncols; c++) {
-            fmt_val(buf, sizeof(buf), r->vals[c].total, stat_column_is_time(cols[c]), 1e6,
-                    o->csv);
-            e |= grid_add(&g, buf);
+        e |= summary_row(&g, v[i].label, v[i].res, cols, ncols, o);
+        for (size_t t = 0; o->per_thread && t < v[i].nthreads && !e; t++) {
+            snprintf(buf, sizeof(buf), "%s [tid %d]", v[i].label, (int)v[i].threads[t].tid);
+            e |= summary_row(&g, buf, &v[i].threads[t], cols, ncols, o);
         }
-        snprintf(buf, sizeof(buf), "%.1f", pct_running(r));
-        e |= grid_add(&g, buf);
     }
     if (!e)
         grid_print(f, &g, o->csv);

@@ -50,6 +50,15 @@ else
     check hw_event_advice grep -q "no hardware performance counters" "$err"
 fi
 
+# --cpu N: the command runs on that CPU only; an offline CPU is an error, garbage a usage error.
+"$PROSPECT" stat --csv -o "$TEST_TMP/cpu.csv" -e cpu-migrations --cpu 0 "$W/stat_status" 0 >/dev/null 2>&1
+check cpu_pin_no_migrations [ "$(awk -F, '$1 == "cpu-migrations" { print $2 }' "$TEST_TMP/cpu.csv")" = 0 ]
+"$PROSPECT" stat --cpu 1000 true >/dev/null 2>"$err"
+check cpu_pin_offline_exit_1 [ $? = 1 ]
+check cpu_pin_offline_message grep -q "CPU 1000 does not exist or is offline" "$err"
+"$PROSPECT" stat --cpu x true >/dev/null 2>&1
+check cpu_pin_garbage_usage_2 [ $? = 2 ]
+
 # Whole-program mode counts like perf stat: N page faults at least, perf agrees within 2%.
 "$PROSPECT" stat --csv -o "$TEST_TMP/p.csv" -e page-faults,task-clock "$W/stat_pages" 3000 >/dev/null 2>&1
 pf=$(awk -F, '$1 == "page-faults" { print $2 }' "$TEST_TMP/p.csv")

@@ -61,6 +61,8 @@ check address_region_pages_within_2pct within 2 "${pf:-0}" $N
 check threads_4000_calls [ "$(csv_get "$out" region_work calls)" = 4000 ]
 check threads_4000_crossings [ "$(csv_get "$out" region_work crossings)" = 4000 ]
 "$PROSPECT" stat --per-thread -e task-clock -r region_work "$W/stat_threads" >"$TEST_TMP/pt" 2>&1
+"$PROSPECT" stat -s --csv -o "$out" --per-thread -e task-clock -r region_work "$W/stat_threads" >/dev/null 2>&1
+check per_thread_summary_rows [ "$(grep -c '^region_work \[tid [0-9]*\],1000,1000,' "$out")" = 4 ]
 check per_thread_four_tables [ "$(grep -c '^region_work \[pid .* tid .*\]: 1000 calls, 1000 crossings' "$TEST_TMP/pt")" = 4 ]
 
 # Recursion: fib(15) twice = 3946 calls, 2 outermost crossings.
