@@ -64,8 +64,7 @@ static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    stop_requested = sig;
 }
 
 struct stat_opts {
@@ -281,7 +280,7 @@ static int wait_target(struct stat_opts *o, pid_t child, double t0,
                        int (*tick)(void *arg, int timeout_ms, int wake_fd), void *arg,
                        int *wstatus)
 {
-    bool sent_term = false;
+    bool sent_term = false, forwarded = false;
     /* A pidfd becomes readable when the process exits: no polling latency at the end. */
     int pidfd = (int)syscall(SYS_pidfd_open, child > 0 ? child : o->attach_pid, 0);
     *wstatus = 0;
@@ -293,7 +292,14 @@ static int wait_target(struct stat_opts *o, pid_t child, double t0,
             return e;
         }
         if (child > 0) {
-            pid_t r = waitpid(child, wstatus, WNOHANG);
+            pid_t r;
+            /* Ctrl-C reaches the command through the terminal; a signal sent to Prospect
+             * alone is passed on once, and the results cover everything until it exits. */
+            if (stop_requested && !forwarded) {
+                kill(child, stop_requested);
+                forwarded = true;
+            }
+            r = waitpid(child, wstatus, WNOHANG);
             if (r == child || (r < 0 && errno != EINTR)) {
                 int err = r < 0 ? -errno : 0;
                 if (pidfd >= 0)

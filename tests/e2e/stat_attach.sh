@@ -28,3 +28,20 @@ check attach_missing_pid_exit_1 [ $? = 1 ]
 check attach_missing_pid_message grep -q "cannot attach to process 999999999" "$TEST_TMP/err"
 "$PROSPECT" stat -p abc >/dev/null 2>&1
 check attach_bad_pid_usage_2 [ $? = 2 ]
+
+# SIGINT to Prospect running a command: passed to the command, results printed, status 130.
+fifo2=$TEST_TMP/loop_fifo2
+mkfifo "$fifo2"
+# (timeout relays the SIGINT and only guards against a hang.)
+timeout -s KILL 60 "$PROSPECT" stat -s --csv -o "$TEST_TMP/i.csv" -r tick "$WL/stat_loop" \
+    >"$fifo2" 2>"$TEST_TMP/ierr" &
+ppid=$!
+read -r ready lpid <"$fifo2"   # the command runs: its events were opened before it exec'd
+kill -INT "$(pgrep -P "$ppid")"
+wait "$ppid"
+rc=$?
+kill -KILL "$lpid" 2>/dev/null
+check sigint_status_130 [ $rc = 130 ]
+check sigint_results_printed [ "$(csv_get "$TEST_TMP/i.csv" tick calls)" -gt 0 ]
+check sigint_command_gone not kill -0 "$lpid" 2>/dev/null
+check sigint_no_probes_left no_probes_left
