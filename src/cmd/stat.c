@@ -111,6 +111,36 @@ static int add_events(struct stat_opts *o, struct counter_group *g, const char *
     return 0;
 }
 
+/* Region mode: -e counters that may not always be schedulable (hardware PMUs) each get a
+ * group of their own, as perf stat counts -e events independently. Group 0 keeps the
+ * software events, which always count, so its probes see every crossing. */
+static int split_hardware(struct stat_opts *o)
+{
+    struct counter_group *g0 = &o->groups.v[0];
+    size_t keep = 0;
+
+    for (size_t i = 0; i < g0->n; i++) {
+        const struct perf_event_attr *a = &g0->ev[i].attr;
+        struct counter_group g = { 0 };
+        if (a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT) {
+            g0->ev[keep++] = g0->ev[i];
+            continue;
+        }
+        g.ev = malloc(sizeof(*g.ev));
+        if (!g.ev)
+            return -ENOMEM;
+        g.ev[0] = g0->ev[i];
+        g.n = 1;
+        if (vec_push(&o->groups, g)) {
+            free(g.ev);
+            return -ENOMEM;
+        }
+        g0 = &o->groups.v[0];   /* the vector may have moved */
+    }
+    g0->n = keep;
+    return 0;
+}
+
 static int default_events(struct counter_group *g, bool *hw_missing)
 {
     static const char *const sw[] = { "task-clock", "context-switches", "cpu-migrations",
@@ -571,6 +601,14 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         if (st.lost)
             fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
                     "overflowed): some crossings are missing\n", (unsigned long long)st.lost);
+        for (size_t i = 0; i < rl.regions.n; i++)
+            for (size_t c = 0; c < ncols; c++)
+                if (views[i].res->vals[c].n < views[i].res->crossings)
+                    fprintf(stderr, "prospect stat: warning: %s: %s was counted in only %llu of "
+                            "%llu crossings (its group was not scheduled: multiplexing)\n",
+                            views[i].label, cols[c],
+                            (unsigned long long)views[i].res->vals[c].n,
+                            (unsigned long long)views[i].res->crossings);
         if (deep)
             fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
@@ -598,7 +636,8 @@ int cmd_stat(int argc, char **argv)
         free_opts(&o);
         return e < 0 ? cmd_help("stat") : e;
     }
-    if (!o.explicit_events && default_events(&o.groups.v[0], &hw_missing)) {
+    if ((!o.explicit_events && default_events(&o.groups.v[0], &hw_missing)) ||
+        (o.regions.n && split_hardware(&o))) {
         free_opts(&o);
         return 1;
     }

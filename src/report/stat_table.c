@@ -163,11 +163,11 @@ struct sort_ctx {
     size_t ncols;
     bool reverse;
 };
-static struct sort_ctx sort_ctx;   /* qsort has no context argument */
 
-static int cmp_views(const void *a, const void *b)
+static int cmp_views(const void *a, const void *b, void *arg)
 {
     const struct stat_region_view *x = a, *y = b;
+    const struct sort_ctx sort_ctx = *(const struct sort_ctx *)arg;
     double vx = 0, vy = 0;
     int r;
 
@@ -323,9 +323,8 @@ int stat_report_regions(FILE *f, struct stat_region_view *v, size_t n, const cha
         }
     }
     if (o->sort_key || o->reverse) {
-        sort_ctx = (struct sort_ctx){ o->sort_key ? o->sort_key : "region", cols, ncols,
-                                      o->reverse };
-        qsort(v, n, sizeof(*v), cmp_views);
+        struct sort_ctx ctx = { o->sort_key ? o->sort_key : "region", cols, ncols, o->reverse };
+        qsort_r(v, n, sizeof(*v), cmp_views, &ctx);
     }
     if (o->summary) {
         e = summary_table(f, v, n, cols, ncols, o);

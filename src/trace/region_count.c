@@ -274,16 +274,16 @@ static int crossing_done(struct region_counter *rc, struct thread *t, int g, int
      * rotates groups every few milliseconds, so it shows as a much larger gap. */
     if (drun > 0 && den - drun > MIGRATION_GAP_NS && drun < den * 0.99) {
         scale = den / drun;
-        if (g == 0)
-            res->scaled++;
+        res->scaled++;
     }
     for (size_t i = 0; i < nv; i++)
         if (stat_add(&res->vals[rc->col_off[g] + i], (double)(now[i] - e[i]) * scale))
             return -ENOMEM;
+    /* Every group's times: a hardware group that was multiplexed shows in % running. */
+    res->enabled += den;
+    res->running += drun;
     if (g == 0) {
         res->crossings++;
-        res->enabled += den;
-        res->running += drun;
         if (stat_add(&res->wall, (double)(time - e[nv + 2])))
             return -ENOMEM;
     }

@@ -48,8 +48,8 @@ struct rc_result {
     uint64_t open;             /* entered but not left when tracing stopped */
     struct rc_stat wall;       /* ns between entry and exit samples */
     struct rc_stat *vals;      /* per column (groups flattened in order) */
-    double enabled, running;   /* summed deltas, for the percentage running */
-    uint64_t scaled;           /* crossings that needed multiplexing scaling */
+    double enabled, running;   /* summed deltas of every group, for the percentage running */
+    uint64_t scaled;           /* crossings x groups that needed multiplexing scaling */
     uint64_t deep;             /* entries past the kernel's uretprobe nesting limit */
 };
 
