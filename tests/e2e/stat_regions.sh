@@ -56,6 +56,17 @@ check address_region_one_crossing [ "$(awk -F, 'NR == 2 { print $3 }' "$out")" =
 pf=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "page-faults") c = i } NR == 2 { print $c }' "$out")
 check address_region_pages_within_2pct within 2 "${pf:-0}" $N
 
+# Non-PIE: the same function and address regions with absolute link addresses.
+build_workload stat_pages_nopie stat_pages -O2 -g -no-pie
+"$PROSPECT" stat -s --csv -o "$out" -e page-faults -r touch_pages "$W/stat_pages_nopie" $N >/dev/null 2>&1
+pf=$(csv_get "$out" touch_pages page-faults)
+check nopie_function_pages_within_2pct within 2 "${pf:-0}" $N
+start=$(nm "$W/stat_pages_nopie" | awk '$3 == "touch_pages" { print $1 }')
+ret=$(objdump -d --no-show-raw-insn "$W/stat_pages_nopie" | sed -n '/<touch_pages>:/,/^$/p' |
+      grep -m1 -w ret | awk '{ print $1 }' | tr -d :)
+"$PROSPECT" stat -s --csv -o "$out" -e page-faults -r "0x$start-0x$ret" "$W/stat_pages_nopie" $N >/dev/null 2>&1
+check nopie_address_region_one_crossing [ "$(awk -F, 'NR == 2 { print $3 }' "$out")" = 1 ]
+
 # 4 threads x 1000 calls, often at the same time: every crossing counted, per thread too.
 "$PROSPECT" stat -s --csv -o "$out" -r region_work "$W/stat_threads" >/dev/null 2>&1
 check threads_4000_calls [ "$(csv_get "$out" region_work calls)" = 4000 ]
