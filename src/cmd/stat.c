@@ -387,6 +387,7 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
     struct counter_group *g0 = &o->groups.v[0];
     VEC(struct event_spec) ev = { 0 };
     VEC(const char *) names = { 0 };
+    VEC(int) group = { 0 };
     struct program_count *pc = NULL;
     struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct pc_value *vals = NULL;
@@ -397,7 +398,8 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
 
     for (size_t g = 0; g < o->groups.n; g++)
         for (size_t i = 0; i < o->groups.v[g].n; i++)
-            if (vec_push(&ev, o->groups.v[g].ev[i]) || vec_push(&names, o->groups.v[g].ev[i].name))
+            if (vec_push(&ev, o->groups.v[g].ev[i]) ||
+                vec_push(&names, o->groups.v[g].ev[i].name) || vec_push(&group, (int)g))
                 goto out;
     (void)g0;
     if (!o->attach_pid) {
@@ -410,7 +412,7 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
     }
-    e = program_count_open(&pc, ev.v, ev.n, o->attach_pid ? o->attach_pid : l.pid,
+    e = program_count_open(&pc, ev.v, group.v, ev.n, o->attach_pid ? o->attach_pid : l.pid,
                            o->attach_pid != 0, msg, sizeof(msg));
     if (e) {
         cmd_error("stat", "%s", msg);
@@ -463,6 +465,7 @@ out:
     program_count_free(pc);
     vec_free(&ev);
     vec_free(&names);
+    vec_free(&group);
     return status;
 }
 

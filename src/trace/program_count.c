@@ -13,17 +13,25 @@ struct program_count {
     VEC(int) fds;      /* n per thread */
 };
 
-static int open_for(struct program_count *pc, const struct event_spec *ev, pid_t tid,
-                    bool attach, char *msg, size_t msglen)
+static int open_for(struct program_count *pc, const struct event_spec *ev, const int *group,
+                    pid_t tid, bool attach, char *msg, size_t msglen)
 {
+    size_t first = pc->fds.n;
     for (size_t i = 0; i < pc->n; i++) {
         struct perf_event_attr a = ev[i].attr;
+        int leader = -1;
+        /* A member of a -g group joins the fd of the group's first event. */
+        for (size_t j = 0; group && group[i] > 0 && j < i; j++)
+            if (group[j] == group[i]) {
+                leader = pc->fds.v[first + j];
+                break;
+            }
         a.size = sizeof(a);
         a.inherit = 1;
-        a.disabled = !attach;
-        a.enable_on_exec = !attach;
+        a.disabled = leader < 0 && !attach;
+        a.enable_on_exec = leader < 0 && !attach;
         a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-        int fd = perf_event_open_fd(&a, tid, -1, -1, 0);
+        int fd = perf_event_open_fd(&a, tid, -1, leader, 0);
         if (fd < 0) {
             event_open_advice(-fd, &a, ev[i].name, msg, msglen);
             return fd;
@@ -36,8 +44,9 @@ static int open_for(struct program_count *pc, const struct event_spec *ev, pid_t
     return 0;
 }
 
-int program_count_open(struct program_count **out, const struct event_spec *ev, size_t n,
-                       pid_t pid, bool attach, char *msg, size_t msglen)
+int program_count_open(struct program_count **out, const struct event_spec *ev,
+                       const int *group, size_t n, pid_t pid, bool attach, char *msg,
+                       size_t msglen)
 {
     struct program_count *pc = calloc(1, sizeof(*pc));
     int e = 0;
@@ -47,7 +56,7 @@ int program_count_open(struct program_count **out, const struct event_spec *ev, 
         return -ENOMEM;
     pc->n = n;
     if (!attach) {
-        e = open_for(pc, ev, pid, false, msg, msglen);
+        e = open_for(pc, ev, group, pid, false, msg, msglen);
     } else {
         char path[64];
         struct dirent *de;
@@ -63,7 +72,7 @@ int program_count_open(struct program_count **out, const struct event_spec *ev, 
             if (parse_u64(de->d_name, &tid) || tid == 0 || tid > 0x7fffffff)
                 continue;
             size_t before = pc->fds.n;
-            e = open_for(pc, ev, (pid_t)tid, true, msg, msglen);
+            e = open_for(pc, ev, group, (pid_t)tid, true, msg, msglen);
             if (e == -ESRCH && (pid_t)tid != pid) {   /* the thread just exited */
                 while (pc->fds.n > before)
                     close(pc->fds.v[--pc->fds.n]);
