@@ -69,6 +69,8 @@ if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>
 else
     skip program_mode_agrees_with_perf "perf is not usable here"
 fi
+"$PROSPECT" stat --csv -o "$TEST_TMP/g.csv" -e task-clock -g page-faults,minor-faults "$W/stat_pages" 3000 >/dev/null 2>&1
+check program_mode_group_both_counted [ "$(awk -F, '$1 == "minor-faults" { print $2 }' "$TEST_TMP/g.csv")" -ge 3000 ]
 "$PROSPECT" stat "$W/stat_status" 0 >"$TEST_TMP/o" 2>&1
 check program_mode_text grep -q "seconds wall-clock elapsed" "$TEST_TMP/o"
 
