@@ -538,6 +538,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
+    region_counter_keep_values(region_trace_counter(rt), o->rep.detail);
     if (hw_missing)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");

@@ -27,12 +27,13 @@ struct region_counter {
     size_t tab_cap, nr_threads;
     struct rc_result *totals;  /* per region, rebuilt on demand */
     struct rc_result *per_thread; /* scratch for region_counter_threads */
+    bool keep;                 /* keep every crossing's values */
     uint64_t *scratch;
 };
 
-static int stat_add(struct rc_stat *st, double v)
+static int stat_add(struct rc_stat *st, double v, bool keep)
 {
-    if (st->n == st->cap) {
+    if (keep && st->n == st->cap) {
         size_t nc = st->cap ? st->cap * 2 : 16;
         double *na = realloc(st->all, nc * sizeof(*na));
         if (!na)
@@ -40,7 +41,8 @@ static int stat_add(struct rc_stat *st, double v)
         st->all = na;
         st->cap = nc;
     }
-    st->all[st->n] = v;
+    if (keep)
+        st->all[st->n] = v;
     if (!st->n || v < st->min)
         st->min = v;
     if (!st->n || v > st->max)
@@ -52,9 +54,20 @@ static int stat_add(struct rc_stat *st, double v)
 
 static int stat_merge(struct rc_stat *dst, const struct rc_stat *src)
 {
-    for (uint64_t i = 0; i < src->n; i++)
-        if (stat_add(dst, src->all[i]))
-            return -ENOMEM;
+    if (src->all) {
+        for (uint64_t i = 0; i < src->n; i++)
+            if (stat_add(dst, src->all[i], true))
+                return -ENOMEM;
+        return 0;
+    }
+    if (!src->n)
+        return 0;
+    if (!dst->n || src->min < dst->min)
+        dst->min = src->min;
+    if (!dst->n || src->max > dst->max)
+        dst->max = src->max;
+    dst->n += src->n;
+    dst->total += src->total;
     return 0;
 }
 
@@ -91,7 +104,7 @@ static int cmp_double(const void *a, const void *b)
 double rc_stat_percentile(const struct rc_stat *st, double p)
 {
     size_t rank;
-    if (!st->n)
+    if (!st->n || !st->all)
         return 0;
     qsort(st->all, st->n, sizeof(double), cmp_double);
     rank = (size_t)ceil(p / 100.0 * (double)st->n);
@@ -142,6 +155,11 @@ struct region_counter *region_counter_new(size_t nr_regions, size_t nr_groups,
         return NULL;
     }
     return rc;
+}
+
+void region_counter_keep_values(struct region_counter *rc, bool keep)
+{
+    rc->keep = keep;
 }
 
 static void thread_free(struct region_counter *rc, struct thread *t)
@@ -277,14 +295,14 @@ static int crossing_done(struct region_counter *rc, struct thread *t, int g, int
         res->scaled++;
     }
     for (size_t i = 0; i < nv; i++)
-        if (stat_add(&res->vals[rc->col_off[g] + i], (double)(now[i] - e[i]) * scale))
+        if (stat_add(&res->vals[rc->col_off[g] + i], (double)(now[i] - e[i]) * scale, rc->keep))
             return -ENOMEM;
     /* Every group's times: a hardware group that was multiplexed shows in % running. */
     res->enabled += den;
     res->running += drun;
     if (g == 0) {
         res->crossings++;
-        if (stat_add(&res->wall, (double)(time - e[nv + 2])))
+        if (stat_add(&res->wall, (double)(time - e[nv + 2]), rc->keep))
             return -ENOMEM;
     }
     return 0;

@@ -37,7 +37,8 @@ struct rc_sample {
 struct rc_stat {
     uint64_t n;
     double total, min, max;
-    double *all;               /* every crossing's value (for percentiles), n entries */
+    double *all;               /* every crossing's value (for percentiles), n entries; NULL
+                                * unless region_counter_keep_values was set */
     size_t cap;
 };
 
@@ -59,6 +60,9 @@ struct region_counter;
 struct region_counter *region_counter_new(size_t nr_regions, size_t nr_groups,
                                           const size_t *nr_vals, size_t nr_cpus);
 void region_counter_free(struct region_counter *rc);
+/* Keep every crossing's values (8 bytes per quantity per crossing) so percentiles can be
+ * computed; off by default, so long runs use constant memory per thread and region. */
+void region_counter_keep_values(struct region_counter *rc, bool keep);
 /* Feeds one sample. -EINVAL for an inconsistent sample (wrong value count, bad index). */
 int region_counter_feed(struct region_counter *rc, const struct rc_sample *s);
 /* A thread's image was replaced (exec): its open crossings are dropped. */
@@ -70,7 +74,8 @@ const struct rc_result *region_counter_total(struct region_counter *rc, int regi
 /* Per-thread results of region r: fills *out with an array owned by rc; returns the count. */
 size_t region_counter_threads(struct region_counter *rc, int region, const struct rc_result **out);
 
-/* Percentile p (0..100) of a stat's crossings (nearest rank); 0 when empty. */
+/* Percentile p (0..100) of a stat's crossings (nearest rank); 0 when empty or when the
+ * values were not kept. */
 double rc_stat_percentile(const struct rc_stat *st, double p);
 double rc_stat_mean(const struct rc_stat *st);
 #endif

@@ -18,7 +18,10 @@ static int feed(struct region_counter *rc, enum rc_role role, uint32_t tid, uint
 static struct region_counter *one_value_counter(void)
 {
     size_t nv = 1;
-    return region_counter_new(1, 1, &nv, 2);
+    struct region_counter *rc = region_counter_new(1, 1, &nv, 2);
+    if (rc)
+        region_counter_keep_values(rc, true);
+    return rc;
 }
 
 TEST(recursion_counts_outermost_once)
@@ -159,6 +162,25 @@ TEST(percentiles_nearest_rank)
     CHECK_EQ_U64((uint64_t)rc_stat_percentile(&st, 0), 1);
 }
 
+TEST(without_kept_values_totals_still_aggregate)
+{
+    size_t nv = 1;
+    struct region_counter *rc = region_counter_new(1, 1, &nv, 2);
+    const struct rc_result *r;
+    CHECK(feed(rc, RC_ENTER, 7, 0, 0, 0, 0, 0, false) == 0);
+    CHECK(feed(rc, RC_EXIT, 7, 0, 10, 4, 4, 4, false) == 0);
+    CHECK(feed(rc, RC_ENTER, 8, 0, 20, 0, 0, 0, false) == 0);
+    CHECK(feed(rc, RC_EXIT, 8, 0, 30, 6, 6, 6, false) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->vals[0].n, 2);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 10);
+    CHECK_EQ_U64((uint64_t)r->vals[0].min, 4);
+    CHECK_EQ_U64((uint64_t)r->vals[0].max, 6);
+    CHECK(r->vals[0].all == NULL);
+    CHECK_EQ_U64((uint64_t)rc_stat_percentile(&r->vals[0], 50), 0);
+    region_counter_free(rc);
+}
+
 TEST(edit_distance_basics)
 {
     CHECK_EQ_U64(edit_distance("fib", "fibb", 10), 1);
@@ -190,6 +212,7 @@ int main(void)
     RUN(exec_drops_open_crossings);
     RUN(bad_samples_rejected);
     RUN(percentiles_nearest_rank);
+    RUN(without_kept_values_totals_still_aggregate);
     RUN(edit_distance_basics);
     RUN(malformed_regions_rejected);
     return 0;
