@@ -7,7 +7,7 @@ if ! uprobes_ready; then
     skip stat_attach "no writable tracefs uprobe_events (region tracing needs it)"
     exit 0
 fi
-build_workload stat_loop stat_loop -O2 -g || { fail build stat_loop; exit 0; }
+build_workload stat_loop stat_loop -O2 -g -lpthread || { fail build stat_loop; exit 0; }
 fifo=$TEST_TMP/loop_fifo
 mkfifo "$fifo"
 "$WL/stat_loop" >"$fifo" &
@@ -23,6 +23,18 @@ check attach_no_probes_left no_probes_left
 grep -q ' t ' /proc/$pid/stat 2>/dev/null && fail attach_target_not_stopped "target is stopped"
 pass attach_target_not_stopped
 kill "$pid"; wait "$pid" 2>/dev/null
+# Attach to a process whose threads already run: each of them is traced.
+fifo3=$TEST_TMP/loop_fifo3
+mkfifo "$fifo3"
+"$WL/stat_loop" 3 >"$fifo3" &
+mpid=$!
+read -r ready lpid <"$fifo3"
+"$PROSPECT" stat -s --csv -o "$TEST_TMP/mt.csv" --per-thread -e task-clock -r tick -p "$mpid" \
+    --duration 0.5 >/dev/null 2>&1
+check attach_threads_each_traced [ "$(grep -c '^tick \[tid [0-9]*\],[1-9]' "$TEST_TMP/mt.csv")" = 3 ]
+check attach_threads_target_alive kill -0 "$mpid"
+kill "$mpid"; wait "$mpid" 2>/dev/null
+
 "$PROSPECT" stat -e task-clock -p 999999999 --duration 0.1 >/dev/null 2>"$TEST_TMP/err"
 check attach_missing_pid_exit_1 [ $? = 1 ]
 check attach_missing_pid_message grep -q "cannot attach to process 999999999" "$TEST_TMP/err"
