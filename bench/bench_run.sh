@@ -6,7 +6,7 @@ RUNS=${RUNS:-5}
 UNITS=${UNITS:-500}
 T=$BENCH_TMP/run
 mkdir -p "$T"
-gcc -O2 -g -o "$T/wl" bench/workload_timed.c || exit 1
+gcc -O2 -g -o "$T/wl" tests/workloads/split.c || exit 1
 command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -39,7 +39,7 @@ pr_wl=$(median < "$T/pr_wl"); pf_wl=$(median < "$T/pf_wl")
 pr_t=$(median < "$T/pr_total"); pf_t=$(median < "$T/pf_total")
 pr_m=$(median < "$T/pr_rss"); pf_m=$(median < "$T/pf_rss")
 samples=$(awk '$1 == "Samples" { print $2; exit }' "$T/report.txt")
-echo "workload: bench/workload_timed.c, $UNITS units, ${RUNS} runs each, medians; $samples samples per prospect run"
+echo "workload: tests/workloads/split.c, $UNITS units, ${RUNS} runs each, medians; $samples samples per prospect run"
 printf "%-34s %12s %12s %10s\n" "" "prospect" "perf" "ratio p/perf"
 printf "%-34s %12s %12s %10s\n" "workload slowdown (x bare ${bare}s)" "$(ratio "$pr_wl" "$bare")" "$(ratio "$pf_wl" "$bare")" "$(ratio "$(ratio "$pr_wl" "$bare")" "$(ratio "$pf_wl" "$bare")")"
 printf "%-34s %12s %12s %10s\n" "profile + report wall time (s)" "$pr_t" "$pf_t" "$(ratio "$pr_t" "$pf_t")"

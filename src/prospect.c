@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "help")) {
-        if (argc < 3) {
+        if (argc < 3 || !strcmp(argv[2], "help")) {
             usage(stdout);
             return 0;
         }
@@ -48,6 +48,11 @@ int main(int argc, char **argv)
             return 2;
         }
         return cmd_help(argv[2]);
+    }
+    if (argv[1][0] == '-') {
+        fprintf(stderr, "prospect: unknown option '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
     }
     c = command_find(argv[1]);
     if (!c) {

@@ -24,7 +24,8 @@ const char cmd_check_usage[] =
     "  --format FORMAT   text (default) or json\n"
     "  --user            assess for an unprivileged user even when run as root\n"
     "\n"
-    "Exit status: 0 when no item warns, 1 when at least one warns, 2 on a usage error.\n";
+    "Exit status: 0 when no item warns, 1 when at least one warns, 2 on a usage error,\n"
+    "3 when the machine (or --root) could not be assessed at all.\n";
 
 static void json_string(FILE *f, const char *s)
 {
@@ -134,11 +135,11 @@ int cmd_check(int argc, char **argv)
     if (err == -ENOENT) {
         cmd_error("check", "cannot read or parse the online CPU list %s/sys/devices/system/cpu/online",
                   strcmp(o.root, "/") ? o.root : "");
-        return 1;
+        return 3;
     }
     if (err) {
         cmd_error("check", "%s", strerror(-err));
-        return 1;
+        return 3;
     }
     if (json)
         print_json(&sc, o.root);

@@ -12,7 +12,6 @@
 void profile_opts_init(struct profile_opts *po)
 {
     memset(po, 0, sizeof(*po));
-    po->collect.freq = 1000;
     po->collect.pin_cpu = -1;
     po->collect.pids = po->pids;
 }
@@ -43,6 +42,11 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->period_given = true;
         return 0;
     case 'e':
+        if (po->event_str) {
+            cmd_usage_error(cmd, "one sampling event at a time ('-e %s' and '-e %s')",
+                            po->event_str, arg);
+            return -EINVAL;
+        }
         po->event_str = arg;
         return 0;
     case 'p':
@@ -61,7 +65,7 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         return 0;
     case 'm':
         if (parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > 65536) {
-            cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two)", arg);
+            cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two, at most 65536)", arg);
             return -EINVAL;
         }
         po->collect.mmap_pages = v;
@@ -91,7 +95,12 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
     if (po->freq_given && po->period_given)
         return cmd_usage_error(cmd, "-F and -c exclude each other");
     if (po->event_str) {
-        if (event_parse(po->event_str, &po->collect.event, err, sizeof(err)))
+        int ret = event_parse(po->event_str, &po->collect.event, err, sizeof(err));
+        if (ret == -EACCES) {           /* a real event this user may not use: not a typo */
+            cmd_error(cmd, "%s", err);
+            return 1;
+        }
+        if (ret)
             return cmd_usage_error(cmd, "%s", err);
     } else {
         event_default_sampling(&po->collect.event, po->event_why, sizeof(po->event_why));
@@ -109,9 +118,11 @@ void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
     ro->system_wide = po->collect.system_wide;
     ro->event = po->collect.event.name;
     ro->event_why = po->event_why[0] ? po->event_why : NULL;
-    ro->freq_mode = !po->collect.event.period && !po->collect.period;
-    ro->freq = po->collect.freq;
-    ro->period = po->collect.event.period ? po->collect.event.period : po->collect.period;
+    ro->freq_mode = !po->collect.event.period && !po->collect.period &&
+                    (po->collect.freq || a->type != PERF_TYPE_TRACEPOINT);
+    ro->freq = po->collect.freq ? po->collect.freq : COLLECT_DEFAULT_FREQ;
+    ro->period = po->collect.event.period ? po->collect.event.period :
+                 po->collect.period ? po->collect.period : 1;
     ro->time_event = a->type == PERF_TYPE_SOFTWARE &&
                      (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }

@@ -35,7 +35,7 @@ struct profile_opts {
 "                         (default: cycles where the machine counts them, else cpu-clock)\n" \
 "  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
 "  -c, --count N          one sample every N events instead of a frequency\n" \
-"  -g, --call-graph       record call chains (frame pointers)\n" \
+"  -g, --call-graph       record call chains (frame pointers; 'record' only)\n" \
 "  -d, --duration SEC     stop profiling after SEC seconds\n" \
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \
 "      --cpu N            run COMMAND pinned to CPU N\n"

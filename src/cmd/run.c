@@ -38,9 +38,17 @@ PROFILE_OPTS_HELP
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n";
 
+/* The collector's launch hook: the command is known by name from its very first sample. */
+static int on_launched(void *session, pid_t pid)
+{
+    struct session *s = session;
+    return session_add_launcher(s, pid, s->launcher_argv0);
+}
+
 static void on_stop_signal(int sig)
 {
     collect_stop_signal = sig;
+    collect_stop_count++;
 }
 
 static void install_stop_handlers(void)
@@ -79,7 +87,11 @@ static char *join_argv(char *const *argv)
 static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
 {
     int st = r->child_status;
-    if (!r->child) {
+    if (r->abandoned) {
+        snprintf(buf, len, "profiling stopped by a second SIG%s; the command (pid %d) was "
+                 "still running and was left running", sigabbrev_np(r->stop_signal) ?
+                 sigabbrev_np(r->stop_signal) : "?", (int)r->child);
+    } else if (!r->child) {
         snprintf(buf, len, "profiling stopped%s", r->stop_signal ? " by a signal" : "");
     } else if (WIFEXITED(st)) {
         snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
@@ -111,7 +123,7 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
 /* The exit status `run` returns: the command's, or 128+N for a signal death. */
 static int command_exit_status(const struct collect_result *r)
 {
-    if (!r->child)
+    if (!r->child || r->abandoned)
         return r->stop_signal ? 128 + r->stop_signal : 0;
     if (WIFEXITED(r->child_status))
         return WEXITSTATUS(r->child_status);
@@ -135,7 +147,7 @@ int cmd_run(int argc, char **argv)
     };
     struct profile_opts po;
     struct report_opts ro = { .top = 25, .min_percent = 0.5 };
-    struct collect_outlets outlets = { .ordered = session_record };
+    struct collect_outlets outlets = { .ordered = session_record, .launched = on_launched };
     struct collect_result res;
     struct session session;
     struct ksyms *ks = NULL;
@@ -146,6 +158,7 @@ int cmd_run(int argc, char **argv)
     uint64_t v;
     double d;
     int c, ret, status;
+    bool created_output = false, reported = false;
 
     profile_opts_init(&po);
     optind = 1;
@@ -184,10 +197,16 @@ int cmd_run(int argc, char **argv)
         po.collect.argv = argv + optind;
     if (po.collect.nr_pids)
         return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
+    if (po.collect.callchain)
+        return cmd_usage_error("run", "the run report is flat and shows no call graphs; record "
+                               "them with 'prospect record -g'");
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;
     if (output) {
+        /* Opened now so a bad path fails before the command runs; removed again if no
+         * report gets written into it. */
+        created_output = access(output, F_OK) != 0;
         out = fopen(output, "w");
         if (!out) {
             cmd_error("run", "cannot write %s: %s", output, strerror(errno));
@@ -199,6 +218,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     session.self_pid = getpid();
+    session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     outlets.ordered_arg = &session;
     install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
@@ -215,6 +235,9 @@ int cmd_run(int argc, char **argv)
     }
     if (ret)
         cmd_error("run", "%s (the report covers what was collected)", err);
+    if (res.abandoned)
+        cmd_error("run", "stopped profiling; '%s' (pid %d) did not exit and keeps running",
+                  po.collect.argv[0], (int)res.child);
     if (res.kernel_excluded)
         snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
                  "this user sample user space (run as root, or 'sysctl "
@@ -239,6 +262,7 @@ int cmd_run(int argc, char **argv)
                  (int)res.proc_first_unreadable);
     ro.proc_note = pnote[0] ? pnote : NULL;
     ret = report_prospect(out, &session, ks, &ro);
+    reported = true;
     if (ret)
         cmd_error("run", "writing the report: %s", strerror(-ret));
     status = command_exit_status(&res);
@@ -249,6 +273,8 @@ done:
         cmd_error("run", "writing %s: %s", output, strerror(errno));
         status = 1;
     }
+    if (out != stderr && !reported && created_output)
+        unlink(output);
     free(command);
     ksyms_free(ks);
     collect_release(&res);

@@ -23,6 +23,7 @@
 #define POLL_MS 100
 
 volatile sig_atomic_t collect_stop_signal;
+volatile sig_atomic_t collect_stop_count;
 
 static uint64_t now_ns(void)
 {
@@ -42,9 +43,13 @@ void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
     if (o->event.period || o->period) {
         a->freq = 0;
         a->sample_period = o->event.period ? o->event.period : o->period;
+    } else if (!o->freq && a->type == PERF_TYPE_TRACEPOINT) {
+        /* A tracepoint is an event worth seeing each time, as perf samples it. */
+        a->freq = 0;
+        a->sample_period = 1;
     } else {
         a->freq = 1;
-        a->sample_freq = o->freq ? o->freq : 1000;
+        a->sample_freq = o->freq ? o->freq : COLLECT_DEFAULT_FREQ;
     }
     a->mmap = 1;
     a->mmap2 = 1;
@@ -235,11 +240,13 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
     struct pollfd *pfds = NULL;
     uint64_t deadline = 0;
     bool child_done = false;
+    int stops = 0;
 
     memset(res, 0, sizeof(*res));
     evlist_init(&res->evlist);
     err[0] = '\0';
     collect_stop_signal = 0;
+    collect_stop_count = 0;
     ret = cpus_online(&cpus, &ncpus);
     if (ret) {
         snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));
@@ -340,6 +347,13 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         res->proc_first_unreadable = st.first_unreadable;
         ret = 0;
     }
+    if (res->child && out->launched) {
+        ret = out->launched(out->ordered_arg, res->child);
+        if (ret < 0) {
+            snprintf(err, errlen, "%s", strerror(-ret));
+            goto out;
+        }
+    }
     res->start_ns = now_ns();
     if (o->duration > 0)
         deadline = res->start_ns + (uint64_t)(o->duration * 1e9);
@@ -390,13 +404,22 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
             if (w == res->child)
                 child_done = true;
         }
-        if (collect_stop_signal) {
+        if (collect_stop_count != stops) {
+            int now = collect_stop_count;
             res->stop_signal = collect_stop_signal;
             if (!res->child || child_done)
                 break;
-            /* Pass the signal on; profiling ends when the command does. */
-            kill(res->child, collect_stop_signal);
-            collect_stop_signal = 0;
+            if (now > 1) {
+                /* Asked twice: the command ignores or defers the signal. Stop profiling
+                 * now and leave it running rather than hang. */
+                res->abandoned = true;
+                break;
+            }
+            /* Pass the signal on (and wake a stopped command so it can act on it);
+             * profiling ends when the command does. */
+            kill(res->child, res->stop_signal);
+            kill(res->child, SIGCONT);
+            stops = now;
         }
         if (res->child && child_done)
             break;
@@ -408,14 +431,15 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         ret = ordered_flush(dc.q);
     if (ret < 0)
         snprintf(err, errlen, "processing records: %s", strerror(-ret));
-    /* The command was started: its exit status is the caller's to report, whatever happened. */
-    if (res->child && !child_done) {
+    /* The command was started: its exit status is the caller's to report, whatever happened
+     * (unless the user gave up on it). */
+    if (res->child && !child_done && !res->abandoned) {
         while (waitpid(res->child, &res->child_status, 0) < 0 && errno == EINTR)
             ;
         child_done = true;
     }
 out:
-    if (res->child && !child_done) {
+    if (res->child && !child_done && !res->abandoned) {
         /* Never started (setup failed): do not leave it waiting for the go byte. */
         kill_and_reap(res->child);
         res->child_status = 0;
@@ -424,7 +448,7 @@ out:
         int e;
         if (read(sp[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
             res->exec_errno = e;
-        else if (child_done)
+        else if (child_done || res->abandoned)
             res->child_ran = true;
     }
     for (size_t i = 0; i < res->evlist.nr_rbs; i++)

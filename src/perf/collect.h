@@ -11,9 +11,16 @@
 #include "perf/evlist.h"
 #include "perf/record.h"
 
+#define COLLECT_DEFAULT_FREQ 1000
+
+/* The kernel's cpu-clock/task-clock timers never fire more often than every 10 µs, whatever
+ * period was asked; samples still carry the asked period, so consumers clamp it. */
+#define CLOCK_EVENT_MIN_PERIOD_NS 10000
+
 struct collect_opts {
     struct event_spec event;      /* the sampling event (parsed by the caller) */
-    uint64_t freq;                /* samples/s per CPU (attr.freq); used when period == 0 */
+    uint64_t freq;                /* samples/s per CPU (attr.freq); 0: the default (1000 Hz,
+                                     or every event for a tracepoint) */
     uint64_t period;              /* fixed sampling period */
     bool system_wide;             /* -a: every process on every CPU */
     const pid_t *pids;            /* -p: attach to these processes (all threads) */
@@ -31,6 +38,8 @@ struct collect_outlets {
     void *raw_arg;
     record_fn ordered;                                           /* optional */
     void *ordered_arg;
+    /* Optional: called with the launched command's pid before it is released to exec. */
+    int (*launched)(void *arg, pid_t pid);
 };
 
 struct collect_result {
@@ -40,6 +49,7 @@ struct collect_result {
     bool child_ran;               /* the command was exec'ed (not 127/126) */
     int exec_errno;               /* why exec failed, when !child_ran */
     int stop_signal;              /* SIGINT/SIGTERM received by Prospect, else 0 */
+    bool abandoned;               /* a second signal ended profiling while the command ran on */
     uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC around the profiled interval */
     uint64_t records, bad_records;
     size_t nr_cpus;
@@ -57,9 +67,11 @@ int collect_run(const struct collect_opts *opts, const struct collect_outlets *o
 void collect_release(struct collect_result *result);
 
 /* Set by the command's SIGINT/SIGTERM handler to the signal number: collection passes it on to
- * the launched command and ends when the command does (or at once without a command). */
+ * the launched command and ends when the command does (or at once without a command). A second
+ * signal ends collection at once and leaves the command running (result->abandoned). */
 #include <signal.h>
 extern volatile sig_atomic_t collect_stop_signal;
+extern volatile sig_atomic_t collect_stop_count;   /* signals received, +1 each */
 
 /* Fills attr sampling settings shared by `run` and `record` (sample_type, freq/period, mmap,
  * comm, task, sample_id_all, build ids ...). */

@@ -97,6 +97,16 @@ const char *event_tracefs_dir(void)
     return NULL;
 }
 
+/* Whether tracefs exists but this user may not read it (tracepoints then look unknown). */
+static bool tracefs_forbidden(void)
+{
+    static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+    for (size_t i = 0; i < 2; i++)
+        if (access(dirs[i], F_OK) == 0 && access(dirs[i], R_OK | X_OK) != 0)
+            return true;
+    return false;
+}
+
 static int parse_tracepoint(const char *name, struct perf_event_attr *a)
 {
     const char *dir = event_tracefs_dir(), *colon = strchr(name, ':');
@@ -104,12 +114,14 @@ static int parse_tracepoint(const char *name, struct perf_event_attr *a)
     uint64_t id;
     int err;
 
-    if (!dir || !colon || strchr(colon + 1, ':') || strchr(name, '/') || colon == name)
+    if (!colon || strchr(colon + 1, ':') || strchr(name, '/') || colon == name)
         return -ENOENT;
+    if (!dir)
+        return tracefs_forbidden() ? -EACCES : -ENOENT;
     snprintf(path, sizeof(path), "%s/%.*s/%s/id", dir, (int)(colon - name), name, colon + 1);
     err = file_read_all(path, &buf, NULL, 64);
     if (err)
-        return -ENOENT;
+        return err == -EACCES ? -EACCES : -ENOENT;
     buf[strcspn(buf, "\n")] = '\0';
     err = parse_u64(buf, &id);
     free(buf);
@@ -189,8 +201,14 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     }
     str_copy(buf, sizeof(buf), str);
     /* A tracepoint ("sched:sched_switch") must be tried whole before suffix splitting. */
-    if (parse_tracepoint(buf, a) == 0)
+    ret = parse_tracepoint(buf, a);
+    if (ret == 0)
         goto done;
+    if (ret == -EACCES) {
+        snprintf(err, errlen, "event '%s': tracepoints are not readable for this user (tracefs "
+                 "permission denied): run as root", str);
+        return -EACCES;
+    }
     if (split_suffixes(buf, out, &excl_user, &excl_kernel)) {
         snprintf(err, errlen, "event '%s': invalid period", str);
         return -EINVAL;
@@ -211,7 +229,8 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     if (ret == 0)
         goto done;
     if (ret == -ENOENT)
-        snprintf(err, errlen, "unknown event '%s' (see 'prospect list')", str);
+        snprintf(err, errlen, "unknown event '%s' (see 'prospect list' for the events here)",
+                 str);
     return ret == -ENOENT ? -ENOENT : -EINVAL;
 done:
     a->exclude_user = excl_user;
@@ -263,7 +282,15 @@ static int read_int_file(const char *path, long *v)
 void event_open_advice(int err, const struct perf_event_attr *attr, const char *name,
                        char *buf, size_t len)
 {
+    event_open_advice_for(err, attr, name, false, buf, len);
+}
+
+void event_open_advice_for(int err, const struct perf_event_attr *attr, const char *name,
+                           bool system_wide, char *buf, size_t len)
+{
     long paranoid = 2;
+    /* perf_event_paranoid: 2 own user space only, 1 own kernel too, 0 every CPU, -1 all. */
+    int need = system_wide ? 0 : attr->exclude_kernel ? 2 : 1;
     bool hw = attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
               attr->type == PERF_TYPE_RAW;
 
@@ -271,11 +298,17 @@ void event_open_advice(int err, const struct perf_event_attr *attr, const char *
     switch (err) {
     case EACCES:
     case EPERM:
-        snprintf(buf, len, "no permission to open event '%s' (perf_event_paranoid is %ld): run as "
-                 "root, give the binary CAP_PERFMON, or lower it with 'sysctl "
-                 "kernel.perf_event_paranoid=%d'%s", name, paranoid,
-                 attr->exclude_kernel ? 2 : 1,
-                 attr->exclude_kernel ? "" : " (or exclude the kernel with ':u')");
+        if (paranoid <= need)
+            snprintf(buf, len, "no permission to open event '%s' (perf_event_paranoid is %ld, "
+                     "which should allow it): run as root or give the binary CAP_PERFMON; a "
+                     "security module may be refusing it", name, paranoid);
+        else
+            snprintf(buf, len, "no permission to open event '%s'%s (perf_event_paranoid is %ld): "
+                     "run as root, give the binary CAP_PERFMON, or lower it with 'sysctl "
+                     "kernel.perf_event_paranoid=%d'%s", name,
+                     system_wide ? " on every CPU" : "", paranoid, need,
+                     system_wide || attr->exclude_kernel ? "" :
+                     " (or exclude the kernel with ':u')");
         break;
     case ENOENT:
     case EOPNOTSUPP:

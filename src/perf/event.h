@@ -27,6 +27,9 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
  * on: paranoid level and the sysctl, CAP_PERFMON, "no hardware counters here", ... */
 void event_open_advice(int err, const struct perf_event_attr *attr, const char *name,
                        char *buf, size_t len);
+/* The same, knowing whether the event was for every process (pid -1: needs paranoid <= 0). */
+void event_open_advice_for(int err, const struct perf_event_attr *attr, const char *name,
+                           bool system_wide, char *buf, size_t len);
 
 /* True if the event opens on this machine for the calling thread (a probe open, then close). */
 bool event_available(const struct perf_event_attr *attr);

@@ -6,6 +6,7 @@
 #include "report/prospect_report.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
+#include "util/strutil.h"
 
 #define RULE "------------------------------------------------------------------------------" \
              "----------------------"
@@ -48,6 +49,29 @@ static bool proc_shown(const struct process *p, const struct session *s,
     return true;
 }
 
+/* A "label  text" line of the statistics, wrapped at 100 columns under the text column. */
+static void print_wrapped(FILE *f, const char *label, const char *text)
+{
+    const int width = 100 - 25;
+    bool first = true;
+
+    while (*text) {
+        int n = (int)strlen(text);
+        if (n > width) {
+            n = width;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            if (n == 0)
+                n = width;
+        }
+        fprintf(f, "  %-22s %.*s\n", first ? label : "", n, text);
+        text += n;
+        while (*text == ' ')
+            text++;
+        first = false;
+    }
+}
+
 static void stats_section(FILE *f, const struct session *s, const struct report_opts *o,
                           size_t procs_seen, size_t procs_sampled, size_t procs_shown)
 {
@@ -74,6 +98,10 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
             fprintf(f, "; achieved mean period %.0f events", mean);
     }
     fputc('\n', f);
+    if (st->period_clamped)
+        fprintf(f, "  %-22s %" PRIu64 " samples asked for less than the kernel's 10 us timer "
+                "floor;\n  %-22s counted at 10 us each (the workload ran much slower)\n", "",
+                st->period_clamped, "");
     if (o->duration > 0)
         fprintf(f, "  %-22s %.3f s elapsed on %zu CPUs\n", "Duration", o->duration, o->nr_cpus);
     fprintf(f, "  %-22s %" PRIu64 "\n", "Samples", st->samples);
@@ -94,7 +122,8 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
     fprintf(f, "  %-22s %zu (%zu with samples, %zu shown", "Processes seen", procs_seen,
             procs_sampled, procs_shown);
     if (procs_sampled > procs_shown)
-        fprintf(f, ", %zu below %.1f%% not detailed", procs_sampled - procs_shown, o->min_percent);
+        fprintf(f, ", %zu below the --min-percent/--min-time thresholds",
+                procs_sampled - procs_shown);
     fprintf(f, ")\n");
     if (o->proc_note)
         fprintf(f, "  %-22s %s\n", "", o->proc_note);
@@ -105,9 +134,11 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
         fprintf(f, "  %-22s not sampled (only the command's process tree is profiled)\n",
                 "Prospect's own hits");
     if (o->kernel_note)
-        fprintf(f, "  %-22s %s\n", "Kernel", o->kernel_note);
-    if (o->command)
-        fprintf(f, "  %-22s %s\n", "Command", o->command);
+        print_wrapped(f, "Kernel", o->kernel_note);
+    if (o->command) {
+        char cb[400];
+        fprintf(f, "  %-22s %s\n", "Command", str_printable(o->command, cb, sizeof(cb)));
+    }
     if (o->outcome)
         fprintf(f, "  %-22s %s\n", "Outcome", o->outcome);
 }
@@ -125,7 +156,7 @@ static int cmp_proc(const void *a, const void *b)
 static void summary_section(FILE *f, const struct session *s, const struct report_opts *o,
                             struct process **procs, size_t n)
 {
-    char ut[32], st[32];
+    char ut[32], st[32], cb[40];
 
     heading(f, "Summary of Processes");
     fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
@@ -144,19 +175,36 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
         fmt_amount(ut, sizeof(ut), o, p->user_period);
         fmt_amount(st, sizeof(st), o, p->kernel_period);
         fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
-                (int)p->pid, p->comm, p->user_samples, ut, p->kernel_samples, st,
+                (int)p->pid, str_printable(p->comm, cb, sizeof(cb)), p->user_samples, ut,
+                p->kernel_samples, st,
                 pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
     }
     if (nhidden)
-        fprintf(f, "  %8s  %zu more processes below the threshold: %" PRIu64 " hits (%.1f%%)\n",
+        fprintf(f, "  %8s  %zu more processes below the thresholds: %" PRIu64 " hits (%.1f%%)\n",
                 "", nhidden, hidden, pct(hidden, s->stats.samples));
+    if (!n)
+        fprintf(f, "  (no samples: the command ran for less than one sampling period)\n");
+}
+
+struct agg {
+    const char *comm;
+    size_t nproc;
+    uint64_t samples;
+};
+
+static int cmp_agg(const void *x, const void *y)
+{
+    const struct agg *a = x, *b = y;
+    if (a->samples != b->samples)
+        return a->samples > b->samples ? -1 : 1;
+    return strcmp(a->comm, b->comm);
 }
 
 /* Processes grouped by command: short-lived processes stay separate rows above, and this
  * table shows what each command cost in all. */
 static int by_command_section(FILE *f, const struct session *s, struct process **procs, size_t n)
 {
-    struct agg { const char *comm; size_t nproc; uint64_t samples; } *a = calloc(n, sizeof(*a));
+    struct agg *a = calloc(n + 1, sizeof(*a));
     size_t na = 0;
     bool any_multi = false;
 
@@ -173,24 +221,29 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
         any_multi |= a[j].nproc > 1;
     }
     if (any_multi) {
+        qsort(a, na, sizeof(*a), cmp_agg);
         fprintf(f, "\n  %-16s %10s %10s %8s\n", "By command", "Processes", "Hits", "Total");
-        for (size_t j = 0; j < na; j++)
-            fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n", a[j].comm, a[j].nproc,
-                    a[j].samples, pct(a[j].samples, s->stats.samples));
+        for (size_t j = 0; j < na; j++) {
+            char cb[40];
+            fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n",
+                    str_printable(a[j].comm, cb, sizeof(cb)), a[j].nproc, a[j].samples,
+                    pct(a[j].samples, s->stats.samples));
+        }
     }
     free(a);
     return 0;
 }
 
 static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
-                          const struct report_opts *o, bool with_file)
+                          const char *total_what, const struct report_opts *o, bool with_file)
 {
-    char amt[32], dbuf[64], addr[32];
+    char amt[32], dbuf[64], addr[32], nb[256], db[128];
     size_t shown = pr->rows.n;
 
     if (o->top && shown > o->top)
         shown = o->top;
-    fprintf(f, "\n  %s: %" PRIu64 " hits\n", title, pr->samples);
+    fprintf(f, "\n  %s: %" PRIu64 " hits (%% of %" PRIu64 " %s)\n", title, pr->samples, total,
+            total_what);
     if (!pr->rows.n)
         return;
     fprintf(f, "  %10s %7s %12s  %-40s %s\n", "Hits", "%", o->time_event ? "Time" : "Events",
@@ -204,7 +257,9 @@ static void profile_table(FILE *f, const char *title, struct profile *pr, uint64
         }
         fmt_amount(amt, sizeof(amt), o, r->period);
         fprintf(f, "  %10" PRIu64 " %6.1f%% %12s  %-40s %s\n", r->samples, pct(r->samples, total),
-                amt, name, with_file ? prof_row_dso_name(r, dbuf, sizeof(dbuf)) : "");
+                amt, str_printable(name, nb, sizeof(nb)),
+                with_file ? str_printable(prof_row_dso_name(r, dbuf, sizeof(dbuf)), db, sizeof(db))
+                          : "");
     }
     if (shown < pr->rows.n) {
         uint64_t rest = 0;
@@ -236,9 +291,20 @@ static void files_table(FILE *f, const struct profile *user)
     if (!n)
         return;
     fprintf(f, "\n  Files with user hits:\n");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "    %-20s %s  [%s]\n", dso_short_name(seen[i]), dso_path(seen[i]),
-                dso_status_str(dso_status(seen[i])));
+    for (size_t i = 0; i < n; i++) {
+        char nb[64], pb[300];
+        enum dso_status st = dso_status(seen[i]);
+        const char *path = dso_path(seen[i]), *status = dso_status_str(st);
+        if (dso_kind(seen[i]) == DSO_ANON) {
+            path = "anonymous memory";
+            if (st == DSO_MISSING)
+                status = "no /tmp/perf-PID.map: raw addresses";
+        } else if (dso_kind(seen[i]) == DSO_VDSO) {
+            path = "the kernel's vDSO";
+        }
+        fprintf(f, "    %-20s %s  [%s]\n", str_printable(dso_short_name(seen[i]), nb, sizeof(nb)),
+                str_printable(path, pb, sizeof(pb)), status);
+    }
 }
 
 static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
@@ -256,12 +322,13 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
     if (!err) {
         profile_sort(&user);
         profile_sort(&kern);
-        snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid, p->comm,
-                 p->is_self ? " (Prospect itself)" : "");
+        char cb[40];
+        snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
+                 str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
-        profile_table(f, "USER profile", &user, proc_samples(p), o, true);
+        profile_table(f, "USER profile", &user, proc_samples(p), "process samples", o, true);
         files_table(f, &user);
-        profile_table(f, "KERNEL profile", &kern, proc_samples(p), o, true);
+        profile_table(f, "KERNEL profile", &kern, proc_samples(p), "process samples", o, true);
     }
     profile_release(&user);
     profile_release(&kern);
@@ -279,7 +346,7 @@ static int global_kernel_section(FILE *f, struct session *s, const struct ksyms 
     if (!err) {
         profile_sort(&kern);
         heading(f, "Global KERNEL Profile");
-        profile_table(f, "All system hits", &kern, s->stats.samples, o, true);
+        profile_table(f, "All system hits", &kern, s->stats.samples, "all samples", o, true);
     }
     profile_release(&kern);
     return err;

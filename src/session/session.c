@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "perf/collect.h"
 #include "perf/evlist.h"
 #include "session/process.h"
 #include "session/session.h"
@@ -69,6 +70,15 @@ static struct process *new_process(struct session *s, pid_t pid, const char *com
     return p;
 }
 
+int session_add_launcher(struct session *s, pid_t pid, const char *argv0)
+{
+    struct process *p = new_process(s, pid, path_basename(argv0));
+    if (!p)
+        return -ENOMEM;
+    p->is_launcher = true;
+    return 0;
+}
+
 static struct process *process_of(struct session *s, pid_t pid)
 {
     struct process *p = session_find_process(s, pid);
@@ -85,6 +95,12 @@ static int on_comm(struct session *s, const struct perf_event_header *h)
         return 1;
     p = session_find_process(s, (pid_t)r->pid);
     if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+        if (p && p->is_launcher) {
+            /* Prospect's own child becoming the command: one process, the command's name. */
+            p->is_launcher = false;
+            snprintf(p->comm, sizeof(p->comm), "%s", comm);
+            return process_retire_all_maps(p);
+        }
         /* exec: a new image with a new name; the old one keeps its hits under its old name. */
         if (p) {
             p->execed = p->exited = true;
@@ -201,6 +217,12 @@ static bool filtered_out(const struct session *s, const struct sample *smp, cons
            (f->comm && strcmp(f->comm, p->comm));
 }
 
+static bool is_clock_event(const struct perf_event_attr *a)
+{
+    return a->type == PERF_TYPE_SOFTWARE &&
+           (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 static int on_sample(struct session *s, const struct evlist *evl, const struct perf_event_header *h)
 {
     const struct evsel *sel = evlist_evsel_for(evl, h);
@@ -222,6 +244,11 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
             if (!p)
                 return -ENOMEM;
         }
+    }
+    if (smp.period < CLOCK_EVENT_MIN_PERIOD_NS && is_clock_event(&sel->attr)) {
+        /* The timer really fired every 10 µs at most, whatever period the sample says. */
+        smp.period = CLOCK_EVENT_MIN_PERIOD_NS;
+        s->stats.period_clamped++;
     }
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;

@@ -28,6 +28,7 @@ struct process {
     char comm[32];
     int incarnation;              /* 0 for the first image of this pid, +1 per exec or reuse */
     bool exited, execed, is_self, is_idle;
+    bool is_launcher;             /* Prospect's child before its exec: the exec renames it */
     VEC(struct map *) maps;       /* live maps, sorted by start, non-overlapping */
     VEC(struct map *) retired;    /* replaced or unmapped maps, kept for their hits */
     struct map *last_map;         /* lookup cache */
@@ -56,6 +57,8 @@ struct session_stats {
     uint64_t records_other;                    /* types >= 32 */
     uint64_t first_time, last_time;            /* sample timestamps */
     uint64_t period_total;
+    uint64_t period_clamped;                   /* clock samples whose period was below the
+                                                  kernel's 10 µs timer floor */
 };
 
 struct session {
@@ -67,6 +70,7 @@ struct session {
     struct session_stats stats;
     struct session_filter filter;
     pid_t self_pid;               /* Prospect's own pid when profiling live, else 0 */
+    const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
 };
 
 int session_init(struct session *s);
@@ -76,6 +80,11 @@ void session_release(struct session *s);
  * Malformed records are counted, never fatal; returns -ENOMEM only. */
 int session_record(void *session, const struct evlist *evl, const struct perf_event_header *h,
                    uint64_t time);
+
+/* Registers the command Prospect launched (pid, its argv[0]) before it execs: samples taken
+ * during the exec, before the kernel's COMM record, then belong to the command rather than to
+ * a nameless ":PID". 0 or -ENOMEM. */
+int session_add_launcher(struct session *s, pid_t pid, const char *argv0);
 
 /* The process a pid currently is (after the latest exec), or NULL. */
 struct process *session_find_process(struct session *s, pid_t pid);

@@ -16,4 +16,8 @@ int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
 /* The last path component (no allocation). */
 const char *path_basename(const char *path);
+/* For printing untrusted text (symbol names, comms, paths, argv): returns s itself when it is
+ * printable and shorter than len, else a copy in buf with control characters and malformed
+ * UTF-8 escaped as \xNN and the tail cut to "..." so it fits in len bytes. */
+const char *str_printable(const char *s, char *buf, size_t len);
 #endif

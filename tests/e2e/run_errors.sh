@@ -92,7 +92,12 @@ else
     check unprivileged_profile grep -q "work_fifty" "$TEST_TMP/nobody.txt"
     asnobody "$PROSPECT" run -a -d 0.1 >/dev/null 2>"$TEST_TMP/nobody_a.txt"; rc=$?
     check unprivileged_system_wide_refused [ "$rc" -eq 1 ]
-    check unprivileged_system_wide_advice grep -q "perf_event_paranoid is $paranoid.*CAP_PERFMON" "$TEST_TMP/nobody_a.txt"
+    check unprivileged_system_wide_advice grep -q "on every CPU (perf_event_paranoid is $paranoid).*CAP_PERFMON.*perf_event_paranoid=0" "$TEST_TMP/nobody_a.txt"
+    if [ -d /sys/kernel/tracing ] && ! asnobody test -r /sys/kernel/tracing/events; then
+        asnobody "$PROSPECT" run -e sched:sched_switch -- true 2>"$TEST_TMP/nobody_tp.txt"; rc=$?
+        check unprivileged_tracepoint_status [ "$rc" -eq 1 ]
+        check unprivileged_tracepoint_says_permission grep -q "tracepoints are not readable for this user" "$TEST_TMP/nobody_tp.txt"
+    fi
 fi
 
 # --cpu N: the command runs pinned from its first instruction.
@@ -102,3 +107,34 @@ if [ "$(nproc)" -ge 2 ]; then
 else
     skip cpu_pin_applies "needs 2 CPUs"
 fi
+
+# A command that survives Ctrl-C: the first SIGINT is passed on, the second stops profiling,
+# prints the report and leaves the command running (never a hang).
+build_workload stubborn stubborn -O1
+fifo=$TEST_TMP/stubborn.fifo
+mkfifo "$fifo"
+"$PROSPECT" run -o "$TEST_TMP/stubborn.txt" -- "$WL/stubborn" "$fifo" 2>"$TEST_TMP/stubborn.err" &
+ppid=$!
+exec 7<"$fifo"
+read -r _ <&7                      # ready
+kill -INT "$ppid"
+read -r ack <&7                    # the command got the forwarded SIGINT
+kill -INT "$ppid"
+wait "$ppid"; rc=$?
+exec 7<&-
+spid=$(pgrep -f "$WL/stubborn $fifo")
+check second_sigint_forwarded [ "$ack" = got ]
+check second_sigint_status [ "$rc" -eq 130 ]
+check second_sigint_report grep -q "profiling stopped by a second SIGINT" "$TEST_TMP/stubborn.txt"
+check second_sigint_says_left_running grep -q "did not exit and keeps running" "$TEST_TMP/stubborn.err"
+check second_sigint_command_alive [ -n "$spid" ]
+[ -n "$spid" ] && kill -KILL $spid
+
+# Small things a user trips over.
+"$PROSPECT" run -o "$TEST_TMP/never.txt" -- /nonexistent/cmd 2>/dev/null
+check no_empty_report_file_on_exec_failure [ ! -e "$TEST_TMP/never.txt" ]
+expect two_events 2 "one sampling event at a time" -- run -e cpu-clock -e task-clock -- true
+expect run_rejects_callgraph 2 "shows no call graphs" -- run -g -- true
+expect top_level_unknown_option 2 "^prospect: unknown option '-x'" -- -x
+"$PROSPECT" run -o "$TEST_TMP/true.txt" -- true
+check empty_run_says_no_samples grep -q "no samples" "$TEST_TMP/true.txt"

@@ -97,3 +97,17 @@ check system_wide_exit_status [ "$rc" -eq 0 ]
 check system_wide_sees_outside_process grep -qE "^ +$spinpid +spin " "$out"
 check system_wide_outside_symbol grep -q 'spin_outside' "$out"
 check system_wide_counts_itself grep -qE "Prospect's own hits +[0-9]+ \(" "$out"
+
+# A tracepoint is sampled on every event by default (as perf does): 1000 writes, 1000 samples.
+if "$PROSPECT" run -e syscalls:sys_enter_write -o /dev/null -- true 2>/dev/null; then
+    build_workload writes writes -O1
+    "$PROSPECT" run -e syscalls:sys_enter_write -o "$TEST_TMP/tp.txt" -- "$WL/writes" 1000 >/dev/null
+    check tracepoint_every_event [ "$(samples "$TEST_TMP/tp.txt")" = 1000 ]
+else
+    skip tracepoint_every_event "the syscalls:sys_enter_write tracepoint does not open here"
+fi
+
+# A clock period below the kernel's 10 us timer floor is counted as 10 us, and said so.
+"$PROSPECT" run -e cpu-clock:1000 -o "$TEST_TMP/floor.txt" -- "$WL/split_O2" 5 >/dev/null
+check clock_floor_reported grep -q "less than the kernel's 10 us timer" "$TEST_TMP/floor.txt"
+check clock_floor_rate grep -qE "achieved 100000 Hz \(mean period 0.010 ms\)" "$TEST_TMP/floor.txt"

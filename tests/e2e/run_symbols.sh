@@ -23,3 +23,11 @@ jpid=$(awk '/^Process [0-9]+ jit$/ { print $2; exit }' "$TEST_TMP/jit.txt")
 build_workload split_stripped split -O2 -s
 "$PROSPECT" run -v -o /dev/null -- "$WL/split_stripped" 10 >/dev/null 2>"$TEST_TMP/verbose.err"
 check verbose_explains_missing_symbols grep -q "split_stripped: no symbols" "$TEST_TMP/verbose.err"
+
+# Hostile names (terminal escapes, invalid UTF-8, 5000 characters) are escaped and cut.
+"$PROSPECT" run -o "$TEST_TMP/jit_hostile.txt" -- "$WL/jit" 3 hostile >/dev/null
+jpid=$(awk '/^Process [0-9]+ jit$/ { print $2; exit }' "$TEST_TMP/jit_hostile.txt")
+[ -n "$jpid" ] && rm -f "/tmp/perf-$jpid.map"
+check hostile_name_escaped grep -qF '\x1b[2J\x07evil\xff\xfe' "$TEST_TMP/jit_hostile.txt"
+check hostile_name_no_raw_escape_byte bash -c "! grep -q \$'\\x1b' '$TEST_TMP/jit_hostile.txt'"
+check hostile_name_cut bash -c "[ \$(awk '{ print length }' '$TEST_TMP/jit_hostile.txt' | sort -n | tail -1) -lt 400 ]"

@@ -15,6 +15,7 @@ static void setup_evlist(void)
     struct perf_event_attr a;
     memset(&a, 0, sizeof(a));
     a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_PAGE_FAULTS;      /* not a clock: periods are taken as given */
     a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
     a.sample_id_all = 1;
@@ -202,8 +203,29 @@ TEST(lost_and_throttle_records_are_counted)
     evlist_release(&evl);
 }
 
+TEST(launched_command_owns_its_exec_samples)
+{
+    struct session s;
+    struct process *p;
+    setup_evlist();
+    CHECK(session_init(&s) == 0);
+    CHECK(session_add_launcher(&s, 50, "/usr/bin/myprog") == 0);
+    sample(&s, 50, 50, 0xffffffff81001000ULL, 1);      /* in the kernel, during exec */
+    comm(&s, 50, 50, "myprog", 1);
+    sample(&s, 50, 50, 0xffffffff81001000ULL, 1);
+    p = session_find_process(&s, 50);
+    CHECK(p && !strcmp(p->comm, "myprog"));
+    CHECK_EQ_U64(p->kernel_samples, 2);                  /* one process, not ":50" + myprog */
+    CHECK_EQ_U64(s.procs.n, 1);
+    comm(&s, 50, 50, "other", 1);                        /* a later exec is a new image */
+    CHECK_EQ_U64(s.procs.n, 2);
+    session_release(&s);
+    evlist_release(&evl);
+}
+
 int main(void)
 {
+    RUN(launched_command_owns_its_exec_samples);
     RUN(lost_and_throttle_records_are_counted);
     RUN(samples_land_in_their_map);
     RUN(exec_starts_a_new_image_and_fork_copies_maps);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <string.h>
 #include "test.h"
 #include "util/strutil.h"
 #include "util/vec.h"
@@ -31,8 +32,29 @@ TEST(vec_grows)
     vec_free(&v);
 }
 
+TEST(printable_passes_clean_text_through)
+{
+    char buf[64];
+    const char *s = "std::vector<int>::push_back(int const&)";
+    CHECK(str_printable(s, buf, sizeof(buf)) == s);
+    CHECK_STR(str_printable("caf\xc3\xa9", buf, sizeof(buf)), "caf\xc3\xa9");  /* UTF-8 */
+}
+
+TEST(printable_escapes_and_cuts)
+{
+    char buf[16], big[64];
+    CHECK_STR(str_printable("\x1b[2J", buf, sizeof(buf)), "\\x1b[2J");
+    CHECK_STR(str_printable("a\xff" "b", buf, sizeof(buf)), "a\\xffb");
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    CHECK_STR(str_printable(big, buf, sizeof(buf)), "xxxxxxxxxxxx...");
+    CHECK(strlen(str_printable("\x01\x02\x03\x04\x05", buf, sizeof(buf))) < sizeof(buf));
+}
+
 int main(void)
 {
+    RUN(printable_passes_clean_text_through);
+    RUN(printable_escapes_and_cuts);
     RUN(parse_u64_accepts_decimal_and_hex);
     RUN(parse_u64_rejects_garbage);
     RUN(vec_grows);

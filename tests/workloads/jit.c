@@ -1,5 +1,6 @@
 /* A tiny "JIT": copies a counting loop into anonymous executable memory, announces it in
- * /tmp/perf-PID.map (the perf JIT convention) and runs it. */
+ * /tmp/perf-PID.map (the perf JIT convention) and runs it. With "hostile" as argv[2] the name
+ * it announces is made of terminal escapes, invalid UTF-8 and 5000 letters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,14 @@ int main(int argc, char **argv)
     f = fopen(path, "w");
     if (!f)
         return 1;
-    fprintf(f, "%lx %zx jitted_count_loop\n", (unsigned long)mem, sizeof(code));
+    if (argc > 2 && !strcmp(argv[2], "hostile")) {
+        fprintf(f, "%lx %zx \x1b[2J\x07" "evil\xff\xfe", (unsigned long)mem, sizeof(code));
+        for (int i = 0; i < 5000; i++)
+            fputc('A' + i % 26, f);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "%lx %zx jitted_count_loop\n", (unsigned long)mem, sizeof(code));
+    }
     fclose(f);
     for (int i = 0; i < rounds; i++)
         ((void (*)(void))mem)();

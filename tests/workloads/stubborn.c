@@ -1,0 +1,28 @@
+/* Survives SIGINT: acknowledges each one on the FIFO argv[1] (after first writing "ready"),
+ * and keeps running. A second Ctrl-C must make Prospect stop profiling without it. */
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fd;
+
+static void on_int(int sig)
+{
+    (void)sig;
+    if (write(fd, "got\n", 4) != 4)
+        _exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_int;
+    sigaction(SIGINT, &sa, NULL);
+    fd = open(argv[1], O_WRONLY);
+    if (fd < 0 || write(fd, "ready\n", 6) != 6)
+        return 1;
+    for (;;)
+        pause();
+}
