@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -304,68 +302,6 @@ static int mirror_status(int wstatus)
     return launch_exit_code(wstatus);
 }
 
-/* Waits for the child, or until Ctrl-C/--duration in attach mode. Returns the wait status
- * (attach: 0). `tick` is called with the remaining timeout to let tracing drain buffers. */
-static int wait_target(struct stat_opts *o, pid_t child, double t0,
-                       int (*tick)(void *arg, int timeout_ms, int wake_fd), void *arg,
-                       int *wstatus)
-{
-    bool sent_term = false, forwarded = false;
-    /* A pidfd becomes readable when the process exits: no polling latency at the end. */
-    int pidfd = (int)syscall(SYS_pidfd_open, child > 0 ? child : o->attach_pid, 0);
-    *wstatus = 0;
-    for (;;) {
-        int e = tick(arg, 100, pidfd);
-        if (e) {
-            if (pidfd >= 0)
-                close(pidfd);
-            return e;
-        }
-        if (child > 0) {
-            pid_t r;
-            /* Ctrl-C reaches the command through the terminal; a signal sent to Prospect
-             * alone is passed on once, and the results cover everything until it exits. */
-            if (stop_requested && !forwarded) {
-                kill(child, stop_requested);
-                forwarded = true;
-            }
-            r = waitpid(child, wstatus, WNOHANG);
-            if (r == child || (r < 0 && errno != EINTR)) {
-                int err = r < 0 ? -errno : 0;
-                if (pidfd >= 0)
-                    close(pidfd);
-                return err;
-            }
-        } else if (stop_requested || kill(o->attach_pid, 0) != 0) {
-            break;
-        }
-        if (o->duration > 0 && now_s() - t0 >= o->duration) {
-            if (child <= 0)
-                break;
-            if (!sent_term) {   /* the command asked to stop: terminate it, as perf stat does */
-                kill(child, SIGTERM);
-                sent_term = true;
-            }
-        }
-    }
-    if (pidfd >= 0)
-        close(pidfd);
-    return 0;
-}
-
-static int tick_sleep(void *arg, int timeout_ms, int wake_fd)
-{
-    struct pollfd p = { .fd = wake_fd, .events = POLLIN };
-    (void)arg;
-    if (wake_fd >= 0) {
-        poll(&p, 1, timeout_ms);
-    } else {
-        struct timespec ts = { 0, (long)timeout_ms * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    return 0;
-}
-
 static int tick_trace(void *arg, int timeout_ms, int wake_fd)
 {
     return region_trace_poll(arg, timeout_ms, wake_fd);
@@ -433,7 +369,9 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         waitpid(l.pid, NULL, 0);
         goto out;
     }
-    if ((e = wait_target(o, l.pid, t0, tick_sleep, NULL, &wstatus))) {
+    if ((e = launch_wait(&(struct launch_wait_opts){ .child = l.pid, .attach_pid = o->attach_pid,
+                         .duration = o->duration, .stop_signal = &stop_requested },
+                         &wstatus))) {
         cmd_error("stat", "waiting for the command: %s", strerror(-e));
         goto out;
     }
@@ -548,7 +486,9 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         waitpid(l.pid, NULL, 0);
         goto out;
     }
-    if ((e = wait_target(o, l.pid, now_s(), tick_trace, rt, &wstatus)) ||
+    if ((e = launch_wait(&(struct launch_wait_opts){ .child = l.pid, .attach_pid = o->attach_pid,
+                         .duration = o->duration, .stop_signal = &stop_requested,
+                         .tick = tick_trace, .tick_arg = rt }, &wstatus)) ||
         (e = region_trace_finish(rt))) {
         cmd_error("stat", "tracing failed: %s", strerror(-e));
         goto out;

@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "trace/launch.h"
 #include "util/strutil.h"
@@ -124,4 +128,69 @@ int launch_exit_code(int wstatus)
     if (WIFSIGNALED(wstatus))
         return 128 + WTERMSIG(wstatus);
     return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int tick_sleep(void *arg, int timeout_ms, int wake_fd)
+{
+    struct pollfd p = { .fd = wake_fd, .events = POLLIN };
+    (void)arg;
+    if (wake_fd >= 0) {
+        poll(&p, 1, timeout_ms);
+    } else {
+        struct timespec ts = { 0, (long)timeout_ms * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+int launch_wait(const struct launch_wait_opts *w, int *wstatus)
+{
+    int (*tick)(void *, int, int) = w->tick ? w->tick : tick_sleep;
+    pid_t target = w->child > 0 ? w->child : w->attach_pid;
+    bool sent_term = false, forwarded = false;
+    double t0 = now_s();
+    /* A pidfd becomes readable when the process exits: no polling latency at the end. */
+    int pidfd = (int)syscall(SYS_pidfd_open, target, 0), err = 0;
+
+    *wstatus = 0;
+    for (;;) {
+        if ((err = tick(w->tick_arg, 100, pidfd)))
+            break;
+        if (w->child > 0) {
+            pid_t r;
+            /* Ctrl-C reaches the command through the terminal; a signal sent to Prospect
+             * alone is passed on once, and the results cover everything until it exits. */
+            if (*w->stop_signal && !forwarded) {
+                kill(w->child, *w->stop_signal);
+                forwarded = true;
+            }
+            r = waitpid(w->child, wstatus, WNOHANG);
+            if (r == w->child)
+                break;
+            if (r < 0 && errno != EINTR) {
+                err = -errno;
+                break;
+            }
+        } else if (*w->stop_signal || kill(w->attach_pid, 0) != 0) {
+            break;
+        }
+        if (w->duration > 0 && now_s() - t0 >= w->duration) {
+            if (w->child <= 0)
+                break;
+            if (!sent_term) {
+                kill(w->child, SIGTERM);
+                sent_term = true;
+            }
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return err;
 }
