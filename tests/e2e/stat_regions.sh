@@ -88,6 +88,11 @@ check deep_recursion_101_calls [ "$(csv_get "$out" deep calls)" = 101 ]
 check deep_recursion_1_crossing [ "$(csv_get "$out" deep crossings)" = 1 ]
 check deep_recursion_warns grep -q "deeper than the kernel's uretprobe limit" "$TEST_TMP/err"
 
+# A program that the command runs (through a shell): PATH:FUNCTION, probes follow the file.
+"$PROSPECT" stat -s --csv -o "$out" -r "$W/stat_fib:fib" sh -c "'$W/stat_fib'; '$W/stat_fib'" >/dev/null 2>&1
+check exec_child_program_calls [ "$(csv_get "$out" stat_fib:fib calls)" = 7892 ]
+check exec_child_program_crossings [ "$(csv_get "$out" stat_fib:fib crossings)" = 4 ]
+
 # fork + exec: 1 call in the parent, 2 in the child, 3 in the exec'd image; the target works
 # (its own checks pass) and its exit status 7 comes through.
 "$PROSPECT" stat -s --csv -o "$out" -r work "$W/stat_forkexec" >/dev/null 2>"$TEST_TMP/err"
