@@ -34,4 +34,8 @@ int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
 int cmd_check(int argc, char **argv);
 extern const char cmd_check_usage[];
+int cmd_stat(int argc, char **argv);
+extern const char cmd_stat_usage[];
+int cmd_list(int argc, char **argv);
+extern const char cmd_list_usage[];
 #endif
