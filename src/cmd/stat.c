@@ -12,7 +12,7 @@
 #include "cmd/cmd.h"
 #include "perf/event.h"
 #include "report/stat_table.h"
-#include "trace/launch.h"
+#include "util/launch.h"
 #include "trace/program_count.h"
 #include "trace/region.h"
 #include "trace/region_trace.h"
@@ -58,11 +58,24 @@ const char cmd_stat_usage[] =
 "run; 2 for usage errors; 1 for other errors (unknown region, event that does not open).\n"
 "Mechanism, semantics and measurement skew: docs/stat.md.\n";
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, stops;
 
 static void on_signal(int sig)
 {
     stop_requested = sig;
+    stops++;
+}
+
+/* launch_wait's -ECANCELED: a second signal while the command ran on. Results so far are
+ * still reported; the command is left running. */
+static int waited_enough(int e, pid_t child, int *wstatus)
+{
+    if (e != -ECANCELED)
+        return e;
+    *wstatus = stop_requested & 0x7f;   /* reported as if the signal had ended it: 128+N */
+    cmd_error("stat", "stopped waiting; the command (pid %d) did not exit and keeps running",
+              (int)child);
+    return 0;
 }
 
 struct stat_opts {
@@ -369,9 +382,10 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         waitpid(l.pid, NULL, 0);
         goto out;
     }
-    if ((e = launch_wait(&(struct launch_wait_opts){ .child = l.pid, .attach_pid = o->attach_pid,
-                         .duration = o->duration, .stop_signal = &stop_requested },
-                         &wstatus))) {
+    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
+                         .attach_pid = o->attach_pid, .duration = o->duration,
+                         .stop_signal = &stop_requested, .stop_count = &stops }, &wstatus),
+                         l.pid, &wstatus))) {
         cmd_error("stat", "waiting for the command: %s", strerror(-e));
         goto out;
     }
@@ -486,9 +500,10 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         waitpid(l.pid, NULL, 0);
         goto out;
     }
-    if ((e = launch_wait(&(struct launch_wait_opts){ .child = l.pid, .attach_pid = o->attach_pid,
-                         .duration = o->duration, .stop_signal = &stop_requested,
-                         .tick = tick_trace, .tick_arg = rt }, &wstatus)) ||
+    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
+                         .attach_pid = o->attach_pid, .duration = o->duration,
+                         .stop_signal = &stop_requested, .stop_count = &stops,
+                         .tick = tick_trace, .tick_arg = rt }, &wstatus), l.pid, &wstatus)) ||
         (e = region_trace_finish(rt))) {
         cmd_error("stat", "tracing failed: %s", strerror(-e));
         goto out;

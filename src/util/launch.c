@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "trace/launch.h"
+#include "util/launch.h"
 #include "util/strutil.h"
 
 int launch_resolve(const char *cmd, char *out, size_t outlen)
@@ -169,7 +169,13 @@ int launch_wait(const struct launch_wait_opts *w, int *wstatus)
              * alone is passed on once, and the results cover everything until it exits. */
             if (*w->stop_signal && !forwarded) {
                 kill(w->child, *w->stop_signal);
+                kill(w->child, SIGCONT);
                 forwarded = true;
+            } else if (forwarded && w->stop_count && *w->stop_count >= 2) {
+                /* Asked twice: the command ignores or defers the signal. Stop waiting and
+                 * leave it running rather than hang. */
+                err = -ECANCELED;
+                break;
             }
             r = waitpid(w->child, wstatus, WNOHANG);
             if (r == w->child)
