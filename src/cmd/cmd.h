@@ -38,4 +38,8 @@ int cmd_report(int argc, char **argv);
 extern const char cmd_report_usage[];
 int cmd_check(int argc, char **argv);
 extern const char cmd_check_usage[];
+int cmd_stat(int argc, char **argv);
+extern const char cmd_stat_usage[];
+int cmd_list(int argc, char **argv);
+extern const char cmd_list_usage[];
 #endif

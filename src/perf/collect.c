@@ -16,6 +16,7 @@
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
 #include "util/cpu_pin.h"
+#include "util/launch.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -57,7 +58,10 @@ void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
     a->comm_exec = 1;
     a->task = 1;
     a->sample_id_all = 1;
-    a->build_id = 1;             /* MMAP2 carries the build-id: a changed file is detected */
+    /* Not attr.build_id: on this kernel one such event leaves the MMAP2 build-id flag set in
+     * other sessions' records, and a concurrent `perf record` then aborts. MMAP2's inode
+     * identifies the mapped file instead. */
+    a->build_id = 0;
     a->watermark = 1;
     a->wakeup_watermark = 64 * 1024;
     if (o->system_wide) {
@@ -125,36 +129,6 @@ static int drain_all(struct evlist *evl, struct drain_ctx *c)
     return c->q ? ordered_round(c->q) : 0;
 }
 
-/* The child waits for a byte on go[0] before exec so the events are open first; exec failure
- * is reported through a close-on-exec pipe (EOF there means exec succeeded). */
-static pid_t launch(char *const *argv, int go[2], int status_pipe[2])
-{
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    close(go[1]);
-    close(status_pipe[0]);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    {
-        char b;
-        ssize_t r;
-        do
-            r = read(go[0], &b, 1);
-        while (r < 0 && errno == EINTR);
-        if (r != 1)
-            _exit(127);        /* the profiler went away before starting us */
-    }
-    execvp(argv[0], argv);
-    {
-        int e = errno;
-        ssize_t w = write(status_pipe[1], &e, sizeof(e));
-        (void)w;
-        /* The shell's convention: 127 not found, 126 found but not executable. */
-        _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
-    }
-}
-
 static int pidfd_open_compat(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -210,14 +184,6 @@ static int on_synth(void *arg, const struct perf_event_header *h)
     return on_raw_record(arg, h);
 }
 
-static void kill_and_reap(pid_t child)
-{
-    int st;
-    kill(child, SIGKILL);
-    while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-        ;
-}
-
 static int reopen(struct collect_result *res, const struct perf_event_attr *attr,
                   const struct collect_opts *o, const pid_t *targets, size_t ntargets,
                   const int *cpus, size_t ncpus, char *err, size_t errlen)
@@ -234,7 +200,8 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
 {
     struct perf_event_attr attr;
     struct drain_ctx dc = { .out = out };
-    int *cpus = NULL, go[2] = { -1, -1 }, sp[2] = { -1, -1 }, pidfd = -1, ret;
+    int *cpus = NULL, pidfd = -1, ret;
+    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     size_t ncpus = 0, ntargets = 1;
     pid_t *targets = NULL, sw_target = -1;
     struct pollfd *pfds = NULL;
@@ -265,21 +232,13 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         res->attached_threads = ntargets;
     }
     if (o->argv) {
-        if (pipe2(go, O_CLOEXEC) || pipe2(sp, O_CLOEXEC)) {
-            ret = -errno;
-            snprintf(err, errlen, "pipe: %s", strerror(errno));
+        /* The child waits before exec until the events are open on it. */
+        ret = launch_prepare(&l, o->argv);
+        if (ret) {
+            snprintf(err, errlen, "cannot start the command: %s", strerror(-ret));
             goto out;
         }
-        res->child = launch(o->argv, go, sp);
-        if (res->child < 0) {
-            ret = -errno;
-            snprintf(err, errlen, "fork: %s", strerror(errno));
-            res->child = 0;
-            goto out;
-        }
-        close(go[0]);
-        close(sp[1]);
-        go[0] = sp[1] = -1;
+        res->child = l.pid;
         pidfd = pidfd_open_compat(res->child);
         /* Pinned before exec, so the command never runs anywhere else. */
         if (o->pin_cpu >= 0) {
@@ -292,12 +251,6 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         sw_target = res->child;
     ret = evlist_open(&res->evlist, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
                       errlen);
-    if (ret == -EINVAL && attr.build_id) {
-        /* Kernels before 5.12 do not know attr.build_id: retry without it. */
-        attr.build_id = 0;
-        ret = reopen(res, &attr, o, targets ? targets : &sw_target, ntargets, cpus, ncpus, err,
-                     errlen);
-    }
     if ((ret == -EACCES || ret == -EPERM) && !o->system_wide && !attr.exclude_kernel) {
         /* perf_event_paranoid 2 lets users sample their own user space only: do that, and
          * let the report say the kernel is missing and why. */
@@ -316,11 +269,11 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
                  " (raise kernel.perf_event_mlock_kb or use fewer pages with -m)" : "");
         goto out;
     }
-    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s%s",
+    pr_debug("%s: %zu ring buffers of %zu pages on %zu CPUs, %s %llu%s",
              o->event.name, res->evlist.nr_rbs, o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES,
              ncpus, attr.freq ? "frequency" : "period",
              (unsigned long long)(attr.freq ? attr.sample_freq : attr.sample_period),
-             attr.freq ? " Hz" : "", attr.build_id ? ", build-ids in MMAP2" : "");
+             attr.freq ? " Hz" : "");
     dc.evl = &res->evlist;
     if (out->ordered) {
         dc.q = ordered_new(out->ordered, out->ordered_arg);
@@ -358,13 +311,17 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
     if (o->duration > 0)
         deadline = res->start_ns + (uint64_t)(o->duration * 1e9);
     if (res->child) {
-        if (write(go[1], "g", 1) != 1) {
-            ret = -errno;
-            snprintf(err, errlen, "cannot start the command: %s", strerror(errno));
+        ret = launch_go(&l);           /* returns once the exec has happened or failed */
+        if (ret) {
+            /* Not a collection failure: the caller reports 127/126 for the command. */
+            res->exec_errno = -ret;
+            while (waitpid(res->child, &res->child_status, 0) < 0 && errno == EINTR)
+                ;
+            child_done = true;
+            ret = 0;
             goto out;
         }
-        close(go[1]);
-        go[1] = -1;
+        res->child_ran = true;
     }
     pfds = calloc(res->evlist.nr_rbs + 1, sizeof(*pfds));
     if (!pfds) {
@@ -431,35 +388,24 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         ret = ordered_flush(dc.q);
     if (ret < 0)
         snprintf(err, errlen, "processing records: %s", strerror(-ret));
-    /* The command was started: its exit status is the caller's to report, whatever happened
-     * (unless the user gave up on it). */
-    if (res->child && !child_done && !res->abandoned) {
+out:
+    if (res->child && res->child_ran && !child_done && !res->abandoned) {
+        /* The command runs: its exit status is the caller's to report, whatever happened to
+         * the collection, and it is never killed for Prospect's sake. */
         while (waitpid(res->child, &res->child_status, 0) < 0 && errno == EINTR)
             ;
         child_done = true;
     }
-out:
-    if (res->child && !child_done && !res->abandoned) {
-        /* Never started (setup failed): do not leave it waiting for the go byte. */
-        kill_and_reap(res->child);
+    if (res->child && !res->child_ran && !child_done) {
+        /* Never released (setup failed): do not leave it waiting for the go byte. */
+        launch_abort(&l);
         res->child_status = 0;
-    }
-    if (res->child && sp[0] >= 0) {
-        int e;
-        if (read(sp[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
-            res->exec_errno = e;
-        else if (child_done || res->abandoned)
-            res->child_ran = true;
     }
     for (size_t i = 0; i < res->evlist.nr_rbs; i++)
         res->bad_records += res->evlist.rbs[i]->bad_records;
     res->records = dc.records;
     pr_debug("%llu records read, %llu unreadable", (unsigned long long)dc.records,
              (unsigned long long)res->bad_records);
-    if (go[0] >= 0) close(go[0]);
-    if (go[1] >= 0) close(go[1]);
-    if (sp[0] >= 0) close(sp[0]);
-    if (sp[1] >= 0) close(sp[1]);
     if (pidfd >= 0) close(pidfd);
     ordered_free(dc.q);
     free(pfds);

@@ -201,7 +201,12 @@ static int on_mmap(struct session *s, const struct perf_event_header *h)
     p = process_of(s, (pid_t)pid);
     if (!p)
         return -ENOMEM;
-    dso = dso_cache_get(s->dsos, kind_of_path(path), path, bid, bid_len, (pid_t)pid);
+    if (kind_of_path(path) == DSO_FILE && !bid && h->type == PERF_RECORD_MMAP2) {
+        const struct rec_mmap2 *r = (const void *)h;
+        dso = dso_cache_get_mapped(s->dsos, path, r->maj, r->min, r->ino);
+    } else {
+        dso = dso_cache_get(s->dsos, kind_of_path(path), path, bid, bid_len, (pid_t)pid);
+    }
     if (!dso)
         return -ENOMEM;
     int err = process_add_map(p, start, len, pgoff, dso, prot, flags);

@@ -83,7 +83,8 @@ static bool dso_matches(const struct dso *d, enum dso_kind kind, const char *pat
                         const uint8_t *bid, size_t bid_len, pid_t pid)
 {
     return d->kind == kind && (kind != DSO_ANON || d->pid == pid) && d->kbid_len == bid_len &&
-           (!bid_len || !memcmp(d->kbid, bid, bid_len)) && !strcmp(d->path, path);
+           (!bid_len || !memcmp(d->kbid, bid, bid_len)) && !strcmp(d->path, path) &&
+           !d->has_fid;
 }
 
 static int cache_grow(struct dso_cache *c)
@@ -145,6 +146,46 @@ struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const cha
     return d;
 }
 
+struct dso *dso_cache_get_mapped(struct dso_cache *cache, const char *path, uint32_t maj,
+                                 uint32_t min, uint64_t ino)
+{
+    size_t k;
+    struct dso *d;
+
+    if (!ino)
+        return dso_cache_get(cache, DSO_FILE, path, NULL, 0, 0);
+    k = dso_key_hash(DSO_FILE, path, NULL, 0, 0) & (cache->nbuckets - 1);
+    for (d = cache->buckets[k]; d; d = d->hnext)
+        if (d->kind == DSO_FILE && d->has_fid && d->fid_ino == ino && d->fid_maj == maj &&
+            d->fid_min == min && !d->kbid_len && !strcmp(d->path, path))
+            return d;
+    /* Created through the plain path so hashing and growth stay in one place; a plain entry
+     * for the same path is not reused because dso_matches skips identified ones. */
+    d = calloc(1, sizeof(*d));
+    if (!d || !(d->path = strdup(path))) {
+        free(d);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (cache->count >= cache->nbuckets && cache_grow(cache)) {
+        free(d->path);
+        free(d);
+        errno = ENOMEM;
+        return NULL;
+    }
+    d->cache = cache;
+    d->kind = DSO_FILE;
+    d->has_fid = true;
+    d->fid_maj = maj;
+    d->fid_min = min;
+    d->fid_ino = ino;
+    k = dso_key_hash(DSO_FILE, path, NULL, 0, 0) & (cache->nbuckets - 1);
+    d->hnext = cache->buckets[k];
+    cache->buckets[k] = d;
+    cache->count++;
+    return d;
+}
+
 const char *dso_path(const struct dso *dso)
 {
     return dso->path;
@@ -179,7 +220,7 @@ const char *dso_status_str(enum dso_status st)
     case DSO_NO_SYMBOLS: return "no symbols";
     case DSO_MISSING: return "file not found";
     case DSO_BAD_ELF: return "not a valid ELF file";
-    case DSO_BUILD_ID_MISMATCH: return "build-id mismatch (file changed since it was mapped)";
+    case DSO_BUILD_ID_MISMATCH: return "changed on disk since it was mapped (build-id or inode differs)";
     }
     return "unknown";
 }

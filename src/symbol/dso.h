@@ -43,6 +43,13 @@ int dso_cache_set_debug_root(struct dso_cache *cache, const char *dir);
 struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const char *path,
                           const uint8_t *build_id, size_t build_id_len, pid_t pid);
 
+/* The DSO for a file mapping identified by device and inode (MMAP2's maj:min and ino): when
+ * symbols load, a file now at `path` on the same device but with another inode was replaced
+ * after it was mapped and is not used (DSO_BUILD_ID_MISMATCH). Mappings of different inodes
+ * at one path are different DSOs. ino 0 means unknown (same as dso_cache_get). */
+struct dso *dso_cache_get_mapped(struct dso_cache *cache, const char *path, uint32_t maj,
+                                 uint32_t min, uint64_t ino);
+
 const char *dso_path(const struct dso *dso);       /* as mapped: "/usr/lib/.../libc.so.6" */
 /* basename: "libc.so.6"; "[vdso]", "[ext4]" as given; anonymous memory "[anon]" */
 const char *dso_short_name(const struct dso *dso);

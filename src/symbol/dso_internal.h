@@ -15,6 +15,9 @@ struct dso {
     size_t kbid_len;
     uint8_t fbid[BUILD_ID_MAX];   /* read from the file */
     size_t fbid_len;
+    bool has_fid;                 /* the mapping's file identity is known (MMAP2 maj:min, ino) */
+    uint32_t fid_maj, fid_min;
+    uint64_t fid_ino;
     bool loaded;
     enum dso_status status;
     struct symtab tab;

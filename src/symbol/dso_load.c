@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "symbol/debuginfo.h"
 #include "symbol/dso_internal.h"
 #include "util/strutil.h"
@@ -119,6 +121,19 @@ out:
     return 0;
 }
 
+/* Whether the file at path is the one that was mapped: 1 yes, 0 no (same device, other
+ * inode), -1 cannot tell (no identity, unreadable, or another device number as overlay
+ * filesystems report). */
+static int same_inode(const struct dso *dso, const char *path)
+{
+    struct stat st;
+    if (!dso->has_fid || stat(path, &st))
+        return -1;
+    if (major(st.st_dev) != dso->fid_maj || minor(st.st_dev) != dso->fid_min)
+        return -1;
+    return st.st_ino == dso->fid_ino;
+}
+
 int dso_load_file(struct dso *dso)
 {
     struct elf_file ef;
@@ -129,8 +144,8 @@ int dso_load_file(struct dso *dso)
 
     if (deleted) {
         /* The file was replaced or removed after it was mapped: whatever is at the old path
-         * now is only trusted if its build-id proves it is the same file. */
-        if (!dso->kbid_len) {
+         * now is only trusted if its build-id or inode proves it is the same file. */
+        if (!dso->kbid_len && !dso->has_fid) {
             dso->status = DSO_MISSING;
             return 0;
         }
@@ -138,6 +153,22 @@ int dso_load_file(struct dso *dso)
         if (!stripped)
             return -ENOMEM;
         path = stripped;
+    }
+    switch (same_inode(dso, path)) {
+    case 0:
+        pr_debug("%s: a different file (inode) than the one mapped", path);
+        dso->status = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
+        free(stripped);
+        return 0;
+    case -1:
+        if (deleted && !dso->kbid_len) {
+            dso->status = DSO_MISSING;
+            free(stripped);
+            return 0;
+        }
+        break;
+    default:
+        break;
     }
     err = elf_file_open(path, &ef);
     if (err) {

@@ -31,3 +31,24 @@ jpid=$(awk '/^Process [0-9]+ jit$/ { print $2; exit }' "$TEST_TMP/jit_hostile.tx
 check hostile_name_escaped grep -qF '\x1b[2J\x07evil\xff\xfe' "$TEST_TMP/jit_hostile.txt"
 check hostile_name_no_raw_escape_byte bash -c "! grep -q \$'\\x1b' '$TEST_TMP/jit_hostile.txt'"
 check hostile_name_cut bash -c "[ \$(awk '{ print length }' '$TEST_TMP/jit_hostile.txt' | sort -n | tail -1) -lt 400 ]"
+
+# A library replaced on disk while it is mapped is flagged, not symbolized from the new file.
+libdir=$TEST_TMP/replib
+mkdir -p "$libdir"
+src=$(dirname "$0")/../workloads
+if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$libdir/libhot.so" "$src/libhot.c" &&
+   gcc -O1 -o "$WL/replaced" "$src/replaced.c" -ldl; then
+    ready=$TEST_TMP/replaced.ready go=$TEST_TMP/replaced.go
+    mkfifo "$ready" "$go"
+    "$PROSPECT" run -o "$TEST_TMP/replaced.txt" -- "$WL/replaced" "$libdir/libhot.so" "$ready" "$go" >/dev/null &
+    ppid=$!
+    read -r _ < "$ready"
+    # A new file (new inode) takes the old one's name, as an install or rebuild does.
+    gcc -O0 -fPIC -shared -o "$libdir/libhot.so.new" "$src/libhot.c" && mv "$libdir/libhot.so.new" "$libdir/libhot.so"
+    echo go > "$go"
+    wait "$ppid"
+    check replaced_lib_flagged grep -q "libhot.so.*changed on disk since it was mapped" "$TEST_TMP/replaced.txt"
+    check replaced_lib_not_misnamed bash -c "! grep -qE 'hot_(lo|hi|hidden) +libhot' '$TEST_TMP/replaced.txt'"
+else
+    fail replaced_lib_flagged "cannot build the library"
+fi

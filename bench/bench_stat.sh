@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# prospect stat -r vs a minimal ptrace+int3 region tracer (Perforator's mechanism) on a region
+# of a few instructions called N times. Per crossing = (time for N calls - time for 1 call) /
+# (N - 1), so process start and probe setup/teardown are not counted; medians of REPS runs,
+# the tools alternating. Two regions: a leaf whose first instruction the kernel must
+# single-step, and a function whose first instruction (call) the kernel emulates.
+# Also prints the task-clock prospect attributes to one crossing of these near-empty regions:
+# the measurement skew (their own work is a few nanoseconds).
+set -eu
+cd "$(dirname "$0")/.."
+T=${BENCH_TMP:-$(mktemp -d)}
+N=${BENCH_STAT_N:-100000}
+REPS=${BENCH_STAT_REPS:-3}
+PROSPECT=${PROSPECT:-$PWD/prospect}
+gcc -O2 -g -o "$T/stat_target" bench/stat_target.c
+gcc -O2 -o "$T/ptrace_tracer" bench/ptrace_tracer.c
+
+now() { date +%s.%N; }
+elapsed() { local a b; a=$(now); "$@" >/dev/null 2>&1; b=$(now); echo "$b - $a" | bc -l; }
+median() { sort -n | sed -n "$(( (REPS + 1) / 2 ))p"; }
+
+for variant in leaf prologue; do
+    fn=region_$variant
+    off=$(nm "$T/stat_target" | awk -v f="$fn" '$3 == f { print $1 }')
+    first=$(objdump -d --no-show-raw-insn "$T/stat_target" | sed -n "/<$fn>:/{n;p}" | cut -f2-)
+    # Both tools must see every crossing.
+    "$T/ptrace_tracer" "$off" "$T/stat_target" "$N" "$variant" 2>&1 >/dev/null |
+        grep -q "crossings $N " || { echo "ptrace tracer missed crossings"; exit 1; }
+    "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" "$N" "$variant" 2>/dev/null \
+        >"$T/pr.txt"
+    grep -q "$N calls, $N crossings" "$T/pr.txt" || { echo "prospect stat missed crossings"; exit 1; }
+    # "| task-clock (us) | total | mean | min | max |" -> "mean us"
+    skew=$(awk -F'|' '/^\| task-clock/ { u = $2; gsub(/.*\(|\).*/, "", u); gsub(/ /, "", $4);
+                                         print $4 " " u }' "$T/pr.txt")
+    : >"$T/pt"; : >"$T/pr"; : >"$T/b"
+    for _ in $(seq "$REPS"); do
+        b1=$(elapsed "$T/stat_target" 1 "$variant"); bn=$(elapsed "$T/stat_target" "$N" "$variant")
+        echo "($bn - $b1)" | bc -l >>"$T/b"
+        p1=$(elapsed "$T/ptrace_tracer" "$off" "$T/stat_target" 1 "$variant")
+        pn=$(elapsed "$T/ptrace_tracer" "$off" "$T/stat_target" "$N" "$variant")
+        echo "($pn - $p1)" | bc -l >>"$T/pt"
+        r1=$(elapsed "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" 1 "$variant")
+        rn=$(elapsed "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" "$N" "$variant")
+        echo "($rn - $r1)" | bc -l >>"$T/pr"
+    done
+    base=$(median <"$T/b"); pt=$(median <"$T/pt"); pr=$(median <"$T/pr")
+    us_pt=$(echo "($pt - $base) * 1000000 / ($N - 1)" | bc -l)
+    us_pr=$(echo "($pr - $base) * 1000000 / ($N - 1)" | bc -l)
+    printf '%s (%s, first instruction: %s), %d crossings, median of %d:\n' "$variant" "$fn" \
+        "$first" "$N" "$REPS"
+    printf '  ptrace+int3 tracer : %8.2f us per crossing\n' "$us_pt"
+    printf '  prospect stat -r   : %8.2f us per crossing\n' "$us_pr"
+    printf '  ratio prospect/ptrace: %.2f (target <= 0.33)\n' "$(echo "$us_pr / $us_pt" | bc -l)"
+    printf '  skew: prospect reports a task-clock of %s per crossing of this near-empty region\n' \
+        "$skew"
+done

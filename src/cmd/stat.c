@@ -1,0 +1,606 @@
+/* prospect stat: counters over a whole program (like perf stat) or over regions of it. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd/cmd.h"
+#include "perf/event.h"
+#include "report/stat_table.h"
+#include "util/launch.h"
+#include "trace/program_count.h"
+#include "trace/region.h"
+#include "trace/region_trace.h"
+#include "util/cpu_pin.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "util/vec.h"
+
+const char cmd_stat_usage[] =
+"usage: prospect stat [options] [-r REGION]... [--] COMMAND [ARGS]\n"
+"       prospect stat [options] -r REGION... -p PID [--duration SECONDS]\n"
+"\n"
+"Counts events over a whole program (like perf stat) or, with -r, only while the program is\n"
+"inside chosen regions of an unmodified binary. Each region's result is an aggregate over\n"
+"every crossing in every thread and child process: calls, and per event total/mean/min/max.\n"
+"\n"
+"Regions (-r, repeatable):\n"
+"  FUNC                 a function (also its inlined copies, found in DWARF)\n"
+"  LIB:FUNC             a function in a shared library (libc.so.6:malloc, libc:malloc, a path)\n"
+"  FILE:L1-FILE:L2      source lines L1 up to (not including) L2; FILE:L1-L2 also works\n"
+"  0xA-0xB              ELF virtual addresses of the program (as objdump shows), B excluded\n"
+"\n"
+"Options:\n"
+"  -e, --events LIST    comma-separated events (default: task-clock, context-switches,\n"
+"                       cpu-migrations, page-faults, and hardware events where available)\n"
+"  -g, --group LIST     events counted together as one group (repeatable)\n"
+"  -r, --region REGION  count only inside REGION (repeatable)\n"
+"  -p, --pid PID        attach to a running process; probes are removed when done\n"
+"      --duration SECS  stop after SECS seconds (attach: detach; command: terminate it)\n"
+"      --cpu N          run the command pinned to CPU N (set before it starts)\n"
+"  -s, --summary        one table with a row per region\n"
+"      --detail         add p50 and p99 over crossings\n"
+"      --per-thread     also show each thread's results\n"
+"      --csv            CSV output\n"
+"  -o, --output FILE    write the results to FILE\n"
+"      --sort-key KEY   sort regions by region, calls, crossings, wall-clock or an event\n"
+"      --reverse-sort   reverse the order\n"
+"      --ignore-missing-regions  warn about regions that cannot be found and go on\n"
+"  -v, --verbose        print every probed site (-vv: more)\n"
+"  -h, --help           this help\n"
+"\n"
+"Exit status: the command's (128+N if it was killed by signal N); 127/126 if it cannot be\n"
+"run; 2 for usage errors; 1 for other errors (unknown region, event that does not open).\n"
+"Mechanism, semantics and measurement skew: docs/stat.md.\n";
+
+static volatile sig_atomic_t stop_requested, stops;
+
+static void on_signal(int sig)
+{
+    stop_requested = sig;
+    stops++;
+}
+
+/* launch_wait's -ECANCELED: a second signal while the command ran on. Results so far are
+ * still reported; the command is left running. */
+static int waited_enough(int e, pid_t child, int *wstatus)
+{
+    if (e != -ECANCELED)
+        return e;
+    *wstatus = stop_requested & 0x7f;   /* reported as if the signal had ended it: 128+N */
+    cmd_error("stat", "stopped waiting; the command (pid %d) did not exit and keeps running",
+              (int)child);
+    return 0;
+}
+
+struct stat_opts {
+    VEC(struct counter_group) groups;   /* groups[0]: the -e events */
+    VEC(const char *) regions;
+    pid_t attach_pid;
+    double duration;
+    struct stat_report_opts rep;
+    const char *output;
+    bool ignore_missing;
+    bool explicit_events;
+    int pin_cpu;          /* -1: not pinned */
+    char **argv;
+};
+
+static int add_events(struct stat_opts *o, struct counter_group *g, const char *list)
+{
+    const char *p = list;
+    char tok[256];
+
+    if (!*list)
+        return cmd_usage_error("stat", "empty event list");
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        struct event_spec es, *ne;
+        char err[256];
+
+        if (len == 0 || len >= sizeof(tok))
+            return cmd_usage_error("stat", "invalid event list '%s'", list);
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (event_parse(tok, &es, err, sizeof(err)))
+            return cmd_usage_error("stat", "%s", err);
+        ne = realloc(g->ev, (g->n + 1) * sizeof(*ne));
+        if (!ne)
+            return 1;
+        g->ev = ne;
+        g->ev[g->n++] = es;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    o->explicit_events = true;
+    return 0;
+}
+
+/* Region mode: -e counters that may not always be schedulable (hardware PMUs) each get a
+ * group of their own, as perf stat counts -e events independently. Group 0 keeps the
+ * software events, which always count, so its probes see every crossing. */
+static int split_hardware(struct stat_opts *o)
+{
+    struct counter_group *g0 = &o->groups.v[0];
+    size_t keep = 0;
+
+    for (size_t i = 0; i < g0->n; i++) {
+        const struct perf_event_attr *a = &g0->ev[i].attr;
+        struct counter_group g = { 0 };
+        if (a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT) {
+            g0->ev[keep++] = g0->ev[i];
+            continue;
+        }
+        g.ev = malloc(sizeof(*g.ev));
+        if (!g.ev)
+            return -ENOMEM;
+        g.ev[0] = g0->ev[i];
+        g.n = 1;
+        if (vec_push(&o->groups, g)) {
+            free(g.ev);
+            return -ENOMEM;
+        }
+        g0 = &o->groups.v[0];   /* the vector may have moved */
+    }
+    g0->n = keep;
+    return 0;
+}
+
+static int default_events(struct counter_group *g, bool *hw_missing)
+{
+    static const char *const sw[] = { "task-clock", "context-switches", "cpu-migrations",
+                                      "page-faults" };
+    static const char *const hw[] = { "cycles", "instructions", "branches", "branch-misses",
+                                      "cache-references", "cache-misses" };
+    char err[128];
+
+    g->ev = calloc(10, sizeof(*g->ev));
+    if (!g->ev)
+        return -ENOMEM;
+    for (size_t i = 0; i < 4; i++)
+        event_parse(sw[i], &g->ev[g->n++], err, sizeof(err));
+    *hw_missing = false;
+    for (size_t i = 0; i < 6; i++) {
+        event_parse(hw[i], &g->ev[g->n], err, sizeof(err));
+        if (event_available(&g->ev[g->n].attr))
+            g->n++;
+        else
+            *hw_missing = true;
+    }
+    return 0;
+}
+
+static void free_opts(struct stat_opts *o)
+{
+    for (size_t i = 0; i < o->groups.n; i++)
+        free(o->groups.v[i].ev);
+    vec_free(&o->groups);
+    vec_free(&o->regions);
+}
+
+enum { OPT_DURATION = 256, OPT_CSV, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
+       OPT_CPU };
+
+static int parse_args(int argc, char **argv, struct stat_opts *o)
+{
+    static const struct option lo[] = {
+        { "events", required_argument, NULL, 'e' }, { "group", required_argument, NULL, 'g' },
+        { "region", required_argument, NULL, 'r' }, { "pid", required_argument, NULL, 'p' },
+        { "duration", required_argument, NULL, OPT_DURATION },
+        { "summary", no_argument, NULL, 's' }, { "csv", no_argument, NULL, OPT_CSV },
+        { "output", required_argument, NULL, 'o' }, { "sort-key", required_argument, NULL, OPT_SORT },
+        { "reverse-sort", no_argument, NULL, OPT_REVERSE },
+        { "ignore-missing-regions", no_argument, NULL, OPT_IGNORE },
+        { "detail", no_argument, NULL, OPT_DETAIL }, { "per-thread", no_argument, NULL, OPT_PERTHREAD },
+        { "cpu", required_argument, NULL, OPT_CPU },
+        { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct counter_group g0 = { 0 };
+    int c, e;
+    uint64_t v;
+
+    if (vec_push(&o->groups, g0))
+        return 1;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+e:g:r:p:so:vh", lo, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            if ((e = add_events(o, &o->groups.v[0], optarg)))
+                return e;
+            break;
+        case 'g': {
+            struct counter_group g = { 0 };
+            if ((e = add_events(o, &g, optarg))) {
+                free(g.ev);
+                return e;
+            }
+            if (vec_push(&o->groups, g))
+                return 1;
+            break;
+        }
+        case 'r':
+            if (vec_push(&o->regions, optarg))
+                return 1;
+            break;
+        case 'p':
+            if (parse_u64(optarg, &v) || v == 0 || v > INT_MAX)
+                return cmd_usage_error("stat", "invalid pid '%s'", optarg);
+            o->attach_pid = (pid_t)v;
+            break;
+        case OPT_DURATION:
+            if (parse_double(optarg, &o->duration) || o->duration <= 0)
+                return cmd_usage_error("stat", "invalid duration '%s' (seconds)", optarg);
+            break;
+        case 's': o->rep.summary = true; break;
+        case OPT_CSV: o->rep.csv = true; break;
+        case 'o': o->output = optarg; break;
+        case OPT_SORT: o->rep.sort_key = optarg; break;
+        case OPT_REVERSE: o->rep.reverse = true; break;
+        case OPT_IGNORE: o->ignore_missing = true; break;
+        case OPT_DETAIL: o->rep.detail = true; break;
+        case OPT_PERTHREAD: o->rep.per_thread = true; break;
+        case OPT_CPU:
+            if (cpu_parse(optarg, &o->pin_cpu))
+                return cmd_usage_error("stat", "invalid cpu '%s'", optarg);
+            break;
+        case 'v': log_verbosity++; break;
+        case 'h': return -1;
+        default:
+            if (optopt && optopt < 256)
+                return cmd_usage_error("stat", "unknown option or missing value: -%c", optopt);
+            return cmd_usage_error("stat", "unknown option or missing value: %s",
+                                   argv[optind - 1]);
+        }
+    }
+    o->argv = argv + optind;
+    if (!o->argv[0] && !o->attach_pid)
+        return cmd_usage_error("stat", "no command given (and no -p PID)");
+    if (o->argv[0] && o->attach_pid)
+        return cmd_usage_error("stat", "give either a command or -p PID, not both");
+    if (o->attach_pid && o->pin_cpu >= 0)
+        return cmd_usage_error("stat", "--cpu applies to a command that prospect starts, not -p");
+    return 0;
+}
+
+/* Pins the held child before it execs (so the whole command runs there). 0 or 1 (error
+ * printed). */
+static int pin_child(const struct stat_opts *o, pid_t child)
+{
+    char err[256];
+    if (o->pin_cpu < 0 || child <= 0)
+        return 0;
+    if (cpu_pin(child, o->pin_cpu, "/sys/devices/system/cpu/online", err, sizeof(err))) {
+        cmd_error("stat", "--cpu %d: %s", o->pin_cpu, err);
+        return 1;
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;   /* no SA_RESTART: poll/waitpid return EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Exit status, message for a command that could not be started. */
+static int report_exec_error(const char *cmd, int err)
+{
+    cmd_error("stat", "cannot run '%s': %s", cmd, strerror(-err));
+    return err == -ENOENT ? 127 : 126;
+}
+
+static int mirror_status(int wstatus)
+{
+    if (WIFSIGNALED(wstatus))
+        fprintf(stderr, "prospect stat: command terminated by signal %d (%s)\n",
+                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    return launch_exit_code(wstatus);
+}
+
+static int tick_trace(void *arg, int timeout_ms, int wake_fd)
+{
+    return region_trace_poll(arg, timeout_ms, wake_fd);
+}
+
+static FILE *open_output(const struct stat_opts *o)
+{
+    FILE *f;
+    if (!o->output)
+        return stdout;
+    f = fopen(o->output, "w");
+    if (!f)
+        cmd_error("stat", "cannot write %s: %s", o->output, strerror(errno));
+    return f;
+}
+
+static int run_program_mode(struct stat_opts *o, bool hw_missing)
+{
+    struct counter_group *g0 = &o->groups.v[0];
+    VEC(struct event_spec) ev = { 0 };
+    VEC(const char *) names = { 0 };
+    VEC(int) group = { 0 };
+    struct program_count *pc = NULL;
+    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+    struct pc_value *vals = NULL;
+    char msg[512], exe[PATH_MAX];
+    int e, wstatus = 0, status = 1;
+    double t0, t1;
+    FILE *out;
+
+    for (size_t g = 0; g < o->groups.n; g++)
+        for (size_t i = 0; i < o->groups.v[g].n; i++)
+            if (vec_push(&ev, o->groups.v[g].ev[i]) ||
+                vec_push(&names, o->groups.v[g].ev[i].name) || vec_push(&group, (int)g))
+                goto out;
+    (void)g0;
+    if (!o->attach_pid) {
+        if ((e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
+            status = report_exec_error(o->argv[0], e);
+            goto out;
+        }
+        if ((e = launch_prepare(&l, o->argv))) {
+            cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
+            goto out;
+        }
+    }
+    e = program_count_open(&pc, ev.v, group.v, ev.n, o->attach_pid ? o->attach_pid : l.pid,
+                           o->attach_pid != 0, msg, sizeof(msg));
+    if (e) {
+        cmd_error("stat", "%s", msg);
+        launch_abort(&l);
+        goto out;
+    }
+    if (pin_child(o, l.pid)) {
+        launch_abort(&l);
+        goto out;
+    }
+    if (hw_missing && log_verbosity >= 0)
+        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
+                        "instructions, caches): counting software events only\n");
+    install_signals();
+    t0 = now_s();
+    if (!o->attach_pid && (e = launch_go(&l))) {
+        status = report_exec_error(o->argv[0], e);
+        waitpid(l.pid, NULL, 0);
+        goto out;
+    }
+    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
+                         .attach_pid = o->attach_pid, .duration = o->duration,
+                         .stop_signal = &stop_requested, .stop_count = &stops }, &wstatus),
+                         l.pid, &wstatus))) {
+        cmd_error("stat", "waiting for the command: %s", strerror(-e));
+        goto out;
+    }
+    t1 = now_s();
+    vals = calloc(ev.n + 1, sizeof(*vals));
+    if (!vals || program_count_read(pc, vals)) {
+        cmd_error("stat", "cannot read the counters");
+        goto out;
+    }
+    out = open_output(o);
+    if (!out)
+        goto out;
+    {
+        char title[1024] = "";
+        size_t used = 0;
+        if (o->attach_pid)
+            snprintf(title, sizeof(title), "process %d", (int)o->attach_pid);
+        for (size_t i = 0; o->argv[0] && o->argv[i] && used < sizeof(title); i++)
+            used += (size_t)snprintf(title + used, sizeof(title) - used, "%s%s", i ? " " : "",
+                                     o->argv[i]);
+        stat_report_program(out, title, names.v, vals, ev.n, NULL, 0, (t1 - t0) * 1e9,
+                            o->rep.csv);
+    }
+    if (out != stdout)
+        fclose(out);
+    status = o->attach_pid ? 0 : mirror_status(wstatus);
+out:
+    free(vals);
+    program_count_free(pc);
+    vec_free(&ev);
+    vec_free(&names);
+    vec_free(&group);
+    return status;
+}
+
+static int exe_of(const struct stat_opts *o, char *exe, size_t len)
+{
+    if (o->attach_pid) {
+        char p[64];
+        ssize_t n;
+        snprintf(p, sizeof(p), "/proc/%d/exe", (int)o->attach_pid);
+        n = readlink(p, exe, len - 1);
+        if (n < 0)
+            return -errno;
+        exe[n] = '\0';
+        return 0;
+    }
+    return launch_resolve(o->argv[0], exe, len);
+}
+
+static int run_region_mode(struct stat_opts *o, bool hw_missing)
+{
+    struct region_list rl;
+    struct region_trace *rt = NULL;
+    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+    struct stat_region_view *views = NULL;
+    char exe[PATH_MAX], msg[2048];
+    int e, wstatus = 0, status = 1;
+    FILE *out = NULL;
+
+    region_list_init(&rl);
+    if ((e = exe_of(o, exe, sizeof(exe)))) {
+        if (o->attach_pid)
+            cmd_error("stat", "cannot find the program of process %d: %s", (int)o->attach_pid,
+                      strerror(-e));
+        status = o->attach_pid ? 1 : report_exec_error(o->argv[0], e);
+        goto out;
+    }
+    for (size_t i = 0; i < o->regions.n; i++) {
+        e = region_add(&rl, o->regions.v[i], exe, o->ignore_missing, msg, sizeof(msg));
+        if (e == -EINVAL) {
+            status = cmd_usage_error("stat", "%s", msg[0] ? msg : "invalid region");
+            goto out;
+        }
+        if (e) {
+            cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
+            if (e == -ENOENT)
+                fprintf(stderr, "prospect stat: (use --ignore-missing-regions to go on without "
+                                "it)\n");
+            goto out;
+        }
+        if (rl.regions.v[i].missing)
+            fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
+        if (log_verbosity >= LOG_INFO)
+            for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
+                fprintf(stderr, "prospect stat: region %s: %s\n", rl.regions.v[i].label,
+                        rl.regions.v[i].sites.v[s]);
+    }
+    if (!o->attach_pid && (e = launch_prepare(&l, o->argv))) {
+        cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
+        goto out;
+    }
+    e = region_trace_open(&rt, &rl, o->groups.v, o->groups.n,
+                          o->attach_pid ? o->attach_pid : l.pid, o->attach_pid != 0, msg,
+                          sizeof(msg));
+    if (e) {
+        cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
+        launch_abort(&l);
+        goto out;
+    }
+    if (pin_child(o, l.pid)) {
+        launch_abort(&l);
+        goto out;
+    }
+    region_counter_keep_values(region_trace_counter(rt), o->rep.detail);
+    if (hw_missing)
+        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
+                        "instructions, caches): counting software events only\n");
+    install_signals();
+    if (!o->attach_pid && (e = launch_go(&l))) {
+        status = report_exec_error(o->argv[0], e);
+        waitpid(l.pid, NULL, 0);
+        goto out;
+    }
+    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
+                         .attach_pid = o->attach_pid, .duration = o->duration,
+                         .stop_signal = &stop_requested, .stop_count = &stops,
+                         .tick = tick_trace, .tick_arg = rt }, &wstatus), l.pid, &wstatus)) ||
+        (e = region_trace_finish(rt))) {
+        cmd_error("stat", "tracing failed: %s", strerror(-e));
+        goto out;
+    }
+    {
+        struct region_counter *rc = region_trace_counter(rt);
+        const char *const *cols;
+        size_t ncols = region_trace_columns(rt, &cols);
+        struct region_trace_stats st;
+        bool deep = false;
+
+        views = calloc(rl.regions.n + 1, sizeof(*views));
+        if (!views)
+            goto out;
+        for (size_t i = 0; i < rl.regions.n; i++) {
+            const struct rc_result *tot = region_counter_total(rc, (int)i);
+            views[i].label = rl.regions.v[i].label;
+            views[i].missing = rl.regions.v[i].missing;
+            views[i].res = tot;
+            if (!tot)
+                goto out;
+            deep |= tot->deep > 0;
+        }
+        /* Per-thread arrays are only valid until the next call: copy them per region. */
+        VEC(struct rc_result) thr = { 0 };
+        VEC(size_t) thr_off = { 0 };
+        for (size_t i = 0; o->rep.per_thread && i < rl.regions.n; i++) {
+            const struct rc_result *t;
+            size_t n = region_counter_threads(rc, (int)i, &t);
+            if (vec_push(&thr_off, thr.n) || vec_reserve(&thr, n))
+                goto out;
+            memcpy(thr.v + thr.n, t, n * sizeof(*t));
+            thr.n += n;
+            views[i].nthreads = n;
+        }
+        for (size_t i = 0; o->rep.per_thread && i < rl.regions.n; i++)
+            views[i].threads = thr.v + thr_off.v[i];
+        out = open_output(o);
+        if (out) {
+            e = stat_report_regions(out, views, rl.regions.n, cols, ncols, &o->rep, msg,
+                                    sizeof(msg));
+            if (e == -EINVAL) {
+                status = cmd_usage_error("stat", "%s", msg);
+                vec_free(&thr);
+                vec_free(&thr_off);
+                goto out;
+            }
+        }
+        vec_free(&thr);
+        vec_free(&thr_off);
+        if (!out)
+            goto out;
+        region_trace_get_stats(rt, &st);
+        if (st.lost)
+            fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
+                    "overflowed): some crossings are missing\n", (unsigned long long)st.lost);
+        for (size_t i = 0; i < rl.regions.n; i++)
+            for (size_t c = 0; c < ncols; c++)
+                if (views[i].res->vals[c].n < views[i].res->crossings)
+                    fprintf(stderr, "prospect stat: warning: %s: %s was counted in only %llu of "
+                            "%llu crossings (its group was not scheduled: multiplexing)\n",
+                            views[i].label, cols[c],
+                            (unsigned long long)views[i].res->vals[c].n,
+                            (unsigned long long)views[i].res->crossings);
+        if (deep)
+            fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
+                    "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
+    }
+    status = o->attach_pid ? 0 : mirror_status(wstatus);
+out:
+    if (out && out != stdout)
+        fclose(out);
+    free(views);
+    region_trace_free(rt);     /* closes events and deletes probes: the target is unchanged */
+    region_list_release(&rl);
+    return status;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    struct stat_opts o;
+    bool hw_missing = false;
+    int e;
+
+    memset(&o, 0, sizeof(o));
+    o.pin_cpu = -1;
+    e = parse_args(argc, argv, &o);
+    if (e) {
+        free_opts(&o);
+        return e < 0 ? cmd_help("stat") : e;
+    }
+    if ((!o.explicit_events && default_events(&o.groups.v[0], &hw_missing)) ||
+        (o.regions.n && split_hardware(&o))) {
+        free_opts(&o);
+        return 1;
+    }
+    e = o.regions.n ? run_region_mode(&o, hw_missing) : run_program_mode(&o, hw_missing);
+    free_opts(&o);
+    return e;
+}

@@ -1,0 +1,553 @@
+#define LOG_PREFIX "region"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbol/dso.h"
+#include "symbol/dwarf_inline.h"
+#include "symbol/dwarf_lines.h"
+#include "trace/region.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+#define MAX_MATCHES 64
+
+void region_list_init(struct region_list *rl)
+{
+    memset(rl, 0, sizeof(*rl));
+}
+
+void region_list_release(struct region_list *rl)
+{
+    for (size_t i = 0; i < rl->regions.n; i++) {
+        struct region *r = &rl->regions.v[i];
+        free(r->spec);
+        free(r->label);
+        free(r->path);
+        for (size_t j = 0; j < r->sites.n; j++)
+            free(r->sites.v[j]);
+        vec_free(&r->sites);
+    }
+    vec_free(&rl->regions);
+    for (size_t i = 0; i < rl->probes.n; i++)
+        free(rl->probes.v[i].path);
+    vec_free(&rl->probes);
+    dso_cache_free(rl->dsos);
+    memset(rl, 0, sizeof(*rl));
+}
+
+size_t edit_distance(const char *a, const char *b, size_t cap)
+{
+    size_t la = strlen(a), lb = strlen(b), row[257];
+    if (la > 256 || lb > 256)
+        return cap;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0], best;
+        row[0] = i;
+        best = row[0];
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < v)
+                v = up + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            diag = up;
+            row[j] = v;
+            if (v < best)
+                best = v;
+        }
+        if (best >= cap)
+            return cap;
+    }
+    return row[lb] < cap ? row[lb] : cap;
+}
+
+int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset)
+{
+    size_t n = 0;
+    int fd, ret = -ENOENT;
+    Elf *e;
+
+    elf_version(EV_CURRENT);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    e = elf_begin(fd, ELF_C_READ, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
+        ret = -ENOEXEC;
+        n = 0;
+    }
+    for (size_t i = 0; i < n && i < 4096; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+            *offset = vaddr - ph.p_vaddr + ph.p_offset;
+            ret = 0;
+            break;
+        }
+    }
+    if (e)
+        elf_end(e);
+    close(fd);
+    return ret;
+}
+
+/* Development symlinks may be linker scripts ("libc.so"): only ELF files count. */
+static bool is_elf(const char *path)
+{
+    unsigned char m[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool ok;
+    if (fd < 0)
+        return false;
+    ok = read(fd, m, 4) == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+    close(fd);
+    return ok;
+}
+
+static int try_lib(const char *dir, const char *name, char *out, size_t outlen)
+{
+    static const char *const pre[] = { "", "", "lib" }, *const suf[] = { "", ".so", ".so" };
+    char p[PATH_MAX];
+
+    for (size_t f = 0; f < 3; f++) {
+        snprintf(p, sizeof(p), "%s/%s%s%s", dir, pre[f], name, suf[f]);
+        if (is_elf(p)) {
+            str_copy(out, outlen, p);
+            return 0;
+        }
+    }
+    /* "libc" -> "libc.so.6", "m" -> "libm.so.6": versioned names. */
+    for (int v = 0; v < 10; v++) {
+        snprintf(p, sizeof(p), "%s/%s.so.%d", dir, name, v);
+        if (is_elf(p))
+            goto found;
+        snprintf(p, sizeof(p), "%s/lib%s.so.%d", dir, name, v);
+        if (is_elf(p))
+            goto found;
+    }
+    return -ENOENT;
+found:
+    str_copy(out, outlen, p);
+    return 0;
+}
+
+int region_find_library(const char *name, const char *exe, char *out, size_t outlen)
+{
+    static const char *const std_dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                                            "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+                                            "/usr/local/lib" };
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    char dir[PATH_MAX];
+
+    if (strchr(name, '/')) {
+        if (!is_elf(name))
+            return -ENOENT;
+        str_copy(out, outlen, name);
+        return 0;
+    }
+    while (llp && *llp) {
+        size_t len = strcspn(llp, ":");
+        if (len && len < sizeof(dir)) {
+            memcpy(dir, llp, len);
+            dir[len] = '\0';
+            if (try_lib(dir, name, out, outlen) == 0)
+                return 0;
+        }
+        llp += len + (llp[len] == ':');
+    }
+    if (exe && strchr(exe, '/')) {
+        str_copy(dir, sizeof(dir), exe);
+        *strrchr(dir, '/') = '\0';
+        if (try_lib(dir[0] ? dir : "/", name, out, outlen) == 0)
+            return 0;
+    }
+    for (size_t i = 0; i < sizeof(std_dirs) / sizeof(*std_dirs); i++)
+        if (try_lib(std_dirs[i], name, out, outlen) == 0)
+            return 0;
+    return -ENOENT;
+}
+
+static int add_site_text(struct region *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int add_site_text(struct region *r, const char *fmt, ...)
+{
+    char buf[512], *s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    s = strdup(buf);
+    if (!s || vec_push(&r->sites, s)) {
+        free(s);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int add_probe(struct region_list *rl, const char *path, uint64_t vaddr, bool ret,
+                     enum rc_role role, int region, char *err, size_t errlen)
+{
+    struct probe_point p = { .vaddr = vaddr, .ret = ret, .role = role, .region = region,
+                             .idempotent = role == RC_ENTER && region < 0 };
+    if (region < 0)     /* an inlined site: idempotent entries, region index encoded */
+        p.region = -region - 1;
+    int e = elf_vaddr_to_offset(path, vaddr, &p.offset);
+    if (e) {
+        snprintf(err, errlen, "address 0x%llx is not in a loaded segment of %s",
+                 (unsigned long long)vaddr, path);
+        return e == -ENOENT ? -EINVAL : e;
+    }
+    p.path = strdup(path);
+    if (!p.path || vec_push(&rl->probes, p)) {
+        free(p.path);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* A region with a start and an end address (lines, raw addresses). */
+static int add_range(struct region_list *rl, int idx, const char *path, uint64_t lo, uint64_t hi,
+                     char *err, size_t errlen)
+{
+    int e;
+    if (hi <= lo) {
+        snprintf(err, errlen, "region '%s' is empty: its end 0x%llx is not after its start "
+                 "0x%llx", rl->regions.v[idx].spec, (unsigned long long)hi,
+                 (unsigned long long)lo);
+        return -EINVAL;
+    }
+    if ((e = add_probe(rl, path, lo, false, RC_ENTER, idx, err, errlen)) ||
+        (e = add_probe(rl, path, hi, false, RC_EXIT, idx, err, errlen)))
+        return e;
+    return add_site_text(&rl->regions.v[idx], "%s: enter at 0x%llx, leave at 0x%llx", path,
+                         (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* Does a demangled "ns::K::name(args) const [clone .isra.0]" name the function `want`? Yes
+ * when the part before the parameters is `want` or ends with "::" + want ("name", "K::name",
+ * "ns::K::name" all match). */
+static bool base_name_is(const char *full, const char *want)
+{
+    size_t end = strcspn(full, "("), wl = strlen(want);
+    if (end < wl || strncmp(full + end - wl, want, wl))
+        return false;
+    return end == wl || (end - wl >= 2 && full[end - wl - 1] == ':' && full[end - wl - 2] == ':');
+}
+
+struct fuzzy {
+    const char *want;
+    struct symbol_match m[MAX_MATCHES];
+    size_t n;
+    struct { const char *name; size_t d; } near[3];
+};
+
+static void fuzzy_cb(void *arg, const struct symbol_match *m)
+{
+    struct fuzzy *f = arg;
+    size_t cap = strlen(f->want) / 3 + 2, d;
+
+    if (base_name_is(m->name, f->want)) {
+        for (size_t i = 0; i < f->n; i++)
+            if (f->m[i].start == m->start)
+                return;
+        if (f->n < MAX_MATCHES)
+            f->m[f->n++] = *m;
+        return;
+    }
+    d = edit_distance(f->want, m->name, cap);
+    if (d >= cap)
+        return;
+    for (size_t i = 0; i < 3; i++) {
+        if (f->near[i].name && !strcmp(f->near[i].name, m->name))
+            return;
+        if (!f->near[i].name || d < f->near[i].d) {
+            for (size_t j = 2; j > i; j--)
+                f->near[j] = f->near[j - 1];
+            f->near[i].name = m->name;
+            f->near[i].d = d;
+            return;
+        }
+    }
+}
+
+static size_t dedupe_by_start(struct symbol_match *m, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < k; j++)
+            dup |= m[j].start == m[i].start;
+        if (!dup)
+            m[k++] = m[i];
+    }
+    return k;
+}
+
+static int add_function(struct region_list *rl, int idx, const char *path, const char *name,
+                        char *err, size_t errlen)
+{
+    struct dso *dso = dso_cache_get(rl->dsos, DSO_FILE, path, NULL, 0, 0);
+    struct fuzzy f = { .want = name };
+    struct symbol_match *m = f.m;
+    struct inline_site *sites = NULL;
+    const char *dbg, *dwarf_name = name;
+    enum dso_status st;
+    long nsites = 0;
+    size_t n;
+    int e = 0;
+
+    if (!dso)
+        return -ENOMEM;
+    st = dso_status(dso);
+    if (st == DSO_MISSING || st == DSO_BAD_ELF) {
+        snprintf(err, errlen, "%s: %s", path, dso_status_str(st));
+        return -ENOENT;
+    }
+    n = dedupe_by_start(m, dso_find_symbols(dso, name, m, MAX_MATCHES));
+    if (n == 0) {
+        dso_foreach_symbol(dso, fuzzy_cb, &f);
+        n = f.n;
+    }
+    if (n > 1) {
+        size_t used = (size_t)snprintf(err, errlen, "'%s' is ambiguous in %s; candidates:",
+                                       name, path);
+        for (size_t i = 0; i < n && used < errlen; i++)
+            used += (size_t)snprintf(err + used, errlen - used, "%s %s (0x%llx)", i ? "," : "",
+                                     m[i].name, (unsigned long long)m[i].start);
+        return -ENOTUNIQ;
+    }
+    if (n == 1 && strchr(m[0].name, '(') == NULL)
+        dwarf_name = m[0].name;
+    dbg = dso_debug_path(dso);
+    if (dbg) {
+        nsites = dwarf_inline_sites(dbg, dwarf_name, &sites);
+        if (nsites < 0)
+            nsites = 0;
+    }
+    if (n == 0 && nsites == 0) {
+        size_t used = (size_t)snprintf(err, errlen, "no function '%s' in %s", name, path);
+        for (size_t i = 0; i < 3 && f.near[i].name && used < errlen; i++)
+            used += (size_t)snprintf(err + used, errlen - used, "%s %s",
+                                     i ? "," : "; did you mean", f.near[i].name);
+        if (!dbg && used < errlen)
+            snprintf(err + used, errlen - used, " (no DWARF: inlined copies cannot be found)");
+        return -ENOENT;
+    }
+    if (n == 1) {
+        if ((e = add_probe(rl, path, m[0].start, false, RC_ENTER, idx, err, errlen)) ||
+            (e = add_probe(rl, path, m[0].start, true, RC_EXIT, idx, err, errlen)))
+            goto out;
+        /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
+        rl->probes.v[rl->probes.n - 1].uret = rl->probes.v[rl->probes.n - 2].uret = true;
+        if ((e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
+                               "return probes)", path, m[0].name,
+                               (unsigned long long)m[0].start)))
+            goto out;
+    }
+    /* An inlined instance is inside while the pc is in one of its ranges. Entries: its
+     * entry pc, and the start of every other fragment that is not the continuation of
+     * another (control may enter there from outside, e.g. a copy made by loop unrolling);
+     * entering from inside is ignored. Exits: every fragment end that does not start
+     * another fragment. */
+    for (long s = 0; s < nsites; s++) {
+        struct inline_site *is = &sites[s];
+        char where[300] = "";
+        if (is->call_file)
+            snprintf(where, sizeof(where), " called at %s:%u", path_basename(is->call_file),
+                     is->call_line);
+        if ((e = add_probe(rl, path, is->entry, false, RC_ENTER, -idx - 1, err, errlen)))
+            goto out;
+        for (size_t r = 0; r < is->nr_ranges; r++) {
+            const struct addr_range *rg = &is->ranges[r];
+            bool cont = false, exit_inner = false, has_entry = is->entry >= rg->lo &&
+                                                              is->entry < rg->hi;
+            for (size_t q = 0; q < is->nr_ranges; q++) {
+                cont |= is->ranges[q].hi == rg->lo;
+                exit_inner |= is->ranges[q].lo == rg->hi;
+            }
+            if (!cont && !has_entry &&
+                (e = add_probe(rl, path, rg->lo, false, RC_ENTER, -idx - 1, err, errlen)))
+                goto out;
+            if (!exit_inner &&
+                (e = add_probe(rl, path, rg->hi, false, RC_EXIT, idx, err, errlen)))
+                goto out;
+            if ((e = add_site_text(&rl->regions.v[idx], "%s: inlined %s in %s%s: range %zu/%zu "
+                                   "[0x%llx, 0x%llx)%s%s", path, dwarf_name,
+                                   is->caller ? is->caller : "?", where, r + 1, is->nr_ranges,
+                                   (unsigned long long)rg->lo, (unsigned long long)rg->hi,
+                                   has_entry ? " entry pc" : (cont ? "" : " entry probe at start"),
+                                   exit_inner ? "" : ", exit probe at end")))
+                goto out;
+        }
+    }
+out:
+    inline_sites_free(sites, nsites > 0 ? (size_t)nsites : 0);
+    return e;
+}
+
+/* "file.c:18" -> file, line. 0 or -EINVAL. */
+static int split_file_line(const char *s, size_t len, char *file, size_t flen, unsigned *line)
+{
+    const char *colon = NULL;
+    uint64_t v;
+    char num[24];
+
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == ':')
+            colon = s + i;
+    if (!colon || colon == s || (size_t)(colon - s) >= flen)
+        return -EINVAL;
+    len -= (size_t)(colon + 1 - s);
+    if (!len || len >= sizeof(num))
+        return -EINVAL;
+    memcpy(num, colon + 1, len);
+    num[len] = '\0';
+    if (strspn(num, "0123456789") != len || parse_u64(num, &v) || v == 0 || v > UINT32_MAX)
+        return -EINVAL;
+    memcpy(file, s, (size_t)(colon - s));
+    file[colon - s] = '\0';
+    *line = (unsigned)v;
+    return 0;
+}
+
+static bool is_number(const char *s, size_t len)
+{
+    char buf[32];
+    uint64_t v;
+    if (!len || len >= sizeof(buf))
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return parse_u64(buf, &v) == 0;
+}
+
+static int add_lines(struct region_list *rl, int idx, const char *exe, const char *spec,
+                     const char *dash, char *err, size_t errlen)
+{
+    char f1[256], f2[256];
+    unsigned l1, l2;
+    uint64_t a1, a2;
+    struct dso *dso;
+    const char *dbg;
+    int e;
+
+    if (split_file_line(spec, (size_t)(dash - spec), f1, sizeof(f1), &l1))
+        return -EINVAL;
+    if (split_file_line(dash + 1, strlen(dash + 1), f2, sizeof(f2), &l2)) {
+        uint64_t v;
+        if (strspn(dash + 1, "0123456789") != strlen(dash + 1) || parse_u64(dash + 1, &v) ||
+            v == 0 || v > UINT32_MAX)
+            return -EINVAL;
+        str_copy(f2, sizeof(f2), f1);
+        l2 = (unsigned)v;
+    }
+    dso = dso_cache_get(rl->dsos, DSO_FILE, exe, NULL, 0, 0);
+    if (!dso)
+        return -ENOMEM;
+    dbg = dso_debug_path(dso);
+    if (!dbg) {
+        snprintf(err, errlen, "%s has no DWARF: DWARF is needed for file:line regions; rebuild "
+                 "with -g", exe);
+        return -ENODATA;
+    }
+    if ((e = dwarf_line_addr(dbg, f1, l1, &a1, err, errlen)) ||
+        (e = dwarf_line_addr(dbg, f2, l2, &a2, err, errlen)))
+        return e;
+    return add_range(rl, idx, exe, a1, a2, err, errlen);
+}
+
+int region_add(struct region_list *rl, const char *spec, const char *exe, bool keep_missing,
+               char *err, size_t errlen)
+{
+    struct region r = { 0 };
+    const char *dash = strrchr(spec, '-'), *colon = NULL;
+    char lib[PATH_MAX], libname[256];
+    int idx, e;
+
+    err[0] = '\0';
+    if (!*spec || strlen(spec) > 1024) {
+        snprintf(err, errlen, "empty or overlong region");
+        return -EINVAL;
+    }
+    if (!rl->dsos && !(rl->dsos = dso_cache_new()))
+        return -ENOMEM;
+    r.spec = strdup(spec);
+    r.label = strdup(spec);
+    r.path = strdup(exe);
+    if (!r.spec || !r.label || !r.path || vec_push(&rl->regions, r)) {
+        free(r.spec);
+        free(r.label);
+        free(r.path);
+        return -ENOMEM;
+    }
+    idx = (int)rl->regions.n - 1;
+
+    /* A single ':' (not part of C++ "::") separates a library from a function. */
+    for (const char *p = spec; *p; p++) {
+        if (p[0] == ':' && p[1] == ':') {
+            p++;
+            continue;
+        }
+        if (p[0] == ':') {
+            colon = p;
+            break;
+        }
+    }
+    if (dash && is_number(spec, (size_t)(dash - spec)) && is_number(dash + 1, strlen(dash + 1))) {
+        uint64_t lo, hi;
+        char a[32];
+        memcpy(a, spec, (size_t)(dash - spec));
+        a[dash - spec] = '\0';
+        parse_u64(a, &lo);
+        parse_u64(dash + 1, &hi);
+        e = add_range(rl, idx, exe, lo, hi, err, errlen);
+    } else if (dash && colon && colon < dash) {
+        e = add_lines(rl, idx, exe, spec, dash, err, errlen);
+        if (e == -EINVAL && !err[0])
+            snprintf(err, errlen, "cannot parse region '%s': a line region is FILE:LINE-FILE:LINE "
+                     "(or FILE:LINE-LINE)", spec);
+    } else if (colon) {
+        if ((size_t)(colon - spec) >= sizeof(libname) || !colon[1]) {
+            snprintf(err, errlen, "cannot parse region '%s' (LIB:FUNCTION)", spec);
+            return -EINVAL;
+        }
+        memcpy(libname, spec, (size_t)(colon - spec));
+        libname[colon - spec] = '\0';
+        if (strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+            snprintf(err, errlen, "region '%s' has no end: write FILE:LINE-FILE:LINE", spec);
+            return -EINVAL;
+        }
+        if (region_find_library(libname, exe, lib, sizeof(lib))) {
+            snprintf(err, errlen, "no library '%s' found (looked in LD_LIBRARY_PATH, the "
+                     "program's directory and the system library directories)", libname);
+            e = -ENOENT;
+        } else {
+            char label[600];
+            snprintf(label, sizeof(label), "%s:%s", path_basename(lib), colon + 1);
+            free(rl->regions.v[idx].label);
+            free(rl->regions.v[idx].path);
+            rl->regions.v[idx].label = strdup(label);
+            rl->regions.v[idx].path = strdup(lib);
+            if (!rl->regions.v[idx].label || !rl->regions.v[idx].path)
+                return -ENOMEM;
+            e = add_function(rl, idx, lib, colon + 1, err, errlen);
+        }
+    } else {
+        e = add_function(rl, idx, exe, spec, err, errlen);
+    }
+    if (e == -ENOENT && keep_missing) {
+        rl->regions.v[idx].missing = true;
+        return 0;
+    }
+    return e;
+}

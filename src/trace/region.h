@@ -1,0 +1,70 @@
+/* Regions of a program for `prospect stat -r`: parsing what the user wrote and resolving it
+ * to probe points (ELF file + file offset) with the symbol and DWARF modules.
+ *
+ *   func                 a function (exact symbol, else a unique demangled match), plus every
+ *                        inlined instance found in DWARF
+ *   lib:func             a function in a shared library (libc.so.6:malloc, libc:malloc, or a path)
+ *   file:L1-file:L2      source lines, end exclusive (file:L1-L2 also accepted)
+ *   0xA-0xB              ELF virtual addresses of the program (as objdump shows them), end exclusive
+ */
+#ifndef PROSPECT_TRACE_REGION_H
+#define PROSPECT_TRACE_REGION_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/region_count.h"
+#include "util/vec.h"
+
+struct dso_cache;
+
+struct probe_point {
+    char *path;           /* the ELF file probed */
+    uint64_t vaddr;       /* ELF virtual address */
+    uint64_t offset;      /* file offset (what a uprobe needs) */
+    bool ret;             /* return probe */
+    enum rc_role role;    /* RC_ENTER or RC_EXIT */
+    bool idempotent;      /* an entry that does nothing when already inside (inlined code) */
+    bool uret;            /* entry or exit of a function whose exit is a return probe */
+    int region;
+};
+
+struct region {
+    char *spec;           /* as written */
+    char *label;          /* as printed: "sum", "bench.c:18-bench.c:23", "libc.so.6:malloc" */
+    char *path;           /* the ELF file */
+    bool missing;         /* unresolved (kept with --ignore-missing-regions) */
+    VEC(char *) sites;    /* one line per probed site, for -v */
+};
+
+struct region_list {
+    VEC(struct region) regions;
+    VEC(struct probe_point) probes;
+    struct dso_cache *dsos;
+};
+
+void region_list_init(struct region_list *rl);
+void region_list_release(struct region_list *rl);
+
+/* Resolves one region spec against the program `exe` and appends it. Errors (err gets a
+ * one-line message a user can act on):
+ *   -EINVAL   malformed spec
+ *   -ENOENT   no such function/library/file (err suggests close matches)
+ *   -ENOTUNIQ the name matches several functions (err lists them)
+ *   -ENODATA  file:line without DWARF ("rebuild with -g")
+ *   -ERANGE   no code starts at that line (err names the nearest lines)
+ * With `keep_missing`, an unresolvable -ENOENT region is appended with missing=true instead
+ * (0 is returned and err still says why). */
+int region_add(struct region_list *rl, const char *spec, const char *exe, bool keep_missing,
+               char *err, size_t errlen);
+
+/* Finds a shared library by name the way users write it ("libc.so.6", "libc", "m"), in
+ * LD_LIBRARY_PATH, the program's directory and the standard library directories. Writes a
+ * path; 0 or -ENOENT. */
+int region_find_library(const char *name, const char *exe, char *out, size_t outlen);
+
+/* ELF virtual address -> file offset through the PT_LOAD segment containing it. */
+int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset);
+
+/* Levenshtein distance, capped at `cap` (returns cap when larger). */
+size_t edit_distance(const char *a, const char *b, size_t cap);
+#endif

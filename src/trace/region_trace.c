@@ -1,0 +1,633 @@
+#define LOG_PREFIX "trace"
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "perf/evlist.h"
+#include "perf/record.h"
+#include "perf/ringbuf.h"
+#include "trace/region_trace.h"
+#include "trace/uprobe.h"
+#include "util/hash.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "util/vec.h"
+
+#define RB_PAGES 512                 /* 2 MiB per cpu: ~8000 crossing samples between drains */
+/* Records are written within microseconds of their timestamp; anything older than this at
+ * the start of a drain round is complete in every buffer, so it can be processed in order. */
+#define REORDER_NS 2000000ULL
+
+enum id_kind { ID_COUNTER, ID_SWITCH, ID_PROBE };
+
+struct id_ent {
+    uint64_t id;          /* 0 = empty slot */
+    int32_t group, kind;
+    int32_t col;          /* counter column in its group, -1 if not a column */
+    int32_t probe;
+};
+
+struct pend {
+    uint64_t time, seq, en, run;
+    uint32_t pid, tid, cpu;
+    int32_t group, kind, probe; /* kind: ID_SWITCH, ID_PROBE, or -1 for an exec */
+    size_t voff;
+};
+
+struct region_trace {
+    const struct region_list *rl;
+    struct uprobe_set *ups;
+    uint64_t *tp_ids;
+    size_t nr_groups, *nv, ncols;
+    char **colnames;
+    int *cpus;
+    size_t ncpus;
+    int maxcpu;
+    VEC(int) fds;
+    struct ringbuf *rbs;
+    size_t nrb;
+    struct id_ent *ids;
+    size_t ids_cap, ids_n;
+    struct evsel dec;
+    VEC(struct pend) pend;
+    VEC(uint64_t) pool;
+    uint64_t seq;
+    uint64_t *vals;
+    struct region_counter *rc;
+    struct region_trace_stats st;
+};
+
+static int ids_put(struct region_trace *rt, uint64_t id, int group, int kind, int col, int probe)
+{
+    if ((rt->ids_n + 1) * 2 > rt->ids_cap) {
+        size_t ncap = rt->ids_cap ? rt->ids_cap * 2 : 256;
+        struct id_ent *nt = calloc(ncap, sizeof(*nt));
+        if (!nt)
+            return -ENOMEM;
+        for (size_t i = 0; i < rt->ids_cap; i++) {
+            if (!rt->ids[i].id)
+                continue;
+            size_t j = hash_u64(rt->ids[i].id) & (ncap - 1);
+            while (nt[j].id)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = rt->ids[i];
+        }
+        free(rt->ids);
+        rt->ids = nt;
+        rt->ids_cap = ncap;
+    }
+    size_t j = hash_u64(id) & (rt->ids_cap - 1);
+    while (rt->ids[j].id && rt->ids[j].id != id)
+        j = (j + 1) & (rt->ids_cap - 1);
+    if (!rt->ids[j].id)
+        rt->ids_n++;
+    rt->ids[j] = (struct id_ent){ id, group, kind, col, probe };
+    return 0;
+}
+
+static const struct id_ent *ids_get(const struct region_trace *rt, uint64_t id)
+{
+    if (!rt->ids_cap || !id)
+        return NULL;
+    size_t j = hash_u64(id) & (rt->ids_cap - 1);
+    while (rt->ids[j].id) {
+        if (rt->ids[j].id == id)
+            return &rt->ids[j];
+        j = (j + 1) & (rt->ids_cap - 1);
+    }
+    return NULL;
+}
+
+static void common_attr(struct perf_event_attr *a)
+{
+    a->size = sizeof(*a);
+    a->inherit = 1;
+    a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                     PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+    a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                     PERF_FORMAT_TOTAL_TIME_RUNNING;
+    a->sample_id_all = 1;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC;   /* comparable with clock_gettime for the reorder window */
+}
+
+/* Opens one event, records its id. Returns the fd or -errno (msg filled). */
+static int open_one(struct region_trace *rt, struct perf_event_attr *a, const char *name,
+                    pid_t pid, int cpu, int group_fd, int group, int kind, int col, int probe,
+                    char *msg, size_t msglen)
+{
+    uint64_t id;
+    int fd = perf_event_open_fd(a, pid, cpu, group_fd, 0);
+
+    if (fd < 0) {
+        if (kind == ID_PROBE) {
+            const struct probe_point *p = &rt->rl->probes.v[probe];
+            snprintf(msg, msglen, "cannot open the probe at %s:0x%llx: %s", p->path,
+                     (unsigned long long)p->offset, strerror(-fd));
+        } else {
+            event_open_advice(-fd, a, name, msg, msglen);
+        }
+        return fd;
+    }
+    if (vec_push(&rt->fds, fd)) {
+        close(fd);
+        return -ENOMEM;
+    }
+    if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 || ids_put(rt, id, group, kind, col, probe)) {
+        snprintf(msg, msglen, "cannot read the id of event '%s'", name);
+        return -EIO;
+    }
+    return fd;
+}
+
+static bool is_sw(const struct event_spec *e, uint64_t config)
+{
+    return e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == config;
+}
+
+/* Group 0 always shows task-clock (on-CPU time); other groups only when asked for it. */
+static bool group_has_task_clock(const struct counter_group *g, int gi)
+{
+    if (gi == 0)
+        return true;
+    for (size_t i = 0; i < g->n; i++)
+        if (is_sw(&g->ev[i], PERF_COUNT_SW_TASK_CLOCK))
+            return true;
+    return false;
+}
+
+/* One counter group for one thread on one cpu. */
+static int open_group(struct region_trace *rt, const struct counter_group *g, int gi, pid_t pid,
+                      int cpu, bool attach, int *rb_fd, char *msg, size_t msglen)
+{
+    struct perf_event_attr a;
+    bool have_cs = false, has_tc = group_has_task_clock(g, gi);
+    int leader, fd, col = has_tc;
+    size_t first = rt->fds.n;
+
+    memset(&a, 0, sizeof(a));
+    common_attr(&a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.disabled = !attach;
+    a.enable_on_exec = !attach;
+    a.comm = gi == 0;              /* COMM records with misc COMM_EXEC tell us about exec */
+    a.comm_exec = gi == 0;
+    leader = open_one(rt, &a, "task-clock", pid, cpu, -1, gi, ID_COUNTER, has_tc ? 0 : -1, -1,
+                      msg, msglen);
+    if (leader < 0)
+        return leader;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct event_spec *e = &g->ev[i];
+        bool cs = is_sw(e, PERF_COUNT_SW_CONTEXT_SWITCHES);
+        if (is_sw(e, PERF_COUNT_SW_TASK_CLOCK))
+            continue;
+        a = e->attr;
+        common_attr(&a);
+        a.sample_period = cs ? 1 : 0;
+        if (!cs)
+            a.sample_type = 0;   /* counting only */
+        fd = open_one(rt, &a, e->name, pid, cpu, leader, gi, cs ? ID_SWITCH : ID_COUNTER, col++,
+                      -1, msg, msglen);
+        if (fd < 0)
+            return fd;
+        have_cs |= cs;
+    }
+    if (!have_cs) {
+        memset(&a, 0, sizeof(a));
+        common_attr(&a);
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+        a.sample_period = 1;
+        fd = open_one(rt, &a, "context-switches", pid, cpu, leader, gi, ID_SWITCH, -1, -1, msg,
+                      msglen);
+        if (fd < 0)
+            return fd;
+    }
+    for (size_t p = 0; p < rt->rl->probes.n; p++) {
+        memset(&a, 0, sizeof(a));
+        common_attr(&a);
+        a.type = PERF_TYPE_TRACEPOINT;
+        a.config = rt->tp_ids[p];
+        a.sample_period = 1;
+        fd = open_one(rt, &a, "uprobe", pid, cpu, leader, gi, ID_PROBE, -1, (int)p, msg, msglen);
+        if (fd < 0)
+            return fd;
+    }
+    if (*rb_fd < 0) {
+        struct ringbuf *rb = &rt->rbs[rt->nrb];
+        int e = ringbuf_map(rb, leader, cpu, RB_PAGES);
+        if (e) {
+            snprintf(msg, msglen, "cannot map the ring buffer on cpu %d: %s", cpu, strerror(-e));
+            return e;
+        }
+        rt->nrb++;
+        *rb_fd = leader;
+        first++;
+    }
+    for (size_t i = first; i < rt->fds.n; i++)
+        if (ioctl(rt->fds.v[i], PERF_EVENT_IOC_SET_OUTPUT, *rb_fd) < 0) {
+            int e = errno;
+            snprintf(msg, msglen, "cannot redirect events into the ring buffer: %s", strerror(e));
+            return -e;
+        }
+    return 0;
+}
+
+/* The threads to open events on: the child, or every thread of an attached process. */
+static int target_tids(pid_t pid, bool attach, pid_t **out, size_t *n)
+{
+    VEC(pid_t) v = { 0 };
+    char path[64];
+    struct dirent *de;
+    DIR *d;
+
+    *out = NULL;
+    *n = 0;
+    if (!attach) {
+        if (vec_push(&v, pid))
+            return -ENOMEM;
+        *out = v.v;
+        *n = 1;
+        return 0;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    d = opendir(path);
+    if (!d)
+        return -errno;
+    while ((de = readdir(d))) {
+        uint64_t tid;
+        if (parse_u64(de->d_name, &tid) || tid == 0 || tid > 0x7fffffff)
+            continue;
+        if (vec_push(&v, (pid_t)tid)) {
+            closedir(d);
+            vec_free(&v);
+            return -ENOMEM;
+        }
+    }
+    closedir(d);
+    if (!v.n)
+        return -ESRCH;
+    *out = v.v;
+    *n = v.n;
+    return 0;
+}
+
+int region_trace_open(struct region_trace **out, const struct region_list *rl,
+                      const struct counter_group *groups, size_t nr_groups, pid_t pid,
+                      bool attach, char *msg, size_t msglen)
+{
+    struct region_trace *rt = calloc(1, sizeof(*rt));
+    pid_t *tids = NULL;
+    size_t ntids = 0, maxnv = 0;
+    int e;
+
+    *out = NULL;
+    msg[0] = '\0';
+    if (!rt)
+        return -ENOMEM;
+    rt->rl = rl;
+    rt->nr_groups = nr_groups;
+    rt->nv = calloc(nr_groups + 1, sizeof(size_t));
+    rt->tp_ids = calloc(rl->probes.n + 1, sizeof(uint64_t));
+    if (!rt->nv || !rt->tp_ids) {
+        e = -ENOMEM;
+        goto fail;
+    }
+    /* Columns: per group, task-clock then the group's other counters. */
+    for (size_t g = 0; g < nr_groups; g++) {
+        rt->nv[g] = group_has_task_clock(&groups[g], (int)g);
+        for (size_t i = 0; i < groups[g].n; i++)
+            rt->nv[g] += !is_sw(&groups[g].ev[i], PERF_COUNT_SW_TASK_CLOCK);
+        rt->ncols += rt->nv[g];
+        if (rt->nv[g] > maxnv)
+            maxnv = rt->nv[g];
+    }
+    rt->colnames = calloc(rt->ncols + 1, sizeof(char *));
+    rt->vals = calloc(maxnv + 1, sizeof(uint64_t));
+    if (!rt->colnames || !rt->vals) {
+        e = -ENOMEM;
+        goto fail;
+    }
+    for (size_t g = 0, c = 0; g < nr_groups; g++) {
+        if (group_has_task_clock(&groups[g], (int)g))
+            rt->colnames[c++] = strdup("task-clock");
+        for (size_t i = 0; i < groups[g].n; i++)
+            if (!is_sw(&groups[g].ev[i], PERF_COUNT_SW_TASK_CLOCK))
+                rt->colnames[c++] = strdup(groups[g].ev[i].name);
+    }
+    for (size_t c = 0; c < rt->ncols; c++)
+        if (!rt->colnames[c]) {
+            e = -ENOMEM;
+            goto fail;
+        }
+
+    rt->ups = uprobe_set_new();
+    if (!rt->ups) {
+        e = -errno;
+        snprintf(msg, msglen, "cannot create uprobes: %s (region tracing needs tracefs at "
+                 "/sys/kernel/tracing with uprobe_events, and root or CAP_SYS_ADMIN)",
+                 strerror(errno));
+        goto fail;
+    }
+    for (size_t p = 0; p < rl->probes.n; p++) {
+        const struct probe_point *pp = &rl->probes.v[p];
+        e = uprobe_set_add(rt->ups, pp->path, pp->offset, pp->ret, &rt->tp_ids[p]);
+        if (e) {
+            snprintf(msg, msglen, "cannot create a uprobe at %s:0x%llx: %s", pp->path,
+                     (unsigned long long)pp->offset, strerror(-e));
+            goto fail;
+        }
+    }
+
+    if ((e = cpus_online(&rt->cpus, &rt->ncpus)))
+        goto fail;
+    for (size_t i = 0; i < rt->ncpus; i++)
+        if (rt->cpus[i] > rt->maxcpu)
+            rt->maxcpu = rt->cpus[i];
+    rt->rbs = calloc(rt->ncpus, sizeof(*rt->rbs));
+    if (!rt->rbs) {
+        e = -ENOMEM;
+        goto fail;
+    }
+    if ((e = target_tids(pid, attach, &tids, &ntids))) {
+        snprintf(msg, msglen, "cannot list the threads of process %d: %s", (int)pid,
+                 strerror(-e));
+        goto fail;
+    }
+    for (size_t c = 0; c < rt->ncpus; c++) {
+        int rb_fd = -1;
+        for (size_t t = 0; t < ntids; t++)
+            for (size_t g = 0; g < nr_groups; g++) {
+                e = open_group(rt, &groups[g], (int)g, tids[t], rt->cpus[c], attach, &rb_fd,
+                               msg, msglen);
+                /* A thread of an attached process may exit while we open: skip it. */
+                if (e == -ESRCH && attach && tids[t] != pid)
+                    break;
+                if (e)
+                    goto fail;
+            }
+    }
+    free(tids);
+    tids = NULL;
+    memset(&rt->dec, 0, sizeof(rt->dec));
+    common_attr(&rt->dec.attr);
+    rt->rc = region_counter_new(rl->regions.n, nr_groups, rt->nv, (size_t)rt->maxcpu + 1);
+    if (!rt->rc) {
+        e = -ENOMEM;
+        goto fail;
+    }
+    pr_debug("%zu events on %zu cpus, %zu probe points, %zu groups", rt->fds.n, rt->ncpus,
+             rl->probes.n, nr_groups);
+    *out = rt;
+    return 0;
+fail:
+    free(tids);
+    region_trace_free(rt);
+    return e;
+}
+
+static int add_pend(struct region_trace *rt, const struct sample *s, int group, int kind,
+                    int probe, const uint64_t *vals, size_t nv, uint64_t en, uint64_t run)
+{
+    struct pend p = { .time = s->time, .seq = rt->seq++, .en = en, .run = run, .pid = s->pid,
+                      .tid = s->tid, .cpu = s->cpu, .group = group, .kind = kind,
+                      .probe = probe, .voff = rt->pool.n };
+    if (nv) {
+        if (vec_reserve(&rt->pool, nv))
+            return -ENOMEM;
+        memcpy(rt->pool.v + rt->pool.n, vals, nv * sizeof(*vals));
+        rt->pool.n += nv;
+    }
+    return vec_push(&rt->pend, p);
+}
+
+static int on_sample(struct region_trace *rt, const struct perf_event_header *h)
+{
+    const struct id_ent *ie, *ve;
+    const uint64_t *r;
+    struct sample s;
+    uint64_t nr;
+    size_t nv;
+
+    if (sample_parse(&rt->dec, h, &s) || !s.read || s.read_size < 24) {
+        rt->st.bad++;
+        return 0;
+    }
+    ie = ids_get(rt, s.id);
+    if (!ie || ie->kind == ID_COUNTER || (int)s.cpu > rt->maxcpu) {
+        rt->st.bad++;
+        return 0;
+    }
+    r = s.read;
+    nr = r[0];
+    if (s.read_size != (3 + 2 * nr) * 8) {
+        rt->st.bad++;
+        return 0;
+    }
+    nv = rt->nv[ie->group];
+    memset(rt->vals, 0, nv * sizeof(uint64_t));
+    for (uint64_t i = 0; i < nr; i++) {
+        ve = ids_get(rt, r[3 + 2 * i + 1]);
+        if (ve && ve->group == ie->group && ve->col >= 0 && (size_t)ve->col < nv)
+            rt->vals[ve->col] = r[3 + 2 * i];
+    }
+    rt->st.samples++;
+    return add_pend(rt, &s, ie->group, ie->kind, ie->probe, rt->vals, nv, r[1], r[2]);
+}
+
+static int on_record(void *arg, const struct perf_event_header *h)
+{
+    struct region_trace *rt = arg;
+    struct sample s;
+
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        return on_sample(rt, h);
+    case PERF_RECORD_COMM:
+        if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && sample_id_parse(&rt->dec, h, &s) == 0)
+            return add_pend(rt, &s, 0, -1, -1, NULL, 0, 0, 0);
+        return 0;
+    case PERF_RECORD_LOST:
+        if (h->size >= sizeof(struct rec_lost))
+            rt->st.lost += ((const struct rec_lost *)h)->lost;
+        return 0;
+    case PERF_RECORD_LOST_SAMPLES:
+        if (h->size >= sizeof(struct rec_lost_samples))
+            rt->st.lost += ((const struct rec_lost_samples *)h)->lost;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int cmp_pend(const void *a, const void *b)
+{
+    const struct pend *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Feeds pending samples older than `limit` in time order; keeps the rest. */
+static int flush(struct region_trace *rt, uint64_t limit)
+{
+    size_t done = 0, keep = 0;
+    VEC(uint64_t) pool = { 0 };
+    int e = 0;
+
+    qsort(rt->pend.v, rt->pend.n, sizeof(*rt->pend.v), cmp_pend);
+    for (; done < rt->pend.n && rt->pend.v[done].time <= limit; done++) {
+        const struct pend *p = &rt->pend.v[done];
+        struct rc_sample rs;
+
+        if (p->kind < 0) {
+            region_counter_exec(rt->rc, p->tid);
+            continue;
+        }
+        memset(&rs, 0, sizeof(rs));
+        rs.group = p->group;
+        rs.pid = p->pid;
+        rs.tid = p->tid;
+        rs.cpu = p->cpu;
+        rs.time = p->time;
+        rs.enabled = p->en;
+        rs.running = p->run;
+        rs.values = rt->pool.v + p->voff;
+        rs.nr_values = rt->nv[p->group];
+        rs.role = RC_SWITCH;
+        if (p->kind == ID_PROBE) {
+            const struct probe_point *pp = &rt->rl->probes.v[p->probe];
+            rs.role = pp->role;
+            rs.region = pp->region;
+            rs.retprobe = pp->uret;
+            rs.idempotent = pp->idempotent;
+        }
+        pr_debug2("t=%llu tid=%u cpu=%u g=%d kind=%d probe=%d en=%llu run=%llu v0=%llu",
+                  (unsigned long long)p->time, p->tid, p->cpu, p->group, p->kind, p->probe,
+                  (unsigned long long)p->en, (unsigned long long)p->run,
+                  (unsigned long long)rs.values[0]);
+        e = region_counter_feed(rt->rc, &rs);
+        if (e == -EINVAL) {
+            rt->st.bad++;
+            e = 0;
+        }
+        if (e)
+            return e;
+    }
+    /* Compact what is left (and its values) to the front. */
+    for (size_t i = done; i < rt->pend.n; i++) {
+        struct pend p = rt->pend.v[i];
+        size_t nv = p.kind < 0 ? 0 : rt->nv[p.group];
+        if (nv && vec_reserve(&pool, nv)) {
+            vec_free(&pool);
+            return -ENOMEM;
+        }
+        if (nv)
+            memcpy(pool.v + pool.n, rt->pool.v + p.voff, nv * sizeof(uint64_t));
+        p.voff = pool.n;
+        pool.n += nv;
+        rt->pend.v[keep++] = p;
+    }
+    rt->pend.n = keep;
+    vec_free(&rt->pool);
+    rt->pool.v = pool.v;
+    rt->pool.n = pool.n;
+    rt->pool.cap = pool.cap;
+    return 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int drain_all(struct region_trace *rt)
+{
+    for (size_t i = 0; i < rt->nrb; i++) {
+        long n = ringbuf_drain(&rt->rbs[i], on_record, rt);
+        if (n < 0)
+            return (int)n;
+    }
+    return 0;
+}
+
+int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd)
+{
+    struct pollfd pfd[256];
+    size_t n = rt->nrb < 255 ? rt->nrb : 255;
+    uint64_t start;
+    int e;
+
+    for (size_t i = 0; i < n; i++) {
+        pfd[i].fd = rt->rbs[i].fd;
+        pfd[i].events = POLLIN;
+        pfd[i].revents = 0;
+    }
+    if (wake_fd >= 0)
+        pfd[n++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+    if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
+        return -errno;
+    start = now_ns();
+    if ((e = drain_all(rt)))
+        return e;
+    return flush(rt, start > REORDER_NS ? start - REORDER_NS : 0);
+}
+
+int region_trace_finish(struct region_trace *rt)
+{
+    int e = drain_all(rt);
+    return e ? e : flush(rt, UINT64_MAX);
+}
+
+struct region_counter *region_trace_counter(struct region_trace *rt)
+{
+    return rt->rc;
+}
+
+size_t region_trace_columns(const struct region_trace *rt, const char *const **names)
+{
+    *names = (const char *const *)rt->colnames;
+    return rt->ncols;
+}
+
+void region_trace_get_stats(const struct region_trace *rt, struct region_trace_stats *st)
+{
+    *st = rt->st;
+    for (size_t i = 0; i < rt->nrb; i++)
+        st->bad += rt->rbs[i].bad_records;
+}
+
+void region_trace_free(struct region_trace *rt)
+{
+    if (!rt)
+        return;
+    for (size_t i = 0; i < rt->nrb; i++)
+        ringbuf_unmap(&rt->rbs[i]);
+    free(rt->rbs);
+    for (size_t i = 0; i < rt->fds.n; i++)
+        close(rt->fds.v[i]);
+    vec_free(&rt->fds);
+    /* Only now, with no perf event left on them, can the probes be deleted. */
+    uprobe_set_free(rt->ups);
+    region_counter_free(rt->rc);
+    if (rt->colnames)
+        for (size_t c = 0; c < rt->ncols; c++)
+            free(rt->colnames[c]);
+    free(rt->colnames);
+    free(rt->vals);
+    free(rt->nv);
+    free(rt->tp_ids);
+    free(rt->cpus);
+    free(rt->ids);
+    vec_free(&rt->pend);
+    vec_free(&rt->pool);
+    free(rt);
+}

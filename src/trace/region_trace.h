@@ -1,0 +1,52 @@
+/* Live region tracing: uprobes on every region's entry and exit, each a sampling member of a
+ * counter group, so every crossing sample carries the group's counter values (PERF_SAMPLE_READ
+ * with PERF_FORMAT_GROUP). No ptrace, no stop of the target: the kernel handles the probe and
+ * writes one record per crossing into a per-cpu ring buffer.
+ *
+ * Layout, per cpu and per counter group g:
+ *   leader  task-clock (always counts: a software event keeps the group schedulable)
+ *   members the user's counters of group g, then context-switches with sample_period=1 (its
+ *           samples fix a cpu's values when the thread leaves it; see region_count.h), then one
+ *           tracepoint event per probe point (sample_period=1).
+ * Every event has attr.inherit, so threads and child processes are followed; events are per
+ * cpu because inherited per-task events cannot be mmapped. */
+#ifndef PROSPECT_TRACE_REGION_TRACE_H
+#define PROSPECT_TRACE_REGION_TRACE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "perf/event.h"
+#include "trace/region.h"
+#include "trace/region_count.h"
+
+struct counter_group {
+    struct event_spec *ev;      /* the user's counters (task-clock is added as leader) */
+    size_t n;
+};
+
+struct region_trace;
+
+struct region_trace_stats {
+    uint64_t samples, lost, bad;
+};
+
+/* Creates the probes and opens every event on `pid` (a launched child stopped before exec:
+ * counting starts at exec; or a running process with `attach`). The column order of results
+ * is, per group: task-clock, then the group's other counters. On failure returns -errno with
+ * a message (open advice, probe creation failure) in `msg`. */
+int region_trace_open(struct region_trace **out, const struct region_list *rl,
+                      const struct counter_group *groups, size_t nr_groups, pid_t pid,
+                      bool attach, char *msg, size_t msglen);
+/* Waits up to timeout_ms for data (or for `wake_fd` to become readable, e.g. a pidfd; -1 for
+ * none) and processes what arrived. 0 or -errno. */
+int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd);
+/* Drains everything left and processes it (call after the target exited or detaching). */
+int region_trace_finish(struct region_trace *rt);
+/* Results; owned by rt. */
+struct region_counter *region_trace_counter(struct region_trace *rt);
+/* Column names (task-clock first in each group), owned by rt. */
+size_t region_trace_columns(const struct region_trace *rt, const char *const **names);
+void region_trace_get_stats(const struct region_trace *rt, struct region_trace_stats *st);
+/* Closes every event and deletes every probe: the target keeps running unchanged. */
+void region_trace_free(struct region_trace *rt);
+#endif

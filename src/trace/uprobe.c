@@ -1,0 +1,185 @@
+#define LOG_PREFIX "uprobe"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace/uprobe.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "util/vec.h"
+
+struct probe {
+    char *path;
+    uint64_t offset;
+    bool ret;
+    uint64_t id;
+    char name[32];
+};
+
+struct uprobe_set {
+    char group[48];
+    VEC(struct probe) probes;
+};
+
+const char *uprobe_tracefs(void)
+{
+    static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+    char p[128];
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof(p), "%s/uprobe_events", dirs[i]);
+        if (access(p, W_OK) == 0)
+            return dirs[i];
+    }
+    return NULL;
+}
+
+/* Appends one command line to uprobe_events (O_APPEND: never truncates others' probes). */
+static int write_cmd(const char *cmd)
+{
+    const char *dir = uprobe_tracefs();
+    char p[128];
+    int fd, err = 0;
+    size_t len = strlen(cmd);
+
+    if (!dir)
+        return -ENOENT;
+    snprintf(p, sizeof(p), "%s/uprobe_events", dir);
+    fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (write(fd, cmd, len) != (ssize_t)len)
+        err = -errno;
+    close(fd);
+    if (err)
+        pr_debug("'%s' failed: %s", cmd, strerror(-err));
+    return err;
+}
+
+struct uprobe_set *uprobe_set_new(void)
+{
+    struct uprobe_set *s;
+
+    if (!uprobe_tracefs()) {
+        errno = access("/sys/kernel/tracing", F_OK) == 0 ? EACCES : ENOENT;
+        return NULL;
+    }
+    uprobe_cleanup_stale();
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    snprintf(s->group, sizeof(s->group), "prospect_%ld", (long)getpid());
+    return s;
+}
+
+int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
+                   uint64_t *tp_id)
+{
+    char cmd[4200], idpath[256], *buf;
+    struct probe p = { 0 };
+    int err;
+
+    for (size_t i = 0; i < s->probes.n; i++) {
+        struct probe *q = &s->probes.v[i];
+        if (q->offset == offset && q->ret == ret && !strcmp(q->path, path)) {
+            *tp_id = q->id;
+            return 0;
+        }
+    }
+    /* tracefs splits the command on white space: such paths cannot be probed. */
+    if (strpbrk(path, " \t\n") || strlen(path) >= 4000)
+        return -EINVAL;
+    snprintf(p.name, sizeof(p.name), "p%zu", s->probes.n);
+    snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx\n", ret ? 'r' : 'p', s->group, p.name, path,
+             (unsigned long long)offset);
+    err = write_cmd(cmd);
+    if (err)
+        return err;
+    snprintf(idpath, sizeof(idpath), "%s/events/%s/%s/id", uprobe_tracefs(), s->group, p.name);
+    err = file_read_all(idpath, &buf, NULL, 64);
+    if (!err) {
+        buf[strcspn(buf, "\n")] = '\0';
+        err = parse_u64(buf, &p.id);
+        free(buf);
+    }
+    p.path = strdup(path);
+    p.offset = offset;
+    p.ret = ret;
+    if (err || !p.path || vec_push(&s->probes, p)) {
+        snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, p.name);
+        write_cmd(cmd);
+        free(p.path);
+        return err ? err : -ENOMEM;
+    }
+    pr_debug2("%s/%s = %s:0x%llx%s (id %llu)", s->group, p.name, path,
+              (unsigned long long)offset, ret ? " return" : "", (unsigned long long)p.id);
+    *tp_id = p.id;
+    return 0;
+}
+
+void uprobe_set_free(struct uprobe_set *s)
+{
+    char cmd[128];
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->probes.n; i++) {
+        snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, s->probes.v[i].name);
+        write_cmd(cmd);
+        free(s->probes.v[i].path);
+    }
+    vec_free(&s->probes);
+    free(s);
+}
+
+/* Deletes every event of a tracefs group (one "-:group/event" per event directory). */
+static int delete_group(const char *events_dir, const char *group)
+{
+    char p[600], cmd[600];
+    struct dirent *de;
+    DIR *d;
+    int n = 0;
+
+    snprintf(p, sizeof(p), "%s/%s", events_dir, group);
+    d = opendir(p);
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+            continue;
+        snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, de->d_name);
+        n += write_cmd(cmd) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+int uprobe_cleanup_stale(void)
+{
+    const char *dir = uprobe_tracefs();
+    char p[160];
+    struct dirent *de;
+    DIR *d;
+    int n = 0;
+
+    if (!dir)
+        return 0;
+    snprintf(p, sizeof(p), "%s/events", dir);
+    d = opendir(p);
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        uint64_t pid;
+        if (!str_starts(de->d_name, "prospect_") || parse_u64(de->d_name + 9, &pid) ||
+            pid == 0 || pid > 0x7fffffff)
+            continue;
+        if ((pid_t)pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        n += delete_group(p, de->d_name);
+    }
+    closedir(d);
+    return n;
+}

@@ -1,0 +1,33 @@
+/* Dynamic uprobes for region tracing, created through tracefs (uprobe_events) and opened as
+ * PERF_TYPE_TRACEPOINT events.
+ *
+ * Why not the `uprobe` PMU (config1 = path pointer)? On an inherited event the kernel re-reads
+ * that user pointer in the context of the task that forks, so with attr.inherit every fork and
+ * pthread_create of the target fails with EFAULT (measured on 6.18). Tracefs probes are named
+ * kernel objects, so inherited copies need no user memory and threads/children work.
+ *
+ * All probes of one Prospect process live in the tracefs group "prospect_<pid>"; they are
+ * deleted by uprobe_set_free (after the perf events on them are closed), and groups left
+ * behind by a Prospect that was killed are removed when the next one starts. */
+#ifndef PROSPECT_TRACE_UPROBE_H
+#define PROSPECT_TRACE_UPROBE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct uprobe_set;
+
+/* NULL with errno: ENOENT when tracefs or uprobe_events is missing (the kernel needs
+ * CONFIG_UPROBE_EVENTS and a mounted tracefs), EACCES without permission. */
+struct uprobe_set *uprobe_set_new(void);
+/* Creates (or reuses) a probe at a file offset of an ELF file; `ret` makes it a return probe
+ * (uretprobe). Writes the tracepoint id for perf_event_attr.config. 0 or -errno. */
+int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
+                   uint64_t *tp_id);
+/* Deletes every probe of the set; the perf events opened on them must be closed first. */
+void uprobe_set_free(struct uprobe_set *s);
+/* Removes probe groups of Prospect processes that no longer run. Returns how many. */
+int uprobe_cleanup_stale(void);
+/* The tracefs directory used ("/sys/kernel/tracing"), or NULL. */
+const char *uprobe_tracefs(void);
+#endif

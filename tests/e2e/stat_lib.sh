@@ -1,0 +1,19 @@
+# Helpers for the `prospect stat` end-to-end tests (sourced after lib.sh).
+# csv_get FILE REGION COLUMN: the COLUMN value of REGION's row in a --summary --csv file.
+csv_get() {
+    awk -F, -v r="$2" -v c="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) col = i; next }
+        $1 == r && col { print $col; exit }' "$1"
+}
+# uprobes_ready: the kernel lets us create uprobes through tracefs.
+uprobes_ready() { [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; }
+# no_probes_left: every probe Prospect created is gone.
+no_probes_left() {
+    local f=/sys/kernel/tracing/uprobe_events
+    [ -r $f ] || f=/sys/kernel/debug/tracing/uprobe_events
+    ! grep -q "prospect_" $f
+}
+# within PCT A B: |A - B| <= PCT% of B
+within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+# not CMD...: succeeds when CMD fails (check cannot take a bare "!").
+not() { ! "$@"; }
