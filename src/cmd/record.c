@@ -118,8 +118,8 @@ static void add_build_ids(struct perfdata_writer *w, struct session *s)
 
 static int command_exit_status(const struct collect_result *r)
 {
-    if (!r->child)
-        return 0;
+    if (!r->child || r->abandoned)
+        return r->stop_signal && r->abandoned ? 128 + r->stop_signal : 0;
     if (WIFEXITED(r->child_status))
         return WEXITSTATUS(r->child_status);
     if (WIFSIGNALED(r->child_status))
@@ -224,6 +224,9 @@ int cmd_record(int argc, char **argv)
     }
     if (ret)
         cmd_error("record", "%s (the file holds what was collected)", err);
+    if (res.abandoned)
+        cmd_error("record", "stopped recording; '%s' (pid %d) did not exit and keeps running",
+                  po.collect.argv[0], (int)res.child);
     add_build_ids(w, &session);
     {
         uint64_t samples = perfdata_writer_samples(w);
