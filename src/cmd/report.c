@@ -289,13 +289,13 @@ static bool cmdline_has(const struct perfdata_info *in, const char *a, const cha
 }
 
 /* Kernel symbols come from this machine: say so when the file is from another kernel. */
-static void kernel_note(const struct perfdata_info *in, uint64_t rec_text, char *note,
-                        size_t len)
+static void kernel_note(const struct perfdata_info *in, const struct ksyms *ks,
+                        uint64_t rec_text, char *note, size_t len)
 {
     struct utsname u;
     uint8_t id[BUILD_ID_MAX];
     size_t idlen = sizeof(id);
-    uint64_t text, etext;
+    uint64_t text;
 
     if (uname(&u) == 0 && in->osrelease && strcmp(u.release, in->osrelease)) {
         snprintf(note, len, "recorded on kernel %s, symbols from this kernel (%s) may be wrong",
@@ -316,8 +316,9 @@ static void kernel_note(const struct perfdata_info *in, uint64_t rec_text, char 
         break;
     }
     /* Same kernel, another boot: KASLR may have moved it (the file's kernel map says where
-     * _text was when it was recorded). */
-    if (rec_text && perfdata_kernel_text("/proc/kallsyms", &text, &etext) == 0 && text != rec_text)
+     * _text was when it was recorded; the loaded kallsyms say where it is). */
+    text = rec_text ? ksyms_lookup(ks, "_text") : 0;
+    if (text && text != rec_text)
         snprintf(note, len, "the kernel was at %#llx when recorded and is at %#llx now (another "
                  "boot): kernel symbols are wrong", (unsigned long long)rec_text,
                  (unsigned long long)text);
@@ -384,7 +385,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         else if (kerr)
             snprintf(knote, sizeof(knote), "cannot read /proc/kallsyms: %s", strerror(-kerr));
         else
-            kernel_note(in, oe->kernel_text, knote, sizeof(knote));
+            kernel_note(in, ks, oe->kernel_text, knote, sizeof(knote));
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }

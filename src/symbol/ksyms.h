@@ -23,6 +23,7 @@ struct ksym_res {
 };
 /* A kernel symbol covers [its address, next symbol's address). */
 int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out);
-/* Address of a symbol by name (first match), 0 if absent. */
+/* Address of a symbol by name (first match), 0 if absent. A linear scan: for the odd lookup,
+ * not per sample. */
 uint64_t ksyms_lookup(const struct ksyms *ks, const char *name);
 #endif

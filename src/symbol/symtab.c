@@ -60,10 +60,42 @@ int symtab_add_named(struct symtab_builder *b, const char *raw, const char *disp
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind)
 {
-    char *dem = symbol_demangle(raw);
-    int err = symtab_add_named(b, raw, dem, start, size, bind);
-    free(dem);
-    return err;
+    /* Demangling every symbol of a large C++ library costs more than a whole report; it
+     * waits until a name is shown (symtab_display). */
+    return symtab_add_named(b, raw, NULL, start, size, bind);
+}
+
+/* Marks a name whose demangling failed or was not needed: show the raw name. */
+static char raw_marker[1];
+
+static bool looks_mangled(const char *s)
+{
+    return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
+}
+
+/* The display name of v[idx] (a sym of t->syms or t->aliases), demangled on first use and
+ * cached in *cache. Falls back to the raw name when memory or demangling fails. */
+static const char *symtab_display(struct symtab *t, char ***cache, size_t n, const struct sym *v,
+                                  size_t idx)
+{
+    const struct sym *s = &v[idx];
+    const char *raw = symtab_str(t, s->raw);
+    char *d;
+
+    if (s->name != s->raw || !looks_mangled(raw))
+        return symtab_str(t, s->name);
+    if (!*cache && !(*cache = calloc(n, sizeof(**cache))))
+        return raw;
+    if (!(*cache)[idx]) {
+        d = symbol_demangle(raw);
+        (*cache)[idx] = d ? d : raw_marker;
+    }
+    return (*cache)[idx] == raw_marker ? raw : (*cache)[idx];
+}
+
+static const char *sym_name(struct symtab *t, size_t idx)
+{
+    return symtab_display(t, &t->dem, t->n, t->syms, idx);
 }
 
 static int cand_cmp(const void *pa, const void *pb)
@@ -166,6 +198,16 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     return 0;
 }
 
+static void free_names(char **v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != raw_marker)
+            free(v[i]);
+    free(v);
+}
+
 void symtab_release(struct symtab *t)
 {
     if (t->gaps) {
@@ -173,6 +215,8 @@ void symtab_release(struct symtab *t)
             free(t->gaps[i]);
         free(t->gaps);
     }
+    free_names(t->dem, t->n);
+    free_names(t->dem_aliases, t->naliases);
     free(t->syms);
     free(t->aliases);
     free(t->arena);
@@ -206,8 +250,8 @@ static const char *gap_name(struct symtab *t, long idx)
     }
     if (t->gaps[g])
         return t->gaps[g];
-    lo = idx < 0 ? "(start)" : symtab_str(t, t->syms[idx].name);
-    hi = g >= t->n ? "(end)" : symtab_str(t, t->syms[g].name);
+    lo = idx < 0 ? "(start)" : sym_name(t, (size_t)idx);
+    hi = g >= t->n ? "(end)" : sym_name(t, g);
     len = strlen(lo) + strlen(hi) + 3;
     t->gaps[g] = malloc(len);
     if (t->gaps[g])
@@ -221,7 +265,7 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
     if (idx >= 0) {
         const struct sym *s = &t->syms[idx];
         if (addr - s->start < s->size) {
-            out->name = symtab_str(t, s->name);
+            out->name = sym_name(t, (size_t)idx);
             out->start = s->start;
             out->size = s->size;
             return 0;
@@ -238,25 +282,25 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
 }
 
 /* "ns::func" matches the demangled "ns::func(int) const". */
-static bool name_matches(const struct symtab *t, const struct sym *s, const char *name,
-                         size_t len)
+static bool name_matches(const struct symtab *t, const struct sym *s, const char *dem,
+                         const char *name, size_t len)
 {
-    const char *dem = symtab_str(t, s->name);
     if (!strcmp(symtab_str(t, s->raw), name) || !strcmp(dem, name))
         return true;
-    return s->name != s->raw && !strncmp(dem, name, len) && dem[len] == '(';
+    return dem != symtab_str(t, s->raw) && !strncmp(dem, name, len) && dem[len] == '(';
 }
 
-size_t symtab_find(const struct symtab *t, const char *name, struct symbol_match *out, size_t max)
+size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out, size_t max)
 {
     size_t len = strlen(name), found = 0;
     for (int pass = 0; pass < 2; pass++) {
         const struct sym *v = pass ? t->aliases : t->syms;
         size_t n = pass ? t->naliases : t->n;
         for (size_t i = 0; i < n && found < max; i++) {
-            if (!name_matches(t, &v[i], name, len))
+            const char *dem = symtab_display(t, pass ? &t->dem_aliases : &t->dem, n, v, i);
+            if (!name_matches(t, &v[i], dem, name, len))
                 continue;
-            out[found].name = symtab_str(t, v[i].name);
+            out[found].name = dem;
             out[found].start = v[i].start;
             out[found].size = v[i].size;
             found++;
@@ -265,12 +309,11 @@ size_t symtab_find(const struct symtab *t, const char *name, struct symbol_match
     return found;
 }
 
-void symtab_foreach(const struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
+void symtab_foreach(struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
                     void *arg)
 {
     for (size_t i = 0; i < t->n; i++) {
-        struct symbol_match m = { symtab_str(t, t->syms[i].name), t->syms[i].start,
-                                  t->syms[i].size };
+        struct symbol_match m = { sym_name(t, i), t->syms[i].start, t->syms[i].size };
         fn(arg, &m);
     }
 }

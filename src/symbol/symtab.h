@@ -35,11 +35,14 @@ struct symtab {
     size_t naliases;
     char *arena;
     char **gaps;           /* n+1 interned "lo->hi" names, allocated on first bracket */
+    char **dem;            /* demangled names of syms, made on first use (most are never shown) */
+    char **dem_aliases;    /* the same for aliases */
     bool brackets;         /* stripped DSO: name the gaps between symbols */
 };
 
 void symtab_builder_release(struct symtab_builder *b);
-/* Adds one function symbol (demangles it). 0 or -ENOMEM / -EOVERFLOW. */
+/* Adds one function symbol; a mangled name is demangled only when it is first shown or
+ * searched. 0 or -ENOMEM / -EOVERFLOW. */
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind);
 /* Same with the display name given (NULL: the raw name). */
@@ -57,7 +60,7 @@ static inline const char *symtab_str(const struct symtab *t, uint32_t off)
 long symtab_index(const struct symtab *t, uint64_t addr);
 /* Fills out for addr given its symtab_index; 0 or -ENOMEM (bracket interning). */
 int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *out);
-size_t symtab_find(const struct symtab *t, const char *name, struct symbol_match *out, size_t max);
-void symtab_foreach(const struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
+size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out, size_t max);
+void symtab_foreach(struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
                     void *arg);
 #endif
