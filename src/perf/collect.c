@@ -93,7 +93,7 @@ static uint64_t record_time(const struct evlist *evl, const struct perf_event_he
     if (!sel)
         return 0;
     if (h->type == PERF_RECORD_SAMPLE)
-        return sample_parse(sel, h, &s) ? 0 : s.time;
+        return sample_parse_fixed(sel, h, &s) ? 0 : s.time;
     if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
         if (h->size >= sizeof(struct rec_fork))
             return ((const struct rec_fork *)h)->time;

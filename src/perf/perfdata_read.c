@@ -32,6 +32,7 @@ struct perfdata {
     bool time_ordered;          /* every event has TIME and sample_id_all */
     uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
     uint64_t released;          /* file pages below this were given back (madvise) */
+    uint64_t populated;         /* file pages below this were mapped ahead of the walk */
 };
 
 static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
@@ -533,6 +534,25 @@ static void release_behind(struct perfdata *pd, uint64_t *prev_round, uint64_t r
         pd->released = to;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/* Maps the next window of the file ahead of the walk in one call (Linux 5.14+), instead of a
+ * page fault every 4 KiB; together with release_behind, peak memory stays a few windows. */
+static void populate_ahead(struct perfdata *pd, uint64_t off)
+{
+    const uint64_t window = 4u << 20;
+    uint64_t from = pd->populated, to;
+
+    if (!pd->own_map || off + window / 2 < from || from >= pd->data_end)
+        return;
+    from = from / 4096 * 4096;
+    to = from + window < pd->data_end ? from + window : pd->data_end;
+    madvise((void *)(pd->map + from), to - from, MADV_POPULATE_READ);
+    pd->populated = to;     /* a failure (old kernel) only means page faults, as before */
+}
+
 static bool is_user_type_known(uint32_t type)
 {
     return type >= PERF_RECORD_USER_TYPE_START_ && type < PERF_RECORD_USER_TYPE_END_;
@@ -548,6 +568,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
 
     if (ordered && !(q = ordered_new(fn, arg)))
         return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+    pd->populated = off;
     while (off < pd->data_end) {
         uint64_t left = pd->data_end - off, adv;
         struct perf_event_header hv;
@@ -560,6 +581,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
                     (unsigned long long)left);
             break;
         }
+        populate_ahead(pd, off);
         memcpy(&hv, pd->map + off, sizeof(hv));
         if (hv.size < sizeof(hv)) {
             stop_at(pd, off, "record size %u (type %u) is smaller than a record header",

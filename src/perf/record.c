@@ -140,6 +140,52 @@ int sample_parse(const struct evsel *evsel, const struct perf_event_header *h, s
     return 0;
 }
 
+int sample_parse_fixed(const struct evsel *evsel, const struct perf_event_header *h,
+                       struct sample *s)
+{
+    const struct perf_event_attr *a = &evsel->attr;
+    uint64_t st = a->sample_type;
+    const uint64_t *p = (const uint64_t *)(h + 1);
+    size_t words = 0;
+
+    s->evsel = evsel;
+    s->cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    s->period = a->freq ? 0 : a->sample_period;
+    s->ip = s->time = s->addr = s->id = s->stream_id = 0;
+    s->pid = s->tid = s->cpu = 0;
+    s->nr_callchain = 0;
+    s->callchain = NULL;
+    s->read = s->raw = NULL;
+    s->read_size = s->raw_size = 0;
+    words = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+            !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
+            !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+            !!(st & PERF_SAMPLE_PERIOD);
+    if (h->size < sizeof(*h) || (h->size - sizeof(*h)) / 8 < words)
+        return -EINVAL;
+    if (st & PERF_SAMPLE_IDENTIFIER)
+        s->id = *p++;
+    if (st & PERF_SAMPLE_IP)
+        s->ip = *p++;
+    if (st & PERF_SAMPLE_TID) {
+        s->pid = (uint32_t)*p;
+        s->tid = (uint32_t)(*p++ >> 32);
+    }
+    if (st & PERF_SAMPLE_TIME)
+        s->time = *p++;
+    if (st & PERF_SAMPLE_ADDR)
+        s->addr = *p++;
+    if (st & PERF_SAMPLE_ID)
+        s->id = *p++;
+    if (st & PERF_SAMPLE_STREAM_ID)
+        s->stream_id = *p++;
+    if (st & PERF_SAMPLE_CPU)
+        s->cpu = (uint32_t)*p++;
+    if (st & PERF_SAMPLE_PERIOD)
+        s->period = *p++;
+    return 0;
+}
+
 int sample_id_parse(const struct evsel *evsel, const struct perf_event_header *h,
                     struct sample *s)
 {

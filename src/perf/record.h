@@ -77,6 +77,13 @@ struct sample {
  * or its fields are inconsistent (e.g. a callchain longer than the record). */
 int sample_parse(const struct evsel *evsel, const struct perf_event_header *h, struct sample *out);
 
+/* Decodes only the fixed-position fields that precede PERF_SAMPLE_READ (identifier, ip,
+ * pid/tid, time, addr, id, stream_id, cpu, period), with a single bounds check: for consumers
+ * that do not need call chains and run on records a reader already validated (or that are
+ * counted as bad when this fails). -EINVAL if the record is too short. */
+int sample_parse_fixed(const struct evsel *evsel, const struct perf_event_header *h,
+                       struct sample *out);
+
 /* Decodes the sample_id trailer of a non-sample record (needs attr.sample_id_all). Returns
  * -ENOENT when the attr has no sample_id_all, -EINVAL when the record is too short. */
 int sample_id_parse(const struct evsel *evsel, const struct perf_event_header *h,

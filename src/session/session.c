@@ -236,7 +236,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
     struct map *m;
     int err;
 
-    if (!sel || sample_parse(sel, h, &smp)) {
+    /* Only the fixed fields are used here (no call chains): the cheap decoder suffices. */
+    if (!sel || sample_parse_fixed(sel, h, &smp)) {
         s->stats.bad_samples++;
         return 0;
     }

@@ -122,8 +122,31 @@ TEST(proc_maps_lines)
                                &ino, &path) == 0 && *path == '\0');  /* anonymous */
 }
 
+TEST(fixed_decoder_agrees_and_checks_length)
+{
+    struct evsel s = sel_with(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                              PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                              PERF_SAMPLE_CALLCHAIN);
+    uint64_t buf[16] = {0};
+    struct perf_event_header *h = (void *)buf;
+    struct sample full, fixed;
+    h->type = PERF_RECORD_SAMPLE;
+    h->misc = PERF_RECORD_MISC_KERNEL;
+    buf[1] = 7; buf[2] = 0x401000; buf[3] = 5 | (6ULL << 32); buf[4] = 999; buf[5] = 1;
+    buf[6] = 250000; buf[7] = 1; buf[8] = 0x401000;
+    h->size = 9 * 8;
+    CHECK(sample_parse(&s, h, &full) == 0);
+    CHECK(sample_parse_fixed(&s, h, &fixed) == 0);
+    CHECK(full.id == fixed.id && full.ip == fixed.ip && full.pid == fixed.pid &&
+          full.tid == fixed.tid && full.time == fixed.time && full.cpu == fixed.cpu &&
+          full.period == fixed.period && full.cpumode == fixed.cpumode);
+    h->size = 6 * 8;                          /* cut inside the fixed fields */
+    CHECK(sample_parse_fixed(&s, h, &fixed) == -EINVAL);
+}
+
 int main(void)
 {
+    RUN(fixed_decoder_agrees_and_checks_length);
     RUN(sample_fields_in_kernel_order);
     RUN(truncated_and_lying_samples_are_rejected);
     RUN(sample_id_trailer_of_other_records);
