@@ -45,6 +45,7 @@ struct evsel *evlist_add(struct evlist *evl, const struct perf_event_attr *attr,
     if (!ns)
         return NULL;
     evl->sel = ns;
+    evl->cache_sel = NULL;
     s = &ns[evl->nr];
     memset(s, 0, sizeof(*s));
     s->attr = *attr;
@@ -110,10 +111,17 @@ int evlist_finalize(struct evlist *evl)
 
 const struct evsel *evlist_find_id(const struct evlist *evl, uint64_t id)
 {
+    struct evlist *cache = (struct evlist *)evl;
+
+    if (evl->cache_sel && evl->cache_id == id)
+        return evl->cache_sel;
     for (size_t i = 0; i < evl->nr; i++)
         for (size_t j = 0; j < evl->sel[i].nr_ids; j++)
-            if (evl->sel[i].ids[j] == id)
+            if (evl->sel[i].ids[j] == id) {
+                cache->cache_id = id;
+                cache->cache_sel = &evl->sel[i];
                 return &evl->sel[i];
+            }
     return NULL;
 }
 

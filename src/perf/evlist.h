@@ -29,6 +29,10 @@ struct evlist {
     size_t nr_rbs;
     int id_pos;               /* u64 index of the id in samples, -1 unknown (see evlist_finalize) */
     int is_pos;               /* u64 index from the end of non-sample records, -1 unknown */
+    /* One-entry cache of evlist_find_id: records come in runs of one event. Logically const,
+     * so it is updated through const evlists too. */
+    uint64_t cache_id;
+    const struct evsel *cache_sel;
 };
 
 void evlist_init(struct evlist *evl);

@@ -29,6 +29,16 @@ static int skip_bytes(struct cursor *c, uint64_t bytes)
     return skip_words(c, (bytes + 7) / 8);
 }
 
+/* Words of the fixed fields before PERF_SAMPLE_READ. */
+static size_t fixed_words(uint64_t st)
+{
+    return (size_t)(!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+                    !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+                    !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
+                    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+                    !!(st & PERF_SAMPLE_PERIOD));
+}
+
 static uint64_t read_size_words(uint64_t rf, uint64_t nr)
 {
     uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
@@ -44,40 +54,11 @@ int sample_parse(const struct evsel *evsel, const struct perf_event_header *h, s
     uint64_t st = a->sample_type, v;
     struct cursor c;
 
-    memset(s, 0, sizeof(*s));
-    s->evsel = evsel;
-    s->cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-    if (h->size < sizeof(*h))
+    /* The fixed fields first, with one bounds check; then the variable-length tail. */
+    if (sample_parse_fixed(evsel, h, s))
         return -EINVAL;
-    c.p = (const uint64_t *)(h + 1);
-    c.end = c.p + (h->size - sizeof(*h)) / 8;
-    s->period = a->freq ? 0 : a->sample_period;
-
-    if ((st & PERF_SAMPLE_IDENTIFIER) && take(&c, &s->id))
-        return -EINVAL;
-    if ((st & PERF_SAMPLE_IP) && take(&c, &s->ip))
-        return -EINVAL;
-    if (st & PERF_SAMPLE_TID) {
-        if (take(&c, &v))
-            return -EINVAL;
-        s->pid = (uint32_t)v;
-        s->tid = (uint32_t)(v >> 32);
-    }
-    if ((st & PERF_SAMPLE_TIME) && take(&c, &s->time))
-        return -EINVAL;
-    if ((st & PERF_SAMPLE_ADDR) && take(&c, &s->addr))
-        return -EINVAL;
-    if ((st & PERF_SAMPLE_ID) && take(&c, &s->id))
-        return -EINVAL;
-    if ((st & PERF_SAMPLE_STREAM_ID) && take(&c, &s->stream_id))
-        return -EINVAL;
-    if (st & PERF_SAMPLE_CPU) {
-        if (take(&c, &v))
-            return -EINVAL;
-        s->cpu = (uint32_t)v;
-    }
-    if ((st & PERF_SAMPLE_PERIOD) && take(&c, &s->period))
-        return -EINVAL;
+    c.p = (const uint64_t *)(h + 1) + fixed_words(st);
+    c.end = (const uint64_t *)(h + 1) + (h->size - sizeof(*h)) / 8;
     if (st & PERF_SAMPLE_READ) {
         uint64_t nr = 0, words;
         const uint64_t *start = c.p;
@@ -157,10 +138,7 @@ int sample_parse_fixed(const struct evsel *evsel, const struct perf_event_header
     s->callchain = NULL;
     s->read = s->raw = NULL;
     s->read_size = s->raw_size = 0;
-    words = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-            !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
-            !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-            !!(st & PERF_SAMPLE_PERIOD);
+    words = fixed_words(st);
     if (h->size < sizeof(*h) || (h->size - sizeof(*h)) / 8 < words)
         return -EINVAL;
     if (st & PERF_SAMPLE_IDENTIFIER)

@@ -241,7 +241,7 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.bad_samples++;
         return 0;
     }
-    p = hashmap_get(&s->by_tid, smp.tid);
+    p = s->last_proc && s->last_tid == smp.tid ? s->last_proc : hashmap_get(&s->by_tid, smp.tid);
     if (!p || p->pid != (pid_t)smp.pid) {
         p = session_find_process(s, (pid_t)smp.pid);
         if (!p) {
@@ -256,6 +256,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         smp.period = CLOCK_EVENT_MIN_PERIOD_NS;
         s->stats.period_clamped++;
     }
+    s->last_tid = smp.tid;
+    s->last_proc = p;
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;
         return 0;
@@ -298,6 +300,10 @@ int session_record(void *arg, const struct evlist *evl, const struct perf_event_
 {
     struct session *s = arg;
     int ret = 0;
+
+    /* Anything but a sample may change which process a tid belongs to. */
+    if (h->type != PERF_RECORD_SAMPLE)
+        s->last_proc = NULL;
 
     if (h->type < 32)
         s->stats.records[h->type]++;

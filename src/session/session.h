@@ -70,6 +70,8 @@ struct session {
     struct session_stats stats;
     struct session_filter filter;
     pid_t self_pid;               /* Prospect's own pid when profiling live, else 0 */
+    uint32_t last_tid;            /* one-entry cache of by_tid: samples come in runs */
+    struct process *last_proc;
     const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
 };
 
