@@ -1,3 +1,4 @@
+#define LOG_PREFIX "record"
 /* prospect record: profile like `run`, but write the records to a perf.data file (which perf
  * reads too) instead of reporting. */
 #include <errno.h>
@@ -10,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "util/file.h"
+#include "symbol/ksyms_cache.h"
+#include "symbol/ksyms.h"
 #include "cmd/profile_opts.h"
 #include "perf/collect.h"
 #include "perf/perfdata_write.h"
@@ -116,6 +120,33 @@ static void add_build_ids(struct perfdata_writer *w, struct session *s)
                                      len);
 }
 
+/* Where the kernel's text is (for the kernel map record perf needs), from one read of
+ * /proc/kallsyms that is also kept in the kallsyms cache for the kernel's build-id: reports
+ * then see the kernel as it was when recorded, without the kernel formatting kallsyms again
+ * (as `perf record` keeps it in ~/.debug). Zero when hidden or unreadable. */
+static void kernel_text_and_cache(uint64_t *start, uint64_t *end)
+{
+    uint8_t id[BUILD_ID_MAX];
+    size_t idlen = sizeof(id), len;
+    struct ksyms *ks;
+    char *text;
+    int err;
+
+    *start = *end = 0;
+    if (file_read_all("/proc/kallsyms", &text, &len, 64u << 20))
+        return;
+    if (perfdata_kernel_build_id("/sys/kernel/notes", id, &idlen) == 0 &&
+        (err = ksyms_cache_save(id, idlen, text, len)))
+        pr_debug("cannot keep a copy of kallsyms: %s", strerror(-err));
+    if (ksyms_parse(text, len, &ks))        /* takes the text */
+        return;
+    *start = ksyms_lookup(ks, "_text");
+    *end = ksyms_lookup(ks, "_etext");
+    if (*end <= *start)
+        *start = *end = 0;                  /* hidden (kptr_restrict) or odd */
+    ksyms_free(ks);
+}
+
 static int command_exit_status(const struct collect_result *r)
 {
     if (!r->child || r->abandoned)
@@ -207,8 +238,7 @@ int cmd_record(int argc, char **argv)
     }
     rout.w = w;
     rout.evl = &res.evlist;
-    if (perfdata_kernel_text("/proc/kallsyms", &rout.ktext_start, &rout.ktext_end))
-        rout.ktext_start = rout.ktext_end = 0;
+    kernel_text_and_cache(&rout.ktext_start, &rout.ktext_end);
     outlets.raw_arg = &rout;
     install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));

@@ -1,3 +1,4 @@
+#define LOG_PREFIX "report"
 /* prospect report: read a perf.data file and print what is in it. */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
+#include "symbol/ksyms_cache.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -324,20 +326,47 @@ static void kernel_note(const struct perfdata_info *in, const struct ksyms *ks,
                  (unsigned long long)text);
 }
 
-/* /proc/kallsyms costs the kernel ~40 ms to generate: read it on the second core while the
- * file is walked, as almost every profile has kernel samples. */
+/* Kernel symbols, loaded on the second core while the file is walked (almost every profile
+ * has kernel samples). A copy of kallsyms cached for the file's kernel build-id (by
+ * `prospect record`, or perf's build-id cache) is preferred: it describes the kernel when the
+ * profile was recorded and costs a file read, where /proc/kallsyms costs the kernel ~40 ms to
+ * format. Whether the copy's kernel placement matches the file is checked after the walk. */
 struct ksyms_job {
     pthread_t thread;
     bool started;
     struct ksyms *ks;
     int err;
+    uint8_t bid[BUILD_ID_MAX];
+    size_t bid_len;
+    bool cached;
+    char source[4096];
 };
 
 static void *ksyms_thread(void *arg)
 {
     struct ksyms_job *j = arg;
+    if (j->bid_len && ksyms_cache_load(j->bid, j->bid_len, 0, &j->ks, j->source,
+                                       sizeof(j->source)) == 0) {
+        j->cached = true;
+        j->err = 0;
+        return NULL;
+    }
+    snprintf(j->source, sizeof(j->source), "/proc/kallsyms");
     j->err = ksyms_load("/proc/kallsyms", &j->ks);
     return NULL;
+}
+
+/* The file's kernel build-id, for the kallsyms cache. */
+static void ksyms_job_set_kernel(struct ksyms_job *j, const struct perfdata_info *in)
+{
+    for (size_t i = 0; i < in->nr_build_ids; i++) {
+        const struct perfdata_build_id_entry *b = &in->build_ids[i];
+        if (!strcmp(b->path, "[kernel.kallsyms]") && b->size && b->size <= BUILD_ID_MAX) {
+            memcpy(j->bid, b->id, b->size);
+            j->bid_len = b->size;
+            return;
+        }
+    }
 }
 
 static void ksyms_job_start(struct ksyms_job *j)
@@ -345,14 +374,23 @@ static void ksyms_job_start(struct ksyms_job *j)
     j->started = pthread_create(&j->thread, NULL, ksyms_thread, j) == 0;
 }
 
-/* The kernel symbols (NULL with err set when unavailable). */
-static struct ksyms *ksyms_job_finish(struct ksyms_job *j, int *err)
+/* The kernel symbols (NULL with err set when unavailable). rec_text is _text when the file was
+ * recorded (0: unknown): a cached copy for another placement is replaced by /proc/kallsyms. */
+static struct ksyms *ksyms_job_finish(struct ksyms_job *j, uint64_t rec_text, int *err)
 {
     if (!j->started)
         ksyms_thread(j);
     else
         pthread_join(j->thread, NULL);
     j->started = false;
+    if (j->cached && (!rec_text || ksyms_lookup(j->ks, "_text") != rec_text)) {
+        ksyms_free(j->ks);
+        j->ks = NULL;
+        j->cached = false;
+        snprintf(j->source, sizeof(j->source), "/proc/kallsyms");
+        j->err = ksyms_load("/proc/kallsyms", &j->ks);
+    }
+    pr_debug("kernel symbols from %s", j->source);
     *err = j->err;
     return j->ks;
 }
@@ -377,7 +415,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         return 0;
     if (s->stats.kernel) {
         int kerr;
-        ks = ksyms_job_finish(kjob, &kerr);
+        ks = ksyms_job_finish(kjob, oe->kernel_text, &kerr);
         if (kerr == -ENOMEM)
             return kerr;
         if (kerr == -EACCES)
@@ -454,8 +492,10 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     session.filter = o.filter;
-    if (o.flat || !(o.header || o.stats))
+    if (o.flat || !(o.header || o.stats)) {
+        ksyms_job_set_kernel(&kjob, perfdata_info(pd));
         ksyms_job_start(&kjob);
+    }
     /* One pass: the reader feeds the same session code as live collection. */
     oe.s = &session;
     oe.filtered = o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.cpu >= 0 || o.filter.comm;
@@ -493,9 +533,9 @@ int cmd_report(int argc, char **argv)
         ret = 1;
     }
 out:
-    if (kjob.started) {
-        int unused;
-        ksyms_free(ksyms_job_finish(&kjob, &unused));
+    if (kjob.started) {             /* not needed after all (an error): just collect it */
+        pthread_join(kjob.thread, NULL);
+        ksyms_free(kjob.ks);
     }
     session_release(&session);
     perfdata_close(pd);

@@ -8,35 +8,6 @@
 #include "perf/perfdata_write.h"
 #include "perf/record.h"
 
-int perfdata_kernel_text(const char *kallsyms, uint64_t *start, uint64_t *end)
-{
-    FILE *f = fopen(kallsyms, "re");
-    char *line = NULL;
-    size_t cap = 0;
-    bool got_start = false, got_end = false;
-
-    if (!f)
-        return -errno;
-    while (!(got_start && got_end) && getline(&line, &cap, f) > 0) {
-        unsigned long long addr;
-        char type, name[64];
-        if (sscanf(line, "%llx %c %63s", &addr, &type, name) != 3)
-            continue;
-        if (!strcmp(name, "_text") && !got_start) {
-            *start = addr;
-            got_start = true;
-        } else if (!strcmp(name, "_etext")) {
-            *end = addr;
-            got_end = true;
-        }
-    }
-    free(line);
-    fclose(f);
-    if (!got_start || !got_end || *start == 0 || *end <= *start)
-        return -ENOENT;     /* also when kptr_restrict hides addresses (all zero) */
-    return 0;
-}
-
 int perfdata_synth_kernel_mmap(const struct evlist *evl, uint64_t start, uint64_t end,
                                void *buf, size_t len)
 {

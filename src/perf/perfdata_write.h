@@ -52,9 +52,6 @@ void perfdata_writer_abort(struct perfdata_writer *w);
  * 0, or -ENOENT / -errno. */
 int perfdata_kernel_build_id(const char *notes_path, uint8_t *out, size_t *len);
 
-/* The kernel text range perf describes, [_text, _etext) from a kallsyms file. -ENOENT when
- * absent or hidden (kptr_restrict). */
-int perfdata_kernel_text(const char *kallsyms, uint64_t *start, uint64_t *end);
 /* The PERF_RECORD_MMAP perf writes for the kernel ("[kernel.kallsyms]_text", pid -1), with the
  * sample_id trailer of evl's first event, into buf. Returns its size or -errno. */
 int perfdata_synth_kernel_mmap(const struct evlist *evl, uint64_t start, uint64_t end,
