@@ -42,23 +42,6 @@ PROFILE_OPTS_HELP
 "  prospect record -a -F 4000 -o sys.data -- sleep 30\n"
 "  prospect record -p 1234 --duration 10\n";
 
-static void on_stop_signal(int sig)
-{
-    collect_stop_signal = sig;
-    collect_stop_count++;
-}
-
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 struct rec_out {
     struct perfdata_writer *w;
     const struct evlist *evl;
@@ -147,17 +130,6 @@ static void kernel_text_and_cache(uint64_t *start, uint64_t *end)
     ksyms_free(ks);
 }
 
-static int command_exit_status(const struct collect_result *r)
-{
-    if (!r->child || r->abandoned)
-        return r->stop_signal && r->abandoned ? 128 + r->stop_signal : 0;
-    if (WIFEXITED(r->child_status))
-        return WEXITSTATUS(r->child_status);
-    if (WIFSIGNALED(r->child_status))
-        return 128 + WTERMSIG(r->child_status);
-    return 1;
-}
-
 /* perf's habit: keep the previous recording as FILE.old instead of overwriting it. */
 static void keep_old(const char *path)
 {
@@ -240,7 +212,7 @@ int cmd_record(int argc, char **argv)
     rout.evl = &res.evlist;
     kernel_text_and_cache(&rout.ktext_start, &rout.ktext_end);
     outlets.raw_arg = &rout;
-    install_stop_handlers();
+    collect_install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
     if (ret && !res.child_ran && !res.evlist.nr) {
         cmd_error("record", "%s", err);
@@ -288,7 +260,7 @@ int cmd_record(int argc, char **argv)
                 session.stats.lost ? " (some samples were lost: see 'prospect report --header')"
                                    : "");
     }
-    status = command_exit_status(&res);
+    status = collect_exit_status(&res);
     if (res.stop_signal && !res.child)
         status = 0;
     goto out;

@@ -45,23 +45,6 @@ static int on_launched(void *session, pid_t pid)
     return session_add_launcher(s, pid, s->launcher_argv0);
 }
 
-static void on_stop_signal(int sig)
-{
-    collect_stop_signal = sig;
-    collect_stop_count++;
-}
-
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 static char *join_argv(char *const *argv)
 {
     size_t len = 1;
@@ -118,18 +101,6 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
     else if (err)
         snprintf(note, len, "cannot read /proc/kallsyms: %s", strerror(-err));
     return err == -ENOMEM ? err : 0;
-}
-
-/* The exit status `run` returns: the command's, or 128+N for a signal death. */
-static int command_exit_status(const struct collect_result *r)
-{
-    if (!r->child || r->abandoned)
-        return r->stop_signal ? 128 + r->stop_signal : 0;
-    if (WIFEXITED(r->child_status))
-        return WEXITSTATUS(r->child_status);
-    if (WIFSIGNALED(r->child_status))
-        return 128 + WTERMSIG(r->child_status);
-    return 1;
 }
 
 int cmd_run(int argc, char **argv)
@@ -220,7 +191,7 @@ int cmd_run(int argc, char **argv)
     session.self_pid = getpid();
     session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     outlets.ordered_arg = &session;
-    install_stop_handlers();
+    collect_install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
     if (ret && !res.child_ran) {
         cmd_error("run", "%s", err);
@@ -265,7 +236,7 @@ int cmd_run(int argc, char **argv)
     reported = true;
     if (ret)
         cmd_error("run", "writing the report: %s", strerror(-ret));
-    status = command_exit_status(&res);
+    status = collect_exit_status(&res);
     if (ret && status == 0)
         status = 1;
 done:

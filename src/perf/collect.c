@@ -26,6 +26,32 @@
 volatile sig_atomic_t collect_stop_signal;
 volatile sig_atomic_t collect_stop_count;
 
+static void on_stop_signal(int sig)
+{
+    collect_stop_signal = sig;
+    collect_stop_count++;
+}
+
+void collect_install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int collect_exit_status(const struct collect_result *r)
+{
+    if (!r->child)
+        return 0;
+    if (r->abandoned)
+        return 128 + r->stop_signal;
+    return launch_exit_code(r->child_status);
+}
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;

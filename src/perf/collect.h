@@ -73,6 +73,15 @@ void collect_release(struct collect_result *result);
 extern volatile sig_atomic_t collect_stop_signal;
 extern volatile sig_atomic_t collect_stop_count;   /* signals received, +1 each */
 
+/* Installs the SIGINT/SIGTERM/SIGHUP handler that sets the two variables above: the one way
+ * commands that collect stop it. */
+void collect_install_stop_handlers(void);
+
+/* The exit status a collecting command returns, by the shell's convention: the launched
+ * command's status (128+N for a death by signal N, and for a command left running after a
+ * second signal); 0 without a command (a signal is the normal end of -a or -p). */
+int collect_exit_status(const struct collect_result *r);
+
 /* Fills attr sampling settings shared by `run` and `record` (sample_type, freq/period, mmap,
  * comm, task, sample_id_all, build ids ...). */
 void collect_setup_attr(const struct collect_opts *opts, struct perf_event_attr *attr);
