@@ -126,3 +126,24 @@ void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
     ro->time_event = a->type == PERF_TYPE_SOFTWARE &&
                      (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
+
+int profile_opts_collected(const struct profile_opts *po, const char *cmd, int ret,
+                           const struct collect_result *res, const char *err,
+                           const char *partial, const char *doing)
+{
+    if (ret && !res->start_ns) {        /* failed while setting up: nothing was collected */
+        cmd_error(cmd, "%s", err);
+        return 1;
+    }
+    if (res->child && !res->child_ran) {
+        cmd_error(cmd, "%s: %s", po->collect.argv[0],
+                  res->exec_errno == ENOENT ? "command not found" : strerror(res->exec_errno));
+        return res->exec_errno == ENOENT || res->exec_errno == ENOTDIR ? 127 : 126;
+    }
+    if (ret)
+        cmd_error(cmd, "%s (%s)", err, partial);
+    if (res->abandoned)
+        cmd_error(cmd, "stopped %s; '%s' (pid %d) did not exit and keeps running", doing,
+                  po->collect.argv[0], (int)res->child);
+    return -1;
+}

@@ -46,6 +46,14 @@ void profile_opts_init(struct profile_opts *po);
 int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const char *arg);
 /* Resolves the event (default or -e) and checks combinations; prints errors. 0 or EXIT_USAGE. */
 int profile_opts_finish(struct profile_opts *po, const char *cmd);
+/* After collect_run (which returned ret, with err): says in one line what went wrong. Returns
+ * -1 when there is something to report or write ("partial" ends the message for a collection
+ * that failed midway, e.g. "the report covers what was collected"), else the exit status to
+ * return now: 1 when nothing was collected, 127/126 when the command could not be executed.
+ * `doing` names the activity for a command left running ("profiling", "recording"). */
+int profile_opts_collected(const struct profile_opts *po, const char *cmd, int ret,
+                           const struct collect_result *res, const char *err,
+                           const char *partial, const char *doing);
 /* Fills the event/sampling fields of a report from the options. */
 void profile_opts_report(const struct profile_opts *po, struct report_opts *ro);
 #endif

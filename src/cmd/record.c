@@ -214,21 +214,10 @@ int cmd_record(int argc, char **argv)
     outlets.raw_arg = &rout;
     collect_install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
-    if (ret && !res.child_ran && !res.evlist.nr) {
-        cmd_error("record", "%s", err);
+    status = profile_opts_collected(&po, "record", ret, &res, err,
+                                    "the file holds what was collected", "recording");
+    if (status >= 0)
         goto fail;
-    }
-    if (res.child && !res.child_ran) {
-        cmd_error("record", "%s: %s", po.collect.argv[0],
-                  res.exec_errno == ENOENT ? "command not found" : strerror(res.exec_errno));
-        status = res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? 127 : 126;
-        goto fail;
-    }
-    if (ret)
-        cmd_error("record", "%s (the file holds what was collected)", err);
-    if (res.abandoned)
-        cmd_error("record", "stopped recording; '%s' (pid %d) did not exit and keeps running",
-                  po.collect.argv[0], (int)res.child);
     add_build_ids(w, &session);
     {
         uint64_t samples = perfdata_writer_samples(w);

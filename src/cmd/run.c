@@ -193,22 +193,10 @@ int cmd_run(int argc, char **argv)
     outlets.ordered_arg = &session;
     collect_install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
-    if (ret && !res.child_ran) {
-        cmd_error("run", "%s", err);
-        status = 1;
+    status = profile_opts_collected(&po, "run", ret, &res, err,
+                                    "the report covers what was collected", "profiling");
+    if (status >= 0)
         goto done;
-    }
-    if (res.child && !res.child_ran) {
-        cmd_error("run", "%s: %s", po.collect.argv[0],
-                  res.exec_errno == ENOENT ? "command not found" : strerror(res.exec_errno));
-        status = res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? 127 : 126;
-        goto done;
-    }
-    if (ret)
-        cmd_error("run", "%s (the report covers what was collected)", err);
-    if (res.abandoned)
-        cmd_error("run", "stopped profiling; '%s' (pid %d) did not exit and keeps running",
-                  po.collect.argv[0], (int)res.child);
     if (res.kernel_excluded)
         snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
                  "this user sample user space (run as root, or 'sysctl "

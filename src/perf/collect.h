@@ -50,7 +50,8 @@ struct collect_result {
     int exec_errno;               /* why exec failed, when !child_ran */
     int stop_signal;              /* SIGINT/SIGTERM received by Prospect, else 0 */
     bool abandoned;               /* a second signal ended profiling while the command ran on */
-    uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC around the profiled interval */
+    uint64_t start_ns, end_ns;    /* CLOCK_MONOTONIC around the profiled interval; start_ns
+                                     stays 0 when setup failed before collecting anything */
     uint64_t records, bad_records;
     size_t nr_cpus;
     uint64_t attached_threads;    /* -p: threads found */

@@ -25,6 +25,10 @@ struct perfdata_error {
 };
 /* Formats an error as one line without a trailing newline. */
 void perfdata_error_str(const struct perfdata_error *e, char *buf, size_t len);
+/* Fills err (if not NULL) and returns ret: `return perfdata_set_error(err, path, -EINVAL, true,
+ * off, "...", ...);`. */
+int perfdata_set_error(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                       uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 struct perfdata_build_id_entry {
     int32_t pid;              /* -1: host */

@@ -35,32 +35,7 @@ struct perfdata {
     uint64_t populated;         /* file pages below this were mapped ahead of the walk */
 };
 
-static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
-                   uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
-                   uint64_t off, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return ret;
-    snprintf(err->path, sizeof(err->path), "%s", path);
-    err->has_offset = has_off;
-    err->offset = off;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-    return ret;
-}
-
-void perfdata_error_str(const struct perfdata_error *e, char *buf, size_t len)
-{
-    if (e->has_offset)
-        snprintf(buf, len, "%s: offset 0x%llx: %s", e->path, (unsigned long long)e->offset, e->msg);
-    else
-        snprintf(buf, len, "%s: %s", e->path, e->msg);
-}
 
 /* ---- names ---- */
 
@@ -125,35 +100,35 @@ static int check_header(struct perfdata *pd, struct perfdata_error *err)
     uint64_t magic, hsize;
 
     if (pd->size == 0)
-        return set_err(err, p, -EINVAL, false, 0, "file is empty");
+        return perfdata_set_error(err, p, -EINVAL, false, 0, "file is empty");
     if (pd->size < 16)
-        return set_err(err, p, -EINVAL, true, pd->size,
+        return perfdata_set_error(err, p, -EINVAL, true, pd->size,
                        "file is too short for a perf.data header (%llu bytes)",
                        (unsigned long long)pd->size);
     memcpy(&magic, pd->map, 8);
     memcpy(&hsize, pd->map + 8, 8);
     if (magic == PERFDATA_MAGIC_SWAP)
-        return set_err(err, p, -EOPNOTSUPP, true, 0,
+        return perfdata_set_error(err, p, -EOPNOTSUPP, true, 0,
                        "perf.data from a machine of the other byte order is not supported");
     if (magic == PERFDATA_MAGIC_V1)
-        return set_err(err, p, -EOPNOTSUPP, true, 0,
+        return perfdata_set_error(err, p, -EOPNOTSUPP, true, 0,
                        "perf.data version 1 (PERFFILE, perf before 2.6.38) is not supported");
     if (magic == 0 && pd->size >= sizeof(struct perf_file_header))
-        return set_err(err, p, -EINVAL, true, 0,
+        return perfdata_set_error(err, p, -EINVAL, true, 0,
                        "header was never written: the recording did not finish (interrupted?)");
     if (magic != PERFDATA_MAGIC)
-        return set_err(err, p, -EINVAL, true, 0, "not a perf.data file (no PERFILE2 magic)");
+        return perfdata_set_error(err, p, -EINVAL, true, 0, "not a perf.data file (no PERFILE2 magic)");
     if (hsize == sizeof(struct perf_pipe_file_header))
-        return set_err(err, p, -EOPNOTSUPP, true, 8,
+        return perfdata_set_error(err, p, -EOPNOTSUPP, true, 8,
                        "pipe-mode perf.data ('perf record -o -') is not supported; convert it "
                        "with 'perf inject -i IN -o OUT'");
     /* 72 bytes: the layout before the feature bitmap existed. */
     if (hsize != sizeof(struct perf_file_header) &&
         hsize != offsetof(struct perf_file_header, features))
-        return set_err(err, p, -EINVAL, true, 8, "header size %llu is not one perf writes (%zu)",
+        return perfdata_set_error(err, p, -EINVAL, true, 8, "header size %llu is not one perf writes (%zu)",
                        (unsigned long long)hsize, sizeof(struct perf_file_header));
     if (pd->size < hsize)
-        return set_err(err, p, -EINVAL, true, pd->size,
+        return perfdata_set_error(err, p, -EINVAL, true, pd->size,
                        "file is truncated inside the header (%llu of %llu bytes)",
                        (unsigned long long)pd->size, (unsigned long long)hsize);
     memset(&pd->hdr, 0, sizeof(pd->hdr));
@@ -179,14 +154,14 @@ static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_
     if (asz == 0)
         asz = PERF_ATTR_SIZE_VER0_;
     if (asz < PERF_ATTR_SIZE_VER0_ || asz > room)
-        return set_err(err, pd->path, -EINVAL, true, off + 4,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off + 4,
                        "event %zu: perf_event_attr size %u does not fit the file's attr entries "
                        "(%llu bytes)", idx, asz, (unsigned long long)room);
     if (asz > sizeof(*attr)) {
         /* A newer perf: its extra fields are harmless only while they are unused (zero). */
         for (uint64_t i = sizeof(*attr); i < asz; i++)
             if (e[i])
-                return set_err(err, pd->path, -EOPNOTSUPP, true, off + i,
+                return perfdata_set_error(err, pd->path, -EOPNOTSUPP, true, off + i,
                                "event %zu: perf_event_attr of %u bytes (newer perf?) uses fields "
                                "this reader does not know (it knows %zu bytes)",
                                idx, asz, sizeof(*attr));
@@ -197,7 +172,7 @@ static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_
     /* The ids section follows the attr as the writer sized it (what perf does too). */
     memcpy(ids, e + asz, sizeof(*ids));
     if (!section_ok(pd, ids) || ids->size % 8)
-        return set_err(err, pd->path, -EINVAL, true, off + asz,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off + asz,
                        "event %zu: ids section (offset %#llx, %llu bytes) is outside the file or "
                        "not a whole number of ids", idx, (unsigned long long)ids->offset,
                        (unsigned long long)ids->size);
@@ -205,7 +180,7 @@ static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_
         (attr->read_format & ~(uint64_t)(PERF_FORMAT_TOTAL_TIME_ENABLED |
                                          PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
                                          PERF_FORMAT_GROUP | PERF_FORMAT_LOST)))
-        return set_err(err, pd->path, -EOPNOTSUPP, true,
+        return perfdata_set_error(err, pd->path, -EOPNOTSUPP, true,
                        off + offsetof(struct perf_event_attr, read_format),
                        "event %zu: read_format %#llx has bits this reader does not know", idx,
                        (unsigned long long)attr->read_format);
@@ -219,27 +194,27 @@ static int read_attrs(struct perfdata *pd, struct perfdata_error *err)
     bool ordered = true;
 
     if (h->attr_size == 0)
-        return set_err(err, pd->path, -EINVAL, true, 16,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 16,
                        "attr_size is 0: the recording did not finish (perf record killed?)");
     if (h->attr_size < PERF_ATTR_SIZE_VER0_ + sizeof(struct perf_file_section) ||
         h->attr_size > MAX_ATTR_SIZE || h->attr_size % 8)
-        return set_err(err, pd->path, -EINVAL, true, 16,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 16,
                        "attr_size %llu is not the size of a perf_event_attr entry",
                        (unsigned long long)h->attr_size);
     if (!section_ok(pd, &h->attrs))
-        return set_err(err, pd->path, -EINVAL, true, 24,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 24,
                        "attr section (offset %#llx, %llu bytes) runs past the end of the file "
                        "(%llu bytes)", (unsigned long long)h->attrs.offset,
                        (unsigned long long)h->attrs.size, (unsigned long long)pd->size);
     if (h->attrs.size == 0)
-        return set_err(err, pd->path, -EINVAL, true, 24, "no events: the attr section is empty");
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 24, "no events: the attr section is empty");
     if (h->attrs.size % h->attr_size)
-        return set_err(err, pd->path, -EINVAL, true, 24,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 24,
                        "attr section size %llu is not a multiple of attr_size %llu",
                        (unsigned long long)h->attrs.size, (unsigned long long)h->attr_size);
     nr = h->attrs.size / h->attr_size;
     if (nr > MAX_EVENTS)
-        return set_err(err, pd->path, -EINVAL, true, 24, "%llu events is implausibly many",
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 24, "%llu events is implausibly many",
                        (unsigned long long)nr);
     for (uint64_t i = 0; i < nr; i++) {
         uint64_t off = h->attrs.offset + i * h->attr_size;
@@ -253,22 +228,22 @@ static int read_attrs(struct perfdata *pd, struct perfdata_error *err)
             return ret;
         sel = evlist_add(&pd->evl, &attr, "");
         if (!sel)
-            return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+            return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
         for (uint64_t j = 0; j < ids.size / 8; j++) {
             uint64_t id;
             memcpy(&id, pd->map + ids.offset + 8 * j, sizeof(id));
             if (evsel_add_id(sel, id))
-                return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+                return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
         }
         event_name(pd, (size_t)i, &attr, sel->ids, sel->nr_ids, name, sizeof(name));
         free(sel->name);
         if (!(sel->name = strdup(name)))
-            return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+            return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
         if (!(attr.sample_type & PERF_SAMPLE_TIME) || !attr.sample_id_all)
             ordered = false;
     }
     if (evlist_finalize(&pd->evl))
-        return set_err(err, pd->path, -EINVAL, true, h->attrs.offset,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, h->attrs.offset,
                        "the %llu events cannot be told apart: their sample formats place the "
                        "sample id differently", (unsigned long long)nr);
     pd->time_ordered = ordered;
@@ -282,7 +257,7 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
     const struct perf_file_header *h = &pd->hdr;
 
     if (h->data.offset < sizeof(struct perf_pipe_file_header) || h->data.offset > pd->size)
-        return set_err(err, pd->path, -EINVAL, true, 40,
+        return perfdata_set_error(err, pd->path, -EINVAL, true, 40,
                        "data section offset %#llx is outside the file (%llu bytes)",
                        (unsigned long long)h->data.offset, (unsigned long long)pd->size);
     pd->data_off = h->data.offset;
@@ -292,7 +267,7 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
         bool complete = false;
         if (h->features[0] | h->features[1] | h->features[2] | h->features[3]) {
             if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
-                return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+                return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
             complete = pd->info.nr_bad_feats == 0;
             if (!complete)
                 perfdata_info_release(&pd->info);
@@ -305,14 +280,14 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
         pd->data_end = pd->size;
         pd->stats.truncated = true;
         pd->stats.bytes_unread = h->data.size - (pd->size - h->data.offset);
-        set_err(&pd->stats.damage, pd->path, 0, true, pd->size,
+        perfdata_set_error(&pd->stats.damage, pd->path, 0, true, pd->size,
                 "file is truncated: the data section should end at %#llx",
                 (unsigned long long)(h->data.offset + h->data.size));
         return 0;       /* the feature sections were after the data: gone */
     }
     pd->data_end = h->data.offset + h->data.size;
     if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
-        return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     return 0;
 }
 
@@ -324,7 +299,7 @@ int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perf
 
     *out = NULL;
     if (!pd)
-        return set_err(err, name, -ENOMEM, false, 0, "out of memory");
+        return perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
     snprintf(pd->path, sizeof(pd->path), "%s", name);
     pd->map = buf;
     pd->size = len;
@@ -340,7 +315,7 @@ int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perf
         pd->stats.evsel_samples = calloc(pd->evl.nr, sizeof(uint64_t));
         pd->scratch = malloc(MAX_RECORD + 8);
         if (!pd->stats.evsel_samples || !pd->scratch)
-            ret = set_err(err, name, -ENOMEM, false, 0, "out of memory");
+            ret = perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
     }
     if (ret) {
         perfdata_close(pd);
@@ -359,31 +334,31 @@ int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error
     *out = NULL;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return set_err(err, path, -errno, false, 0, "%s", strerror(errno));
+        return perfdata_set_error(err, path, -errno, false, 0, "%s", strerror(errno));
     if (fstat(fd, &st) < 0) {
         ret = -errno;
         close(fd);
-        return set_err(err, path, ret, false, 0, "%s", strerror(-ret));
+        return perfdata_set_error(err, path, ret, false, 0, "%s", strerror(-ret));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return set_err(err, path, -EISDIR, false, 0,
+        return perfdata_set_error(err, path, -EISDIR, false, 0,
                        "is a directory (perf's directory format, 'perf record --threads', is "
                        "not supported)");
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return set_err(err, path, -EINVAL, false, 0, "not a regular file");
+        return perfdata_set_error(err, path, -EINVAL, false, 0, "not a regular file");
     }
     if (st.st_size == 0) {
         close(fd);
-        return set_err(err, path, -EINVAL, false, 0, "file is empty");
+        return perfdata_set_error(err, path, -EINVAL, false, 0, "file is empty");
     }
     map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     ret = -errno;
     close(fd);
     if (map == MAP_FAILED)
-        return set_err(err, path, ret, false, 0, "cannot map the file: %s", strerror(-ret));
+        return perfdata_set_error(err, path, ret, false, 0, "cannot map the file: %s", strerror(-ret));
     madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
     ret = perfdata_open_mem(map, (size_t)st.st_size, path, out, err);
     if (ret) {
@@ -567,7 +542,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
     int ret = 0;
 
     if (ordered && !(q = ordered_new(fn, arg)))
-        return set_err(err, pd->path, -ENOMEM, false, 0, "out of memory");
+        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     pd->populated = off;
     while (off < pd->data_end) {
         uint64_t left = pd->data_end - off, adv;
@@ -671,8 +646,8 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
 consumer_failed:
     ordered_free(q);
     if (ret == -ENOMEM)
-        return set_err(err, pd->path, ret, false, 0, "out of memory");
-    return set_err(err, pd->path, ret, true, off, "processing stopped: %s", strerror(-ret));
+        return perfdata_set_error(err, pd->path, ret, false, 0, "out of memory");
+    return perfdata_set_error(err, pd->path, ret, true, off, "processing stopped: %s", strerror(-ret));
 }
 
 const char *perfdata_record_name(uint32_t type)

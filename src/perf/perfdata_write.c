@@ -44,24 +44,6 @@ struct perfdata_writer {
     VEC(struct wbuild_id) bids;
 };
 
-static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
-                   uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int set_err(struct perfdata_error *err, const char *path, int ret, bool has_off,
-                   uint64_t off, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return ret;
-    snprintf(err->path, sizeof(err->path), "%s", path);
-    err->has_offset = has_off;
-    err->offset = off;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-    return ret;
-}
 
 static int write_all(int fd, const void *p, size_t n, uint64_t off)
 {
@@ -136,7 +118,7 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
     w = calloc(1, sizeof(*w));
     if (!w || !(w->buf = malloc(WBUF_SIZE))) {
         free(w);
-        return set_err(err, path, -ENOMEM, false, 0, "out of memory");
+        return perfdata_set_error(err, path, -ENOMEM, false, 0, "out of memory");
     }
     snprintf(w->path, sizeof(w->path), "%s", path);
     w->evl = evl;
@@ -145,7 +127,7 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
         ret = -errno;
         free(w->buf);
         free(w);
-        return set_err(err, path, ret, false, 0, "cannot create: %s", strerror(-ret));
+        return perfdata_set_error(err, path, ret, false, 0, "cannot create: %s", strerror(-ret));
     }
     /* An existing file keeps its mode through O_TRUNC; profiles can reveal secrets. */
     if (fchmod(w->fd, 0600) < 0)
@@ -155,7 +137,7 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
     if (!ret)
         ret = flush(w);
     if (ret) {
-        set_err(err, path, ret, true, 0, "cannot write: %s", strerror(-ret));
+        perfdata_set_error(err, path, ret, true, 0, "cannot write: %s", strerror(-ret));
         perfdata_writer_abort(w);
         return ret;
     }
@@ -424,17 +406,17 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
     memset(feats, 0, sizeof(feats));
     memset(&hdr, 0, sizeof(hdr));
     if (w->err) {
-        ret = set_err(err, w->path, w->err, true, w->err_off, "write failed: %s",
+        ret = perfdata_set_error(err, w->path, w->err, true, w->err_off, "write failed: %s",
                       strerror(-w->err));
         goto out;
     }
     if (nev == 0) {
-        ret = set_err(err, w->path, -EINVAL, false, 0, "no events to describe");
+        ret = perfdata_set_error(err, w->path, -EINVAL, false, 0, "no events to describe");
         goto out;
     }
     nf = build_features(w, meta, feats, sizeof(feats) / sizeof(*feats));
     if (nf < 0 || !(table = calloc((size_t)nf, sizeof(*table)))) {
-        ret = set_err(err, w->path, -ENOMEM, false, 0, "out of memory");
+        ret = perfdata_set_error(err, w->path, -ENOMEM, false, 0, "out of memory");
         goto out;
     }
     /* Feature table right after the data, bodies after it. */
@@ -456,7 +438,7 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
     {
         uint64_t *id_off = calloc(nev, sizeof(uint64_t));
         if (!id_off) {
-            ret = set_err(err, w->path, -ENOMEM, false, 0, "out of memory");
+            ret = perfdata_set_error(err, w->path, -ENOMEM, false, 0, "out of memory");
             goto out;
         }
         for (size_t i = 0; i < nev; i++) {
@@ -482,23 +464,23 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
     hdr.size = sizeof(hdr);
     hdr.magic = PERFDATA_MAGIC;
     if (flush(w)) {
-        ret = set_err(err, w->path, w->err, true, w->err_off, "write failed: %s",
+        ret = perfdata_set_error(err, w->path, w->err, true, w->err_off, "write failed: %s",
                       strerror(-w->err));
         goto out;
     }
     /* Everything the header points at is on disk; only now does the file become valid. */
     if (fdatasync(w->fd) < 0 && errno != EINVAL && errno != EROFS) {
-        ret = set_err(err, w->path, -errno, false, 0, "fdatasync: %s", strerror(errno));
+        ret = perfdata_set_error(err, w->path, -errno, false, 0, "fdatasync: %s", strerror(errno));
         goto out;
     }
     ret = write_all(w->fd, &hdr, sizeof(hdr), 0);
     if (ret) {
-        set_err(err, w->path, ret, true, 0, "cannot write the header: %s", strerror(-ret));
+        perfdata_set_error(err, w->path, ret, true, 0, "cannot write the header: %s", strerror(-ret));
         goto out;
     }
     if (close(w->fd) < 0) {
         w->fd = -1;
-        ret = set_err(err, w->path, -errno, false, 0, "close: %s", strerror(errno));
+        ret = perfdata_set_error(err, w->path, -errno, false, 0, "close: %s", strerror(errno));
         goto out;
     }
     w->fd = -1;
