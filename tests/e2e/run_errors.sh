@@ -138,3 +138,13 @@ expect run_rejects_callgraph 2 "shows no call graphs" -- run -g -- true
 expect top_level_unknown_option 2 "^prospect: unknown option '-x'" -- -x
 "$PROSPECT" run -o "$TEST_TMP/true.txt" -- true
 check empty_run_says_no_samples grep -q "no samples" "$TEST_TMP/true.txt"
+
+# record shares run's outcome handling: a setup failure is one line of advice, status 1, and
+# no file is left behind (it once printed "true: Success" and exit 126).
+"$PROSPECT" record --cpu 999 -o "$TEST_TMP/setup.data" -- true >/dev/null 2>"$TEST_TMP/setup.err"; rc=$?
+check record_setup_failure_status [ "$rc" -eq 1 ]
+check record_setup_failure_message grep -q "CPU 999 does not exist or is offline" "$TEST_TMP/setup.err"
+check record_setup_failure_no_success bash -c "! grep -q Success '$TEST_TMP/setup.err'"
+check record_setup_failure_no_file [ ! -e "$TEST_TMP/setup.data" ]
+"$PROSPECT" record -o "$TEST_TMP/nf.data" -- /nonexistent/cmd >/dev/null 2>"$TEST_TMP/nf.err"; rc=$?
+check record_cmd_not_found [ "$rc" -eq 127 ]
