@@ -571,6 +571,14 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         if (deep)
             fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
+        for (size_t i = 0; i < rl.regions.n; i++) {
+            const struct rc_result *r = views[i].res;
+            if (r->reentered > r->crossings)
+                fprintf(stderr, "prospect stat: warning: %s: its start was reached %llu more "
+                        "times inside the region (a loop head): each is a probe hit (~10 us "
+                        "here) that the counts include; start the range before the loop\n",
+                        views[i].label, (unsigned long long)r->reentered);
+        }
     }
     status = o->attach_pid ? 0 : mirror_status(wstatus);
 out:

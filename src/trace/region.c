@@ -226,8 +226,12 @@ static int add_range(struct region_list *rl, int idx, const char *path, uint64_t
                  (unsigned long long)lo);
         return -EINVAL;
     }
-    if ((e = add_probe(rl, path, lo, false, RC_ENTER, idx, err, errlen)) ||
-        (e = add_probe(rl, path, hi, false, RC_EXIT, idx, err, errlen)))
+    if ((e = add_probe(rl, path, lo, false, RC_ENTER, idx, err, errlen)))
+        return e;
+    /* Reaching the start again while inside is a loop's back edge, not a new entry: a range
+     * is active or not (as in Perforator); only function regions nest (recursion). */
+    rl->probes.v[rl->probes.n - 1].idempotent = true;
+    if ((e = add_probe(rl, path, hi, false, RC_EXIT, idx, err, errlen)))
         return e;
     return add_site_text(&rl->regions.v[idx], "%s: enter at 0x%llx, leave at 0x%llx", path,
                          (unsigned long long)lo, (unsigned long long)hi);

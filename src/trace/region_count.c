@@ -335,8 +335,11 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
     thread_totals(rc, t, s->group, now);
     depth = &t->depth[(size_t)s->group * rc->nr_regions + (size_t)s->region];
     if (s->role == RC_ENTER) {
-        if (s->idempotent && *depth > 0)
+        if (s->idempotent && *depth > 0) {
+            if (s->group == 0)
+                t->res[s->region].reentered++;
             return 0;
+        }
         if (s->group == 0)
             t->res[s->region].calls++;
         if (s->retprobe) {
@@ -398,6 +401,7 @@ static int build_aggregates(struct region_counter *rc)
             tot->crossings += tr->crossings;
             tot->scaled += tr->scaled;
             tot->deep += tr->deep;
+            tot->reentered += tr->reentered;
             tot->enabled += tr->enabled;
             tot->running += tr->running;
             tot->open += t->depth[r] > 0;

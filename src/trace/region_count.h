@@ -52,6 +52,8 @@ struct rc_result {
     double enabled, running;   /* summed deltas of every group, for the percentage running */
     uint64_t scaled;           /* crossings x groups that needed multiplexing scaling */
     uint64_t deep;             /* entries past the kernel's uretprobe nesting limit */
+    uint64_t reentered;        /* range starts reached again while inside (a loop head): each
+                                  one a probe hit whose cost the counts include */
 };
 
 struct region_counter;

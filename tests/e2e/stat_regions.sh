@@ -151,3 +151,9 @@ else
 fi
 
 check no_probes_left_behind no_probes_left
+
+# A line range whose start is a loop head: one crossing (the whole loop), not an entry per
+# iteration that never closes; and a warning that each iteration hit the start probe.
+"$PROSPECT" stat -s -r stat_sum.c:17-19 -- "$WL/stat_sum_noinl" >"$TEST_TMP/loophead.txt" 2>"$TEST_TMP/loophead.err"
+check loop_head_range_one_crossing grep -qE '^\| stat_sum.c:17-19 +\| +1 \| +1 \|' "$TEST_TMP/loophead.txt"
+check loop_head_range_warned grep -q "its start was reached [0-9]* more times inside the region" "$TEST_TMP/loophead.err"
