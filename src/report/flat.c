@@ -6,6 +6,7 @@
 #include <string.h>
 #include "report/csv.h"
 #include "report/flat.h"
+#include "util/strutil.h"
 #include "report/json.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
@@ -155,7 +156,8 @@ static void strip_params(const char *name, char *buf, size_t len)
     int depth = 0;
 
     snprintf(buf, len, "%s", name);
-    if (n >= len)
+    /* A bracket after the last symbol ends in "(end)": that is not a parameter list. */
+    if (n >= len || str_ends(name, "->(end)"))
         return;
     while (end > 0 && name[end - 1] != ')') {
         /* qualifiers: " const", " volatile", " &", " &&" */

@@ -52,3 +52,19 @@ if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$libdir/libhot.so" "$src/libh
 else
     fail replaced_lib_flagged "cannot build the library"
 fi
+
+# Hits after the last dynamic symbol of a stripped library: "last->(end)", in the Prospect
+# report and in report --flat (whose C++ parameter stripping must not eat "(end)").
+tdir=$TEST_TMP/taillib
+mkdir -p "$tdir"
+if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$tdir/libtail.so" "$src/libtail.c" &&
+   strip --strip-all "$tdir/libtail.so" &&
+   gcc -O1 -o "$WL/usetail" "$src/usetail.c" -L"$tdir" -ltail -Wl,-rpath,"$tdir"; then
+    "$PROSPECT" run -o "$TEST_TMP/tail.txt" -- "$WL/usetail" 150 >/dev/null
+    check bracket_after_last_symbol grep -qE 'tail_entry->\(end\) +libtail\.so' "$TEST_TMP/tail.txt"
+    "$PROSPECT" record -o "$TEST_TMP/tail.data" -- "$WL/usetail" 150 >/dev/null 2>&1
+    "$PROSPECT" report -i "$TEST_TMP/tail.data" --flat --dso libtail.so > "$TEST_TMP/tail_flat.txt" 2>/dev/null
+    check flat_bracket_after_last_symbol grep -q '\[\.\] tail_entry->(end)$' "$TEST_TMP/tail_flat.txt"
+else
+    fail bracket_after_last_symbol "cannot build the library"
+fi
