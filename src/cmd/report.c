@@ -239,6 +239,8 @@ struct one_event {
     bool others_sample;       /* false when every other event is a dummy: no check needed */
     uint64_t other_samples;
     bool filtered;            /* --pid/--tid/--comm/--cpu: count what the filters drop too */
+    int cpu;                  /* --cpu, -1: as in perf, other CPUs leave the total too (the
+                                 other filters keep percentages of the whole file) */
     uint64_t all_samples, all_period;
     uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
 };
@@ -260,7 +262,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
     }
     if (h->type == PERF_RECORD_SAMPLE && oe->filtered) {
         struct sample smp;
-        if (sample_parse(oe->sel, h, &smp) == 0) {
+        if (sample_parse(oe->sel, h, &smp) == 0 && (oe->cpu < 0 || smp.cpu == (uint32_t)oe->cpu)) {
             oe->all_samples++;
             oe->all_period += smp.period;
         }
@@ -499,6 +501,7 @@ int cmd_report(int argc, char **argv)
     /* One pass: the reader feeds the same session code as live collection. */
     oe.s = &session;
     oe.filtered = o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.cpu >= 0 || o.filter.comm;
+    oe.cpu = o.filter.cpu;
     oe.sel = pick_evsel(perfdata_evlist(pd), o.event);
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
