@@ -343,7 +343,7 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
     char msg[512], exe[PATH_MAX];
     int e, wstatus = 0, status = 1;
     double t0, t1;
-    FILE *out;
+    FILE *out = NULL;
 
     for (size_t g = 0; g < o->groups.n; g++)
         for (size_t i = 0; i < o->groups.v[g].n; i++)
@@ -372,6 +372,11 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
+    out = open_output(o);
+    if (!out) {
+        launch_abort(&l);
+        goto out;
+    }
     if (hw_missing && log_verbosity >= 0)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
@@ -395,9 +400,6 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         cmd_error("stat", "cannot read the counters");
         goto out;
     }
-    out = open_output(o);
-    if (!out)
-        goto out;
     {
         char title[1024] = "";
         size_t used = 0;
@@ -409,10 +411,10 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         stat_report_program(out, title, names.v, vals, ev.n, NULL, 0, (t1 - t0) * 1e9,
                             o->rep.csv);
     }
-    if (out != stdout)
-        fclose(out);
     status = o->attach_pid ? 0 : mirror_status(wstatus);
 out:
+    if (out && out != stdout)
+        fclose(out);
     free(vals);
     program_count_free(pc);
     vec_free(&ev);
@@ -491,6 +493,21 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         goto out;
     }
     region_counter_keep_values(region_trace_counter(rt), o->rep.detail);
+    /* A bad --sort-key or -o must fail before the workload runs, not lose its results after. */
+    {
+        const char *const *kc;
+        size_t nk = region_trace_columns(rt, &kc);
+        if (o->rep.sort_key && stat_sort_key_check(o->rep.sort_key, kc, nk, msg, sizeof(msg))) {
+            status = cmd_usage_error("stat", "%s", msg);
+            launch_abort(&l);
+            goto out;
+        }
+    }
+    out = open_output(o);
+    if (!out) {
+        launch_abort(&l);
+        goto out;
+    }
     if (hw_missing)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
@@ -541,8 +558,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         }
         for (size_t i = 0; o->rep.per_thread && i < rl.regions.n; i++)
             views[i].threads = thr.v + thr_off.v[i];
-        out = open_output(o);
-        if (out) {
+        {
             e = stat_report_regions(out, views, rl.regions.n, cols, ncols, &o->rep, msg,
                                     sizeof(msg));
             if (e == -EINVAL) {

@@ -304,24 +304,32 @@ static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
     return e ? -ENOMEM : 0;
 }
 
+int stat_sort_key_check(const char *key, const char *const *cols, size_t ncols, char *err,
+                        size_t errlen)
+{
+    struct stat_region_view none = { 0 };
+    double d;
+    size_t used;
+
+    if (!strcmp(key, "region") || sort_value(&none, key, cols, ncols, &d) == 0)
+        return 0;
+    used = (size_t)snprintf(err, errlen, "unknown sort key '%s' (use region, calls, crossings, "
+                            "wall-clock", key);
+    for (size_t c = 0; c < ncols && used < errlen; c++)
+        used += (size_t)snprintf(err + used, errlen - used, ", %s", cols[c]);
+    if (used < errlen)
+        snprintf(err + used, errlen - used, ")");
+    return -EINVAL;
+}
+
 int stat_report_regions(FILE *f, struct stat_region_view *v, size_t n, const char *const *cols,
                         size_t ncols, const struct stat_report_opts *o, char *err, size_t errlen)
 {
     bool scaled = false, hdr_done = false;
     int e = 0;
 
-    if (o->sort_key) {
-        double d;
-        if (strcmp(o->sort_key, "region") && n && sort_value(&v[0], o->sort_key, cols, ncols, &d)) {
-            size_t used = (size_t)snprintf(err, errlen, "unknown sort key '%s' (use region, "
-                                           "calls, crossings, wall-clock", o->sort_key);
-            for (size_t c = 0; c < ncols && used < errlen; c++)
-                used += (size_t)snprintf(err + used, errlen - used, ", %s", cols[c]);
-            if (used < errlen)
-                snprintf(err + used, errlen - used, ")");
-            return -EINVAL;
-        }
-    }
+    if (o->sort_key && stat_sort_key_check(o->sort_key, cols, ncols, err, errlen))
+        return -EINVAL;
     if (o->sort_key || o->reverse) {
         struct sort_ctx ctx = { o->sort_key ? o->sort_key : "region", cols, ncols, o->reverse };
         qsort_r(v, n, sizeof(*v), cmp_views, &ctx);

@@ -26,6 +26,10 @@ struct stat_report_opts {
 };
 
 /* Prints the region results. -EINVAL (err says why) for an unknown sort key. */
+/* Whether key names a column of the region table (checked before the workload runs). 0, or
+ * -EINVAL with the choices in err. */
+int stat_sort_key_check(const char *key, const char *const *cols, size_t ncols, char *err,
+                        size_t errlen);
 int stat_report_regions(FILE *f, struct stat_region_view *v, size_t n, const char *const *cols,
                         size_t ncols, const struct stat_report_opts *o, char *err, size_t errlen);
 

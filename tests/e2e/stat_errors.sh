@@ -106,3 +106,16 @@ check line_without_end_usage_2 [ $? = 2 ]
 "$PROSPECT" stat -r called_once "$W/stat_status" -6 >/dev/null 2>&1
 check region_signal_mirrored [ $? = 134 ]
 check no_probes_left_behind no_probes_left
+
+# A bad -o path or --sort-key is an error before the workload runs (its results are never
+# computed and lost).
+build_workload stat_sum_noinl2 stat_sum -O2 -g -DNOINLINE
+out=$("$PROSPECT" stat -s --sort-key bogus -r sum -- "$WL/stat_sum_noinl2" 2>"$TEST_TMP/sk.err"); rc=$?
+check early_sort_key_status [ "$rc" -eq 2 ]
+check early_sort_key_not_run [ -z "$out" ]
+check early_sort_key_message grep -q "unknown sort key 'bogus'" "$TEST_TMP/sk.err"
+out=$("$PROSPECT" stat -o /nonexistent/dir/x -r sum -- "$WL/stat_sum_noinl2" 2>"$TEST_TMP/o.err"); rc=$?
+check early_output_status [ "$rc" -eq 1 ]
+check early_output_not_run [ -z "$out" ]
+out=$("$PROSPECT" stat -o /nonexistent/dir/x -- "$WL/stat_sum_noinl2" 2>/dev/null); rc=$?
+check early_output_whole_program [ "$rc" -eq 1 ] && [ -z "$out" ]
