@@ -130,7 +130,12 @@ static void fmt_val(char *buf, size_t len, double v, bool time, double div, bool
 
 static double pct_running(const struct rc_result *r)
 {
-    return r->enabled > 0 ? 100.0 * r->running / r->enabled : 100.0;
+    /* A thread's enabled time is the latest of its per-CPU counter copies' clocks, which start
+     * a little apart (attach mode opens them one by one); its running time is their sum. So
+     * running can exceed enabled by that skew: that is all-running, not more than 100%. Counts
+     * are scaled only when running falls short (region_count.c), so this is display only. */
+    double p = r->enabled > 0 ? 100.0 * r->running / r->enabled : 100.0;
+    return p > 100.0 ? 100.0 : p;
 }
 
 /* Value of a sort key for a region: -EINVAL if the key names nothing. */
