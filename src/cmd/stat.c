@@ -331,6 +331,17 @@ static FILE *open_output(const struct stat_opts *o)
     return f;
 }
 
+/* Last steps before the command is released: pin it and open -o, so that a failure stops
+ * everything before the workload runs. On failure the held child is killed. */
+static bool ready_to_start(const struct stat_opts *o, struct launch *l, FILE **out)
+{
+    if (pin_child(o, l->pid) || !(*out = open_output(o))) {
+        launch_abort(l);
+        return false;
+    }
+    return true;
+}
+
 static int run_program_mode(struct stat_opts *o, bool hw_missing)
 {
     struct counter_group *g0 = &o->groups.v[0];
@@ -368,15 +379,8 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
-    if (pin_child(o, l.pid)) {
-        launch_abort(&l);
+    if (!ready_to_start(o, &l, &out))
         goto out;
-    }
-    out = open_output(o);
-    if (!out) {
-        launch_abort(&l);
-        goto out;
-    }
     if (hw_missing && log_verbosity >= 0)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
@@ -488,10 +492,6 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
-    if (pin_child(o, l.pid)) {
-        launch_abort(&l);
-        goto out;
-    }
     region_counter_keep_values(region_trace_counter(rt), o->rep.detail);
     /* A bad --sort-key or -o must fail before the workload runs, not lose its results after. */
     {
@@ -503,11 +503,8 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
     }
-    out = open_output(o);
-    if (!out) {
-        launch_abort(&l);
+    if (!ready_to_start(o, &l, &out))
         goto out;
-    }
     if (hw_missing)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
