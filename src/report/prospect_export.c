@@ -15,24 +15,9 @@ struct exporter {
     unsigned top;
 };
 
-static uint64_t proc_samples(const struct process *p)
-{
-    return p->user_samples + p->kernel_samples + p->other_samples;
-}
-
 static double pct(uint64_t n, uint64_t total)
 {
     return total ? 100.0 * (double)n / (double)total : 0;
-}
-
-static int cmp_proc(const void *a, const void *b)
-{
-    const struct process *x = *(const struct process *const *)a;
-    const struct process *y = *(const struct process *const *)b;
-    uint64_t nx = proc_samples(x), ny = proc_samples(y);
-    if (nx != ny)
-        return nx > ny ? -1 : 1;
-    return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 static const char *row_symbol(const struct prof_row *r, char *buf, size_t len)
@@ -94,8 +79,8 @@ static int process_profiles(struct exporter *x, struct process *p, const struct 
     if (!err)
         err = symbolize_kernel(&p->khits, p, ks, profile_add, &kern);
     if (!err) {
-        emit_profile(x, &user, "user", "user_profile", p, proc_samples(p));
-        emit_profile(x, &kern, "kernel", "kernel_profile", p, proc_samples(p));
+        emit_profile(x, &user, "user", "user_profile", p, process_samples(p));
+        emit_profile(x, &kern, "kernel", "kernel_profile", p, process_samples(p));
     }
     profile_release(&user);
     profile_release(&kern);
@@ -111,14 +96,10 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
     size_t n = 0;
     int err = 0;
 
-    procs = malloc((s->procs.n ? s->procs.n : 1) * sizeof(*procs));
-    if (!procs)
-        return -ENOMEM;
-    for (size_t i = 0; i < s->procs.n; i++)
-        if (proc_samples(s->procs.v[i]))
-            procs[n++] = s->procs.v[i];
-    if (n > 1)
-        qsort(procs, n, sizeof(*procs), cmp_proc);
+    long got = session_sampled_processes(s, &procs);
+    if (got < 0)
+        return (int)got;
+    n = (size_t)got;
     if (fmt == REPORT_JSON) {
         json_init(&x.j, f);
         json_begin_object(&x.j, NULL);
@@ -135,23 +116,23 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
             const struct process *p = procs[i];
             fprintf(f, "summary,%d,", (int)p->pid);
             csv_field(f, p->comm, false);
-            fprintf(f, ",,%" PRIu64 ",%" PRIu64 ",%.2f\n", proc_samples(p),
-                    p->user_period + p->kernel_period, pct(proc_samples(p), s->stats.samples));
+            fprintf(f, ",,%" PRIu64 ",%" PRIu64 ",%.2f\n", process_samples(p),
+                    p->user_period + p->kernel_period, pct(process_samples(p), s->stats.samples));
         }
     }
     for (size_t i = 0; i < n && !err; i++) {
         struct process *p = procs[i];
-        bool detailed = pct(proc_samples(p), s->stats.samples) >= o->min_percent;
+        bool detailed = report_process_shown(p, s, o);
         if (fmt == REPORT_JSON) {
             json_begin_object(&x.j, NULL);
             json_i64(&x.j, "pid", p->pid);
             json_str(&x.j, "comm", p->comm);
-            json_u64(&x.j, "samples", proc_samples(p));
+            json_u64(&x.j, "samples", process_samples(p));
             json_u64(&x.j, "user_samples", p->user_samples);
             json_u64(&x.j, "kernel_samples", p->kernel_samples);
             json_u64(&x.j, "user_period", p->user_period);
             json_u64(&x.j, "kernel_period", p->kernel_period);
-            json_double(&x.j, "percent", pct(proc_samples(p), s->stats.samples), 2);
+            json_double(&x.j, "percent", pct(process_samples(p), s->stats.samples), 2);
             json_bool(&x.j, "detailed", detailed);
         }
         if (detailed)

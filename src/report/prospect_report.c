@@ -30,15 +30,10 @@ static void fmt_amount(char *buf, size_t len, const struct report_opts *o, uint6
         snprintf(buf, len, "%" PRIu64, period);
 }
 
-static uint64_t proc_samples(const struct process *p)
+bool report_process_shown(const struct process *p, const struct session *s,
+                          const struct report_opts *o)
 {
-    return p->user_samples + p->kernel_samples + p->other_samples;
-}
-
-static bool proc_shown(const struct process *p, const struct session *s,
-                       const struct report_opts *o)
-{
-    uint64_t n = proc_samples(p);
+    uint64_t n = process_samples(p);
     if (!n)
         return false;
     if (pct(n, s->stats.samples) < o->min_percent)
@@ -80,7 +75,7 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
 
     for (size_t i = 0; i < s->procs.n; i++)
         if (s->procs.v[i]->is_self)
-            self += proc_samples(s->procs.v[i]);
+            self += process_samples(s->procs.v[i]);
     heading(f, "Statistics of Run");
     fprintf(f, "  %-22s %s\n", "Event", o->event);
     if (o->event_why)
@@ -143,16 +138,6 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
         fprintf(f, "  %-22s %s\n", "Outcome", o->outcome);
 }
 
-static int cmp_proc(const void *a, const void *b)
-{
-    const struct process *x = *(const struct process *const *)a;
-    const struct process *y = *(const struct process *const *)b;
-    uint64_t nx = proc_samples(x), ny = proc_samples(y);
-    if (nx != ny)
-        return nx > ny ? -1 : 1;
-    return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
 static void summary_section(FILE *f, const struct session *s, const struct report_opts *o,
                             struct process **procs, size_t n)
 {
@@ -167,8 +152,8 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
 
     for (size_t i = 0; i < n; i++) {
         const struct process *p = procs[i];
-        if (!proc_shown(p, s, o)) {
-            hidden += proc_samples(p);
+        if (!report_process_shown(p, s, o)) {
+            hidden += process_samples(p);
             nhidden++;
             continue;
         }
@@ -177,7 +162,7 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
         fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
                 (int)p->pid, str_printable(p->comm, cb, sizeof(cb)), p->user_samples, ut,
                 p->kernel_samples, st,
-                pct(proc_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
+                pct(process_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
     }
     if (nhidden)
         fprintf(f, "  %8s  %zu more processes below the thresholds: %" PRIu64 " hits (%.1f%%)\n",
@@ -217,7 +202,7 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
         if (j == na)
             a[na++].comm = procs[i]->comm;
         a[j].nproc++;
-        a[j].samples += proc_samples(procs[i]);
+        a[j].samples += process_samples(procs[i]);
         any_multi |= a[j].nproc > 1;
     }
     if (any_multi) {
@@ -326,9 +311,9 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
         snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
                  str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
-        profile_table(f, "USER profile", &user, proc_samples(p), "process samples", o, true);
+        profile_table(f, "USER profile", &user, process_samples(p), "process samples", o, true);
         files_table(f, &user);
-        profile_table(f, "KERNEL profile", &kern, proc_samples(p), "process samples", o, true);
+        profile_table(f, "KERNEL profile", &kern, process_samples(p), "process samples", o, true);
     }
     profile_release(&user);
     profile_release(&kern);
@@ -355,25 +340,23 @@ static int global_kernel_section(FILE *f, struct session *s, const struct ksyms 
 int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
                     const struct report_opts *o)
 {
-    struct process **procs = calloc(s->procs.n + 1, sizeof(*procs));
-    size_t sampled = 0, shown = 0;
+    struct process **procs;
+    long n = session_sampled_processes(s, &procs);
+    size_t sampled, shown = 0;
     int err = 0;
 
-    if (!procs)
-        return -ENOMEM;
-    for (size_t i = 0; i < s->procs.n; i++)
-        if (proc_samples(s->procs.v[i]))
-            procs[sampled++] = s->procs.v[i];
-    qsort(procs, sampled, sizeof(*procs), cmp_proc);
+    if (n < 0)
+        return (int)n;
+    sampled = (size_t)n;
     for (size_t i = 0; i < sampled; i++)
-        shown += proc_shown(procs[i], s, o);
+        shown += report_process_shown(procs[i], s, o);
 
     fprintf(f, "Prospect report\n");
     stats_section(f, s, o, s->procs.n, sampled, shown);
     summary_section(f, s, o, procs, sampled);
     err = by_command_section(f, s, procs, sampled);
     for (size_t i = 0; i < sampled && !err; i++)
-        if (proc_shown(procs[i], s, o))
+        if (report_process_shown(procs[i], s, o))
             err = process_section(f, procs[i], ks, o);
     if (!err && s->stats.kernel)
         err = global_kernel_section(f, s, ks, o);

@@ -28,6 +28,11 @@ struct report_opts {
     const char *proc_note;        /* e.g. "3 /proc entries unreadable (pid 1: permission)" */
 };
 
+/* Whether a process is detailed (has samples and passes --min-percent/--min-time): the one
+ * rule for the text report and its CSV/JSON export. */
+bool report_process_shown(const struct process *p, const struct session *s,
+                          const struct report_opts *o);
+
 /* Writes the report. Returns 0 or -errno (out of memory, write error). */
 int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
                     const struct report_opts *o);

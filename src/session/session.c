@@ -350,3 +350,30 @@ int session_record(void *arg, const struct evlist *evl, const struct perf_event_
     }
     return ret;
 }
+
+static int cmp_by_samples(const void *a, const void *b)
+{
+    const struct process *x = *(const struct process *const *)a;
+    const struct process *y = *(const struct process *const *)b;
+    uint64_t nx = process_samples(x), ny = process_samples(y);
+    if (nx != ny)
+        return nx > ny ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+long session_sampled_processes(const struct session *s, struct process ***out)
+{
+    struct process **v = calloc(s->procs.n + 1, sizeof(*v));
+    size_t n = 0;
+
+    *out = NULL;
+    if (!v)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->procs.n; i++)
+        if (process_samples(s->procs.v[i]))
+            v[n++] = s->procs.v[i];
+    if (n > 1)
+        qsort(v, n, sizeof(*v), cmp_by_samples);
+    *out = v;
+    return (long)n;
+}

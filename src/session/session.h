@@ -88,6 +88,16 @@ int session_record(void *session, const struct evlist *evl, const struct perf_ev
  * a nameless ":PID". 0 or -ENOMEM. */
 int session_add_launcher(struct session *s, pid_t pid, const char *argv0);
 
+/* Samples of any mode taken in process p. */
+static inline uint64_t process_samples(const struct process *p)
+{
+    return p->user_samples + p->kernel_samples + p->other_samples;
+}
+
+/* The processes that got samples, most first (ties by pid), as a malloc'd array in *out.
+ * Returns the count, or -ENOMEM. */
+long session_sampled_processes(const struct session *s, struct process ***out);
+
 /* The process a pid currently is (after the latest exec), or NULL. */
 struct process *session_find_process(struct session *s, pid_t pid);
 /* The map of p that contains addr, or NULL. */
