@@ -20,11 +20,39 @@ ASAN_CFLAGS := $(BASEFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undef
                -fno-sanitize-recover=undefined
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-LIB_SRC := $(filter-out src/prospect.c,$(shell find src -name '*.c' | sort))
+# src/inject/ runs inside the measured program: built on its own (no sanitizers), embedded.
+INJECT_SRC := $(sort $(wildcard src/inject/*.c))
+LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o)
-ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
+# The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
+build/inject/entry_hook.so: src/inject/entry_hook.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-SO   $<")
+	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Wl,-z,noexecstack \
+		-Wl,-z,now -o $@ $<
+
+build/gen/entry_hook_so.c: build/inject/entry_hook.so
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'extern const unsigned char prospect_entry_hook_so[];'; \
+	  echo 'extern const unsigned long prospect_entry_hook_so_len;'; \
+	  echo 'const unsigned char prospect_entry_hook_so[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const unsigned long prospect_entry_hook_so_len = sizeof(prospect_entry_hook_so);'; \
+	} > $@.tmp && mv $@.tmp $@
+
+REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o
+
+build/rel/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
+
+build/asan/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=build/asan/tests/%)
 
 .PHONY: all check demo bench fuzz clean deps test-bins install fixtures
@@ -90,7 +118,11 @@ FUZZ_TIME  ?= 120
 FUZZ_JOBS  ?= 1
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o)
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o
+
+build/fuzz/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)

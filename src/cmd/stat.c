@@ -17,6 +17,7 @@
 #include "trace/region.h"
 #include "trace/region_trace.h"
 #include "util/cpu_pin.h"
+#include "trace/jump_entry.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/vec.h"
@@ -51,6 +52,9 @@ const char cmd_stat_usage[] =
 "      --sort-key KEY   sort regions by region, calls, crossings, wall-clock or an event\n"
 "      --reverse-sort   reverse the order\n"
 "      --ignore-missing-regions  warn about regions that cannot be found and go on\n"
+"      --entry MODE     how functions are entered: jump (default: a command's functions\n"
+"                       that allow it jump to a probed trampoline, no single-step trap) or\n"
+"                       trap (a uprobe on the function's first instruction)\n"
 "  -v, --verbose        print every probed site (-vv: more)\n"
 "  -h, --help           this help\n"
 "\n"
@@ -87,6 +91,7 @@ struct stat_opts {
     const char *output;
     bool ignore_missing;
     bool explicit_events;
+    bool trap_entries;    /* --entry trap: no jump entries (plain uprobes everywhere) */
     int pin_cpu;          /* -1: not pinned */
     char **argv;
 };
@@ -185,7 +190,7 @@ static void free_opts(struct stat_opts *o)
 }
 
 enum { OPT_DURATION = 256, OPT_CSV, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
-       OPT_CPU };
+       OPT_CPU, OPT_ENTRY };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
@@ -199,6 +204,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         { "ignore-missing-regions", no_argument, NULL, OPT_IGNORE },
         { "detail", no_argument, NULL, OPT_DETAIL }, { "per-thread", no_argument, NULL, OPT_PERTHREAD },
         { "cpu", required_argument, NULL, OPT_CPU },
+        { "entry", required_argument, NULL, OPT_ENTRY },
         { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -250,6 +256,12 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         case OPT_CPU:
             if (cpu_parse(optarg, &o->pin_cpu))
                 return cmd_usage_error("stat", "invalid cpu '%s'", optarg);
+            break;
+        case OPT_ENTRY:
+            if (!strcmp(optarg, "trap"))
+                o->trap_entries = true;
+            else if (strcmp(optarg, "jump"))
+                return cmd_usage_error("stat", "invalid --entry '%s' (jump or trap)", optarg);
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
@@ -442,10 +454,17 @@ static int exe_of(const struct stat_opts *o, char *exe, size_t len)
     return launch_resolve(o->argv[0], exe, len);
 }
 
+static void warn_line(void *arg, const char *msg)
+{
+    (void)arg;
+    fprintf(stderr, "prospect stat: warning: %s\n", msg);
+}
+
 static int run_region_mode(struct stat_opts *o, bool hw_missing)
 {
     struct region_list rl;
     struct region_trace *rt = NULL;
+    struct jump_entry *je = NULL;
     struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct stat_region_view *views = NULL;
     char exe[PATH_MAX], msg[2048];
@@ -475,12 +494,19 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         }
         if (rl.regions.v[i].missing)
             fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
-        if (log_verbosity >= LOG_INFO)
+    }
+    msg[0] = '\0';
+    if (!o->attach_pid && !o->trap_entries && (e = jump_entry_plan(&je, &rl, msg, sizeof(msg)))) {
+        cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
+        goto out;
+    }
+    if (log_verbosity >= LOG_INFO)
+        for (size_t i = 0; i < rl.regions.n; i++)
             for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
                 fprintf(stderr, "prospect stat: region %s: %s\n", rl.regions.v[i].label,
                         rl.regions.v[i].sites.v[s]);
-    }
-    if (!o->attach_pid && (e = launch_prepare(&l, o->argv))) {
+    if (!o->attach_pid &&
+        (e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
         cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
         goto out;
     }
@@ -581,6 +607,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             views[i].label, cols[c],
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
+        jump_entry_problems(je, &rl, warn_line, NULL);
         if (deep)
             fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
@@ -599,6 +626,7 @@ out:
         fclose(out);
     free(views);
     region_trace_free(rt);     /* closes events and deletes probes: the target is unchanged */
+    jump_entry_free(je);
     region_list_release(&rl);
     return status;
 }

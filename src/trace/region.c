@@ -353,6 +353,7 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
             goto out;
         /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
         rl->probes.v[rl->probes.n - 1].uret = rl->probes.v[rl->probes.n - 2].uret = true;
+        rl->probes.v[rl->probes.n - 2].func_size = m[0].size;
         if ((e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
                                "return probes)", path, m[0].name,
                                (unsigned long long)m[0].start)))

@@ -25,6 +25,8 @@ struct probe_point {
     enum rc_role role;    /* RC_ENTER or RC_EXIT */
     bool idempotent;      /* an entry that does nothing when already inside (inlined code) */
     bool uret;            /* entry or exit of a function whose exit is a return probe */
+    bool jump;            /* moved to Prospect's trampoline (jump_entry.h); path is then it */
+    uint64_t func_size;   /* a function entry: the symbol's size (0 if unknown) */
     int region;
 };
 

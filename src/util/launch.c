@@ -49,6 +49,11 @@ int launch_resolve(const char *cmd, char *out, size_t outlen)
 
 int launch_prepare(struct launch *l, char *const argv[])
 {
+    return launch_prepare_env(l, argv, NULL);
+}
+
+int launch_prepare_env(struct launch *l, char *const argv[], char *const *env)
+{
     int go[2], ex[2];
 
     l->pid = -1;
@@ -75,6 +80,9 @@ int launch_prepare(struct launch *l, char *const argv[])
         /* Wait until the parent has opened the events (EOF: it gave up). */
         if (read(go[0], &c, 1) != 1)
             _exit(127);
+        for (size_t i = 0; env && env[i]; i++)
+            if (putenv(env[i]))
+                _exit(127);
         execvp(argv[0], argv);
         e = errno;
         if (write(ex[1], &e, sizeof(e)) < 0)

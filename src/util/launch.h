@@ -17,6 +17,8 @@ struct launch {
 int launch_resolve(const char *cmd, char *out, size_t outlen);
 /* Forks the child, which waits for launch_go. 0 or -errno. */
 int launch_prepare(struct launch *l, char *const argv[]);
+/* The same, with "NAME=value" settings (NULL-terminated) added to the command's environment. */
+int launch_prepare_env(struct launch *l, char *const argv[], char *const *env);
 /* Releases the child; returns 0 once it has exec'd, or -errno of the failed exec (the child
  * has then exited with 127 or 126). */
 int launch_go(struct launch *l);

@@ -1,0 +1,204 @@
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "trace/jump_code.h"
+
+static int open_x86(csh *h)
+{
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+        return -ENOMEM;
+    cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+    return 0;
+}
+
+static bool is_control(csh h, const cs_insn *in)
+{
+    return cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL) ||
+           cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_INT) ||
+           cs_insn_group(h, in, CS_GRP_IRET);
+}
+
+static bool reads_rip(const cs_insn *in)
+{
+    const cs_detail *d = in->detail;
+    for (uint8_t i = 0; i < d->regs_read_count; i++)
+        if (d->regs_read[i] == X86_REG_RIP)
+            return true;
+    for (uint8_t i = 0; i < d->x86.op_count; i++) {
+        const cs_x86_op *op = &d->x86.operands[i];
+        if (op->type == X86_OP_REG && op->reg == X86_REG_RIP)
+            return true;
+        if (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RIP ||
+                                       op->mem.index == X86_REG_RIP))
+            return true;
+    }
+    return false;
+}
+
+static int add_fix(struct jump_prefix *p, unsigned disp_off, unsigned insn_end, uint64_t target)
+{
+    if (p->nfix == JUMP_MAX_FIX)
+        return -EINVAL;
+    p->fix[p->nfix].disp_off = disp_off;
+    p->fix[p->nfix].insn_end = insn_end;
+    p->fix[p->nfix].target = target;
+    p->nfix++;
+    return 0;
+}
+
+/* A conditional jump with an 8- or 32-bit displacement: its condition (0x0-0xf), else -1. */
+static int jcc_condition(const cs_insn *in)
+{
+    const uint8_t *op = in->detail->x86.opcode;
+    if (in->detail->x86.op_count != 1 || in->detail->x86.operands[0].type != X86_OP_IMM)
+        return -1;
+    if (op[0] >= 0x70 && op[0] <= 0x7f)
+        return op[0] - 0x70;
+    if (op[0] == 0x0f && op[1] >= 0x80 && op[1] <= 0x8f)
+        return op[1] - 0x80;
+    return -1;
+}
+
+/* The RIP-relative memory operand of `in` (copied to stub offset `at`), if we can rewrite it. */
+static int rip_fix(const cs_insn *in, unsigned at, struct jump_prefix *p, char *why, size_t wl)
+{
+    const cs_x86 *x = &in->detail->x86;
+    bool mem_rip = false;
+
+    for (uint8_t i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP &&
+            x->operands[i].mem.index == X86_REG_INVALID)
+            mem_rip = true;
+    if (!mem_rip || x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
+        add_fix(p, at + x->encoding.disp_offset, at + in->size,
+                in->address + in->size + (uint64_t)x->disp)) {
+        snprintf(why, wl, "'%s %s' uses the instruction pointer in a way that cannot be moved",
+                 in->mnemonic, in->op_str);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
+                     char *why, size_t whylen)
+{
+    const uint8_t *c = code;
+    size_t left = size;
+    uint64_t addr = vaddr;
+    cs_insn *in;
+    csh h;
+    int e = 0;
+
+    memset(out, 0, sizeof(*out));
+    if ((e = open_x86(&h)))
+        return e;
+    in = cs_malloc(h);
+    if (!in) {
+        cs_close(&h);
+        return -ENOMEM;
+    }
+    /* The prefix. */
+    while (out->len < JUMP_MIN_LEN) {
+        unsigned at = out->stub_len;
+        int cc;
+        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
+            snprintf(why, whylen, "%s", left ? "its first bytes do not decode"
+                                             : "it is shorter than 5 bytes");
+            e = -EINVAL;
+            goto out;
+        }
+        if (at + 6 > JUMP_MAX_STUB || at + in->size > JUMP_MAX_STUB) {
+            snprintf(why, whylen, "its first instructions are too long to move");
+            e = -EINVAL;
+            goto out;
+        }
+        cc = cs_insn_group(h, in, CS_GRP_JUMP) ? jcc_condition(in) : -1;
+        if (cc >= 0) {
+            uint64_t t = (uint64_t)in->detail->x86.operands[0].imm;
+            if (t >= vaddr && t < vaddr + out->len + in->size) {
+                snprintf(why, whylen, "'%s %s' jumps back into its first bytes", in->mnemonic,
+                         in->op_str);
+                e = -EINVAL;
+                goto out;
+            }
+            out->stub[at] = 0x0f;               /* jcc rel32 */
+            out->stub[at + 1] = (uint8_t)(0x80 + cc);
+            out->stub_len += 6;
+            if (add_fix(out, at + 2, at + 6, t)) {
+                snprintf(why, whylen, "too many references to move");
+                e = -EINVAL;
+                goto out;
+            }
+            out->len += in->size;
+            continue;
+        }
+        if (is_control(h, in)) {
+            snprintf(why, whylen, "'%s %s' within its first 5 bytes transfers control",
+                     in->mnemonic, in->op_str);
+            e = -EINVAL;
+            goto out;
+        }
+        memcpy(out->stub + at, in->bytes, in->size);
+        out->stub_len += in->size;
+        if (reads_rip(in) && (e = rip_fix(in, at, out, why, whylen)))
+            goto out;
+        out->len += in->size;
+    }
+    /* The rest: an indirect jump might land inside the prefix (jump tables). */
+    while (left) {
+        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
+            c++;
+            left--;
+            addr++;
+            continue;
+        }
+        if (cs_insn_group(h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
+            in->detail->x86.operands[0].type != X86_OP_IMM) {
+            snprintf(why, whylen, "it has an indirect jump ('%s %s' at 0x%llx), which could "
+                     "land in its first bytes", in->mnemonic, in->op_str,
+                     (unsigned long long)in->address);
+            e = -EINVAL;
+            goto out;
+        }
+    }
+out:
+    cs_free(in, 1);
+    cs_close(&h);
+    return e;
+}
+
+int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
+                             void (*fn)(void *arg, uint64_t target), void *arg)
+{
+    const uint8_t *c = code;
+    size_t left = n;
+    uint64_t addr = vaddr;
+    cs_insn *in;
+    csh h;
+    int e;
+
+    if ((e = open_x86(&h)))
+        return e;
+    /* Only groups and operands are needed. */
+    in = cs_malloc(h);
+    if (!in) {
+        cs_close(&h);
+        return -ENOMEM;
+    }
+    while (left) {
+        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
+            c++;
+            left--;
+            addr++;
+            continue;
+        }
+        if ((cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL)) &&
+            in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM)
+            fn(arg, (uint64_t)in->detail->x86.operands[0].imm);
+    }
+    cs_free(in, 1);
+    cs_close(&h);
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* Machine-code checks for jump entries (see jump_entry.h): can a function's first bytes be
+ * replaced by a 5-byte `jmp` and its first instructions run elsewhere? Decoded with capstone.
+ *
+ * A prefix is movable when its whole instructions cover at least 5 bytes inside the function,
+ * none transfers control except conditional jumps out of the prefix (`test; jle out` starts
+ * many functions), and each other reference to the instruction pointer is a RIP-relative
+ * memory operand with a 32-bit displacement. Moving is safe only when no code jumps into the middle of the prefix:
+ * the function must have no indirect jump (a jump table could land there), and the caller
+ * checks every direct branch of the program with jump_code_branch_targets. */
+#ifndef PROSPECT_TRACE_JUMP_CODE_H
+#define PROSPECT_TRACE_JUMP_CODE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define JUMP_MIN_LEN 5
+#define JUMP_MAX_FIX 4
+#define JUMP_MAX_STUB 48
+
+/* The moved instructions as they run in the stub: copies, except that a conditional jump is
+ * re-encoded with a 32-bit displacement; every RIP-relative displacement (memory operands and
+ * jump targets) is rewritten for the stub's address by the entry hook. */
+struct jump_prefix {
+    unsigned len;                 /* bytes moved: whole instructions, >= JUMP_MIN_LEN */
+    unsigned stub_len;
+    uint8_t stub[JUMP_MAX_STUB];
+    unsigned nfix;                /* RIP-relative displacements to rewrite */
+    struct {
+        unsigned disp_off;        /* offset of the 32-bit displacement in the stub */
+        unsigned insn_end;        /* offset of the end of its instruction there (RIP base) */
+        uint64_t target;          /* the address it refers to (ELF vaddr) */
+    } fix[JUMP_MAX_FIX];
+};
+
+/* `code` holds the function's `size` bytes, at ELF address `vaddr`. 0, or -EINVAL with the
+ * reason in `why` ("its first instruction is a return", ...), -ENOMEM. */
+int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
+                     char *why, size_t whylen);
+/* Linear sweep over `n` bytes of code at `vaddr`: calls fn(arg, target) for the target of
+ * every direct jump and call (undecodable bytes are skipped one at a time). 0 or -errno. */
+int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
+                             void (*fn)(void *arg, uint64_t target), void *arg);
+#endif

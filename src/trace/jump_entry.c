@@ -1,0 +1,475 @@
+#define LOG_PREFIX "jump"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "symbol/elf_program.h"
+#include "trace/jump_code.h"
+#include "trace/jump_entry.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "util/vec.h"
+
+/* The entry hook, built from src/inject/entry_hook.c and embedded by the Makefile. */
+extern const unsigned char prospect_entry_hook_so[];
+extern const unsigned long prospect_entry_hook_so_len;
+
+#define SLOT_SIZE 16            /* must match entry_hook.c */
+#define MAX_SLOTS 256           /* one page of slots */
+#define TRAMP_SIZE 4096
+#define MAX_FUNC (1u << 20)     /* longer functions are read up to here */
+#define MAX_CODE (64u << 20)    /* code scanned for branches into a moved prefix */
+
+struct cand {
+    size_t probe;               /* the entry probe; the return probe follows it */
+    struct jump_prefix pre;
+    uint8_t bytes[32];
+    bool ok;
+};
+
+typedef VEC(struct cand) cand_vec;
+typedef VEC(char) char_buf;
+
+static int str_append(char_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (vec_reserve(b, n + 1))
+        return -ENOMEM;
+    memcpy(b->v + b->n, s, n);
+    b->n += n;
+    return 0;
+}
+
+struct jump_entry {
+    char dir[256];              /* tmp_dir() is at most 200 bytes */
+    char *env[3];
+    int slot_region[MAX_SLOTS];
+    unsigned nslots;
+};
+
+/* A -v site line: why the entry stays a uprobe, or (why NULL) how many bytes were moved. */
+static int note(struct region_list *rl, const struct probe_point *p, const char *why,
+                unsigned moved)
+{
+    struct region *r = &rl->regions.v[p->region];
+    char buf[640], *s;
+    if (why)
+        snprintf(buf, sizeof(buf), "%s: %s: entry stays a uprobe: %s", p->path, r->label, why);
+    else
+        snprintf(buf, sizeof(buf), "%s: %s: jump entry (first %u bytes moved to a stub; entry "
+                 "and return probes on Prospect's trampoline, no single-step)", p->path,
+                 r->label, moved);
+    s = strdup(buf);
+    if (!s || vec_push(&r->sites, s)) {
+        free(s);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static bool is_function_entry(const struct region_list *rl, size_t i)
+{
+    const struct probe_point *p = &rl->probes.v[i], *q = &rl->probes.v[i + 1];
+    return i + 1 < rl->probes.n && p->role == RC_ENTER && p->uret && !p->ret && q->ret &&
+           q->uret && q->offset == p->offset && !strcmp(q->path, p->path) && p->func_size;
+}
+
+struct sweep {
+    cand_vec *c;
+    const struct region_list *rl;
+    size_t from, to;            /* candidates of this file */
+    size_t hits;
+};
+
+static void on_target(void *arg, uint64_t t)
+{
+    struct sweep *sw = arg;
+    for (size_t k = sw->from; k < sw->to; k++) {
+        struct cand *c = &sw->c->v[k];
+        uint64_t v = sw->rl->probes.v[c->probe].vaddr;
+        if (c->ok && t > v && t < v + c->pre.len) {
+            c->ok = false;
+            c->pre.len = 0;     /* marks "rejected by the sweep" */
+            sw->hits++;
+        }
+    }
+}
+
+/* Checks the candidates [from, to), all in one file. */
+static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size_t to)
+{
+    const char *path = rl->probes.v[cands->v[from].probe].path;
+    struct elf_program prog;
+    const char *why = NULL;
+    uint8_t *buf = NULL;
+    size_t total = 0;
+    int fd = -1, e;
+
+    e = elf_program_read(path, &prog);
+    if (e == -ENOMEM)
+        return e;
+    if (e)
+        why = "it is not a readable ELF file";
+    else if (!prog.executable)
+        why = "it is in a shared library (one loaded later would not be patched)";
+    else if (!prog.interp)
+        why = "the program is statically linked (nothing can be preloaded)";
+    else if (prog.sanitizer)
+        why = "the program needs a sanitizer runtime, which must be loaded first";
+    else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        why = "the program cannot be read";
+    for (size_t k = from; k < to && !why; k++) {
+        struct cand *c = &cands->v[k];
+        const struct probe_point *p = &rl->probes.v[c->probe];
+        size_t n = p->func_size < MAX_FUNC ? p->func_size : MAX_FUNC;
+        char reason[200] = "";
+        uint8_t *code = malloc(n);
+        ssize_t got;
+
+        if (!code) {
+            e = -ENOMEM;
+            goto out;
+        }
+        got = pread(fd, code, n, (off_t)p->offset);
+        if (got != (ssize_t)n)
+            snprintf(reason, sizeof(reason), "its code cannot be read from the file");
+        else if ((e = jump_code_prefix(code, n, p->vaddr, &c->pre, reason, sizeof(reason))) ==
+                 -ENOMEM) {
+            free(code);
+            goto out;
+        }
+        if (!reason[0]) {
+            memcpy(c->bytes, code, c->pre.len);
+            c->ok = true;
+            for (size_t q = 0; q < rl->probes.n; q++) {
+                const struct probe_point *o = &rl->probes.v[q];
+                if (q != c->probe && q != c->probe + 1 && o->offset >= p->offset &&
+                    o->offset < p->offset + c->pre.len && !strcmp(o->path, p->path)) {
+                    c->ok = false;
+                    snprintf(reason, sizeof(reason), "another probe is in its first %u bytes",
+                             c->pre.len);
+                }
+            }
+        }
+        free(code);
+        e = 0;
+        if (!c->ok && (e = note(rl, p, reason, 0)))
+            goto out;
+    }
+    if (why) {
+        for (size_t k = from; k < to; k++)
+            if ((e = note(rl, &rl->probes.v[cands->v[k].probe], why, 0)))
+                goto out;
+        e = 0;
+        goto out;
+    }
+    /* No code may jump into the middle of a moved prefix. */
+    for (size_t s = 0; s < prog.ncode; s++)
+        total += prog.code[s].size;
+    struct sweep sw = { .c = cands, .rl = rl, .from = from, .to = to };
+    if (total <= MAX_CODE)
+        for (size_t s = 0; s < prog.ncode; s++) {
+            const struct code_seg *cs = &prog.code[s];
+            free(buf);
+            buf = malloc(cs->size);
+            if (!buf) {
+                e = -ENOMEM;
+                goto out;
+            }
+            if (pread(fd, buf, cs->size, (off_t)cs->off) != (ssize_t)cs->size)
+                total = MAX_CODE + 1;
+            else if ((e = jump_code_branch_targets(buf, cs->size, cs->vaddr, on_target, &sw)))
+                goto out;
+        }
+    for (size_t k = from; k < to; k++) {
+        struct cand *c = &cands->v[k];
+        const struct probe_point *p = &rl->probes.v[c->probe];
+        if (c->ok && total > MAX_CODE) {
+            c->ok = false;
+            e = note(rl, p, "the program's code could not "
+                     "be scanned for jumps into the function's first bytes", 0);
+        } else if (!c->ok && !c->pre.len && sw.hits) {
+            e = note(rl, p, "other code jumps into its "
+                     "first bytes", 0);
+        } else if (c->ok) {
+            e = note(rl, p, NULL, c->pre.len);
+        }
+        if (e)
+            goto out;
+    }
+out:
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    elf_program_release(&prog);
+    return e;
+}
+
+static int write_file(const char *dir, const char *name, const void *data, size_t len,
+                      mode_t mode)
+{
+    char path[PATH_MAX];
+    int fd, e = 0;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    if (len && write(fd, data, len) != (ssize_t)len)
+        e = -EIO;
+    if (!e && fchmod(fd, mode))
+        e = -errno;
+    if (close(fd) && !e)
+        e = -EIO;
+    return e;
+}
+
+static void trampoline(uint8_t *t)
+{
+    memset(t, 0xcc, TRAMP_SIZE);
+    for (unsigned i = 0; i < MAX_SLOTS; i++) {
+        uint8_t *s = t + i * SLOT_SIZE;
+        int32_t disp = (int32_t)(TRAMP_SIZE + 8 * i) - (int32_t)(i * SLOT_SIZE + 11);
+        /* One-byte nops: the probe is on the first. Not a 5-byte nop: kernel 6.18 "optimizes"
+         * a uprobe on one into a call, and a child forked after that died at the slot
+         * (SIGSEGV, measured); one-byte nops are emulated just as fast. */
+        memset(s, 0x90, 5);
+        s[5] = 0xff;            /* jmp *disp32(%rip) */
+        s[6] = 0x25;
+        memcpy(s + 7, &disp, 4);
+    }
+}
+
+static const char *tmp_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+    /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
+    if (!t || !*t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
+        t = "/tmp";
+    return t;
+}
+
+static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_list *rl,
+                    char *err, size_t errlen)
+{
+    static uint8_t tramp[TRAMP_SIZE];
+    char_buf plan = { 0 };
+    char line[256], path[PATH_MAX];
+    const char *pre = getenv("LD_PRELOAD");
+    int e;
+
+    snprintf(j->dir, sizeof(j->dir), "%s/prospect-jump-XXXXXX", tmp_dir());
+    if (!mkdtemp(j->dir)) {
+        e = -errno;
+        snprintf(err, errlen, "cannot create a directory in %s: %s", tmp_dir(), strerror(-e));
+        j->dir[0] = '\0';
+        return e;
+    }
+    /* The command may run as another user: it must read these files and append to the log. */
+    if (chmod(j->dir, 0755)) {
+        e = -errno;
+        goto fail;
+    }
+    trampoline(tramp);
+    snprintf(line, sizeof(line), "prospect-jump 1 %x\n", TRAMP_SIZE);
+    e = str_append(&plan, line);
+    for (size_t k = 0; k < cands->n && !e; k++) {
+        const struct cand *c = &cands->v[k];
+        struct probe_point *p = &rl->probes.v[c->probe];
+        struct stat st;
+        if (!c->ok)
+            continue;
+        if (stat(p->path, &st)) {
+            e = -errno;
+            break;
+        }
+        snprintf(line, sizeof(line), "site %x %llx %llx %llx %x ", j->nslots,
+                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                 (unsigned long long)p->vaddr, c->pre.len);
+        e = str_append(&plan, line);
+        for (unsigned b = 0; b < c->pre.len && !e; b++) {
+            snprintf(line, sizeof(line), "%02x", c->bytes[b]);
+            e = str_append(&plan, line);
+        }
+        snprintf(line, sizeof(line), " %x ", c->pre.stub_len);
+        if (!e)
+            e = str_append(&plan, line);
+        for (unsigned b = 0; b < c->pre.stub_len && !e; b++) {
+            snprintf(line, sizeof(line), "%02x", c->pre.stub[b]);
+            e = str_append(&plan, line);
+        }
+        snprintf(line, sizeof(line), " %x", c->pre.nfix);
+        if (!e)
+            e = str_append(&plan, line);
+        for (unsigned f = 0; f < c->pre.nfix && !e; f++) {
+            snprintf(line, sizeof(line), " %x %x %llx", c->pre.fix[f].disp_off,
+                     c->pre.fix[f].insn_end, (unsigned long long)c->pre.fix[f].target);
+            e = str_append(&plan, line);
+        }
+        if (!e)
+            e = str_append(&plan, "\n");
+        j->slot_region[j->nslots++] = p->region;
+    }
+    if (e || (e = write_file(j->dir, "plan", plan.v, plan.n, 0644)) ||
+        (e = write_file(j->dir, "trampoline", tramp, sizeof(tramp), 0644)) ||
+        (e = write_file(j->dir, "entry_hook.so", prospect_entry_hook_so,
+                        prospect_entry_hook_so_len, 0755)) ||
+        (e = write_file(j->dir, "log", NULL, 0, 0666)))
+        goto fail;
+    vec_free(&plan);
+    if (asprintf(&j->env[0], "LD_PRELOAD=%s%s%s/entry_hook.so", pre && *pre ? pre : "",
+                 pre && *pre ? ":" : "", j->dir) < 0 ||
+        asprintf(&j->env[1], "PROSPECT_JUMP_PLAN=%s", j->dir) < 0) {
+        j->env[0] = j->env[1] = NULL;
+        return -ENOMEM;
+    }
+    /* Move the probes. */
+    snprintf(path, sizeof(path), "%s/trampoline", j->dir);
+    for (size_t k = 0, slot = 0; k < cands->n; k++) {
+        const struct cand *c = &cands->v[k];
+        if (!c->ok)
+            continue;
+        for (size_t q = c->probe; q <= c->probe + 1; q++) {
+            struct probe_point *p = &rl->probes.v[q];
+            char *np = strdup(path);
+            if (!np)
+                return -ENOMEM;
+            free(p->path);
+            p->path = np;
+            p->offset = slot * SLOT_SIZE;
+            p->jump = true;
+        }
+        slot++;
+    }
+    return 0;
+fail:
+    vec_free(&plan);
+    snprintf(err, errlen, "cannot write the entry hook's files in %s: %s", j->dir, strerror(-e));
+    return e;
+}
+
+int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, size_t errlen)
+{
+    cand_vec cands = { 0 };
+    struct jump_entry *j = NULL;
+    size_t nok = 0;
+    int e = 0;
+
+    *out = NULL;
+    for (size_t i = 0; i < rl->probes.n; i++)
+        if (is_function_entry(rl, i) && (e = vec_push(&cands, ((struct cand){ .probe = i }))))
+            goto out;
+    /* Candidates of one file are checked together (one scan of its code). */
+    for (size_t from = 0, to; from < cands.n; from = to) {
+        const char *path = rl->probes.v[cands.v[from].probe].path;
+        for (to = from + 1; to < cands.n; to++)
+            if (strcmp(rl->probes.v[cands.v[to].probe].path, path))
+                break;
+        if ((e = check_file(rl, &cands, from, to)))
+            goto out;
+    }
+    for (size_t k = 0; k < cands.n; k++) {
+        if (cands.v[k].ok && nok == MAX_SLOTS) {
+            cands.v[k].ok = false;
+            if ((e = note(rl, &rl->probes.v[cands.v[k].probe], "more than 256 jump entries", 0)))
+                goto out;
+        }
+        nok += cands.v[k].ok;
+    }
+    if (!nok)
+        goto out;
+    j = calloc(1, sizeof(*j));
+    if (!j) {
+        e = -ENOMEM;
+        goto out;
+    }
+    if ((e = make_dir(j, &cands, rl, err, errlen))) {
+        jump_entry_free(j);
+        j = NULL;
+        goto out;
+    }
+    pr_debug("%zu jump entries, files in %s", nok, j->dir);
+    *out = j;
+out:
+    vec_free(&cands);
+    if (e == -ENOMEM && !err[0])
+        snprintf(err, errlen, "out of memory");
+    return e;
+}
+
+char *const *jump_entry_env(const struct jump_entry *j)
+{
+    return j->env;
+}
+
+static char *read_log(const struct jump_entry *j)
+{
+    char path[PATH_MAX], *buf = NULL;
+    size_t len;
+    snprintf(path, sizeof(path), "%s/log", j->dir);
+    if (file_read_all(path, &buf, &len, 1 << 20))
+        return NULL;
+    return buf;
+}
+
+unsigned jump_entry_patched(const struct jump_entry *j)
+{
+    char *buf = j ? read_log(j) : NULL, *save = NULL;
+    unsigned n = 0;
+    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        const char *ok = strstr(l, " ok ");
+        n += ok && strtoul(ok + 4, NULL, 16) > 0;
+    }
+    free(buf);
+    return n;
+}
+
+void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
+                         void (*fn)(void *arg, const char *msg), void *arg)
+{
+    char *buf = j ? read_log(j) : NULL, *save = NULL;
+    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        char msg[512], pr[256], *end;
+        unsigned long pid = strtoul(l, &end, 10), slot;
+        const char *what = "every jump entry";
+        if (strncmp(end, " fail ", 6))
+            continue;
+        end += 6;
+        if (*end == '-') {
+            end++;
+        } else {
+            slot = strtoul(end, &end, 16);
+            if (slot < j->nslots && j->slot_region[slot] >= 0 &&
+                (size_t)j->slot_region[slot] < rl->regions.n)
+                what = rl->regions.v[j->slot_region[slot]].label;
+        }
+        while (*end == ' ')
+            end++;
+        snprintf(msg, sizeof(msg), "process %lu: %s: %s; its crossings there were not counted",
+                 pid, what, str_printable(end, pr, sizeof(pr)));
+        fn(arg, msg);
+    }
+    free(buf);
+}
+
+void jump_entry_free(struct jump_entry *j)
+{
+    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
+    char path[PATH_MAX];
+    if (!j)
+        return;
+    if (j->dir[0]) {
+        for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+            snprintf(path, sizeof(path), "%s/%s", j->dir, files[i]);
+            unlink(path);
+        }
+        rmdir(j->dir);
+    }
+    free(j->env[0]);
+    free(j->env[1]);
+    free(j);
+}

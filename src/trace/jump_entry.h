@@ -1,0 +1,44 @@
+/* Jump entries: function regions of a launched program entered without a trap-and-single-step.
+ *
+ * A uprobe on a function's first instruction costs an int3 trap and, when the kernel cannot
+ * emulate that instruction (mov, lea, add...: most leaf functions), a single-step trap as well
+ * (~11 us each on this VM, and counted inside the region). For a function whose first
+ * instructions can be moved (jump_code.h), Prospect instead:
+ *   - writes a trampoline file: per function a slot `nop; ...; jmp *data[slot](%rip)`, and puts
+ *     the function's entry and return probes on the slot's nop (emulated: no single-step);
+ *   - preloads its entry hook (src/inject/entry_hook.c) into the command, which, before main,
+ *     maps the trampoline next to the program, builds a stub per function (the moved
+ *     instructions, then a jump back) and replaces the function's first 5 bytes with
+ *     `jmp slot`. The file on disk is untouched; the patch lives in the process's memory.
+ * Calls, recursion, threads and fork behave as with probes on the function itself (the return
+ * probe sees the same stack). The hook runs again in every image the command execs (LD_PRELOAD
+ * is inherited), and logs what it did; prospect reports any process it could not patch.
+ *
+ * Only for programs started by the dynamic loader (LD_PRELOAD must apply), not needing a
+ * sanitizer runtime (it insists on loading first), and not for shared libraries (a library
+ * loaded later with dlopen would not be patched) or attach mode: those keep plain uprobes. */
+#ifndef PROSPECT_TRACE_JUMP_ENTRY_H
+#define PROSPECT_TRACE_JUMP_ENTRY_H
+#include <stddef.h>
+#include "trace/region.h"
+
+struct jump_entry;
+
+/* Moves the entry and return probes of every function region that qualifies to a trampoline
+ * slot (probe_point.jump, path = the trampoline) and writes the hook, the trampoline and the
+ * plan into a new directory under $TMPDIR (else /tmp). -v site notes say which functions
+ * were moved and why others were not. *out is NULL when none qualified. 0 or -errno with a
+ * message in err. */
+int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, size_t errlen);
+/* NULL-terminated "NAME=value" settings for the command's environment (LD_PRELOAD keeps what
+ * the user had, with the hook appended). */
+char *const *jump_entry_env(const struct jump_entry *j);
+/* Calls fn once per problem the hook logged, e.g. "process 123: sum: the code differs from the
+ * file" (those crossings were not counted), and "N processes patched" lines are not problems. */
+void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
+                         void (*fn)(void *arg, const char *msg), void *arg);
+/* Number of process images the hook patched (from its log). */
+unsigned jump_entry_patched(const struct jump_entry *j);
+/* Deletes the directory (call after the probes are gone). */
+void jump_entry_free(struct jump_entry *j);
+#endif
