@@ -2,8 +2,10 @@
 # prospect stat -r vs a minimal ptrace+int3 region tracer (Perforator's mechanism) on a region
 # of a few instructions called N times. Per crossing = (time for N calls - time for 1 call) /
 # (N - 1), so process start and probe setup/teardown are not counted; medians of REPS runs,
-# the tools alternating. Two regions: a leaf whose first instruction the kernel must
-# single-step, and a function whose first instruction (call) the kernel emulates.
+# the tools alternating. Two regions: a leaf whose first instruction a uprobe must single-step
+# (prospect enters it by a jump entry by default), and a function whose first instruction
+# (call) the kernel emulates (it keeps its uprobe). `--entry trap` (a uprobe on every function
+# start) is measured too, to show what the jump entry saves.
 # Also prints the task-clock prospect attributes to one crossing of these near-empty regions:
 # the measurement skew (their own work is a few nanoseconds).
 # Every command runs pinned to one CPU: a ptrace tracer whose tracee runs on the other CPU pays
@@ -36,7 +38,7 @@ for variant in leaf prologue; do
     # "| task-clock (us) | total | mean | min | max |" -> "mean us"
     skew=$(awk -F'|' '/^\| task-clock/ { u = $2; gsub(/.*\(|\).*/, "", u); gsub(/ /, "", $4);
                                          print $4 " " u }' "$T/pr.txt")
-    : >"$T/pt"; : >"$T/pr"; : >"$T/b"
+    : >"$T/pt"; : >"$T/pr"; : >"$T/tr"; : >"$T/b"
     for _ in $(seq "$REPS"); do
         b1=$(elapsed "$T/stat_target" 1 "$variant"); bn=$(elapsed "$T/stat_target" "$N" "$variant")
         echo "($bn - $b1)" | bc -l >>"$T/b"
@@ -46,15 +48,23 @@ for variant in leaf prologue; do
         r1=$(elapsed "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" 1 "$variant")
         rn=$(elapsed "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" "$N" "$variant")
         echo "($rn - $r1)" | bc -l >>"$T/pr"
+        t1=$(elapsed "$PROSPECT" stat --entry trap -e task-clock -r "$fn" "$T/stat_target" 1 "$variant")
+        tn=$(elapsed "$PROSPECT" stat --entry trap -e task-clock -r "$fn" "$T/stat_target" "$N" "$variant")
+        echo "($tn - $t1)" | bc -l >>"$T/tr"
     done
-    base=$(median <"$T/b"); pt=$(median <"$T/pt"); pr=$(median <"$T/pr")
+    base=$(median <"$T/b"); pt=$(median <"$T/pt"); pr=$(median <"$T/pr"); tr=$(median <"$T/tr")
+    us_tr=$(echo "($tr - $base) * 1000000 / ($N - 1)" | bc -l)
+    entry=$("$PROSPECT" stat -v -e task-clock -r "$fn" "$T/stat_target" 1 "$variant" 2>&1 >/dev/null |
+            grep -o "jump entry\|entry stays a uprobe: .*" | head -1)
     us_pt=$(echo "($pt - $base) * 1000000 / ($N - 1)" | bc -l)
     us_pr=$(echo "($pr - $base) * 1000000 / ($N - 1)" | bc -l)
     printf '%s (%s, first instruction: %s), %d crossings, median of %d, all on CPU %d:\n' \
         "$variant" "$fn" "$first" "$N" "$REPS" "$CPU"
     printf '  ptrace+int3 tracer : %8.2f us per crossing\n' "$us_pt"
-    printf '  prospect stat -r   : %8.2f us per crossing\n' "$us_pr"
-    printf '  ratio prospect/ptrace: %.2f (target <= 0.33)\n' "$(echo "$us_pr / $us_pt" | bc -l)"
+    printf '  prospect stat -r   : %8.2f us per crossing (%s)\n' "$us_pr" "${entry:-?}"
+    printf '  ... --entry trap   : %8.2f us per crossing (uprobe on the first instruction)\n' "$us_tr"
+    printf '  ratio prospect/ptrace: %.2f (target <= 0.33); with --entry trap: %.2f\n' \
+        "$(echo "$us_pr / $us_pt" | bc -l)" "$(echo "$us_tr / $us_pt" | bc -l)"
     printf '  skew: prospect reports a task-clock of %s per crossing of this near-empty region\n' \
         "$skew"
 done

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# prospect stat -r with jump entries (the default for a command's functions): the same counts
+# as plain uprobes (--entry trap) on leaves, recursion, threads and fork+exec; the program and
+# its file unchanged; the user's LD_PRELOAD kept; nothing left behind; the cases that keep a
+# uprobe say why; a process the hook could not patch is reported.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/stat_lib.sh"
+if ! uprobes_ready; then
+    skip stat_jump "no writable tracefs uprobe_events (region tracing needs it)"
+    exit 0
+fi
+W=$WL
+build_workload stat_leaf stat_leaf -O2 -g || { fail build stat_leaf; exit 0; }
+build_workload stat_fib stat_fib -O0 -g
+build_workload stat_threads stat_threads -O2 -g -lpthread
+build_workload stat_forkexec stat_forkexec -O2 -g
+out=$TEST_TMP/jump.csv
+err=$TEST_TMP/jump.err
+# The hook's files go to $TMPDIR: a private one shows whether they are removed.
+export TMPDIR=$TEST_TMP/tmpdir
+mkdir -p "$TMPDIR"
+
+# calls and crossings of REGION in a --summary --csv run, as "calls crossings".
+counts() { echo "$(csv_get "$out" "$1" calls) $(csv_get "$out" "$1" crossings)"; }
+
+# A leaf whose first instruction a uprobe would single-step: a jump entry, exact counts.
+sum_before=$(md5sum <"$W/stat_leaf")
+"$PROSPECT" stat -v -s --csv -o "$out" -e task-clock -r leaf "$W/stat_leaf" 10000 2>"$err"
+check leaf_exit_status [ $? = 0 ]
+check leaf_is_jump_entry grep -q "leaf: jump entry (first [0-9]* bytes moved" "$err"
+check leaf_jump_10000 [ "$(counts leaf)" = "10000 10000" ]
+"$PROSPECT" stat -v -s --csv -o "$out" -e task-clock --entry trap -r leaf "$W/stat_leaf" 10000 2>"$err"
+check leaf_trap_10000 [ "$(counts leaf)" = "10000 10000" ]
+check leaf_trap_no_jump_entry not grep -q "jump entry" "$err"
+check leaf_file_unchanged [ "$(md5sum <"$W/stat_leaf")" = "$sum_before" ]
+check leaf_no_files_left [ -z "$(ls -A "$TMPDIR")" ]
+check leaf_no_probes_left no_probes_left
+
+# Recursion: every call counted, the outermost entries are the crossings.
+"$PROSPECT" stat -v -s --csv -o "$out" -r fib "$W/stat_fib" >"$TEST_TMP/fib.out" 2>"$err"
+check fib_is_jump_entry grep -q "fib: jump entry" "$err"
+check fib_jump_calls_exact [ "$(counts fib)" = "3946 2" ]
+check fib_output_unchanged [ "$(cat "$TEST_TMP/fib.out")" = "610 610" ]
+
+# Threads: 4 x 1000 crossings, often at the same time.
+"$PROSPECT" stat -v -s --csv -o "$out" -r region_work "$W/stat_threads" >/dev/null 2>"$err"
+check threads_is_jump_entry grep -q "region_work: jump entry" "$err"
+check threads_jump_4000 [ "$(counts region_work)" = "4000 4000" ]
+
+# fork, then exec of the same program: the hook patches the exec'd image too; 6 calls in three
+# processes and the program's exit status (7) passed through.
+"$PROSPECT" stat -v -s --csv -o "$out" -r work "$W/stat_forkexec" >/dev/null 2>"$err"
+st=$?
+check forkexec_is_jump_entry grep -q "work: jump entry" "$err"
+check forkexec_jump_6_calls [ "$(counts work)" = "6 6" ]
+check forkexec_exit_status_7 [ $st = 7 ]
+check forkexec_no_warning not grep -q "warning" "$err"
+
+# The user's LD_PRELOAD is kept (the hook is appended), and the program sees it.
+# (ASAN_OPTIONS: the sanitized prospect under test would refuse a preload ahead of its runtime.)
+res=$(LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 5 env 2>"$err")
+check user_preload_kept [ "${res%%:*}" = "LD_PRELOAD=libm.so.6" ]
+check user_preload_hook_appended grep -q "entry_hook.so" <<<"$res"
+check user_preload_counts [ "$(counts leaf)" = "5 5" ]
+
+# A statically linked program cannot take a preloaded hook: a uprobe, said with -v; exact.
+if gcc -O2 -g -static -o "$W/stat_leaf_static" "$(dirname "$0")/../workloads/stat_leaf.c" 2>/dev/null; then
+    "$PROSPECT" stat -v -s --csv -o "$out" -r leaf "$W/stat_leaf_static" 300 2>"$err"
+    check static_keeps_uprobe grep -q "leaf: entry stays a uprobe: the program is statically linked" "$err"
+    check static_counts_exact [ "$(counts leaf)" = "300 300" ]
+else
+    skip static_keeps_uprobe "gcc -static does not link here (no static libc)"
+fi
+
+# A function too short for a jump (xor; ret) keeps its uprobe, -v says why; counts exact.
+cat >"$TEST_TMP/tiny.c" <<'EOF'
+__attribute__((noipa)) int tiny(void) { return 0; }
+int main(void) { int s = 0; for (int i = 0; i < 50; i++) s += tiny(); return s; }
+EOF
+gcc -O2 -g -o "$W/tiny" "$TEST_TMP/tiny.c"
+"$PROSPECT" stat -v -s --csv -o "$out" -r tiny "$W/tiny" 2>"$err"
+check tiny_keeps_uprobe grep -q "tiny: entry stays a uprobe: " "$err"
+check tiny_counts_exact [ "$(counts tiny)" = "50 50" ]
+
+# Errors after the plan was made leave nothing behind either.
+"$PROSPECT" stat -r leaf -e no-such-event "$W/stat_leaf" >/dev/null 2>&1
+check error_no_files_left [ -z "$(ls -A "$TMPDIR")" ]
+
+# Somebody else's uprobe already sits on the function's first byte: the hook must not patch
+# over it; prospect says which process and region were not counted.
+T=/sys/kernel/tracing
+[ -w $T/uprobe_events ] || T=/sys/kernel/debug/tracing
+off=$(objdump -d -F "$W/stat_leaf" | sed -n 's/^[0-9a-f]* <leaf> (File Offset: 0x\([0-9a-f]*\)):$/\1/p')
+grp=prospecttest_$$
+if [ -n "$off" ] && echo "p:$grp/leaf $W/stat_leaf:0x$off" >>$T/uprobe_events 2>/dev/null; then
+    echo 1 >$T/events/$grp/leaf/enable
+    "$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 20 >/dev/null 2>"$err"
+    st=$?
+    echo 0 >$T/events/$grp/leaf/enable
+    echo "-:$grp/leaf" >>$T/uprobe_events
+    check conflict_program_unharmed [ $st = 0 ]
+    check conflict_reported grep -q "warning: process [0-9]*: leaf: a breakpoint is already there; its crossings there were not counted" "$err"
+else
+    skip conflict_reported "cannot create a test uprobe at leaf (offset '$off')"
+fi
