@@ -465,6 +465,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
     struct region_list rl;
     struct region_trace *rt = NULL;
     struct jump_entry *je = NULL;
+    struct image_watch watch;
     struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct stat_region_view *views = NULL;
     char exe[PATH_MAX], msg[2048];
@@ -510,9 +511,14 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
         goto out;
     }
+    if (je && (e = jump_entry_watch(je, &watch))) {
+        cmd_error("stat", "cannot read the entry hook's trampoline: %s", strerror(-e));
+        launch_abort(&l);
+        goto out;
+    }
     e = region_trace_open(&rt, &rl, o->groups.v, o->groups.n,
-                          o->attach_pid ? o->attach_pid : l.pid, o->attach_pid != 0, msg,
-                          sizeof(msg));
+                          o->attach_pid ? o->attach_pid : l.pid, o->attach_pid != 0,
+                          je ? &watch : NULL, msg, sizeof(msg));
     if (e) {
         cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
         launch_abort(&l);
@@ -608,6 +614,12 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
         jump_entry_problems(je, &rl, warn_line, NULL);
+        if (st.unpatched)
+            fprintf(stderr, "prospect stat: warning: %llu process image(s) of the program ran "
+                    "without the entry hook (first: pid %u; exec'd with an environment without "
+                    "LD_PRELOAD?): their crossings of jump-entry functions were not counted; "
+                    "--entry trap counts them\n", (unsigned long long)st.unpatched,
+                    st.unpatched_pid);
         if (deep)
             fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "symbol/elf_program.h"
 #include "trace/jump_code.h"
 #include "trace/jump_entry.h"
+#include "trace/region_trace.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -47,6 +49,8 @@ static int str_append(char_buf *b, const char *s)
 
 struct jump_entry {
     char dir[256];              /* tmp_dir() is at most 200 bytes */
+    struct image_id prog[IMAGE_WATCH_MAX];   /* the programs with jump entries */
+    size_t nprog;
     char *env[3];
     int slot_region[MAX_SLOTS];
     unsigned nslots;
@@ -253,6 +257,16 @@ static const char *tmp_dir(void)
     return t;
 }
 
+static void remember_program(struct jump_entry *j, const struct stat *st)
+{
+    struct image_id id = { major(st->st_dev), minor(st->st_dev), st->st_ino };
+    for (size_t i = 0; i < j->nprog; i++)
+        if (!memcmp(&j->prog[i], &id, sizeof(id)))
+            return;
+    if (j->nprog < IMAGE_WATCH_MAX)
+        j->prog[j->nprog++] = id;
+}
+
 static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_list *rl,
                     char *err, size_t errlen)
 {
@@ -287,6 +301,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
             e = -errno;
             break;
         }
+        remember_program(j, &st);
         snprintf(line, sizeof(line), "site %x %llx %llx %llx %x ", j->nslots,
                  (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
                  (unsigned long long)p->vaddr, c->pre.len);
@@ -399,6 +414,20 @@ out:
     if (e == -ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
     return e;
+}
+
+int jump_entry_watch(const struct jump_entry *j, struct image_watch *w)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/trampoline", j->dir);
+    if (stat(path, &st))
+        return -errno;
+    memset(w, 0, sizeof(*w));
+    w->tramp = (struct image_id){ major(st.st_dev), minor(st.st_dev), st.st_ino };
+    memcpy(w->prog, j->prog, j->nprog * sizeof(*j->prog));
+    w->nprog = j->nprog;
+    return 0;
 }
 
 char *const *jump_entry_env(const struct jump_entry *j)

@@ -37,6 +37,11 @@ char *const *jump_entry_env(const struct jump_entry *j);
  * file" (those crossings were not counted), and "N processes patched" lines are not problems. */
 void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
                          void (*fn)(void *arg, const char *msg), void *arg);
+/* What region_trace must watch to find process images the hook did not patch (the program
+ * mapped, the trampoline not: e.g. exec'd with an environment without LD_PRELOAD). 0 or
+ * -errno. */
+struct image_watch;
+int jump_entry_watch(const struct jump_entry *j, struct image_watch *w);
 /* Number of process images the hook patched (from its log). */
 unsigned jump_entry_patched(const struct jump_entry *j);
 /* Deletes the directory (call after the probes are gone). */

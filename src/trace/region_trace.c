@@ -24,6 +24,8 @@
 #define REORDER_NS 2000000ULL
 
 enum id_kind { ID_COUNTER, ID_SWITCH, ID_PROBE };
+/* pend.kind for records that are not samples */
+enum { PEND_EXEC = -1, PEND_MAP_PROG = -2, PEND_MAP_TRAMP = -3 };
 
 struct id_ent {
     uint64_t id;          /* 0 = empty slot */
@@ -35,8 +37,13 @@ struct id_ent {
 struct pend {
     uint64_t time, seq, en, run;
     uint32_t pid, tid, cpu;
-    int32_t group, kind, probe; /* kind: ID_SWITCH, ID_PROBE, or -1 for an exec */
+    int32_t group, kind, probe; /* kind: ID_SWITCH, ID_PROBE, or PEND_* */
     size_t voff;
+};
+
+struct image_state {
+    uint32_t pid;
+    bool tramp;
 };
 
 struct region_trace {
@@ -60,6 +67,9 @@ struct region_trace {
     uint64_t *vals;
     struct region_counter *rc;
     struct region_trace_stats st;
+    bool watching;
+    struct image_watch watch;
+    VEC(struct image_state) images;   /* per pid: the current image mapped a watched program */
 };
 
 static int ids_put(struct region_trace *rt, uint64_t id, int group, int kind, int col, int probe)
@@ -178,6 +188,7 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     a.enable_on_exec = !attach;
     a.comm = gi == 0;              /* COMM records with misc COMM_EXEC tell us about exec */
     a.comm_exec = gi == 0;
+    a.mmap = a.mmap2 = gi == 0 && rt->watching;
     leader = open_one(rt, &a, "task-clock", pid, cpu, -1, gi, ID_COUNTER, has_tc ? 0 : -1, -1,
                       msg, msglen);
     if (leader < 0)
@@ -280,7 +291,7 @@ static int target_tids(pid_t pid, bool attach, pid_t **out, size_t *n)
 
 int region_trace_open(struct region_trace **out, const struct region_list *rl,
                       const struct counter_group *groups, size_t nr_groups, pid_t pid,
-                      bool attach, char *msg, size_t msglen)
+                      bool attach, const struct image_watch *watch, char *msg, size_t msglen)
 {
     struct region_trace *rt = calloc(1, sizeof(*rt));
     pid_t *tids = NULL;
@@ -292,6 +303,10 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     if (!rt)
         return -ENOMEM;
     rt->rl = rl;
+    if (watch) {
+        rt->watching = true;
+        rt->watch = *watch;
+    }
     rt->nr_groups = nr_groups;
     rt->nv = calloc(nr_groups + 1, sizeof(size_t));
     rt->tp_ids = calloc(rl->probes.n + 1, sizeof(uint64_t));
@@ -441,6 +456,67 @@ static int on_sample(struct region_trace *rt, const struct perf_event_header *h)
     return add_pend(rt, &s, ie->group, ie->kind, ie->probe, rt->vals, nv, r[1], r[2]);
 }
 
+static bool same_image(const struct image_id *a, const struct rec_mmap2 *m)
+{
+    return a->ino == m->ino && a->maj == m->maj && a->min == m->min;
+}
+
+/* A watched program or the trampoline mapped: queued in time order with the execs. */
+static int on_mmap2(struct region_trace *rt, const struct perf_event_header *h)
+{
+    const struct rec_mmap2 *m = (const void *)h;
+    struct sample s;
+    int kind = 0;
+
+    if (!rt->watching || h->size < sizeof(*m) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+        sample_id_parse(&rt->dec, h, &s))
+        return 0;
+    if (same_image(&rt->watch.tramp, m))
+        kind = PEND_MAP_TRAMP;
+    for (size_t i = 0; i < rt->watch.nprog && !kind; i++)
+        if (same_image(&rt->watch.prog[i], m))
+            kind = PEND_MAP_PROG;
+    if (!kind)
+        return 0;
+    s.pid = m->pid;
+    return add_pend(rt, &s, 0, kind, -1, NULL, 0, 0, 0);
+}
+
+static struct image_state *image_find(struct region_trace *rt, uint32_t pid)
+{
+    for (size_t i = 0; i < rt->images.n; i++)
+        if (rt->images.v[i].pid == pid)
+            return &rt->images.v[i];
+    return NULL;
+}
+
+/* The image of `pid` ends (exec or the end of tracing): was it patched? */
+static void image_end(struct region_trace *rt, uint32_t pid)
+{
+    struct image_state *is = image_find(rt, pid);
+    if (!is)
+        return;
+    if (!is->tramp && !rt->st.unpatched++)
+        rt->st.unpatched_pid = pid;
+    *is = rt->images.v[--rt->images.n];
+}
+
+static int image_event(struct region_trace *rt, const struct pend *p)
+{
+    struct image_state *is;
+    if (p->kind == PEND_EXEC) {
+        region_counter_exec(rt->rc, p->tid);
+        image_end(rt, p->pid);
+        return 0;
+    }
+    is = image_find(rt, p->pid);
+    if (p->kind == PEND_MAP_PROG && !is)
+        return vec_push(&rt->images, ((struct image_state){ .pid = p->pid }));
+    if (p->kind == PEND_MAP_TRAMP && is)
+        is->tramp = true;
+    return 0;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
     struct region_trace *rt = arg;
@@ -451,8 +527,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
         return on_sample(rt, h);
     case PERF_RECORD_COMM:
         if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && sample_id_parse(&rt->dec, h, &s) == 0)
-            return add_pend(rt, &s, 0, -1, -1, NULL, 0, 0, 0);
+            return add_pend(rt, &s, 0, PEND_EXEC, -1, NULL, 0, 0, 0);
         return 0;
+    case PERF_RECORD_MMAP2:
+        return on_mmap2(rt, h);
     case PERF_RECORD_LOST:
         if (h->size >= sizeof(struct rec_lost))
             rt->st.lost += ((const struct rec_lost *)h)->lost;
@@ -487,7 +565,8 @@ static int flush(struct region_trace *rt, uint64_t limit)
         struct rc_sample rs;
 
         if (p->kind < 0) {
-            region_counter_exec(rt->rc, p->tid);
+            if ((e = image_event(rt, p)))
+                return e;
             continue;
         }
         memset(&rs, 0, sizeof(rs));
@@ -584,7 +663,11 @@ int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd)
 int region_trace_finish(struct region_trace *rt)
 {
     int e = drain_all(rt);
-    return e ? e : flush(rt, UINT64_MAX);
+    if (!e)
+        e = flush(rt, UINT64_MAX);
+    while (!e && rt->images.n)
+        image_end(rt, rt->images.v[0].pid);
+    return e;
 }
 
 struct region_counter *region_trace_counter(struct region_trace *rt)
@@ -629,5 +712,6 @@ void region_trace_free(struct region_trace *rt)
     free(rt->ids);
     vec_free(&rt->pend);
     vec_free(&rt->pool);
+    vec_free(&rt->images);
     free(rt);
 }

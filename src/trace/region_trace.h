@@ -28,6 +28,22 @@ struct region_trace;
 
 struct region_trace_stats {
     uint64_t samples, lost, bad;
+    uint64_t unpatched;          /* images of a watched program that did not map the trampoline */
+    uint32_t unpatched_pid;      /* the first of them */
+};
+
+/* Jump entries (jump_entry.h) work only in process images where the entry hook ran: those map
+ * the trampoline. With a watch, every image that maps one of `prog` but not `tramp` is counted
+ * as unpatched (from MMAP2 records; device numbers as MMAP2 gives them). */
+struct image_id {
+    uint32_t maj, min;
+    uint64_t ino;
+};
+#define IMAGE_WATCH_MAX 16
+struct image_watch {
+    struct image_id prog[IMAGE_WATCH_MAX];
+    size_t nprog;
+    struct image_id tramp;
 };
 
 /* Creates the probes and opens every event on `pid` (a launched child stopped before exec:
@@ -36,7 +52,7 @@ struct region_trace_stats {
  * a message (open advice, probe creation failure) in `msg`. */
 int region_trace_open(struct region_trace **out, const struct region_list *rl,
                       const struct counter_group *groups, size_t nr_groups, pid_t pid,
-                      bool attach, char *msg, size_t msglen);
+                      bool attach, const struct image_watch *watch, char *msg, size_t msglen);
 /* Waits up to timeout_ms for data (or for `wake_fd` to become readable, e.g. a pidfd; -1 for
  * none) and processes what arrived. 0 or -errno. */
 int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd);

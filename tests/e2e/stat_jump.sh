@@ -56,6 +56,14 @@ check forkexec_jump_6_calls [ "$(counts work)" = "6 6" ]
 check forkexec_exit_status_7 [ $st = 7 ]
 check forkexec_no_warning not grep -q "warning" "$err"
 
+# An image exec'd with an empty environment runs without the hook: not counted, and said.
+"$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 40 clearenv >/dev/null 2>"$err"
+check clearenv_exit_status [ $? = 0 ]
+check clearenv_patched_image_counted [ "$(counts leaf)" = "40 40" ]
+check clearenv_unpatched_image_said grep -q "warning: 1 process image(s) of the program ran without the entry hook" "$err"
+"$PROSPECT" stat -s --csv -o "$out" --entry trap -r leaf "$W/stat_leaf" 40 clearenv >/dev/null 2>"$err"
+check clearenv_trap_counts_both [ "$(counts leaf)" = "80 80" ]
+
 # The user's LD_PRELOAD is kept (the hook is appended), and the program sees it.
 # (ASAN_OPTIONS: the sanitized prospect under test would refuse a preload ahead of its runtime.)
 res=$(LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 5 env 2>"$err")
