@@ -310,6 +310,7 @@ static void install_signals(void)
     sa.sa_handler = on_signal;   /* no SA_RESTART: poll/waitpid return EINTR */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);   /* a closed terminal: clean up (probes, hook files) too */
 }
 
 /* Exit status, message for a command that could not be started. */
@@ -497,9 +498,13 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
     }
     msg[0] = '\0';
-    if (!o->attach_pid && !o->trap_entries && (e = jump_entry_plan(&je, &rl, msg, sizeof(msg)))) {
-        cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
-        goto out;
+    if (!o->attach_pid && !o->trap_entries) {
+        if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
+            cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
+            goto out;
+        }
+        if (!je && msg[0])
+            fprintf(stderr, "prospect stat: note: %s; functions keep their uprobes\n", msg);
     }
     if (log_verbosity >= LOG_INFO)
         for (size_t i = 0; i < rl.regions.n; i++)

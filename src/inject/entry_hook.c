@@ -247,6 +247,39 @@ static void put_rel32(uint8_t *at, uint64_t from_end, uint64_t to)
     memcpy(at, &d, 4);
 }
 
+/* In a process of another program (a shell, a tool the program runs) the hook takes itself
+ * out of LD_PRELOAD and the plan out of the environment, so that program's own children run
+ * exactly as without Prospect. */
+static void leave_environment(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    static char self[600], buf[8192];
+    size_t n = 0, sl;
+
+    snprintf(self, sizeof(self), "%s/entry_hook.so", dir);
+    sl = strlen(self);
+    if (pre && strlen(pre) < sizeof(buf)) {
+        for (const char *p = pre; *p;) {
+            size_t l = strcspn(p, ": \t");
+            if (l && !(l == sl && !strncmp(p, self, l))) {
+                if (n)
+                    buf[n++] = ':';
+                memcpy(buf + n, p, l);
+                n += l;
+            }
+            p += l;
+            if (*p)
+                p++;
+        }
+        buf[n] = '\0';
+        if (n)
+            setenv("LD_PRELOAD", buf, 1);
+        else
+            unsetenv("LD_PRELOAD");
+    }
+    unsetenv("PROSPECT_JUMP_PLAN");
+}
+
 __attribute__((constructor)) static void prospect_entry_hook(void)
 {
     const char *d = getenv("PROSPECT_JUMP_PLAN");
@@ -264,12 +297,16 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
     snprintf(path, sizeof(path), "%s/log", dir);
     logfd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     tsize = read_plan();
-    if (!tsize || stat("/proc/self/exe", &st))
+    if (!tsize || stat("/proc/self/exe", &st)) {
+        leave_environment();
         goto out;
+    }
     for (unsigned i = 0; i < nsites; i++)
         mine += sites[i].dev == (uint64_t)st.st_dev && sites[i].ino == (uint64_t)st.st_ino;
-    if (!mine)
-        goto out;       /* another program of the command: nothing to do here */
+    if (!mine) {
+        leave_environment();   /* another program: nothing to do here */
+        goto out;
+    }
     dl_iterate_phdr(find_exe, &exe);
     /* trampoline file | data page (stub address per slot) | stubs */
     size = tsize + PAGE + ((MAX_SITES * STUB_SIZE + PAGE - 1) & ~(PAGE - 1));

@@ -194,9 +194,14 @@ int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
             addr++;
             continue;
         }
+        const cs_x86 *x = &in->detail->x86;
         if ((cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL)) &&
-            in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM)
-            fn(arg, (uint64_t)in->detail->x86.operands[0].imm);
+            x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+            fn(arg, (uint64_t)x->operands[0].imm);
+        /* lea f+3(%rip): an address taken, maybe called through a pointer later. */
+        for (uint8_t i = 0; i < x->op_count; i++)
+            if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+                fn(arg, in->address + in->size + (uint64_t)x->operands[i].mem.disp);
     }
     cs_free(in, 1);
     cs_close(&h);

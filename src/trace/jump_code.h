@@ -6,7 +6,8 @@
  * many functions), and each other reference to the instruction pointer is a RIP-relative
  * memory operand with a 32-bit displacement. Moving is safe only when no code jumps into the middle of the prefix:
  * the function must have no indirect jump (a jump table could land there), and the caller
- * checks every direct branch of the program with jump_code_branch_targets. */
+ * checks every direct branch and RIP-relative address of the program with
+ * jump_code_branch_targets, and the symbols. */
 #ifndef PROSPECT_TRACE_JUMP_CODE_H
 #define PROSPECT_TRACE_JUMP_CODE_H
 #include <stddef.h>
@@ -36,7 +37,8 @@ struct jump_prefix {
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
                      char *why, size_t whylen);
 /* Linear sweep over `n` bytes of code at `vaddr`: calls fn(arg, target) for the target of
- * every direct jump and call (undecodable bytes are skipped one at a time). 0 or -errno. */
+ * every direct jump and call and every RIP-relative address (`lea f+3(%rip)` takes an address
+ * that may be jumped to later). Undecodable bytes are skipped one at a time. 0 or -errno. */
 int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
                              void (*fn)(void *arg, uint64_t target), void *arg);
 #endif

@@ -5,9 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "symbol/dso.h"
 #include "symbol/elf_program.h"
 #include "trace/jump_code.h"
 #include "trace/jump_entry.h"
@@ -48,7 +52,7 @@ static int str_append(char_buf *b, const char *s)
 }
 
 struct jump_entry {
-    char dir[256];              /* tmp_dir() is at most 200 bytes */
+    char dir[256];              /* make_tmp_dir takes directories of at most 200 bytes */
     struct image_id prog[IMAGE_WATCH_MAX];   /* the programs with jump entries */
     size_t nprog;
     char *env[3];
@@ -88,6 +92,7 @@ struct sweep {
     const struct region_list *rl;
     size_t from, to;            /* candidates of this file */
     size_t hits;
+    const char *sym;            /* the symbol being checked (symbol pass) */
 };
 
 static void on_target(void *arg, uint64_t t)
@@ -104,8 +109,21 @@ static void on_target(void *arg, uint64_t t)
     }
 }
 
+/* Another symbol (an alternate entry) inside a prefix. */
+static void on_symbol(void *arg, const struct symbol_match *m)
+{
+    on_target(arg, m->start);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Checks the candidates [from, to), all in one file. */
-static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size_t to)
+static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size_t to,
+                      const char *exe)
 {
     const char *path = rl->probes.v[cands->v[from].probe].path;
     struct elf_program prog;
@@ -121,6 +139,9 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
         why = "it is not a readable ELF file";
     else if (!prog.executable)
         why = "it is in a shared library (one loaded later would not be patched)";
+    else if (!same_file(path, exe))
+        why = "it is not in the command's own program (the hook would have to pass through "
+              "other programs to reach it)";
     else if (!prog.interp)
         why = "the program is statically linked (nothing can be preloaded)";
     else if (prog.sanitizer)
@@ -176,6 +197,12 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
     for (size_t s = 0; s < prog.ncode; s++)
         total += prog.code[s].size;
     struct sweep sw = { .c = cands, .rl = rl, .from = from, .to = to };
+    struct dso *dso = dso_cache_get(rl->dsos, DSO_FILE, path, NULL, 0, 0);
+    if (!dso) {
+        e = -ENOMEM;
+        goto out;
+    }
+    dso_foreach_symbol(dso, on_symbol, &sw);
     if (total <= MAX_CODE)
         for (size_t s = 0; s < prog.ncode; s++) {
             const struct code_seg *cs = &prog.code[s];
@@ -198,8 +225,8 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
             e = note(rl, p, "the program's code could not "
                      "be scanned for jumps into the function's first bytes", 0);
         } else if (!c->ok && !c->pre.len && sw.hits) {
-            e = note(rl, p, "other code jumps into its "
-                     "first bytes", 0);
+            e = note(rl, p, "other code jumps into its first bytes, takes an address inside "
+                     "them, or a symbol starts there", 0);
         } else if (c->ok) {
             e = note(rl, p, NULL, c->pre.len);
         }
@@ -248,13 +275,66 @@ static void trampoline(uint8_t *t)
     }
 }
 
-static const char *tmp_dir(void)
+/* A fresh directory the command can load the hook from: $TMPDIR, else the usual temporary
+ * directories, skipping those mounted noexec (ld.so could not map the hook from there). The
+ * name carries our pid so a directory left by a killed prospect can be recognized. */
+static int make_tmp_dir(char *dir, size_t len)
 {
-    const char *t = getenv("TMPDIR");
-    /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
-    if (!t || !*t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
-        t = "/tmp";
-    return t;
+    const char *cand[] = { getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm" };
+    int e = -ENOENT;
+
+    for (size_t i = 0; i < sizeof(cand) / sizeof(*cand); i++) {
+        const char *t = cand[i];
+        struct statvfs vfs;
+        /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
+        if (!t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
+            continue;
+        jump_entry_cleanup_stale(t);
+        snprintf(dir, len, "%s/prospect-jump-%d-XXXXXX", t, (int)getpid());
+        if (!mkdtemp(dir)) {
+            e = -errno;
+            continue;
+        }
+        if (statvfs(dir, &vfs) == 0 && !(vfs.f_flag & ST_NOEXEC) && chmod(dir, 0755) == 0)
+            return 0;
+        e = -EPERM;
+        rmdir(dir);
+    }
+    dir[0] = '\0';
+    return e;
+}
+
+static void remove_dir(const char *dir)
+{
+    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int jump_entry_cleanup_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        char path[PATH_MAX];
+        int pid = 0, used = 0;
+        if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
+            de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
+        remove_dir(path);
+        n++;
+    }
+    closedir(d);
+    return n;
 }
 
 static void remember_program(struct jump_entry *j, const struct stat *st)
@@ -276,17 +356,12 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
     const char *pre = getenv("LD_PRELOAD");
     int e;
 
-    snprintf(j->dir, sizeof(j->dir), "%s/prospect-jump-XXXXXX", tmp_dir());
-    if (!mkdtemp(j->dir)) {
-        e = -errno;
-        snprintf(err, errlen, "cannot create a directory in %s: %s", tmp_dir(), strerror(-e));
-        j->dir[0] = '\0';
-        return e;
-    }
     /* The command may run as another user: it must read these files and append to the log. */
-    if (chmod(j->dir, 0755)) {
-        e = -errno;
-        goto fail;
+    if ((e = make_tmp_dir(j->dir, sizeof(j->dir)))) {
+        snprintf(err, errlen, "no temporary directory the command could load the entry hook "
+                 "from (tried $TMPDIR, /tmp, /var/tmp, /dev/shm: missing, not writable or "
+                 "noexec)");
+        return e;
     }
     trampoline(tramp);
     snprintf(line, sizeof(line), "prospect-jump 1 %x\n", TRAMP_SIZE);
@@ -367,7 +442,8 @@ fail:
     return e;
 }
 
-int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, size_t errlen)
+int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char *exe,
+                    char *err, size_t errlen)
 {
     cand_vec cands = { 0 };
     struct jump_entry *j = NULL;
@@ -384,7 +460,7 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, 
         for (to = from + 1; to < cands.n; to++)
             if (strcmp(rl->probes.v[cands.v[to].probe].path, path))
                 break;
-        if ((e = check_file(rl, &cands, from, to)))
+        if ((e = check_file(rl, &cands, from, to, exe)))
             goto out;
     }
     for (size_t k = 0; k < cands.n; k++) {
@@ -403,8 +479,14 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, 
         goto out;
     }
     if ((e = make_dir(j, &cands, rl, err, errlen))) {
+        /* Not fatal: the functions keep their uprobes (err says why, for a note). */
         jump_entry_free(j);
         j = NULL;
+        for (size_t k = 0; k < cands.n && e != -ENOMEM; k++)
+            if (cands.v[k].ok)
+                e = note(rl, &rl->probes.v[cands.v[k].probe], err, 0) ? -ENOMEM : 0;
+        if (e != -ENOMEM)
+            e = 0;
         goto out;
     }
     pr_debug("%zu jump entries, files in %s", nok, j->dir);
@@ -487,17 +569,10 @@ void jump_entry_problems(const struct jump_entry *j, const struct region_list *r
 
 void jump_entry_free(struct jump_entry *j)
 {
-    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
-    char path[PATH_MAX];
     if (!j)
         return;
-    if (j->dir[0]) {
-        for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-            snprintf(path, sizeof(path), "%s/%s", j->dir, files[i]);
-            unlink(path);
-        }
-        rmdir(j->dir);
-    }
+    if (j->dir[0])
+        remove_dir(j->dir);
     free(j->env[0]);
     free(j->env[1]);
     free(j);

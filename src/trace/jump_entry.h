@@ -14,9 +14,11 @@
  * probe sees the same stack). The hook runs again in every image the command execs (LD_PRELOAD
  * is inherited), and logs what it did; prospect reports any process it could not patch.
  *
- * Only for programs started by the dynamic loader (LD_PRELOAD must apply), not needing a
- * sanitizer runtime (it insists on loading first), and not for shared libraries (a library
- * loaded later with dlopen would not be patched) or attach mode: those keep plain uprobes. */
+ * Only for the command's own program (the hook takes itself out of the environment in other
+ * programs, so they run unchanged), started by the dynamic loader (LD_PRELOAD must apply),
+ * not needing a sanitizer runtime (it insists on loading first); not for shared libraries (a
+ * library loaded later with dlopen would not be patched) or attach mode: those keep plain
+ * uprobes. */
 #ifndef PROSPECT_TRACE_JUMP_ENTRY_H
 #define PROSPECT_TRACE_JUMP_ENTRY_H
 #include <stddef.h>
@@ -24,12 +26,15 @@
 
 struct jump_entry;
 
-/* Moves the entry and return probes of every function region that qualifies to a trampoline
+/* Moves the entry and return probes of every function region of the command's program `exe`
+ * that qualifies to a trampoline
  * slot (probe_point.jump, path = the trampoline) and writes the hook, the trampoline and the
- * plan into a new directory under $TMPDIR (else /tmp). -v site notes say which functions
- * were moved and why others were not. *out is NULL when none qualified. 0 or -errno with a
- * message in err. */
-int jump_entry_plan(struct jump_entry **out, struct region_list *rl, char *err, size_t errlen);
+ * plan into a new directory under $TMPDIR (else /tmp, /var/tmp, /dev/shm: one the command
+ * can load code from). -v site notes say which functions were moved and why others were not.
+ * *out is NULL when none qualified, or when no directory could take the files (err then says
+ * why: the functions keep their uprobes). 0, or -errno with a message in err. */
+int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char *exe,
+                    char *err, size_t errlen);
 /* NULL-terminated "NAME=value" settings for the command's environment (LD_PRELOAD keeps what
  * the user had, with the hook appended). */
 char *const *jump_entry_env(const struct jump_entry *j);
@@ -44,6 +49,9 @@ struct image_watch;
 int jump_entry_watch(const struct jump_entry *j, struct image_watch *w);
 /* Number of process images the hook patched (from its log). */
 unsigned jump_entry_patched(const struct jump_entry *j);
+/* Removes the directories of Prospect processes that no longer run from `tmp` (a killed
+ * prospect cannot clean up). Returns how many. Called by jump_entry_plan. */
+int jump_entry_cleanup_stale(const char *tmp);
 /* Deletes the directory (call after the probes are gone). */
 void jump_entry_free(struct jump_entry *j);
 #endif

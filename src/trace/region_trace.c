@@ -1,6 +1,9 @@
 #define LOG_PREFIX "trace"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,6 +292,39 @@ static int target_tids(pid_t pid, bool attach, pid_t **out, size_t *n)
     return 0;
 }
 
+/* The kernel checks a probed instruction only when it installs the probe in a process that
+ * maps the file: for a command, at its exec, where a refusal is silent (the region would show
+ * 0 calls). So install it once in our own process first, through a per-task event on a private
+ * executable mapping of the file: a refused instruction fails the open (ENOTSUPP, 524).
+ * 0, or the error of the open; 0 too when the check cannot be made (the mapping fails). */
+static int probe_installable(const char *path, uint64_t tp_id)
+{
+    struct perf_event_attr a;
+    struct stat st;
+    void *m = MAP_FAILED;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), efd, e = 0;
+
+    if (fd < 0)
+        return 0;
+    if (!fstat(fd, &st) && st.st_size > 0)
+        m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+        memset(&a, 0, sizeof(a));
+        a.size = sizeof(a);
+        a.type = PERF_TYPE_TRACEPOINT;
+        a.config = tp_id;
+        a.disabled = 1;
+        efd = perf_event_open_fd(&a, 0, -1, -1, 0);
+        if (efd >= 0)
+            close(efd);
+        else
+            e = efd;
+        munmap(m, (size_t)st.st_size);
+    }
+    close(fd);
+    return e;
+}
+
 int region_trace_open(struct region_trace **out, const struct region_list *rl,
                       const struct counter_group *groups, size_t nr_groups, pid_t pid,
                       bool attach, const struct image_watch *watch, char *msg, size_t msglen)
@@ -356,6 +392,14 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
         if (e) {
             snprintf(msg, msglen, "cannot create a uprobe at %s:0x%llx: %s", pp->path,
                      (unsigned long long)pp->offset, strerror(-e));
+            goto fail;
+        }
+        if (!pp->ret && (e = probe_installable(pp->path, rt->tp_ids[p]))) {
+            snprintf(msg, msglen, "the kernel refuses a uprobe on the instruction at %s:0x%llx "
+                     "(region %s): %s", pp->path, (unsigned long long)pp->offset,
+                     rl->regions.v[pp->region].label, e == -524 ? "it cannot be "
+                     "single-stepped or emulated (a lock or segment prefix, an EVEX-encoded "
+                     "instruction...)" : strerror(-e));
             goto fail;
         }
     }

@@ -111,3 +111,45 @@ if [ -n "$off" ] && echo "p:$grp/leaf $W/stat_leaf:0x$off" >>$T/uprobe_events 2>
 else
     skip conflict_reported "cannot create a test uprobe at leaf (offset '$off')"
 fi
+
+# A region in another program of the command (not the command itself) keeps its uprobe: the
+# hook is not preloaded at all, so the shell and the program see their own environment.
+res=$("$PROSPECT" stat -v -s --csv -o "$out" -r "$W/stat_leaf:leaf" sh -c "$W/stat_leaf 3 env" 2>"$err")
+check other_program_keeps_uprobe grep -q "leaf: entry stays a uprobe: it is not in the command's own program" "$err"
+check other_program_counts [ "$(counts stat_leaf:leaf)" = "3 3" ]
+check other_program_no_preload [ "$res" = "LD_PRELOAD=" ]
+
+# An instruction the kernel will not probe (lock prefix): a clear error with --entry trap, not a
+# silent 0 at exec; the jump entry moves it and counts every call.
+build_workload stat_atomic stat_atomic -O2 -g
+"$PROSPECT" stat --entry trap -r bump "$W/stat_atomic" >/dev/null 2>"$err"
+check refused_insn_exit_1 [ $? = 1 ]
+check refused_insn_said grep -q "the kernel refuses a uprobe on the instruction at .*stat_atomic:0x[0-9a-f]* (region bump)" "$err"
+"$PROSPECT" stat -s --csv -o "$out" -r bump "$W/stat_atomic" >"$TEST_TMP/atomic.out" 2>"$err"
+check refused_insn_jump_counts [ "$(counts bump)" = "10 10" ]
+check refused_insn_jump_output [ "$(cat "$TEST_TMP/atomic.out")" = 10 ]
+
+# A second entry point inside the first bytes (reached through a pointer): no jump entry.
+build_workload stat_altentry stat_altentry -O2
+"$PROSPECT" stat -v -s --csv -o "$out" -r f_altentry "$W/stat_altentry" >/dev/null 2>"$err"
+check altentry_program_unharmed [ $? = 0 ]
+check altentry_keeps_uprobe grep -q "f_altentry: entry stays a uprobe: other code jumps into its first bytes, takes an address inside them, or a symbol starts there" "$err"
+check altentry_counts [ "$(counts f_altentry)" = "3 3" ]
+
+# A directory left by a killed prospect is removed by the next run; a noexec $TMPDIR is passed
+# over for one the command can load the hook from.
+dead=$(sh -c 'echo $$')
+mkdir -p "$TMPDIR/prospect-jump-$dead-AbC123" && : >"$TMPDIR/prospect-jump-$dead-AbC123/plan"
+"$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 3 >/dev/null 2>&1
+check stale_dir_removed [ ! -e "$TMPDIR/prospect-jump-$dead-AbC123" ]
+noexec=$TEST_TMP/noexec
+mkdir -p "$noexec"
+if mount -t tmpfs -o noexec,size=1m tmpfs "$noexec" 2>/dev/null; then
+    TMPDIR=$noexec "$PROSPECT" stat -v -s --csv -o "$out" -r leaf "$W/stat_leaf" 7 >/dev/null 2>"$err"
+    check noexec_tmpdir_passed_over grep -q "leaf: jump entry" "$err"
+    check noexec_tmpdir_counts [ "$(counts leaf)" = "7 7" ]
+    check noexec_tmpdir_empty [ -z "$(ls -A "$noexec")" ]
+    umount "$noexec"
+else
+    skip noexec_tmpdir_passed_over "cannot mount a noexec tmpfs here"
+fi

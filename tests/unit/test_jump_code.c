@@ -117,21 +117,24 @@ static void on_target(void *arg, uint64_t t)
         tg->t[tg->n++] = t;
 }
 
-TEST(branch_targets_found_by_linear_sweep)
+TEST(branch_targets_and_taken_addresses_found_by_linear_sweep)
 {
-    /* 0x2000: jmp 0x2010 (rel8); call 0x3000 (rel32); jne 0x2002; jmp *%rax; bad byte; ret */
+    /* 0x2000: jmp 0x2010 (rel8); call 0x3000 (rel32); jne 0x2002; jmp *%rax; bad byte;
+     * lea 0x10(%rip),%rax (an address taken: 0x2023); ret */
     static const uint8_t code[] = { 0xeb, 0x0e,                         /* 0x2000 */
                                     0xe8, 0xf9, 0x0f, 0x00, 0x00,       /* 0x2002 */
                                     0x75, 0xf9,                         /* 0x2007 */
                                     0xff, 0xe0,                         /* 0x2009 */
                                     0x06,                               /* invalid in 64-bit */
+                                    0x48, 0x8d, 0x05, 0x10, 0, 0, 0,    /* 0x200c */
                                     0xc3 };
     struct targets tg = { .n = 0 };
     CHECK(jump_code_branch_targets(code, sizeof(code), 0x2000, on_target, &tg) == 0);
-    CHECK_EQ_U64(tg.n, 3);
+    CHECK_EQ_U64(tg.n, 4);
     CHECK_EQ_U64(tg.t[0], 0x2010);
     CHECK_EQ_U64(tg.t[1], 0x3000);
     CHECK_EQ_U64(tg.t[2], 0x2002);
+    CHECK_EQ_U64(tg.t[3], 0x2023);
 }
 
 int main(void)
@@ -145,6 +148,6 @@ int main(void)
     RUN(jump_back_into_prefix_is_refused);
     RUN(indirect_jump_anywhere_is_refused);
     RUN(jrcxz_in_prefix_is_refused);
-    RUN(branch_targets_found_by_linear_sweep);
+    RUN(branch_targets_and_taken_addresses_found_by_linear_sweep);
     return 0;
 }
