@@ -17,6 +17,7 @@
 #include "trace/region.h"
 #include "trace/region_trace.h"
 #include "util/cpu_pin.h"
+#include "symbol/elf_program.h"
 #include "trace/jump_entry.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -455,6 +456,24 @@ static int exe_of(const struct stat_opts *o, char *exe, size_t len)
     return launch_resolve(o->argv[0], exe, len);
 }
 
+/* A C++ exception thrown through a function with a return probe cannot be unwound (the probe
+ * replaced the return address): say so once for C++ programs with function regions. */
+static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
+{
+    struct elf_program prog;
+    bool functions = false;
+
+    for (size_t i = 0; i < rl->probes.n; i++)
+        functions |= rl->probes.v[i].uret;
+    if (!functions || elf_program_read(exe, &prog))
+        return;
+    if (prog.cxx)
+        fprintf(stderr, "prospect stat: note: a C++ exception thrown through a function region "
+                "ends the program (the kernel's return probe hides the caller from the "
+                "unwinder); measure a line range inside a function that may throw\n");
+    elf_program_release(&prog);
+}
+
 static void warn_line(void *arg, const char *msg)
 {
     (void)arg;
@@ -498,6 +517,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
     }
     msg[0] = '\0';
+    note_cxx_exceptions(&rl, exe);
     if (!o->attach_pid && !o->trap_entries) {
         if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
             cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));

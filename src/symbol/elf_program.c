@@ -29,9 +29,10 @@ static void read_needed(Elf *e, struct elf_program *p)
             break;
         if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
             p->pie = true;
-        if (dyn.d_tag == DT_NEEDED && (name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)) &&
-            is_sanitizer(name))
-            p->sanitizer = true;
+        if (dyn.d_tag != DT_NEEDED || !(name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
+            continue;
+        p->sanitizer |= is_sanitizer(name);
+        p->cxx |= !strncmp(name, "libstdc++.", 10) || !strncmp(name, "libc++.", 7);
     }
 }
 

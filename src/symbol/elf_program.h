@@ -16,6 +16,7 @@ struct elf_program {
     bool pie;
     bool interp;          /* PT_INTERP: started by the dynamic loader, so LD_PRELOAD applies */
     bool sanitizer;       /* needs a sanitizer runtime (libasan, ...), which must load first */
+    bool cxx;             /* needs a C++ runtime (libstdc++, libc++): exceptions may unwind */
     struct code_seg *code;
     size_t ncode;
 };

@@ -153,3 +153,26 @@ if mount -t tmpfs -o noexec,size=1m tmpfs "$noexec" 2>/dev/null; then
 else
     skip noexec_tmpdir_passed_over "cannot mount a noexec tmpfs here"
 fi
+
+# A C++ program with a function region: the exception hazard of return probes is said up front;
+# a C program gets no such note.
+if command -v g++ >/dev/null; then
+    cat >"$TEST_TMP/throw.cc" <<'CXX'
+#include <stdexcept>
+__attribute__((noinline)) int thrower(int x) { if (x > 5) throw std::runtime_error("x"); return x; }
+int main() { int s = 0; try { for (int i = 0; i < 3; i++) s += thrower(i); } catch (...) {} return s != 3; }
+CXX
+    g++ -O2 -g -o "$W/throw" "$TEST_TMP/throw.cc"
+    "$PROSPECT" stat -r thrower "$W/throw" >/dev/null 2>"$err"
+    check cxx_program_runs [ $? = 0 ]
+    check cxx_exception_note grep -q "note: a C++ exception thrown through a function region ends the program" "$err"
+else
+    skip cxx_exception_note "no g++"
+fi
+"$PROSPECT" stat -r leaf "$W/stat_leaf" 3 >/dev/null 2>"$err"
+check c_program_no_exception_note not grep -q "C++ exception" "$err"
+# gcc's split-out cold part ("thrower(int) [clone .cold]") does not make the name ambiguous.
+if [ -x "$W/throw" ]; then
+    "$PROSPECT" stat -s --csv -o "$out" -r thrower "$W/throw" >/dev/null 2>"$err"
+    check cold_part_not_ambiguous [ "$(counts thrower)" = "3 3" ]
+fi
