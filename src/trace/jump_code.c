@@ -5,12 +5,51 @@
 #include <string.h>
 #include "trace/jump_code.h"
 
-static int open_x86(csh *h)
+/* A capstone x86-64 decoder walking a buffer, with operand details. */
+struct dec {
+    csh h;
+    cs_insn *in;
+    const uint8_t *c;
+    size_t left;
+    uint64_t addr;
+};
+
+static int dec_open(struct dec *d, const uint8_t *code, size_t n, uint64_t vaddr)
 {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+    d->c = code;
+    d->left = n;
+    d->addr = vaddr;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->h) != CS_ERR_OK)
         return -ENOMEM;
-    cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+    cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+    d->in = cs_malloc(d->h);
+    if (!d->in) {
+        cs_close(&d->h);
+        return -ENOMEM;
+    }
     return 0;
+}
+
+/* The next instruction, or false at the end. With `skip`, undecodable bytes are passed over
+ * one at a time (a linear sweep through padding or data); without, they end the walk. */
+static bool dec_next(struct dec *d, bool skip)
+{
+    while (d->left) {
+        if (cs_disasm_iter(d->h, &d->c, &d->left, &d->addr, d->in))
+            return true;
+        if (!skip)
+            return false;
+        d->c++;
+        d->left--;
+        d->addr++;
+    }
+    return false;
+}
+
+static void dec_close(struct dec *d)
+{
+    cs_free(d->in, 1);
+    cs_close(&d->h);
 }
 
 static bool is_control(csh h, const cs_insn *in)
@@ -84,28 +123,21 @@ static int rip_fix(const cs_insn *in, unsigned at, struct jump_prefix *p, char *
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
                      char *why, size_t whylen)
 {
-    const uint8_t *c = code;
-    size_t left = size;
-    uint64_t addr = vaddr;
-    cs_insn *in;
-    csh h;
-    int e = 0;
+    struct dec d;
+    const cs_insn *in;
+    int e;
 
     memset(out, 0, sizeof(*out));
-    if ((e = open_x86(&h)))
+    if ((e = dec_open(&d, code, size, vaddr)))
         return e;
-    in = cs_malloc(h);
-    if (!in) {
-        cs_close(&h);
-        return -ENOMEM;
-    }
+    in = d.in;
     /* The prefix. */
     while (out->len < JUMP_MIN_LEN) {
         unsigned at = out->stub_len;
         int cc;
-        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
-            snprintf(why, whylen, "%s", left ? "its first bytes do not decode"
-                                             : "it is shorter than 5 bytes");
+        if (!dec_next(&d, false)) {
+            snprintf(why, whylen, "%s", d.left ? "its first bytes do not decode"
+                                               : "it is shorter than 5 bytes");
             e = -EINVAL;
             goto out;
         }
@@ -114,7 +146,7 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
             e = -EINVAL;
             goto out;
         }
-        cc = cs_insn_group(h, in, CS_GRP_JUMP) ? jcc_condition(in) : -1;
+        cc = cs_insn_group(d.h, in, CS_GRP_JUMP) ? jcc_condition(in) : -1;
         if (cc >= 0) {
             uint64_t t = (uint64_t)in->detail->x86.operands[0].imm;
             if (t >= vaddr && t < vaddr + out->len + in->size) {
@@ -134,7 +166,7 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
             out->len += in->size;
             continue;
         }
-        if (is_control(h, in)) {
+        if (is_control(d.h, in)) {
             snprintf(why, whylen, "'%s %s' within its first 5 bytes transfers control",
                      in->mnemonic, in->op_str);
             e = -EINVAL;
@@ -147,14 +179,8 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
         out->len += in->size;
     }
     /* The rest: an indirect jump might land inside the prefix (jump tables). */
-    while (left) {
-        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
-            c++;
-            left--;
-            addr++;
-            continue;
-        }
-        if (cs_insn_group(h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
+    while (dec_next(&d, true)) {
+        if (cs_insn_group(d.h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
             in->detail->x86.operands[0].type != X86_OP_IMM) {
             snprintf(why, whylen, "it has an indirect jump ('%s %s' at 0x%llx), which could "
                      "land in its first bytes", in->mnemonic, in->op_str,
@@ -164,38 +190,22 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
         }
     }
 out:
-    cs_free(in, 1);
-    cs_close(&h);
+    dec_close(&d);
     return e;
 }
 
 int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
                              void (*fn)(void *arg, uint64_t target), void *arg)
 {
-    const uint8_t *c = code;
-    size_t left = n;
-    uint64_t addr = vaddr;
-    cs_insn *in;
-    csh h;
+    struct dec d;
     int e;
 
-    if ((e = open_x86(&h)))
+    if ((e = dec_open(&d, code, n, vaddr)))
         return e;
-    /* Only groups and operands are needed. */
-    in = cs_malloc(h);
-    if (!in) {
-        cs_close(&h);
-        return -ENOMEM;
-    }
-    while (left) {
-        if (!cs_disasm_iter(h, &c, &left, &addr, in)) {
-            c++;
-            left--;
-            addr++;
-            continue;
-        }
+    while (dec_next(&d, true)) {
+        const cs_insn *in = d.in;
         const cs_x86 *x = &in->detail->x86;
-        if ((cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL)) &&
+        if ((cs_insn_group(d.h, in, CS_GRP_JUMP) || cs_insn_group(d.h, in, CS_GRP_CALL)) &&
             x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
             fn(arg, (uint64_t)x->operands[0].imm);
         /* lea f+3(%rip): an address taken, maybe called through a pointer later. */
@@ -203,7 +213,6 @@ int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
             if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
                 fn(arg, in->address + in->size + (uint64_t)x->operands[i].mem.disp);
     }
-    cs_free(in, 1);
-    cs_close(&h);
+    dec_close(&d);
     return 0;
 }
