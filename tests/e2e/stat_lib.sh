@@ -7,11 +7,15 @@ csv_get() {
 }
 # uprobes_ready: the kernel lets us create uprobes through tracefs.
 uprobes_ready() { [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; }
-# no_probes_left: every probe Prospect created is gone.
+# no_probes_left: every probe of a finished Prospect is gone (groups are prospect_<pid>; those of
+# a Prospect still running, e.g. another test session, are not ours to judge).
 no_probes_left() {
-    local f=/sys/kernel/tracing/uprobe_events
+    local f=/sys/kernel/tracing/uprobe_events pid
     [ -r $f ] || f=/sys/kernel/debug/tracing/uprobe_events
-    ! grep -q "prospect_" $f
+    for pid in $(sed -n 's/^[pr]:prospect_\([0-9]*\)\/.*/\1/p' $f | sort -u); do
+        kill -0 "$pid" 2>/dev/null || return 1
+    done
+    return 0
 }
 # within PCT A B: |A - B| <= PCT% of B
 within() { awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
