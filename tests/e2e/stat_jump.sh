@@ -176,3 +176,7 @@ if [ -x "$W/throw" ]; then
     "$PROSPECT" stat -s --csv -o "$out" -r thrower "$W/throw" >/dev/null 2>"$err"
     check cold_part_not_ambiguous [ "$(counts thrower)" = "3 3" ]
 fi
+
+"$PROSPECT" stat --entry sideways -r leaf "$W/stat_leaf" 1 >/dev/null 2>"$err"
+check bad_entry_mode_usage_error [ $? = 2 ]
+check bad_entry_mode_said grep -q "invalid --entry 'sideways' (jump or trap)" "$err"
