@@ -474,6 +474,24 @@ static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
     elf_program_release(&prog);
 }
 
+/* Images of the program where the hook never ran (those where it ran and failed were reported
+ * from its log already). */
+static void warn_unpatched(struct region_trace *rt, const struct jump_entry *je)
+{
+    const uint32_t *pids;
+    size_t n = region_trace_unpatched(rt, &pids), silent = 0;
+    uint32_t first = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (!jump_entry_process_failed(je, pids[i]) && !silent++)
+            first = pids[i];
+    if (silent)
+        fprintf(stderr, "prospect stat: warning: %zu process image(s) of the program ran "
+                "without the entry hook (first: pid %u; exec'd with an environment without "
+                "LD_PRELOAD?): their crossings of jump-entry functions were not counted; "
+                "--entry trap counts them\n", silent, first);
+}
+
 static void warn_line(void *arg, const char *msg)
 {
     (void)arg;
@@ -629,7 +647,10 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         region_trace_get_stats(rt, &st);
         if (st.lost)
             fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
-                    "overflowed): some crossings are missing\n", (unsigned long long)st.lost);
+                    "overflowed): counts are incomplete, and a thread whose exit sample was lost "
+                    "looks still inside (its later calls count as nested, fewer crossings); "
+                    "fewer regions or events make samples smaller\n",
+                    (unsigned long long)st.lost);
         for (size_t i = 0; i < rl.regions.n; i++)
             for (size_t c = 0; c < ncols; c++)
                 if (views[i].res->vals[c].n < views[i].res->crossings)
@@ -639,12 +660,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
         jump_entry_problems(je, &rl, warn_line, NULL);
-        if (st.unpatched)
-            fprintf(stderr, "prospect stat: warning: %llu process image(s) of the program ran "
-                    "without the entry hook (first: pid %u; exec'd with an environment without "
-                    "LD_PRELOAD?): their crossings of jump-entry functions were not counted; "
-                    "--entry trap counts them\n", (unsigned long long)st.unpatched,
-                    st.unpatched_pid);
+        warn_unpatched(rt, je);
         if (deep)
             fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");

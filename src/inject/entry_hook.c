@@ -21,6 +21,8 @@
  * Log lines: "<pid> ok <n>" or "<pid> fail <slot> <reason>". On any doubt a site is left alone
  * (its crossings are then not counted in that process, and prospect says so from the log). */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -280,6 +282,34 @@ static void leave_environment(void)
     unsetenv("PROSPECT_JUMP_PLAN");
 }
 
+/* Threads other than this one already running (started by a library's constructor): they may
+ * be executing the very bytes being replaced, which cannot be done safely from here. */
+static int other_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *de;
+    int n = 0;
+    if (!d)
+        return 0;
+    while ((de = readdir(d)))
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n > 1;
+}
+
+/* Is `d` the directory this hook was loaded from? A hook of an outer prospect (prospect
+ * measuring prospect) must not apply the inner one's plan. */
+static int loaded_from(const char *d)
+{
+    Dl_info info;
+    const char *slash;
+    if (!dladdr((void *)other_threads, &info) || !info.dli_fname ||
+        !(slash = strrchr(info.dli_fname, '/')))
+        return 0;
+    return (size_t)(slash - info.dli_fname) == strlen(d) &&
+           !strncmp(info.dli_fname, d, (size_t)(slash - info.dli_fname));
+}
+
 __attribute__((constructor)) static void prospect_entry_hook(void)
 {
     const char *d = getenv("PROSPECT_JUMP_PLAN");
@@ -291,7 +321,7 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
     unsigned ok = 0, mine = 0;
     int fd;
 
-    if (!d || strlen(d) >= sizeof(dir))
+    if (!d || strlen(d) >= sizeof(dir) || !loaded_from(d))
         return;
     strcpy(dir, d);
     snprintf(path, sizeof(path), "%s/log", dir);
@@ -305,6 +335,11 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         mine += sites[i].dev == (uint64_t)st.st_dev && sites[i].ino == (uint64_t)st.st_ino;
     if (!mine) {
         leave_environment();   /* another program: nothing to do here */
+        goto out;
+    }
+    if (other_threads()) {
+        logf_("fail - other threads were already running (started by a library), which may "
+              "be executing the code to patch");
         goto out;
     }
     dl_iterate_phdr(find_exe, &exe);

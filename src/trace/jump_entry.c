@@ -227,8 +227,6 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
         } else if (!c->ok && !c->pre.len && sw.hits) {
             e = note(rl, p, "other code jumps into its first bytes, takes an address inside "
                      "them, or a symbol starts there", 0);
-        } else if (c->ok) {
-            e = note(rl, p, NULL, c->pre.len);
         }
         if (e)
             goto out;
@@ -489,8 +487,12 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
             e = 0;
         goto out;
     }
+    *out = j;                   /* the caller frees it, also on error */
+    for (size_t k = 0; k < cands.n; k++)
+        if (cands.v[k].ok && (e = note(rl, &rl->probes.v[cands.v[k].probe], NULL,
+                                       cands.v[k].pre.len)))
+            goto out;
     pr_debug("%zu jump entries, files in %s", nok, j->dir);
-    *out = j;
 out:
     vec_free(&cands);
     if (e == -ENOMEM && !err[0])
@@ -527,6 +529,19 @@ static char *read_log(const struct jump_entry *j)
     return buf;
 }
 
+bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid)
+{
+    char *buf = j ? read_log(j) : NULL, *save = NULL;
+    bool failed = false;
+    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l && !failed;
+         l = strtok_r(NULL, "\n", &save)) {
+        char *end;
+        failed = strtoul(l, &end, 10) == pid && !strncmp(end, " fail - ", 8);
+    }
+    free(buf);
+    return failed;
+}
+
 unsigned jump_entry_patched(const struct jump_entry *j)
 {
     char *buf = j ? read_log(j) : NULL, *save = NULL;
@@ -560,8 +575,8 @@ void jump_entry_problems(const struct jump_entry *j, const struct region_list *r
         }
         while (*end == ' ')
             end++;
-        snprintf(msg, sizeof(msg), "process %lu: %s: %s; its crossings there were not counted",
-                 pid, what, str_printable(end, pr, sizeof(pr)));
+        snprintf(msg, sizeof(msg), "process %lu: %s: %s; its crossings there were not counted "
+                 "(--entry trap counts them)", pid, what, str_printable(end, pr, sizeof(pr)));
         fn(arg, msg);
     }
     free(buf);

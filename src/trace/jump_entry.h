@@ -21,7 +21,9 @@
  * uprobes. */
 #ifndef PROSPECT_TRACE_JUMP_ENTRY_H
 #define PROSPECT_TRACE_JUMP_ENTRY_H
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "trace/region.h"
 
 struct jump_entry;
@@ -32,7 +34,8 @@ struct jump_entry;
  * plan into a new directory under $TMPDIR (else /tmp, /var/tmp, /dev/shm: one the command
  * can load code from). -v site notes say which functions were moved and why others were not.
  * *out is NULL when none qualified, or when no directory could take the files (err then says
- * why: the functions keep their uprobes). 0, or -errno with a message in err. */
+ * why: the functions keep their uprobes). 0, or -errno with a message in err; *out, when set,
+ * is the caller's to free in both cases. */
 int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char *exe,
                     char *err, size_t errlen);
 /* NULL-terminated "NAME=value" settings for the command's environment (LD_PRELOAD keeps what
@@ -47,6 +50,8 @@ void jump_entry_problems(const struct jump_entry *j, const struct region_list *r
  * -errno. */
 struct image_watch;
 int jump_entry_watch(const struct jump_entry *j, struct image_watch *w);
+/* Did the hook log that it patched nothing in process `pid` (and said why)? */
+bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid);
 /* Number of process images the hook patched (from its log). */
 unsigned jump_entry_patched(const struct jump_entry *j);
 /* Removes the directories of Prospect processes that no longer run from `tmp` (a killed

@@ -21,7 +21,14 @@
 #include "util/strutil.h"
 #include "util/vec.h"
 
-#define RB_PAGES 512                 /* 2 MiB per cpu: ~8000 crossing samples between drains */
+/* Ring buffer pages per cpu: 8 MiB (tens of thousands of crossing samples between drains: a
+ * jump entry makes a crossing cost ~2 us, so a hot region writes a sample every microsecond),
+ * at most 64 MiB over all cpus, at least 2 MiB each. */
+static size_t rb_pages(size_t ncpus)
+{
+    size_t p = 16384 / (ncpus ? ncpus : 1);
+    return p > 2048 ? 2048 : p < 512 ? 512 : p;
+}
 /* Records are written within microseconds of their timestamp; anything older than this at
  * the start of a drain round is complete in every buffer, so it can be processed in order. */
 #define REORDER_NS 2000000ULL
@@ -73,6 +80,7 @@ struct region_trace {
     bool watching;
     struct image_watch watch;
     VEC(struct image_state) images;   /* per pid: the current image mapped a watched program */
+    VEC(uint32_t) unpatched;          /* pids of images that ended without the trampoline */
 };
 
 static int ids_put(struct region_trace *rt, uint64_t id, int group, int kind, int col, int probe)
@@ -235,7 +243,7 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     }
     if (*rb_fd < 0) {
         struct ringbuf *rb = &rt->rbs[rt->nrb];
-        int e = ringbuf_map(rb, leader, cpu, RB_PAGES);
+        int e = ringbuf_map(rb, leader, cpu, rb_pages(rt->ncpus));
         if (e) {
             snprintf(msg, msglen, "cannot map the ring buffer on cpu %d: %s", cpu, strerror(-e));
             return e;
@@ -540,8 +548,8 @@ static void image_end(struct region_trace *rt, uint32_t pid)
     struct image_state *is = image_find(rt, pid);
     if (!is)
         return;
-    if (!is->tramp && !rt->st.unpatched++)
-        rt->st.unpatched_pid = pid;
+    if (!is->tramp && rt->unpatched.n < 256 && vec_push(&rt->unpatched, pid))
+        pr_debug("out of memory: unpatched image of pid %u not listed", pid);
     *is = rt->images.v[--rt->images.n];
 }
 
@@ -725,6 +733,12 @@ size_t region_trace_columns(const struct region_trace *rt, const char *const **n
     return rt->ncols;
 }
 
+size_t region_trace_unpatched(const struct region_trace *rt, const uint32_t **pids)
+{
+    *pids = rt->unpatched.v;
+    return rt->unpatched.n;
+}
+
 void region_trace_get_stats(const struct region_trace *rt, struct region_trace_stats *st)
 {
     *st = rt->st;
@@ -757,5 +771,6 @@ void region_trace_free(struct region_trace *rt)
     vec_free(&rt->pend);
     vec_free(&rt->pool);
     vec_free(&rt->images);
+    vec_free(&rt->unpatched);
     free(rt);
 }

@@ -28,8 +28,6 @@ struct region_trace;
 
 struct region_trace_stats {
     uint64_t samples, lost, bad;
-    uint64_t unpatched;          /* images of a watched program that did not map the trampoline */
-    uint32_t unpatched_pid;      /* the first of them */
 };
 
 /* Jump entries (jump_entry.h) work only in process images where the entry hook ran: those map
@@ -63,6 +61,9 @@ struct region_counter *region_trace_counter(struct region_trace *rt);
 /* Column names (task-clock first in each group), owned by rt. */
 size_t region_trace_columns(const struct region_trace *rt, const char *const **names);
 void region_trace_get_stats(const struct region_trace *rt, struct region_trace_stats *st);
+/* With a watch: the pids of images of a watched program that did not map the trampoline (the
+ * first 256). Owned by rt. */
+size_t region_trace_unpatched(const struct region_trace *rt, const uint32_t **pids);
 /* Closes every event and deletes every probe: the target keeps running unchanged. */
 void region_trace_free(struct region_trace *rt);
 #endif

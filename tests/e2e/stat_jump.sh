@@ -180,3 +180,28 @@ fi
 "$PROSPECT" stat --entry sideways -r leaf "$W/stat_leaf" 1 >/dev/null 2>"$err"
 check bad_entry_mode_usage_error [ $? = 2 ]
 check bad_entry_mode_said grep -q "invalid --entry 'sideways' (jump or trap)" "$err"
+
+# A library's constructor starts a thread that runs the program's code before the hook: the
+# hook must not patch under it (that crashed); it says so and the program runs to the end.
+cat >"$TEST_TMP/ctorlib.c" <<'CSRC'
+#include <pthread.h>
+extern long spin_once(long);
+extern volatile int stop_spin;
+static void *run(void *a) { long s = 0; while (!stop_spin) s += spin_once(s); return (void *)s; }
+__attribute__((constructor)) static void start(void) { pthread_t t; pthread_create(&t, 0, run, 0); pthread_detach(t); }
+CSRC
+cat >"$TEST_TMP/ctormain.c" <<'CSRC'
+volatile int stop_spin;
+volatile long sink;
+__attribute__((noinline)) long spin_once(long x) { for (int i = 0; i < 100; i++) sink += x + i; return sink & 1; }
+__attribute__((noinline)) void work(long x) { sink += x; }
+int main(void) { for (long i = 0; i < 100; i++) work(i); stop_spin = 1; return 0; }
+CSRC
+gcc -O2 -shared -fPIC -o "$W/libctorthr.so" "$TEST_TMP/ctorlib.c" -lpthread
+gcc -O2 -g -rdynamic -o "$W/ctormain" "$TEST_TMP/ctormain.c" -Wl,--no-as-needed -L"$W" -lctorthr -Wl,-rpath,"$W" -lpthread
+"$PROSPECT" stat -s --csv -o "$out" -r work -r spin_once "$W/ctormain" >/dev/null 2>"$err"
+check early_thread_program_unharmed [ $? = 0 ]
+check early_thread_said grep -q "other threads were already running (started by a library)" "$err"
+check early_thread_not_double_warned not grep -q "ran without the entry hook" "$err"
+"$PROSPECT" stat -s --csv -o "$out" --entry trap -r work "$W/ctormain" >/dev/null 2>"$err"
+check early_thread_trap_counts [ "$(counts work)" = "100 100" ]
