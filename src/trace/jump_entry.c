@@ -542,18 +542,6 @@ bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid)
     return failed;
 }
 
-unsigned jump_entry_patched(const struct jump_entry *j)
-{
-    char *buf = j ? read_log(j) : NULL, *save = NULL;
-    unsigned n = 0;
-    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
-        const char *ok = strstr(l, " ok ");
-        n += ok && strtoul(ok + 4, NULL, 16) > 0;
-    }
-    free(buf);
-    return n;
-}
-
 void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
                          void (*fn)(void *arg, const char *msg), void *arg)
 {

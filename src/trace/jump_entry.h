@@ -52,8 +52,6 @@ struct image_watch;
 int jump_entry_watch(const struct jump_entry *j, struct image_watch *w);
 /* Did the hook log that it patched nothing in process `pid` (and said why)? */
 bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid);
-/* Number of process images the hook patched (from its log). */
-unsigned jump_entry_patched(const struct jump_entry *j);
 /* Removes the directories of Prospect processes that no longer run from `tmp` (a killed
  * prospect cannot clean up). Returns how many. Called by jump_entry_plan. */
 int jump_entry_cleanup_stale(const char *tmp);
