@@ -216,3 +216,37 @@ int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
     dec_close(&d);
     return 0;
 }
+
+int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint64_t point,
+                             char *why, size_t whylen)
+{
+    bool boundary = point == start;
+    struct dec d;
+    int e;
+
+    if ((e = dec_open(&d, code, n, start)))
+        return e;
+    while (!e && dec_next(&d, false)) {
+        const cs_insn *in = d.in;
+        boundary |= in->address == point;
+        if (cs_insn_group(d.h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
+            in->detail->x86.operands[0].type != X86_OP_IMM) {
+            snprintf(why, whylen, "its function has an indirect jump ('%s %s' at 0x%llx), which "
+                     "could land in the bytes to move", in->mnemonic, in->op_str,
+                     (unsigned long long)in->address);
+            e = -EINVAL;
+        }
+    }
+    if (!e && d.left) {
+        snprintf(why, whylen, "its function does not decode at 0x%llx",
+                 (unsigned long long)d.addr);
+        e = -EINVAL;
+    }
+    if (!e && !boundary) {
+        snprintf(why, whylen, "0x%llx is not the start of an instruction",
+                 (unsigned long long)point);
+        e = -EINVAL;
+    }
+    dec_close(&d);
+    return e;
+}

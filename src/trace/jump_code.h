@@ -36,6 +36,11 @@ struct jump_prefix {
  * reason in `why` ("its first instruction is a return", ...), -ENOMEM. */
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
                      char *why, size_t whylen);
+/* For a point inside a function (`code`: the function's `n` bytes at `start`): the function
+ * decodes from its start, `point` is an instruction boundary, and no indirect jump could land
+ * in the bytes moved there. 0, or -EINVAL with the reason, -ENOMEM. */
+int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint64_t point,
+                             char *why, size_t whylen);
 /* Linear sweep over `n` bytes of code at `vaddr`: calls fn(arg, target) for the target of
  * every direct jump and call and every RIP-relative address (`lea f+3(%rip)` takes an address
  * that may be jumped to later). Undecodable bytes are skipped one at a time. 0 or -errno. */

@@ -32,7 +32,9 @@ extern const unsigned long prospect_entry_hook_so_len;
 #define MAX_CODE (64u << 20)    /* code scanned for branches into a moved prefix */
 
 struct cand {
-    size_t probe;               /* the entry probe; the return probe follows it */
+    size_t probe;               /* the entry probe; for a function the return probe follows */
+    bool point;                 /* a point probe inside code (line, address, inlined range),
+                                 * else a function entry with its return probe */
     struct jump_prefix pre;
     uint8_t bytes[32];
     bool ok;
@@ -60,24 +62,41 @@ struct jump_entry {
     unsigned nslots;
 };
 
-/* A -v site line: why the entry stays a uprobe, or (why NULL) how many bytes were moved. */
+/* A -v site line: why the probe stays a uprobe, or (why NULL) how many bytes were moved. */
 static int note(struct region_list *rl, const struct probe_point *p, const char *why,
                 unsigned moved)
 {
     struct region *r = &rl->regions.v[p->region];
-    char buf[640], *s;
-    if (why)
-        snprintf(buf, sizeof(buf), "%s: %s: entry stays a uprobe: %s", p->path, r->label, why);
+    char buf[640], what[64], *s;
+    if (p->uret)
+        snprintf(what, sizeof(what), "entry");
     else
+        snprintf(what, sizeof(what), "probe at 0x%llx", (unsigned long long)p->vaddr);
+    if (why)
+        snprintf(buf, sizeof(buf), "%s: %s: %s stays a uprobe: %s", p->path, r->label, what,
+                 why);
+    else if (p->uret)
         snprintf(buf, sizeof(buf), "%s: %s: jump entry (first %u bytes moved to a stub; entry "
                  "and return probes on Prospect's trampoline, no single-step)", p->path,
                  r->label, moved);
+    else
+        snprintf(buf, sizeof(buf), "%s: %s: jump at 0x%llx (%u bytes moved to a stub; the "
+                 "probe is on Prospect's trampoline, no single-step)", p->path, r->label,
+                 (unsigned long long)p->vaddr, moved);
     s = strdup(buf);
     if (!s || vec_push(&r->sites, s)) {
         free(s);
         return -ENOMEM;
     }
     return 0;
+}
+
+/* A probe at a point of the code (not a function entry or return): lines, addresses, inlined
+ * ranges. It can move to a slot on its own. */
+static bool is_point(const struct region_list *rl, size_t i)
+{
+    const struct probe_point *p = &rl->probes.v[i];
+    return !p->ret && !p->uret;
 }
 
 static bool is_function_entry(const struct region_list *rl, size_t i)
@@ -121,12 +140,56 @@ static bool same_file(const char *a, const char *b)
     return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The code a candidate is checked against: a function entry's function, or the function that
+ * contains a point (which must decode up to it and have no indirect jump). *at is the
+ * probe's offset in *code. 0 with reason[0] set when the candidate cannot move; -ENOMEM. */
+static int cand_code(int fd, struct dso *dso, const struct probe_point *p, bool point,
+                     uint8_t **code, size_t *n, size_t *at, char *reason, size_t rlen)
+{
+    uint64_t start = p->vaddr, size = p->func_size;
+    struct symres sr;
+    int e;
+
+    *code = NULL;
+    *at = 0;
+    if (point) {
+        if (dso_resolve(dso, p->vaddr, &sr) || !sr.name || sr.bracket || !sr.size ||
+            p->vaddr < sr.start || p->vaddr >= sr.start + sr.size) {
+            snprintf(reason, rlen, "no function symbol with a size covers it");
+            return 0;
+        }
+        start = sr.start;
+        size = sr.size;
+        *at = p->vaddr - start;
+    }
+    if (size > MAX_FUNC || p->offset < *at) {
+        snprintf(reason, rlen, "its function is too large to check");
+        return 0;
+    }
+    *n = size;
+    *code = malloc(size + 1);
+    if (!*code)
+        return -ENOMEM;
+    if (pread(fd, *code, size, (off_t)(p->offset - *at)) != (ssize_t)size) {
+        snprintf(reason, rlen, "its code cannot be read from the file");
+        return 0;
+    }
+    if (point && (e = jump_code_check_function(*code, size, start, p->vaddr, reason, rlen)) ==
+                 -ENOMEM) {
+        free(*code);
+        *code = NULL;
+        return e;
+    }
+    return 0;
+}
+
 /* Checks the candidates [from, to), all in one file. */
 static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size_t to,
                       const char *exe)
 {
     const char *path = rl->probes.v[cands->v[from].probe].path;
     struct elf_program prog;
+    struct dso *dso = NULL;
     const char *why = NULL;
     uint8_t *buf = NULL;
     size_t total = 0;
@@ -148,32 +211,31 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
         why = "the program needs a sanitizer runtime, which must be loaded first";
     else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         why = "the program cannot be read";
+    if (!why && !(dso = dso_cache_get(rl->dsos, DSO_FILE, path, NULL, 0, 0))) {
+        e = -ENOMEM;
+        goto out;
+    }
     for (size_t k = from; k < to && !why; k++) {
         struct cand *c = &cands->v[k];
         const struct probe_point *p = &rl->probes.v[c->probe];
-        size_t n = p->func_size < MAX_FUNC ? p->func_size : MAX_FUNC;
         char reason[200] = "";
-        uint8_t *code = malloc(n);
-        ssize_t got;
+        uint8_t *code = NULL;
+        size_t n = 0, at = 0;
 
-        if (!code) {
-            e = -ENOMEM;
+        e = cand_code(fd, dso, p, c->point, &code, &n, &at, reason, sizeof(reason));
+        if (e == -ENOMEM)
             goto out;
-        }
-        got = pread(fd, code, n, (off_t)p->offset);
-        if (got != (ssize_t)n)
-            snprintf(reason, sizeof(reason), "its code cannot be read from the file");
-        else if ((e = jump_code_prefix(code, n, p->vaddr, &c->pre, reason, sizeof(reason))) ==
-                 -ENOMEM) {
+        if (!reason[0] && (e = jump_code_prefix(code + at, n - at, p->vaddr, &c->pre, reason,
+                                                sizeof(reason))) == -ENOMEM) {
             free(code);
             goto out;
         }
         if (!reason[0]) {
-            memcpy(c->bytes, code, c->pre.len);
+            memcpy(c->bytes, code + at, c->pre.len);
             c->ok = true;
             for (size_t q = 0; q < rl->probes.n; q++) {
                 const struct probe_point *o = &rl->probes.v[q];
-                if (q != c->probe && q != c->probe + 1 && o->offset >= p->offset &&
+                if (q != c->probe && (c->point || q != c->probe + 1) && o->offset >= p->offset &&
                     o->offset < p->offset + c->pre.len && !strcmp(o->path, p->path)) {
                     c->ok = false;
                     snprintf(reason, sizeof(reason), "another probe is in its first %u bytes",
@@ -197,11 +259,6 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
     for (size_t s = 0; s < prog.ncode; s++)
         total += prog.code[s].size;
     struct sweep sw = { .c = cands, .rl = rl, .from = from, .to = to };
-    struct dso *dso = dso_cache_get(rl->dsos, DSO_FILE, path, NULL, 0, 0);
-    if (!dso) {
-        e = -ENOMEM;
-        goto out;
-    }
     dso_foreach_symbol(dso, on_symbol, &sw);
     if (total <= MAX_CODE)
         for (size_t s = 0; s < prog.ncode; s++) {
@@ -415,13 +472,17 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
         j->env[0] = j->env[1] = NULL;
         return -ENOMEM;
     }
+    for (size_t k = 0; k < cands->n; k++)
+        if (cands->v[k].ok && note(rl, &rl->probes.v[cands->v[k].probe], NULL,
+                                   cands->v[k].pre.len))
+            return -ENOMEM;
     /* Move the probes. */
     snprintf(path, sizeof(path), "%s/trampoline", j->dir);
     for (size_t k = 0, slot = 0; k < cands->n; k++) {
         const struct cand *c = &cands->v[k];
         if (!c->ok)
             continue;
-        for (size_t q = c->probe; q <= c->probe + 1; q++) {
+        for (size_t q = c->probe; q <= c->probe + !c->point; q++) {
             struct probe_point *p = &rl->probes.v[q];
             char *np = strdup(path);
             if (!np)
@@ -450,7 +511,8 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
 
     *out = NULL;
     for (size_t i = 0; i < rl->probes.n; i++)
-        if (is_function_entry(rl, i) && (e = vec_push(&cands, ((struct cand){ .probe = i }))))
+        if ((is_function_entry(rl, i) || is_point(rl, i)) &&
+            (e = vec_push(&cands, ((struct cand){ .probe = i, .point = is_point(rl, i) }))))
             goto out;
     /* Candidates of one file are checked together (one scan of its code). */
     for (size_t from = 0, to; from < cands.n; from = to) {
@@ -487,11 +549,7 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
             e = 0;
         goto out;
     }
-    *out = j;                   /* the caller frees it, also on error */
-    for (size_t k = 0; k < cands.n; k++)
-        if (cands.v[k].ok && (e = note(rl, &rl->probes.v[cands.v[k].probe], NULL,
-                                       cands.v[k].pre.len)))
-            goto out;
+    *out = j;
     pr_debug("%zu jump entries, files in %s", nok, j->dir);
 out:
     vec_free(&cands);

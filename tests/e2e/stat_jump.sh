@@ -205,3 +205,27 @@ check early_thread_said grep -q "other threads were already running (started by 
 check early_thread_not_double_warned not grep -q "ran without the entry hook" "$err"
 "$PROSPECT" stat -s --csv -o "$out" --entry trap -r work "$W/ctormain" >/dev/null 2>"$err"
 check early_thread_trap_counts [ "$(counts work)" = "100 100" ]
+
+# Points inside code (line ranges, inlined copies) move to the trampoline too: same counts as
+# uprobes there.
+build_workload stat_pages_O0 stat_pages -O0 -g
+wl=$(dirname "$0")/../workloads
+l1=$(grep -n '/\* REGION-START' "$wl/stat_pages.c" | cut -d: -f1)
+l2=$(grep -n '/\* REGION-END' "$wl/stat_pages.c" | cut -d: -f1)
+lr="stat_pages.c:$l1-stat_pages.c:$l2"
+"$PROSPECT" stat -v -s --csv -o "$out" -e page-faults -r "$lr" "$W/stat_pages_O0" 1000 >/dev/null 2>"$err"
+check lines_are_jump_points [ "$(grep -c "$lr: jump at 0x" "$err")" = 2 ]
+check lines_jump_one_crossing [ "$(counts "$lr")" = "1 1" ]
+pf=$(csv_get "$out" "$lr" page-faults)
+check lines_jump_pages_within_2pct within 2 "${pf:-0}" 1000
+build_workload stat_inline_ranges stat_inline_ranges -O2 -g
+for mode in jump trap; do
+    "$PROSPECT" stat -v -s --csv -o "$out" --entry $mode -r checked_sum "$W/stat_inline_ranges" >/dev/null 2>"$err"
+    eval "inl_$mode=\"\$(counts checked_sum)\""
+done
+check inline_jump_counts_equal_trap [ "$inl_jump" = "$inl_trap" ]
+check inline_jump_counts_5 [ "$inl_jump" = "5 5" ]
+build_workload stat_sum_inl stat_sum -O2 -g
+"$PROSPECT" stat -v -s --csv -o "$out" -r sum "$W/stat_sum_inl" >/dev/null 2>"$err"
+check inlined_sum_jump_point grep -q "sum: jump at 0x" "$err"
+check inlined_sum_one_crossing [ "$(counts sum)" = "1 1" ]
