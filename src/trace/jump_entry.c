@@ -38,6 +38,7 @@ struct cand {
     struct jump_prefix pre;
     uint8_t bytes[32];
     bool ok;
+    bool swept;                 /* refused by the sweep: something jumps into its bytes */
 };
 
 typedef VEC(struct cand) cand_vec;
@@ -110,8 +111,6 @@ struct sweep {
     cand_vec *c;
     const struct region_list *rl;
     size_t from, to;            /* candidates of this file */
-    size_t hits;
-    const char *sym;            /* the symbol being checked (symbol pass) */
 };
 
 static void on_target(void *arg, uint64_t t)
@@ -122,8 +121,7 @@ static void on_target(void *arg, uint64_t t)
         uint64_t v = sw->rl->probes.v[c->probe].vaddr;
         if (c->ok && t > v && t < v + c->pre.len) {
             c->ok = false;
-            c->pre.len = 0;     /* marks "rejected by the sweep" */
-            sw->hits++;
+            c->swept = true;
         }
     }
 }
@@ -222,6 +220,15 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
         uint8_t *code = NULL;
         size_t n = 0, at = 0;
 
+        /* An exception landing pad is entered by the unwinder, not by a branch the sweep
+         * can see; one could sit inside the bytes moved at a point (never inside a function's
+         * first bytes, which hold no call). */
+        if (c->point && prog.cxx) {
+            if ((e = note(rl, p, "the program uses C++ exceptions, whose landing pads are not "
+                          "branches that can be checked", 0)))
+                goto out;
+            continue;
+        }
         e = cand_code(fd, dso, p, c->point, &code, &n, &at, reason, sizeof(reason));
         if (e == -ENOMEM)
             goto out;
@@ -281,7 +288,7 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
             c->ok = false;
             e = note(rl, p, "the program's code could not "
                      "be scanned for jumps into the function's first bytes", 0);
-        } else if (!c->ok && !c->pre.len && sw.hits) {
+        } else if (c->swept) {
             e = note(rl, p, "other code jumps into its first bytes, takes an address inside "
                      "them, or a symbol starts there", 0);
         }

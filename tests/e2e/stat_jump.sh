@@ -229,3 +229,12 @@ build_workload stat_sum_inl stat_sum -O2 -g
 "$PROSPECT" stat -v -s --csv -o "$out" -r sum "$W/stat_sum_inl" >/dev/null 2>"$err"
 check inlined_sum_jump_point grep -q "sum: jump at 0x" "$err"
 check inlined_sum_one_crossing [ "$(counts sum)" = "1 1" ]
+
+# In a C++ program, points keep their uprobes (exception landing pads are not visible branches);
+# its function entries still jump.
+if [ -x "$W/throw" ]; then
+    tl=$(grep -n 'throw std::runtime_error' "$TEST_TMP/throw.cc" | cut -d: -f1)
+    "$PROSPECT" stat -v -r thrower -r "throw.cc:$tl-$((tl + 1))" "$W/throw" >/dev/null 2>"$err"
+    check cxx_points_keep_uprobes grep -q "stays a uprobe: the program uses C++ exceptions" "$err"
+    check cxx_function_entry_jumps grep -q "thrower: jump entry" "$err"
+fi
