@@ -647,8 +647,9 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         region_trace_get_stats(rt, &st);
         if (st.lost)
             fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
-                    "overflowed): counts are incomplete, and a thread whose exit sample was lost "
-                    "looks still inside (its later calls count as nested, fewer crossings); "
+                    "overflowed): counts are incomplete; for functions the stack pointer puts a "
+                    "thread whose exit sample was lost back in step, but in line and address "
+                    "ranges it looks still inside (its later passes are not new crossings); "
                     "fewer regions or events make samples smaller\n",
                     (unsigned long long)st.lost);
         for (size_t i = 0; i < rl.regions.n; i++)
@@ -659,6 +660,12 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             views[i].label, cols[c],
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
+        for (size_t i = 0; i < rl.regions.n; i++)
+            if (views[i].res->resynced)
+                fprintf(stderr, "prospect stat: warning: %s: %llu crossing(s) whose samples were "
+                        "lost were dropped or closed early (the stack pointer showed the thread "
+                        "had left)\n", views[i].label,
+                        (unsigned long long)views[i].res->resynced);
         jump_entry_problems(je, &rl, warn_line, NULL);
         warn_unpatched(rt, je);
         if (deep)

@@ -108,6 +108,8 @@ int sample_parse(const struct evsel *evsel, const struct perf_event_header *h, s
     if (st & PERF_SAMPLE_REGS_USER) {
         if (take(&c, &v))
             return -EINVAL;
+        s->regs_abi = v;
+        s->regs_user = v ? c.p : NULL;
         if (v && skip_words(&c, (uint64_t)__builtin_popcountll(a->sample_regs_user)))
             return -EINVAL;
     }

@@ -71,6 +71,8 @@ struct sample {
     uint32_t read_size;
     const void *raw;           /* PERF_SAMPLE_RAW payload */
     uint32_t raw_size;
+    uint64_t regs_abi;         /* PERF_SAMPLE_REGS_USER: 0 = no user registers (kernel thread) */
+    const uint64_t *regs_user; /* one word per bit of attr.sample_regs_user, in bit order */
 };
 
 /* Decodes a PERF_RECORD_SAMPLE according to evsel's attr. -EINVAL if the record is too short

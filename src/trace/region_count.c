@@ -15,6 +15,7 @@ struct thread {
     uint64_t *snap;       /* per group, per cpu: values..., enabled, running */
     uint64_t *entry;      /* per group, per region: values..., enabled, running, time */
     int *depth;           /* per group, per region */
+    uint64_t *outer_sp;   /* per group, per region: stack pointer of the outermost open entry */
     int *uret_depth;      /* per group */
     struct rc_result *res;/* per region */
 };
@@ -173,6 +174,7 @@ static void thread_free(struct region_counter *rc, struct thread *t)
     free(t->snap);
     free(t->entry);
     free(t->depth);
+    free(t->outer_sp);
     free(t->uret_depth);
     free(t);
 }
@@ -246,9 +248,10 @@ static struct thread *thread_get(struct region_counter *rc, uint32_t pid, uint32
     t->snap = calloc(rc->snap_words + 1, sizeof(uint64_t));
     t->entry = calloc(rc->entry_words + 1, sizeof(uint64_t));
     t->depth = calloc(rc->nr_groups * rc->nr_regions + 1, sizeof(int));
+    t->outer_sp = calloc(rc->nr_groups * rc->nr_regions + 1, sizeof(uint64_t));
     t->uret_depth = calloc(rc->nr_groups + 1, sizeof(int));
     t->res = calloc(rc->nr_regions + 1, sizeof(*t->res));
-    if (!t->snap || !t->entry || !t->depth || !t->uret_depth || !t->res) {
+    if (!t->snap || !t->entry || !t->depth || !t->outer_sp || !t->uret_depth || !t->res) {
         thread_free(rc, t);
         return NULL;
     }
@@ -308,11 +311,19 @@ static int crossing_done(struct region_counter *rc, struct thread *t, int g, int
     return 0;
 }
 
+/* With the outermost open entry at stack pointer osp: does this sample show that frame has
+ * returned? A new entry at the same or a shallower depth (sp >= osp), or an exit above the
+ * frame's own return (sp > osp + 8). The stack grows down. */
+static bool lost_exit(const struct rc_sample *s, uint64_t osp)
+{
+    return s->role == RC_ENTER ? s->sp >= osp : s->sp > osp + 8;
+}
+
 int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
 {
     struct thread *t;
     size_t nv;
-    uint64_t *snap, *now = rc->scratch;
+    uint64_t *snap, *now = rc->scratch, *osp;
     int *depth;
 
     if (s->group < 0 || (size_t)s->group >= rc->nr_groups || s->cpu >= rc->nr_cpus ||
@@ -334,6 +345,17 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
 
     thread_totals(rc, t, s->group, now);
     depth = &t->depth[(size_t)s->group * rc->nr_regions + (size_t)s->region];
+    osp = &t->outer_sp[(size_t)s->group * rc->nr_regions + (size_t)s->region];
+    if (s->retprobe && s->sp && *osp && *depth > 0 && lost_exit(s, *osp)) {
+        /* The outermost frame is gone and its exit sample was lost: drop the open crossing. */
+        t->uret_depth[s->group] -= *depth < t->uret_depth[s->group] ? *depth
+                                                                   : t->uret_depth[s->group];
+        *depth = 0;
+        if (s->group == 0)
+            t->res[s->region].resynced++;
+        if (s->role == RC_EXIT)
+            return 0;       /* an exit of a frame whose entry we never saw */
+    }
     if (s->role == RC_ENTER) {
         if (s->idempotent && *depth > 0) {
             if (s->group == 0)
@@ -352,6 +374,7 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
         }
         if ((*depth)++ == 0) {
             uint64_t *e = t->entry + rc->entry_off[s->group] + (size_t)s->region * (nv + 3);
+            *osp = s->sp;
             memcpy(e, now, (nv + 2) * sizeof(uint64_t));
             e[nv + 2] = s->time;
         }
@@ -361,6 +384,14 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
         t->uret_depth[s->group]--;
     if (*depth == 0)        /* an exit without an entry: attached mid-call, or a jump target */
         return 0;
+    if (s->retprobe && s->sp && *osp && s->sp == *osp + 8 && *depth > 1) {
+        /* The outermost frame returns; exits of inner calls were lost. */
+        t->uret_depth[s->group] -= *depth - 1 < t->uret_depth[s->group]
+                                   ? *depth - 1 : t->uret_depth[s->group];
+        *depth = 1;
+        if (s->group == 0)
+            t->res[s->region].resynced++;
+    }
     if (--*depth > 0)
         return 0;
     return crossing_done(rc, t, s->group, s->region, now, s->time);
@@ -402,6 +433,7 @@ static int build_aggregates(struct region_counter *rc)
             tot->scaled += tr->scaled;
             tot->deep += tr->deep;
             tot->reentered += tr->reentered;
+            tot->resynced += tr->resynced;
             tot->enabled += tr->enabled;
             tot->running += tr->running;
             tot->open += t->depth[r] > 0;

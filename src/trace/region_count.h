@@ -8,7 +8,12 @@
  *
  * Semantics: a region counts from its outermost entry to the matching exit in the same thread
  * (a "crossing"); recursive entries inside add to `calls` but not to `crossings`. Each
- * crossing is scaled by its own enabled/running deltas (multiplexing). */
+ * crossing is scaled by its own enabled/running deltas (multiplexing).
+ *
+ * Lost samples: for a function (return probe), the exit's stack pointer is the entry's + 8.
+ * With stack pointers, a thread whose outermost exit sample was lost is put back in step by
+ * its next entry at the same or a shallower stack depth (the open crossing is dropped), and an
+ * outermost exit whose inner exits were lost still closes the crossing. Counted in `resynced`. */
 #ifndef PROSPECT_TRACE_REGION_COUNT_H
 #define PROSPECT_TRACE_REGION_COUNT_H
 #include <stdbool.h>
@@ -29,6 +34,7 @@ struct rc_sample {
     uint32_t pid, tid, cpu;
     uint64_t time;             /* ns, perf clock */
     uint64_t enabled, running; /* the group's times */
+    uint64_t sp;               /* user stack pointer at the probe, 0 if unknown */
     const uint64_t *values;    /* the group's counter values, in group order */
     size_t nr_values;
 };
@@ -54,6 +60,8 @@ struct rc_result {
     uint64_t deep;             /* entries past the kernel's uretprobe nesting limit */
     uint64_t reentered;        /* range starts reached again while inside (a loop head): each
                                   one a probe hit whose cost the counts include */
+    uint64_t resynced;         /* open crossings dropped or closed early because samples were
+                                  lost (stack pointers showed the thread had left) */
 };
 
 struct region_counter;

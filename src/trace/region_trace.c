@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#ifdef __x86_64__
+#include <asm/perf_regs.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 #include "perf/evlist.h"
@@ -45,7 +48,7 @@ struct id_ent {
 };
 
 struct pend {
-    uint64_t time, seq, en, run;
+    uint64_t time, seq, en, run, sp;
     uint32_t pid, tid, cpu;
     int32_t group, kind, probe; /* kind: ID_SWITCH, ID_PROBE, or PEND_* */
     size_t voff;
@@ -133,6 +136,12 @@ static void common_attr(struct perf_event_attr *a)
     a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
                      PERF_FORMAT_TOTAL_TIME_RUNNING;
     a->sample_id_all = 1;
+#ifdef __x86_64__
+    /* The user stack pointer at each probe: a function's exit is at its entry's sp + 8, which
+     * puts a thread back in step after a lost sample (region_count.h). */
+    a->sample_type |= PERF_SAMPLE_REGS_USER;
+    a->sample_regs_user = 1ULL << PERF_REG_X86_SP;
+#endif
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;   /* comparable with clock_gettime for the reorder window */
 }
@@ -462,7 +471,8 @@ fail:
 static int add_pend(struct region_trace *rt, const struct sample *s, int group, int kind,
                     int probe, const uint64_t *vals, size_t nv, uint64_t en, uint64_t run)
 {
-    struct pend p = { .time = s->time, .seq = rt->seq++, .en = en, .run = run, .pid = s->pid,
+    struct pend p = { .time = s->time, .seq = rt->seq++, .en = en, .run = run,
+                      .sp = s->regs_abi && s->regs_user ? s->regs_user[0] : 0, .pid = s->pid,
                       .tid = s->tid, .cpu = s->cpu, .group = group, .kind = kind,
                       .probe = probe, .voff = rt->pool.n };
     if (nv) {
@@ -629,6 +639,7 @@ static int flush(struct region_trace *rt, uint64_t limit)
         rs.time = p->time;
         rs.enabled = p->en;
         rs.running = p->run;
+        rs.sp = p->sp;
         rs.values = rt->pool.v + p->voff;
         rs.nr_values = rt->nv[p->group];
         rs.role = RC_SWITCH;
@@ -639,10 +650,10 @@ static int flush(struct region_trace *rt, uint64_t limit)
             rs.retprobe = pp->uret;
             rs.idempotent = pp->idempotent;
         }
-        pr_debug2("t=%llu tid=%u cpu=%u g=%d kind=%d probe=%d en=%llu run=%llu v0=%llu",
+        pr_debug2("t=%llu tid=%u cpu=%u g=%d kind=%d probe=%d en=%llu run=%llu v0=%llu sp=%llx",
                   (unsigned long long)p->time, p->tid, p->cpu, p->group, p->kind, p->probe,
                   (unsigned long long)p->en, (unsigned long long)p->run,
-                  (unsigned long long)rs.values[0]);
+                  (unsigned long long)rs.values[0], (unsigned long long)p->sp);
         e = region_counter_feed(rt->rc, &rs);
         if (e == -EINVAL) {
             rt->st.bad++;

@@ -43,6 +43,69 @@ TEST(recursion_counts_outermost_once)
     region_counter_free(rc);
 }
 
+/* A function sample with a user stack pointer (group 0, one value). */
+static int feed_sp(struct region_counter *rc, enum rc_role role, uint64_t time, uint64_t value,
+                   uint64_t sp)
+{
+    struct rc_sample s = { .group = 0, .region = 0, .role = role, .retprobe = true, .pid = 1,
+                           .tid = 7, .cpu = 0, .time = time, .enabled = time, .running = time,
+                           .values = &value, .nr_values = 1, .sp = sp };
+    return region_counter_feed(rc, &s);
+}
+
+TEST(lost_outermost_exit_resynced_by_next_entry)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_sp(rc, RC_ENTER, 100, 10, 0x7000) == 0);
+    /* its exit (sp 0x7008) was lost; the next call at the same depth: */
+    CHECK(feed_sp(rc, RC_ENTER, 200, 20, 0x7000) == 0);
+    CHECK(feed_sp(rc, RC_EXIT, 210, 25, 0x7008) == 0);
+    CHECK(feed_sp(rc, RC_ENTER, 300, 30, 0x7000) == 0);
+    CHECK(feed_sp(rc, RC_EXIT, 320, 33, 0x7008) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 3);
+    CHECK_EQ_U64(r->crossings, 2);                 /* not 0 (everything nested in the first) */
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 8);   /* 5 + 3 */
+    CHECK_EQ_U64(r->resynced, 1);
+    CHECK_EQ_U64(r->open, 0);
+    region_counter_free(rc);
+}
+
+TEST(lost_inner_exit_outermost_still_closes)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_sp(rc, RC_ENTER, 100, 10, 0x7000) == 0);
+    CHECK(feed_sp(rc, RC_ENTER, 110, 11, 0x6f00) == 0);   /* recursive call, exit lost */
+    CHECK(feed_sp(rc, RC_EXIT, 150, 15, 0x7008) == 0);    /* the outermost returns */
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 2);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 5);
+    CHECK_EQ_U64(r->resynced, 1);
+    CHECK_EQ_U64(r->open, 0);
+    region_counter_free(rc);
+}
+
+TEST(recursion_with_stack_pointers_needs_no_resync)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_sp(rc, RC_ENTER, 100, 10, 0x7000) == 0);
+    CHECK(feed_sp(rc, RC_ENTER, 110, 11, 0x6f00) == 0);
+    CHECK(feed_sp(rc, RC_EXIT, 120, 12, 0x6f08) == 0);
+    CHECK(feed_sp(rc, RC_ENTER, 130, 13, 0x6f00) == 0);
+    CHECK(feed_sp(rc, RC_EXIT, 140, 14, 0x6f08) == 0);
+    CHECK(feed_sp(rc, RC_EXIT, 150, 15, 0x7008) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 3);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 5);
+    CHECK_EQ_U64(r->resynced, 0);
+    region_counter_free(rc);
+}
+
 TEST(migration_sums_per_cpu_values)
 {
     struct region_counter *rc = one_value_counter();
@@ -204,6 +267,9 @@ int main(void)
 {
     RUN(recursion_counts_outermost_once);
     RUN(migration_sums_per_cpu_values);
+    RUN(lost_outermost_exit_resynced_by_next_entry);
+    RUN(lost_inner_exit_outermost_still_closes);
+    RUN(recursion_with_stack_pointers_needs_no_resync);
     RUN(multiplexed_crossing_is_scaled_by_its_own_ratio);
     RUN(exit_without_entry_is_ignored);
     RUN(threads_are_separate);
