@@ -138,6 +138,33 @@ static bool same_file(const char *a, const char *b)
     return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+struct split {
+    const char *name;
+    size_t len;
+    bool found;
+};
+
+static void find_cold_part(void *arg, const struct symbol_match *m)
+{
+    struct split *sp = arg;
+    if (!strncmp(m->name, sp->name, sp->len) &&
+        (!strncmp(m->name + sp->len, ".cold", 5) ||
+         !strncmp(m->name + sp->len, " [clone .cold", 13)))
+        sp->found = true;
+}
+
+/* gcc moves a function's unlikely blocks to "f.cold" ("f(int) [clone .cold]"): a switch's jump
+ * table in one part can target the other, which neither the indirect-jump check of one
+ * symbol nor the branch sweep sees. Is `name` such a part, or does it have one? */
+static bool split_function(struct dso *dso, const char *name)
+{
+    struct split sp = { .name = name, .len = strlen(name) };
+    if (strstr(name, ".cold"))
+        return true;
+    dso_foreach_symbol(dso, find_cold_part, &sp);
+    return sp.found;
+}
+
 /* The code a candidate is checked against: a function entry's function, or the function that
  * contains a point (which must decode up to it and have no indirect jump). *at is the
  * probe's offset in *code. 0 with reason[0] set when the candidate cannot move; -ENOMEM. */
@@ -159,6 +186,11 @@ static int cand_code(int fd, struct dso *dso, const struct probe_point *p, bool 
         start = sr.start;
         size = sr.size;
         *at = p->vaddr - start;
+        if (split_function(dso, sr.name)) {
+            snprintf(reason, rlen, "its function is split into hot and cold parts (a jump "
+                     "table in one can land in the other)");
+            return 0;
+        }
     }
     if (size > MAX_FUNC || p->offset < *at) {
         snprintf(reason, rlen, "its function is too large to check");

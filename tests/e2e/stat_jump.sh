@@ -238,3 +238,18 @@ if [ -x "$W/throw" ]; then
     check cxx_points_keep_uprobes grep -q "stays a uprobe: the program uses C++ exceptions" "$err"
     check cxx_function_entry_jumps grep -q "thrower: jump entry" "$err"
 fi
+
+# A function split into hot and cold parts (a jump table in one targets the other): its points
+# keep uprobes, and the program runs as without Prospect.
+build_workload stat_split stat_split -O2 -g
+l1=$(grep -n '/\* REGION-START' "$wl/stat_split.c" | cut -d: -f1)
+l2=$(grep -n '/\* REGION-END' "$wl/stat_split.c" | cut -d: -f1)
+expect=$("$W/stat_split")
+res=$("$PROSPECT" stat -v -s --csv -o "$out" -r "stat_split.c:$l1-$l2" "$W/stat_split" 2>"$err")
+check split_program_unharmed [ "$res" = "$expect" ]
+if grep -q "split into hot and cold parts" "$err"; then
+    pass split_points_keep_uprobes
+else
+    grep -q "jump at" "$err" && fail split_points_keep_uprobes "a point of a split function jumped" ||
+        skip split_points_keep_uprobes "gcc did not split sw() here"
+fi
