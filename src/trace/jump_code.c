@@ -59,6 +59,13 @@ static bool is_control(csh h, const cs_insn *in)
            cs_insn_group(h, in, CS_GRP_IRET);
 }
 
+/* jmp *%rax, jmp *table(,%rax,8), ...: a target the code does not show. */
+static bool is_indirect_jump(csh h, const cs_insn *in)
+{
+    return cs_insn_group(h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
+           in->detail->x86.operands[0].type != X86_OP_IMM;
+}
+
 static bool reads_rip(const cs_insn *in)
 {
     const cs_detail *d = in->detail;
@@ -180,8 +187,7 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
     }
     /* The rest: an indirect jump might land inside the prefix (jump tables). */
     while (dec_next(&d, true)) {
-        if (cs_insn_group(d.h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
-            in->detail->x86.operands[0].type != X86_OP_IMM) {
+        if (is_indirect_jump(d.h, in)) {
             snprintf(why, whylen, "it has an indirect jump ('%s %s' at 0x%llx), which could "
                      "land in its first bytes", in->mnemonic, in->op_str,
                      (unsigned long long)in->address);
@@ -229,8 +235,7 @@ int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint
     while (!e && dec_next(&d, false)) {
         const cs_insn *in = d.in;
         boundary |= in->address == point;
-        if (cs_insn_group(d.h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
-            in->detail->x86.operands[0].type != X86_OP_IMM) {
+        if (is_indirect_jump(d.h, in)) {
             snprintf(why, whylen, "its function has an indirect jump ('%s %s' at 0x%llx), which "
                      "could land in the bytes to move", in->mnemonic, in->op_str,
                      (unsigned long long)in->address);
