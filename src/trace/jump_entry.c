@@ -213,6 +213,39 @@ static int cand_code(int fd, struct dso *dso, const struct probe_point *p, bool 
     return 0;
 }
 
+/* Is probe q one of the candidates [from, to) (an entry or its return probe, or a point)?
+ * Candidates at one place share a slot. */
+static bool is_cand_probe(const struct region_list *rl, const cand_vec *cands, size_t from,
+                          size_t to, size_t q)
+{
+    (void)rl;
+    for (size_t k = from; k < to; k++)
+        if (cands->v[k].probe == q || (!cands->v[k].point && cands->v[k].probe + 1 == q))
+            return true;
+    return false;
+}
+
+/* Candidates at one place share a slot, so they move together or not at all: one that stays a
+ * uprobe would put its int3 where the jump must go. */
+static int settle_shared(struct region_list *rl, cand_vec *cands)
+{
+    for (size_t a = 0; a < cands->n; a++) {
+        const struct probe_point *pa = &rl->probes.v[cands->v[a].probe];
+        bool all_ok = true;
+        for (size_t b = 0; b < cands->n; b++) {
+            const struct probe_point *pb = &rl->probes.v[cands->v[b].probe];
+            if (pb->offset == pa->offset && !strcmp(pb->path, pa->path))
+                all_ok &= cands->v[b].ok;
+        }
+        if (!all_ok && cands->v[a].ok) {
+            cands->v[a].ok = false;
+            if (note(rl, pa, "another region's probe at the same place stays a uprobe", 0))
+                return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* Checks the candidates [from, to), all in one file. */
 static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size_t to,
                       const char *exe)
@@ -274,7 +307,9 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
             c->ok = true;
             for (size_t q = 0; q < rl->probes.n; q++) {
                 const struct probe_point *o = &rl->probes.v[q];
-                if (q != c->probe && (c->point || q != c->probe + 1) && o->offset >= p->offset &&
+                if (q != c->probe && (c->point || q != c->probe + 1) &&
+                    !(o->offset == p->offset && is_cand_probe(rl, cands, from, to, q)) &&
+                    o->offset >= p->offset &&
                     o->offset < p->offset + c->pre.len && !strcmp(o->path, p->path)) {
                     c->ok = false;
                     snprintf(reason, sizeof(reason), "another probe is in its first %u bytes",
@@ -441,6 +476,19 @@ static void remember_program(struct jump_entry *j, const struct stat *st)
         j->prog[j->nprog++] = id;
 }
 
+/* The slot of an earlier candidate at the same place as candidate k, or -1. */
+static int shared_slot(const struct region_list *rl, const cand_vec *cands, const int *slots,
+                       size_t k)
+{
+    const struct probe_point *p = &rl->probes.v[cands->v[k].probe];
+    for (size_t i = 0; i < k; i++) {
+        const struct probe_point *o = &rl->probes.v[cands->v[i].probe];
+        if (cands->v[i].ok && o->offset == p->offset && !strcmp(o->path, p->path))
+            return slots[i];
+    }
+    return -1;
+}
+
 static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_list *rl,
                     char *err, size_t errlen)
 {
@@ -448,7 +496,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
     char_buf plan = { 0 };
     char line[256], path[PATH_MAX];
     const char *pre = getenv("LD_PRELOAD");
-    int e;
+    int *slots, e;
 
     /* The command may run as another user: it must read these files and append to the log. */
     if ((e = make_tmp_dir(j->dir, sizeof(j->dir)))) {
@@ -457,6 +505,11 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
                  "noexec)");
         return e;
     }
+    slots = malloc((cands->n + 1) * sizeof(*slots));
+    if (!slots)
+        return -ENOMEM;
+    for (size_t k = 0; k < cands->n; k++)
+        slots[k] = -1;
     trampoline(tramp);
     snprintf(line, sizeof(line), "prospect-jump 1 %x\n", TRAMP_SIZE);
     e = str_append(&plan, line);
@@ -464,8 +517,9 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
         const struct cand *c = &cands->v[k];
         struct probe_point *p = &rl->probes.v[c->probe];
         struct stat st;
-        if (!c->ok)
+        if (!c->ok || (slots[k] = shared_slot(rl, cands, slots, k)) >= 0)
             continue;
+        slots[k] = (int)j->nslots;
         if (stat(p->path, &st)) {
             e = -errno;
             break;
@@ -509,32 +563,38 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
                  pre && *pre ? ":" : "", j->dir) < 0 ||
         asprintf(&j->env[1], "PROSPECT_JUMP_PLAN=%s", j->dir) < 0) {
         j->env[0] = j->env[1] = NULL;
+        free(slots);
         return -ENOMEM;
     }
     for (size_t k = 0; k < cands->n; k++)
         if (cands->v[k].ok && note(rl, &rl->probes.v[cands->v[k].probe], NULL,
-                                   cands->v[k].pre.len))
+                                   cands->v[k].pre.len)) {
+            free(slots);
             return -ENOMEM;
+        }
     /* Move the probes. */
     snprintf(path, sizeof(path), "%s/trampoline", j->dir);
-    for (size_t k = 0, slot = 0; k < cands->n; k++) {
+    for (size_t k = 0; k < cands->n; k++) {
         const struct cand *c = &cands->v[k];
         if (!c->ok)
             continue;
         for (size_t q = c->probe; q <= c->probe + !c->point; q++) {
             struct probe_point *p = &rl->probes.v[q];
             char *np = strdup(path);
-            if (!np)
+            if (!np) {
+                free(slots);
                 return -ENOMEM;
+            }
             free(p->path);
             p->path = np;
-            p->offset = slot * SLOT_SIZE;
+            p->offset = (uint64_t)slots[k] * SLOT_SIZE;
             p->jump = true;
         }
-        slot++;
     }
+    free(slots);
     return 0;
 fail:
+    free(slots);
     vec_free(&plan);
     snprintf(err, errlen, "cannot write the entry hook's files in %s: %s", j->dir, strerror(-e));
     return e;
@@ -562,6 +622,8 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
         if ((e = check_file(rl, &cands, from, to, exe)))
             goto out;
     }
+    if ((e = settle_shared(rl, &cands)))
+        goto out;
     for (size_t k = 0; k < cands.n; k++) {
         if (cands.v[k].ok && nok == MAX_SLOTS) {
             cands.v[k].ok = false;

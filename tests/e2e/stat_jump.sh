@@ -253,3 +253,12 @@ else
     grep -q "jump at" "$err" && fail split_points_keep_uprobes "a point of a split function jumped" ||
         skip split_points_keep_uprobes "gcc did not split sw() here"
 fi
+
+# Two regions at one place (the same function twice, and an address range starting at it) share
+# one slot: all jump, all counted.
+start=$(printf %x "0x$(nm "$W/stat_leaf" | awk '$3 == "leaf" { print $1 }')")
+"$PROSPECT" stat -v -s --csv -o "$out" -r leaf -r leaf -r "0x$start-0x$(printf %x $((0x$start + 7)))" \
+    "$W/stat_leaf" 300 >/dev/null 2>"$err"
+check shared_slot_all_jump [ "$(grep -c "jump entry\|jump at 0x$start" "$err")" = 3 ]
+check shared_slot_counts [ "$(csv_get "$out" leaf calls)" = 300 ]
+check shared_slot_range_counts [ "$(awk -F, 'NR == 4 { print $2 }' "$out")" = 300 ]
