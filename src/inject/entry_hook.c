@@ -55,8 +55,8 @@ static unsigned nsites;
 static char dir[512];
 static int logfd = -1;
 
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void logf_(const char *fmt, ...)
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...)
 {
     char buf[256];
     int n = snprintf(buf, sizeof(buf), "%d ", (int)getpid());
@@ -176,7 +176,7 @@ static uint64_t read_plan(void)
             if (parse_site(line + 5, &sites[nsites]) == 0)
                 nsites++;
             else
-                logf_("fail - malformed plan line");
+                log_line("fail - malformed plan line");
         }
     }
     return tsize;
@@ -338,7 +338,7 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         goto out;
     }
     if (other_threads()) {
-        logf_("fail - other threads were already running (started by a library), which may "
+        log_line("fail - other threads were already running (started by a library), which may "
               "be executing the code to patch");
         goto out;
     }
@@ -346,14 +346,14 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
     /* trampoline file | data page (stub address per slot) | stubs */
     size = tsize + PAGE + ((MAX_SITES * STUB_SIZE + PAGE - 1) & ~(PAGE - 1));
     if (!exe.found || !(base = reserve_near(&exe, size))) {
-        logf_("fail - no address space near the program");
+        log_line("fail - no address space near the program");
         goto out;
     }
     snprintf(path, sizeof(path), "%s/trampoline", dir);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || mmap(base, tsize, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
                       MAP_FAILED) {
-        logf_("fail - cannot map the trampoline");
+        log_line("fail - cannot map the trampoline");
         if (fd >= 0)
             close(fd);
         munmap(base, size);
@@ -363,7 +363,7 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
     data = (uint64_t *)(base + tsize);
     stubs = base + tsize + PAGE;
     if (mprotect(data, size - tsize, PROT_READ | PROT_WRITE)) {
-        logf_("fail - cannot prepare the stubs");
+        log_line("fail - cannot prepare the stubs");
         munmap(base, size);
         goto out;
     }
@@ -376,7 +376,7 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         if (s->dev != (uint64_t)st.st_dev || s->ino != (uint64_t)st.st_ino)
             continue;
         if (fn < exe.lo || fn + s->len > exe.hi || memcmp((void *)fn, s->bytes, s->len)) {
-            logf_("fail %x %s", s->slot, *(uint8_t *)fn == 0xcc
+            log_line("fail %x %s", s->slot, *(uint8_t *)fn == 0xcc
                   ? "a breakpoint is already there" : "the code differs from the file");
             continue;
         }
@@ -390,14 +390,14 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         put_rel32(stub + s->stub_len + 1, (uint64_t)stub + s->stub_len + 5, fn + s->len);
         bad |= !near(fn + s->len, (uint64_t)stub + s->stub_len + 5);
         if (bad) {
-            logf_("fail %x out of reach", s->slot);
+            log_line("fail %x out of reach", s->slot);
             continue;
         }
         data[s->slot] = (uint64_t)stub;
     }
     if (mprotect(stubs, size - tsize - PAGE, PROT_READ | PROT_EXEC) ||
         mprotect(data, PAGE, PROT_READ)) {
-        logf_("fail - cannot protect the stubs");
+        log_line("fail - cannot protect the stubs");
         goto out;
     }
     for (unsigned i = 0; i < nsites; i++) {
@@ -409,12 +409,12 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
             continue;
         put_rel32(jmp + 1, fn + 5, slot);
         if (write_code(fn, jmp, 5)) {
-            logf_("fail %x cannot write the code", s->slot);
+            log_line("fail %x cannot write the code", s->slot);
             continue;
         }
         ok++;
     }
-    logf_("ok %x", ok);
+    log_line("ok %x", ok);
 out:
     if (logfd >= 0)
         close(logfd);
