@@ -253,6 +253,9 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     if (*rb_fd < 0) {
         struct ringbuf *rb = &rt->rbs[rt->nrb];
         int e = ringbuf_map(rb, leader, cpu, rb_pages(rt->ncpus));
+        /* Over perf_event_mlock_kb without CAP_IPC_LOCK: smaller buffers (more may be lost). */
+        for (size_t pages = 512; (e == -EPERM || e == -ENOMEM) && pages >= 16; pages /= 4)
+            e = ringbuf_map(rb, leader, cpu, pages);
         if (e) {
             snprintf(msg, msglen, "cannot map the ring buffer on cpu %d: %s", cpu, strerror(-e));
             return e;
