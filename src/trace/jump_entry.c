@@ -5,16 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "symbol/dso.h"
 #include "symbol/elf_program.h"
 #include "trace/jump_code.h"
 #include "trace/jump_entry.h"
+#include "trace/jump_files.h"
 #include "trace/region_trace.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -25,9 +23,9 @@
 extern const unsigned char prospect_entry_hook_so[];
 extern const unsigned long prospect_entry_hook_so_len;
 
-#define SLOT_SIZE 16            /* must match entry_hook.c */
-#define MAX_SLOTS 256           /* one page of slots */
-#define TRAMP_SIZE 4096
+#define SLOT_SIZE JUMP_SLOT_SIZE
+#define MAX_SLOTS JUMP_MAX_SLOTS
+#define TRAMP_SIZE JUMP_TRAMP_SIZE
 #define MAX_FUNC (1u << 20)     /* longer functions are read up to here */
 #define MAX_CODE (64u << 20)    /* code scanned for branches into a moved prefix */
 
@@ -55,7 +53,7 @@ static int str_append(char_buf *b, const char *s)
 }
 
 struct jump_entry {
-    char dir[256];              /* make_tmp_dir takes directories of at most 200 bytes */
+    char dir[256];              /* jump_make_dir takes directories of at most 200 bytes */
     struct image_id prog[IMAGE_WATCH_MAX];   /* the programs with jump entries */
     size_t nprog;
     char *env[3];
@@ -370,102 +368,6 @@ out:
     return e;
 }
 
-static int write_file(const char *dir, const char *name, const void *data, size_t len,
-                      mode_t mode)
-{
-    char path[PATH_MAX];
-    int fd, e = 0;
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -errno;
-    if (len && write(fd, data, len) != (ssize_t)len)
-        e = -EIO;
-    if (!e && fchmod(fd, mode))
-        e = -errno;
-    if (close(fd) && !e)
-        e = -EIO;
-    return e;
-}
-
-static void trampoline(uint8_t *t)
-{
-    memset(t, 0xcc, TRAMP_SIZE);
-    for (unsigned i = 0; i < MAX_SLOTS; i++) {
-        uint8_t *s = t + i * SLOT_SIZE;
-        int32_t disp = (int32_t)(TRAMP_SIZE + 8 * i) - (int32_t)(i * SLOT_SIZE + 11);
-        /* One-byte nops: the probe is on the first. Not a 5-byte nop: kernel 6.18 "optimizes"
-         * a uprobe on one into a call, and a child forked after that died at the slot
-         * (SIGSEGV, measured); one-byte nops are emulated just as fast. */
-        memset(s, 0x90, 5);
-        s[5] = 0xff;            /* jmp *disp32(%rip) */
-        s[6] = 0x25;
-        memcpy(s + 7, &disp, 4);
-    }
-}
-
-/* A fresh directory the command can load the hook from: $TMPDIR, else the usual temporary
- * directories, skipping those mounted noexec (ld.so could not map the hook from there). The
- * name carries our pid so a directory left by a killed prospect can be recognized. */
-static int make_tmp_dir(char *dir, size_t len)
-{
-    const char *cand[] = { getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm" };
-    int e = -ENOENT;
-
-    for (size_t i = 0; i < sizeof(cand) / sizeof(*cand); i++) {
-        const char *t = cand[i];
-        struct statvfs vfs;
-        /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
-        if (!t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
-            continue;
-        jump_entry_cleanup_stale(t);
-        snprintf(dir, len, "%s/prospect-jump-%d-XXXXXX", t, (int)getpid());
-        if (!mkdtemp(dir)) {
-            e = -errno;
-            continue;
-        }
-        if (statvfs(dir, &vfs) == 0 && !(vfs.f_flag & ST_NOEXEC) && chmod(dir, 0755) == 0)
-            return 0;
-        e = -EPERM;
-        rmdir(dir);
-    }
-    dir[0] = '\0';
-    return e;
-}
-
-static void remove_dir(const char *dir)
-{
-    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
-    char path[PATH_MAX + 32];
-    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
-int jump_entry_cleanup_stale(const char *tmp)
-{
-    DIR *d = opendir(tmp);
-    struct dirent *de;
-    int n = 0;
-
-    if (!d)
-        return 0;
-    while ((de = readdir(d))) {
-        char path[PATH_MAX];
-        int pid = 0, used = 0;
-        if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
-            de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
-        remove_dir(path);
-        n++;
-    }
-    closedir(d);
-    return n;
-}
-
 static void remember_program(struct jump_entry *j, const struct stat *st)
 {
     struct image_id id = { major(st->st_dev), minor(st->st_dev), st->st_ino };
@@ -499,7 +401,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
     int *slots, e;
 
     /* The command may run as another user: it must read these files and append to the log. */
-    if ((e = make_tmp_dir(j->dir, sizeof(j->dir)))) {
+    if ((e = jump_make_dir(j->dir, sizeof(j->dir)))) {
         snprintf(err, errlen, "no temporary directory the command could load the entry hook "
                  "from (tried $TMPDIR, /tmp, /var/tmp, /dev/shm: missing, not writable or "
                  "noexec)");
@@ -510,7 +412,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
         return -ENOMEM;
     for (size_t k = 0; k < cands->n; k++)
         slots[k] = -1;
-    trampoline(tramp);
+    jump_trampoline_fill(tramp);
     snprintf(line, sizeof(line), "prospect-jump 1 %x\n", TRAMP_SIZE);
     e = str_append(&plan, line);
     for (size_t k = 0; k < cands->n && !e; k++) {
@@ -552,11 +454,11 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
             e = str_append(&plan, "\n");
         j->slot_region[j->nslots++] = p->region;
     }
-    if (e || (e = write_file(j->dir, "plan", plan.v, plan.n, 0644)) ||
-        (e = write_file(j->dir, "trampoline", tramp, sizeof(tramp), 0644)) ||
-        (e = write_file(j->dir, "entry_hook.so", prospect_entry_hook_so,
+    if (e || (e = jump_write_file(j->dir, "plan", plan.v, plan.n, 0644)) ||
+        (e = jump_write_file(j->dir, "trampoline", tramp, sizeof(tramp), 0644)) ||
+        (e = jump_write_file(j->dir, "entry_hook.so", prospect_entry_hook_so,
                         prospect_entry_hook_so_len, 0755)) ||
-        (e = write_file(j->dir, "log", NULL, 0, 0666)))
+        (e = jump_write_file(j->dir, "log", NULL, 0, 0666)))
         goto fail;
     vec_free(&plan);
     if (asprintf(&j->env[0], "LD_PRELOAD=%s%s%s/entry_hook.so", pre && *pre ? pre : "",
@@ -734,7 +636,7 @@ void jump_entry_free(struct jump_entry *j)
     if (!j)
         return;
     if (j->dir[0])
-        remove_dir(j->dir);
+        jump_remove_dir(j->dir);
     free(j->env[0]);
     free(j->env[1]);
     free(j);

@@ -1,0 +1,111 @@
+/* The files of jump entries: a private directory the command can load code from, the
+ * trampoline's bytes, and the removal of directories left by a killed prospect. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include "trace/jump_entry.h"
+#include "trace/jump_files.h"
+
+int jump_write_file(const char *dir, const char *name, const void *data, size_t len,
+                    mode_t mode)
+{
+    char path[PATH_MAX];
+    int fd, e = 0;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    if (len && write(fd, data, len) != (ssize_t)len)
+        e = -EIO;
+    if (!e && fchmod(fd, mode))
+        e = -errno;
+    if (close(fd) && !e)
+        e = -EIO;
+    return e;
+}
+
+void jump_trampoline_fill(uint8_t *t)
+{
+    memset(t, 0xcc, JUMP_TRAMP_SIZE);
+    for (unsigned i = 0; i < JUMP_MAX_SLOTS; i++) {
+        uint8_t *s = t + i * JUMP_SLOT_SIZE;
+        int32_t disp = (int32_t)(JUMP_TRAMP_SIZE + 8 * i) - (int32_t)(i * JUMP_SLOT_SIZE + 11);
+        /* One-byte nops: the probe is on the first. Not a 5-byte nop: kernel 6.18 "optimizes"
+         * a uprobe on one into a call, and a child forked after that died at the slot
+         * (SIGSEGV, measured); one-byte nops are emulated just as fast. */
+        memset(s, 0x90, 5);
+        s[5] = 0xff;            /* jmp *disp32(%rip) */
+        s[6] = 0x25;
+        memcpy(s + 7, &disp, 4);
+    }
+}
+
+/* A fresh directory the command can load the hook from: $TMPDIR, else the usual temporary
+ * directories, skipping those mounted noexec (ld.so could not map the hook from there). The
+ * name carries our pid so a directory left by a killed prospect can be recognized. */
+int jump_make_dir(char *dir, size_t len)
+{
+    const char *cand[] = { getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm" };
+    int e = -ENOENT;
+
+    for (size_t i = 0; i < sizeof(cand) / sizeof(*cand); i++) {
+        const char *t = cand[i];
+        struct statvfs vfs;
+        /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
+        if (!t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
+            continue;
+        jump_entry_cleanup_stale(t);
+        snprintf(dir, len, "%s/prospect-jump-%d-XXXXXX", t, (int)getpid());
+        if (!mkdtemp(dir)) {
+            e = -errno;
+            continue;
+        }
+        if (statvfs(dir, &vfs) == 0 && !(vfs.f_flag & ST_NOEXEC) && chmod(dir, 0755) == 0)
+            return 0;
+        e = -EPERM;
+        rmdir(dir);
+    }
+    dir[0] = '\0';
+    return e;
+}
+
+void jump_remove_dir(const char *dir)
+{
+    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int jump_entry_cleanup_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        char path[PATH_MAX];
+        int pid = 0, used = 0;
+        if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
+            de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
+        jump_remove_dir(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
