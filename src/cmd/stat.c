@@ -12,13 +12,13 @@
 #include "cmd/cmd.h"
 #include "perf/event.h"
 #include "report/stat_table.h"
+#include "symbol/elf_program.h"
 #include "util/launch.h"
+#include "trace/jump_entry.h"
 #include "trace/program_count.h"
 #include "trace/region.h"
 #include "trace/region_trace.h"
 #include "util/cpu_pin.h"
-#include "symbol/elf_program.h"
-#include "trace/jump_entry.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/vec.h"
@@ -476,7 +476,7 @@ static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
 
 /* Images of the program where the hook never ran (those where it ran and failed were reported
  * from its log already). */
-static void warn_unpatched(struct region_trace *rt, const struct jump_entry *je)
+static void warn_unpatched(struct region_trace *rt, struct jump_entry *je)
 {
     const uint32_t *pids;
     size_t n = region_trace_unpatched(rt, &pids), silent = 0;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,6 @@
 extern const unsigned char prospect_entry_hook_so[];
 extern const unsigned long prospect_entry_hook_so_len;
 
-#define SLOT_SIZE JUMP_SLOT_SIZE
-#define MAX_SLOTS JUMP_MAX_SLOTS
-#define TRAMP_SIZE JUMP_TRAMP_SIZE
 #define MAX_FUNC (1u << 20)     /* longer functions are read up to here */
 #define MAX_CODE (64u << 20)    /* code scanned for branches into a moved prefix */
 
@@ -42,14 +40,31 @@ struct cand {
 typedef VEC(struct cand) cand_vec;
 typedef VEC(char) char_buf;
 
-static int str_append(char_buf *b, const char *s)
+static int appendf(char_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int appendf(char_buf *b, const char *fmt, ...)
 {
-    size_t n = strlen(s);
-    if (vec_reserve(b, n + 1))
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || vec_reserve(b, (size_t)n + 1))
         return -ENOMEM;
-    memcpy(b->v + b->n, s, n);
-    b->n += n;
+    va_start(ap, fmt);
+    vsnprintf(b->v + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
     return 0;
+}
+
+/* Bytes as two hex digits each, as the entry hook reads them. */
+static int append_hex(char_buf *b, const uint8_t *v, unsigned n)
+{
+    int e = 0;
+    for (unsigned i = 0; i < n && !e; i++)
+        e = appendf(b, "%02x", v[i]);
+    return e;
 }
 
 struct jump_entry {
@@ -57,8 +72,10 @@ struct jump_entry {
     struct image_id prog[IMAGE_WATCH_MAX];   /* the programs with jump entries */
     size_t nprog;
     char *env[3];
-    int slot_region[MAX_SLOTS];
+    int slot_region[JUMP_MAX_SLOTS];
     unsigned nslots;
+    char *log;                  /* the hook's log, once read */
+    bool log_read;
 };
 
 /* A -v site line: why the probe stays a uprobe, or (why NULL) how many bytes were moved. */
@@ -213,10 +230,8 @@ static int cand_code(int fd, struct dso *dso, const struct probe_point *p, bool 
 
 /* Is probe q one of the candidates [from, to) (an entry or its return probe, or a point)?
  * Candidates at one place share a slot. */
-static bool is_cand_probe(const struct region_list *rl, const cand_vec *cands, size_t from,
-                          size_t to, size_t q)
+static bool is_cand_probe(const cand_vec *cands, size_t from, size_t to, size_t q)
 {
-    (void)rl;
     for (size_t k = from; k < to; k++)
         if (cands->v[k].probe == q || (!cands->v[k].point && cands->v[k].probe + 1 == q))
             return true;
@@ -305,8 +320,8 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
             c->ok = true;
             for (size_t q = 0; q < rl->probes.n; q++) {
                 const struct probe_point *o = &rl->probes.v[q];
-                if (q != c->probe && (c->point || q != c->probe + 1) &&
-                    !(o->offset == p->offset && is_cand_probe(rl, cands, from, to, q)) &&
+                /* Candidates at this very place (itself included) share its slot. */
+                if (!(o->offset == p->offset && is_cand_probe(cands, from, to, q)) &&
                     o->offset >= p->offset &&
                     o->offset < p->offset + c->pre.len && !strcmp(o->path, p->path)) {
                     c->ok = false;
@@ -394,9 +409,9 @@ static int shared_slot(const struct region_list *rl, const cand_vec *cands, cons
 static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_list *rl,
                     char *err, size_t errlen)
 {
-    static uint8_t tramp[TRAMP_SIZE];
+    static uint8_t tramp[JUMP_TRAMP_SIZE];
     char_buf plan = { 0 };
-    char line[256], path[PATH_MAX];
+    char path[PATH_MAX];
     const char *pre = getenv("LD_PRELOAD");
     int *slots, e;
 
@@ -413,8 +428,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
     for (size_t k = 0; k < cands->n; k++)
         slots[k] = -1;
     jump_trampoline_fill(tramp);
-    snprintf(line, sizeof(line), "prospect-jump 1 %x\n", TRAMP_SIZE);
-    e = str_append(&plan, line);
+    e = appendf(&plan, "prospect-jump 1 %x\n", JUMP_TRAMP_SIZE);
     for (size_t k = 0; k < cands->n && !e; k++) {
         const struct cand *c = &cands->v[k];
         struct probe_point *p = &rl->probes.v[c->probe];
@@ -427,31 +441,20 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
             break;
         }
         remember_program(j, &st);
-        snprintf(line, sizeof(line), "site %x %llx %llx %llx %x ", j->nslots,
-                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-                 (unsigned long long)p->vaddr, c->pre.len);
-        e = str_append(&plan, line);
-        for (unsigned b = 0; b < c->pre.len && !e; b++) {
-            snprintf(line, sizeof(line), "%02x", c->bytes[b]);
-            e = str_append(&plan, line);
-        }
-        snprintf(line, sizeof(line), " %x ", c->pre.stub_len);
+        /* site <slot> <dev> <ino> <vaddr> <len> <bytes> <stub len> <stub> <nfix> fixes... */
+        if ((e = appendf(&plan, "site %x %llx %llx %llx %x ", j->nslots,
+                         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                         (unsigned long long)p->vaddr, c->pre.len)) ||
+            (e = append_hex(&plan, c->bytes, c->pre.len)) ||
+            (e = appendf(&plan, " %x ", c->pre.stub_len)) ||
+            (e = append_hex(&plan, c->pre.stub, c->pre.stub_len)) ||
+            (e = appendf(&plan, " %x", c->pre.nfix)))
+            break;
+        for (unsigned f = 0; f < c->pre.nfix && !e; f++)
+            e = appendf(&plan, " %x %x %llx", c->pre.fix[f].disp_off, c->pre.fix[f].insn_end,
+                        (unsigned long long)c->pre.fix[f].target);
         if (!e)
-            e = str_append(&plan, line);
-        for (unsigned b = 0; b < c->pre.stub_len && !e; b++) {
-            snprintf(line, sizeof(line), "%02x", c->pre.stub[b]);
-            e = str_append(&plan, line);
-        }
-        snprintf(line, sizeof(line), " %x", c->pre.nfix);
-        if (!e)
-            e = str_append(&plan, line);
-        for (unsigned f = 0; f < c->pre.nfix && !e; f++) {
-            snprintf(line, sizeof(line), " %x %x %llx", c->pre.fix[f].disp_off,
-                     c->pre.fix[f].insn_end, (unsigned long long)c->pre.fix[f].target);
-            e = str_append(&plan, line);
-        }
-        if (!e)
-            e = str_append(&plan, "\n");
+            e = appendf(&plan, "\n");
         j->slot_region[j->nslots++] = p->region;
     }
     if (e || (e = jump_write_file(j->dir, "plan", plan.v, plan.n, 0644)) ||
@@ -489,7 +492,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
             }
             free(p->path);
             p->path = np;
-            p->offset = (uint64_t)slots[k] * SLOT_SIZE;
+            p->offset = (uint64_t)slots[k] * JUMP_SLOT_SIZE;
             p->jump = true;
         }
     }
@@ -527,7 +530,7 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
     if ((e = settle_shared(rl, &cands)))
         goto out;
     for (size_t k = 0; k < cands.n; k++) {
-        if (cands.v[k].ok && nok == MAX_SLOTS) {
+        if (cands.v[k].ok && nok == JUMP_MAX_SLOTS) {
             cands.v[k].ok = false;
             if ((e = note(rl, &rl->probes.v[cands.v[k].probe], "more than 256 jump entries", 0)))
                 goto out;
@@ -580,55 +583,74 @@ char *const *jump_entry_env(const struct jump_entry *j)
     return j->env;
 }
 
-static char *read_log(const struct jump_entry *j)
+/* The hook's log, read once after the command has run (NULL if unreadable). */
+static const char *log_text(struct jump_entry *j)
 {
-    char path[PATH_MAX], *buf = NULL;
+    char path[PATH_MAX];
     size_t len;
-    snprintf(path, sizeof(path), "%s/log", j->dir);
-    if (file_read_all(path, &buf, &len, 1 << 20))
-        return NULL;
-    return buf;
-}
-
-bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid)
-{
-    char *buf = j ? read_log(j) : NULL, *save = NULL;
-    bool failed = false;
-    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l && !failed;
-         l = strtok_r(NULL, "\n", &save)) {
-        char *end;
-        failed = strtoul(l, &end, 10) == pid && !strncmp(end, " fail - ", 8);
+    if (!j->log_read) {
+        j->log_read = true;
+        snprintf(path, sizeof(path), "%s/log", j->dir);
+        if (file_read_all(path, &j->log, &len, 1 << 20))
+            j->log = NULL;
     }
-    free(buf);
-    return failed;
+    return j->log;
 }
 
-void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
+/* One log line (up to '\n' or the end) if it reports a failure: "<pid> fail <slot> <reason>"
+ * or "<pid> fail - <reason>" (slot -1: the whole process). */
+static bool fail_line(const char *l, unsigned long *pid, long *slot, const char **reason)
+{
+    char *end;
+    *pid = strtoul(l, &end, 10);
+    if (strncmp(end, " fail ", 6))
+        return false;
+    end += 6;
+    if (*end == '-') {
+        *slot = -1;
+        end++;
+    } else {
+        *slot = (long)strtoul(end, &end, 16);
+    }
+    while (*end == ' ')
+        end++;
+    *reason = end;
+    return true;
+}
+
+bool jump_entry_process_failed(struct jump_entry *j, uint32_t pid)
+{
+    const char *l = j ? log_text(j) : NULL, *reason;
+    unsigned long p;
+    long slot;
+    for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+        if (fail_line(l, &p, &slot, &reason) && p == pid && slot < 0)
+            return true;
+    return false;
+}
+
+void jump_entry_problems(struct jump_entry *j, const struct region_list *rl,
                          void (*fn)(void *arg, const char *msg), void *arg)
 {
-    char *buf = j ? read_log(j) : NULL, *save = NULL;
-    for (char *l = buf ? strtok_r(buf, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
-        char msg[512], pr[256], *end;
-        unsigned long pid = strtoul(l, &end, 10), slot;
+    const char *l = j ? log_text(j) : NULL, *reason;
+    unsigned long pid;
+    long slot;
+    for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        char msg[512], line[256], pr[256];
         const char *what = "every jump entry";
-        if (strncmp(end, " fail ", 6))
+        size_t rlen;
+        if (!fail_line(l, &pid, &slot, &reason))
             continue;
-        end += 6;
-        if (*end == '-') {
-            end++;
-        } else {
-            slot = strtoul(end, &end, 16);
-            if (slot < j->nslots && j->slot_region[slot] >= 0 &&
-                (size_t)j->slot_region[slot] < rl->regions.n)
-                what = rl->regions.v[j->slot_region[slot]].label;
-        }
-        while (*end == ' ')
-            end++;
+        if (slot >= 0 && (unsigned long)slot < j->nslots && j->slot_region[slot] >= 0 &&
+            (size_t)j->slot_region[slot] < rl->regions.n)
+            what = rl->regions.v[j->slot_region[slot]].label;
+        rlen = strcspn(reason, "\n");
+        snprintf(line, sizeof(line), "%.*s",
+                 (int)(rlen < sizeof(line) ? rlen : sizeof(line) - 1), reason);
         snprintf(msg, sizeof(msg), "process %lu: %s: %s; its crossings there were not counted "
-                 "(--entry trap counts them)", pid, what, str_printable(end, pr, sizeof(pr)));
+                 "(--entry trap counts them)", pid, what, str_printable(line, pr, sizeof(pr)));
         fn(arg, msg);
     }
-    free(buf);
 }
 
 void jump_entry_free(struct jump_entry *j)
@@ -639,5 +661,6 @@ void jump_entry_free(struct jump_entry *j)
         jump_remove_dir(j->dir);
     free(j->env[0]);
     free(j->env[1]);
+    free(j->log);
     free(j);
 }

@@ -42,8 +42,8 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
  * the user had, with the hook appended). */
 char *const *jump_entry_env(const struct jump_entry *j);
 /* Calls fn once per problem the hook logged, e.g. "process 123: sum: the code differs from the
- * file" (those crossings were not counted), and "N processes patched" lines are not problems. */
-void jump_entry_problems(const struct jump_entry *j, const struct region_list *rl,
+ * file" (those crossings were not counted). The log is read once, after the command ran. */
+void jump_entry_problems(struct jump_entry *j, const struct region_list *rl,
                          void (*fn)(void *arg, const char *msg), void *arg);
 /* What region_trace must watch to find process images the hook did not patch (the program
  * mapped, the trampoline not: e.g. exec'd with an environment without LD_PRELOAD). 0 or
@@ -51,10 +51,7 @@ void jump_entry_problems(const struct jump_entry *j, const struct region_list *r
 struct image_watch;
 int jump_entry_watch(const struct jump_entry *j, struct image_watch *w);
 /* Did the hook log that it patched nothing in process `pid` (and said why)? */
-bool jump_entry_process_failed(const struct jump_entry *j, uint32_t pid);
-/* Removes the directories of Prospect processes that no longer run from `tmp` (a killed
- * prospect cannot clean up). Returns how many. Called by jump_entry_plan. */
-int jump_entry_cleanup_stale(const char *tmp);
+bool jump_entry_process_failed(struct jump_entry *j, uint32_t pid);
 /* Deletes the directory (call after the probes are gone). */
 void jump_entry_free(struct jump_entry *j);
 #endif

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "trace/jump_entry.h"
 #include "trace/jump_files.h"
 
 int jump_write_file(const char *dir, const char *name, const void *data, size_t len,
@@ -48,6 +47,30 @@ void jump_trampoline_fill(uint8_t *t)
     }
 }
 
+/* Removes the directories of Prospect processes that no longer run from `tmp` (a killed
+ * prospect cannot clean up). Returns how many. */
+static int cleanup_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d))) {
+        char path[PATH_MAX];
+        int pid = 0, used = 0;
+        if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
+            de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
+        jump_remove_dir(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
 /* A fresh directory the command can load the hook from: $TMPDIR, else the usual temporary
  * directories, skipping those mounted noexec (ld.so could not map the hook from there). The
  * name carries our pid so a directory left by a killed prospect can be recognized. */
@@ -62,7 +85,7 @@ int jump_make_dir(char *dir, size_t len)
         /* LD_PRELOAD splits on ':' and white space, tracefs on white space. */
         if (!t || t[0] != '/' || strpbrk(t, ": \t\n") || strlen(t) > 200)
             continue;
-        jump_entry_cleanup_stale(t);
+        cleanup_stale(t);
         snprintf(dir, len, "%s/prospect-jump-%d-XXXXXX", t, (int)getpid());
         if (!mkdtemp(dir)) {
             e = -errno;
@@ -88,24 +111,3 @@ void jump_remove_dir(const char *dir)
     rmdir(dir);
 }
 
-int jump_entry_cleanup_stale(const char *tmp)
-{
-    DIR *d = opendir(tmp);
-    struct dirent *de;
-    int n = 0;
-
-    if (!d)
-        return 0;
-    while ((de = readdir(d))) {
-        char path[PATH_MAX];
-        int pid = 0, used = 0;
-        if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
-            de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
-        jump_remove_dir(path);
-        n++;
-    }
-    closedir(d);
-    return n;
-}
