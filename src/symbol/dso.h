@@ -111,4 +111,7 @@ const char *dso_debug_path(struct dso *dso);
 /* C++ (and Rust legacy) demangling via libiberty; returns a malloc'd string or NULL if `name`
  * is not mangled. */
 char *symbol_demangle(const char *name);
+/* Is this the cold part gcc splits out of a function ("f.cold", "f.cold.1", demangled
+ * "f(int) [clone .cold]")? Not a function of its own: it is reached by jumps from f. */
+bool symbol_is_cold_part(const char *name);
 #endif

@@ -174,7 +174,7 @@ static void find_cold_part(void *arg, const struct symbol_match *m)
 static bool split_function(struct dso *dso, const char *name)
 {
     struct split sp = { .name = name, .len = strlen(name) };
-    if (strstr(name, ".cold"))
+    if (symbol_is_cold_part(name))
         return true;
     dso_foreach_symbol(dso, find_cold_part, &sp);
     return sp.found;

@@ -248,15 +248,6 @@ static bool base_name_is(const char *full, const char *want)
     return end == wl || (end - wl >= 2 && full[end - wl - 1] == ':' && full[end - wl - 2] == ':');
 }
 
-/* The cold part gcc splits out of a function ("f(int) [clone .cold]", "f.cold") is not a
- * function of its own: it is reached by jumps, inside the function's crossings. Dropped when
- * the function itself matched too. */
-static bool is_cold_part(const char *name)
-{
-    const char *c = strstr(name, ".cold");
-    return c && (c[5] == '\0' || c[5] == '.' || c[5] == ']');
-}
-
 struct fuzzy {
     const char *want;
     struct symbol_match m[MAX_MATCHES];
@@ -270,8 +261,6 @@ static void fuzzy_cb(void *arg, const struct symbol_match *m)
     size_t cap = strlen(f->want) / 3 + 2, d;
 
     if (base_name_is(m->name, f->want)) {
-        if (is_cold_part(m->name))
-            return;
         for (size_t i = 0; i < f->n; i++)
             if (f->m[i].start == m->start)
                 return;
@@ -308,15 +297,17 @@ static size_t dedupe_by_start(struct symbol_match *m, size_t n)
     return k;
 }
 
+/* A function's cold part runs inside the function's crossings: dropped from the matches when
+ * the function itself matched too. */
 static size_t drop_cold_parts(struct symbol_match *m, size_t n)
 {
     size_t k = 0, hot = 0;
     for (size_t i = 0; i < n; i++)
-        hot += !is_cold_part(m[i].name);
+        hot += !symbol_is_cold_part(m[i].name);
     if (!hot || hot == n)
         return n;
     for (size_t i = 0; i < n; i++)
-        if (!is_cold_part(m[i].name))
+        if (!symbol_is_cold_part(m[i].name))
             m[k++] = m[i];
     return k;
 }
@@ -344,7 +335,7 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
     n = drop_cold_parts(m, dedupe_by_start(m, dso_find_symbols(dso, name, m, MAX_MATCHES)));
     if (n == 0) {
         dso_foreach_symbol(dso, fuzzy_cb, &f);
-        n = f.n;
+        n = drop_cold_parts(m, f.n);
     }
     if (n > 1) {
         size_t used = (size_t)snprintf(err, errlen, "'%s' is ambiguous in %s; candidates:",
