@@ -2,13 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #ifdef __x86_64__
 #include <asm/perf_regs.h>
 #endif
@@ -80,8 +80,7 @@ struct region_trace {
     uint64_t *vals;
     struct region_counter *rc;
     struct region_trace_stats st;
-    bool watching;
-    struct image_watch watch;
+    struct image_watch watch;         /* nprog 0: no watch */
     VEC(struct image_state) images;   /* per pid: the current image mapped a watched program */
     VEC(uint32_t) unpatched;          /* pids of images that ended without the trampoline */
 };
@@ -208,7 +207,7 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     a.enable_on_exec = !attach;
     a.comm = gi == 0;              /* COMM records with misc COMM_EXEC tell us about exec */
     a.comm_exec = gi == 0;
-    a.mmap = a.mmap2 = gi == 0 && rt->watching;
+    a.mmap = a.mmap2 = gi == 0 && rt->watch.nprog > 0;
     leader = open_one(rt, &a, "task-clock", pid, cpu, -1, gi, ID_COUNTER, has_tc ? 0 : -1, -1,
                       msg, msglen);
     if (leader < 0)
@@ -359,10 +358,8 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     if (!rt)
         return -ENOMEM;
     rt->rl = rl;
-    if (watch) {
-        rt->watching = true;
+    if (watch)
         rt->watch = *watch;
-    }
     rt->nr_groups = nr_groups;
     rt->nv = calloc(nr_groups + 1, sizeof(size_t));
     rt->tp_ids = calloc(rl->probes.n + 1, sizeof(uint64_t));
@@ -414,7 +411,8 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
                      (unsigned long long)pp->offset, strerror(-e));
             goto fail;
         }
-        if (!pp->ret && (e = probe_installable(pp->path, rt->tp_ids[p]))) {
+        /* (A jump slot's probe sits on a nop Prospect wrote: nothing to check.) */
+        if (!pp->ret && !pp->jump && (e = probe_installable(pp->path, rt->tp_ids[p]))) {
             snprintf(msg, msglen, "the kernel refuses a uprobe on the instruction at %s:0x%llx "
                      "(region %s): %s", pp->path, (unsigned long long)pp->offset,
                      rl->regions.v[pp->region].label, e == -524 ? "it cannot be "
@@ -533,7 +531,7 @@ static int on_mmap2(struct region_trace *rt, const struct perf_event_header *h)
     struct sample s;
     int kind = 0;
 
-    if (!rt->watching || h->size < sizeof(*m) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+    if (!rt->watch.nprog || h->size < sizeof(*m) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
         sample_id_parse(&rt->dec, h, &s))
         return 0;
     if (same_image(&rt->watch.tramp, m))
