@@ -356,6 +356,39 @@ static bool ready_to_start(const struct stat_opts *o, struct launch *l, FILE **o
     return true;
 }
 
+/* Everything is open: pin and release the command (or go on with the attached process), wait
+ * for its end while `tick` drains what the kernel writes. *t0 (if not NULL) is the time just
+ * before the release. 0 with *wstatus, or the exit status to return (the error printed, with
+ * `what` before a waiting error). */
+static int start_and_wait(struct stat_opts *o, struct launch *l, FILE **out, bool hw_missing,
+                          int (*tick)(void *, int, int), void *tick_arg, const char *what,
+                          double *t0, int *wstatus)
+{
+    int e;
+
+    if (!ready_to_start(o, l, out))
+        return 1;
+    if (hw_missing)
+        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
+                        "instructions, caches): counting software events only\n");
+    install_signals();
+    if (t0)
+        *t0 = now_s();
+    if (!o->attach_pid && (e = launch_go(l))) {
+        waitpid(l->pid, NULL, 0);
+        return report_exec_error(o->argv[0], e);
+    }
+    e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l->pid,
+                      .attach_pid = o->attach_pid, .duration = o->duration,
+                      .stop_signal = &stop_requested, .stop_count = &stops, .tick = tick,
+                      .tick_arg = tick_arg }, wstatus), l->pid, wstatus);
+    if (e) {
+        cmd_error("stat", "%s: %s", what, strerror(-e));
+        return 1;
+    }
+    return 0;
+}
+
 static int run_program_mode(struct stat_opts *o, bool hw_missing)
 {
     struct counter_group *g0 = &o->groups.v[0];
@@ -393,23 +426,9 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         launch_abort(&l);
         goto out;
     }
-    if (!ready_to_start(o, &l, &out))
-        goto out;
-    if (hw_missing && log_verbosity >= 0)
-        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
-                        "instructions, caches): counting software events only\n");
-    install_signals();
-    t0 = now_s();
-    if (!o->attach_pid && (e = launch_go(&l))) {
-        status = report_exec_error(o->argv[0], e);
-        waitpid(l.pid, NULL, 0);
-        goto out;
-    }
-    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
-                         .attach_pid = o->attach_pid, .duration = o->duration,
-                         .stop_signal = &stop_requested, .stop_count = &stops }, &wstatus),
-                         l.pid, &wstatus))) {
-        cmd_error("stat", "waiting for the command: %s", strerror(-e));
+    if ((e = start_and_wait(o, &l, &out, hw_missing, NULL, NULL, "waiting for the command",
+                            &t0, &wstatus))) {
+        status = e;
         goto out;
     }
     t1 = now_s();
@@ -578,22 +597,12 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
     }
-    if (!ready_to_start(o, &l, &out))
-        goto out;
-    if (hw_missing)
-        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
-                        "instructions, caches): counting software events only\n");
-    install_signals();
-    if (!o->attach_pid && (e = launch_go(&l))) {
-        status = report_exec_error(o->argv[0], e);
-        waitpid(l.pid, NULL, 0);
+    if ((e = start_and_wait(o, &l, &out, hw_missing, tick_trace, rt, "tracing failed", NULL,
+                            &wstatus))) {
+        status = e;
         goto out;
     }
-    if ((e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l.pid,
-                         .attach_pid = o->attach_pid, .duration = o->duration,
-                         .stop_signal = &stop_requested, .stop_count = &stops,
-                         .tick = tick_trace, .tick_arg = rt }, &wstatus), l.pid, &wstatus)) ||
-        (e = region_trace_finish(rt))) {
+    if ((e = region_trace_finish(rt))) {
         cmd_error("stat", "tracing failed: %s", strerror(-e));
         goto out;
     }
