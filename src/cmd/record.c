@@ -177,9 +177,7 @@ int cmd_record(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'v': log_verbosity++; break;
         case 'h': return cmd_help("record");
-        case ':':
-            return cmd_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
-        default: return cmd_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+        default: return cmd_bad_option("record", argv, optind, optopt, c);
         }
     }
     if (optind < argc)

@@ -204,10 +204,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
-        case ':':
-            return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cmd_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        default: return cmd_bad_option("report", argv, optind, optopt, c);
         }
     }
     if (optind < argc)

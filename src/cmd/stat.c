@@ -217,7 +217,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         return 1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+e:g:r:p:so:vh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:e:g:r:p:so:vh", lo, NULL)) != -1) {
         switch (c) {
         case 'e':
             if ((e = add_events(o, &o->groups.v[0], optarg)))
@@ -266,11 +266,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
-        default:
-            if (optopt && optopt < 256)
-                return cmd_usage_error("stat", "unknown option or missing value: -%c", optopt);
-            return cmd_usage_error("stat", "unknown option or missing value: %s",
-                                   argv[optind - 1]);
+        default: return cmd_bad_option("stat", argv, optind, optopt, c);
         }
     }
     o->argv = argv + optind;
