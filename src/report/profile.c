@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/profile.h"
+#include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hash.h"
 
@@ -90,4 +91,21 @@ const char *prof_row_dso_name(const struct prof_row *r, char *buf, size_t len)
         return buf;
     }
     return r->dso ? dso_short_name(r->dso) : "[unknown]";
+}
+
+int profile_process(struct profile *user, struct profile *kern, struct process *p,
+                    const struct ksyms *ks)
+{
+    int err;
+
+    profile_init(user);
+    profile_init(kern);
+    err = symbolize_user(p, profile_add, user);
+    if (!err)
+        err = symbolize_kernel(&p->khits, p, ks, profile_add, kern);
+    if (!err) {
+        profile_sort(user);
+        profile_sort(kern);
+    }
+    return err;
 }

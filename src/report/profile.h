@@ -29,6 +29,10 @@ void profile_release(struct profile *pr);
 int profile_add(void *profile, const struct sym_hit *h);
 /* Sorts rows by samples, most first (ties by name for stable output). */
 void profile_sort(struct profile *pr);
+/* A process's USER and KERNEL profiles, sorted. Both are initialized here and the caller
+ * releases them, also on error. 0 or -errno. */
+int profile_process(struct profile *user, struct profile *kern, struct process *p,
+                    const struct ksyms *ks);
 /* The file a row belongs to, for display ("libc.so.6", "[kernel.kallsyms]", "[ext4]"). */
 const char *prof_row_dso_name(const struct prof_row *r, char *buf, size_t len);
 #endif

@@ -28,14 +28,13 @@ static const char *row_symbol(const struct prof_row *r, char *buf, size_t len)
     return buf;
 }
 
-/* One profile: CSV rows of `section`, or a JSON array under `key`. */
-static void emit_profile(struct exporter *x, struct profile *pr, const char *section,
+/* One sorted profile: CSV rows of `section`, or a JSON array under `key`. */
+static void emit_profile(struct exporter *x, const struct profile *pr, const char *section,
                          const char *key, const struct process *p, uint64_t total)
 {
     char sym[64], dso[256], pidbuf[16];
     size_t n = pr->rows.n;
 
-    profile_sort(pr);
     if (x->top && n > x->top)
         n = x->top;
     if (x->fmt == REPORT_JSON)
@@ -73,11 +72,7 @@ static int process_profiles(struct exporter *x, struct process *p, const struct 
     struct profile user, kern;
     int err;
 
-    profile_init(&user);
-    profile_init(&kern);
-    err = symbolize_user(p, profile_add, &user);
-    if (!err)
-        err = symbolize_kernel(&p->khits, p, ks, profile_add, &kern);
+    err = profile_process(&user, &kern, p, ks);
     if (!err) {
         emit_profile(x, &user, "user", "user_profile", p, process_samples(p));
         emit_profile(x, &kern, "kernel", "kernel_profile", p, process_samples(p));
@@ -145,8 +140,10 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
     profile_init(&global);
     if (!err)
         err = symbolize_kernel(&s->kernel_hits, NULL, ks, profile_add, &global);
-    if (!err)
+    if (!err) {
+        profile_sort(&global);
         emit_profile(&x, &global, "global_kernel", "kernel_profile", NULL, s->stats.kernel);
+    }
     profile_release(&global);
     if (fmt == REPORT_JSON) {
         json_end_object(&x.j);

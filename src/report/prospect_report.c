@@ -299,14 +299,8 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
     char title[96];
     int err;
 
-    profile_init(&user);
-    profile_init(&kern);
-    err = symbolize_user(p, profile_add, &user);
-    if (!err)
-        err = symbolize_kernel(&p->khits, p, ks, profile_add, &kern);
+    err = profile_process(&user, &kern, p, ks);
     if (!err) {
-        profile_sort(&user);
-        profile_sort(&kern);
         char cb[40];
         snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
                  str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
