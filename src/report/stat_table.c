@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/csv.h"
 #include "report/stat_table.h"
 #include "util/vec.h"
 
@@ -52,21 +53,6 @@ static void rule(FILE *f, const size_t *w, size_t cols)
     fputs("+\n", f);
 }
 
-static void csv_cell(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* Row 0 is the header. The first column is left-aligned, numbers right-aligned. */
 static void grid_print(FILE *f, const struct grid *g, bool csv)
 {
@@ -74,10 +60,8 @@ static void grid_print(FILE *f, const struct grid *g, bool csv)
 
     if (csv) {
         for (size_t r = 0; r < rows; r++)
-            for (size_t c = 0; c < cols; c++) {
-                csv_cell(f, g->cells.v[r * g->cols + c]);
-                fputc(c + 1 == cols ? '\n' : ',', f);
-            }
+            for (size_t c = 0; c < cols; c++)
+                csv_field(f, g->cells.v[r * g->cols + c], c + 1 == cols);
         return;
     }
     for (size_t r = 0; r < rows; r++)
@@ -371,15 +355,15 @@ void stat_report_program(FILE *f, const char *command, const char *const *names,
         fputs("event,value,unit,enabled_ns,running_ns,pct_running\n", f);
         for (size_t i = 0; i < n; i++) {
             bool time = stat_column_is_time(names[i]);
-            csv_cell(f, names[i]);
-            fprintf(f, ",%.0f,%s,%llu,%llu,%.1f\n", vals[i].scaled, time ? "ns" : "",
+            csv_field(f, names[i], false);
+            fprintf(f, "%.0f,%s,%llu,%llu,%.1f\n", vals[i].scaled, time ? "ns" : "",
                     (unsigned long long)vals[i].enabled, (unsigned long long)vals[i].running,
                     vals[i].enabled ? 100.0 * (double)vals[i].running / (double)vals[i].enabled
                                     : 0.0);
         }
         for (size_t i = 0; i < nunsup; i++) {
-            csv_cell(f, unsupported[i]);
-            fputs(",<not supported>,,,,\n", f);
+            csv_field(f, unsupported[i], false);
+            fputs("<not supported>,,,,\n", f);
         }
         fprintf(f, "wall-clock,%.0f,ns,,,\n", wall_ns);
         return;
