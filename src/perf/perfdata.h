@@ -9,6 +9,7 @@
  * that are framed correctly but do not decode are skipped and counted. */
 #ifndef PROSPECT_PERF_PERFDATA_H
 #define PROSPECT_PERF_PERFDATA_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,9 @@ void perfdata_error_str(const struct perfdata_error *e, char *buf, size_t len);
  * off, "...", ...);`. */
 int perfdata_set_error(struct perfdata_error *err, const char *path, int ret, bool has_off,
                        uint64_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int perfdata_set_errorv(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                        uint64_t off, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 
 struct perfdata_build_id_entry {
     int32_t pid;              /* -1: host */

@@ -4,18 +4,24 @@
 #include <stdio.h>
 #include "perf/perfdata.h"
 
-int perfdata_set_error(struct perfdata_error *err, const char *path, int ret, bool has_off,
-                       uint64_t off, const char *fmt, ...)
+int perfdata_set_errorv(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                        uint64_t off, const char *fmt, va_list ap)
 {
-    va_list ap;
-
     if (!err)
         return ret;
     snprintf(err->path, sizeof(err->path), "%s", path);
     err->has_offset = has_off;
     err->offset = off;
-    va_start(ap, fmt);
     vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    return ret;
+}
+
+int perfdata_set_error(struct perfdata_error *err, const char *path, int ret, bool has_off,
+                       uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ret = perfdata_set_errorv(err, path, ret, has_off, off, fmt, ap);
     va_end(ap);
     return ret;
 }

@@ -396,15 +396,11 @@ static void note_bad(struct perfdata *pd, uint64_t off, const char *fmt, ...)
 static void note_bad(struct perfdata *pd, uint64_t off, const char *fmt, ...)
 {
     va_list ap;
-    struct perfdata_error *e = &pd->stats.first_bad;
 
     if (pd->stats.bad++)
         return;
-    snprintf(e->path, sizeof(e->path), "%s", pd->path);
-    e->has_offset = true;
-    e->offset = off;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    perfdata_set_errorv(&pd->stats.first_bad, pd->path, 0, true, off, fmt, ap);
     va_end(ap);
 }
 
@@ -482,15 +478,11 @@ static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
 static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
 {
     va_list ap;
-    struct perfdata_error *e = &pd->stats.damage;
 
     pd->stats.truncated = true;
     pd->stats.bytes_unread += pd->data_end - off;
-    snprintf(e->path, sizeof(e->path), "%s", pd->path);
-    e->has_offset = true;
-    e->offset = off;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    perfdata_set_errorv(&pd->stats.damage, pd->path, 0, true, off, fmt, ap);
     va_end(ap);
 }
 
