@@ -10,6 +10,8 @@ CC      ?= gcc
 PKGS    := libelf libdw capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+.DEFAULT_GOAL := all
+all: prospect
 LIBS    := $(PKG_LIBS) -lpfm -liberty -lz -lm -lpthread
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wno-unused-parameter \
@@ -56,7 +58,7 @@ build/asan/gen/%.o: build/gen/%.c
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=build/asan/tests/%)
 
 .PHONY: all check demo bench fuzz clean deps test-bins install fixtures
-all: prospect
+
 
 deps:
 	@scripts/install-deps

@@ -1,5 +1,6 @@
 /* prospect list: the events that really open on this machine (each one is probe-opened). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "perf/event.h"
 #include "util/file.h"
 #include "util/strutil.h"
+#include "util/tracefs.h"
 
 const char cmd_list_usage[] =
 "usage: prospect list [hardware|software|cache|tracepoint|pmu]...\n"
@@ -60,8 +62,7 @@ static void list_tracepoints(void)
 
     printf("tracepoint events:\n");
     if (!dir || !(d = opendir(dir))) {
-        printf("  (tracefs is not mounted or not readable: mount -t tracefs nodev "
-               "/sys/kernel/tracing)\n\n");
+        printf("  (%s)\n\n", tracefs_advice(errno));
         return;
     }
     while ((sub = readdir(d))) {

@@ -96,7 +96,7 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
         return cmd_usage_error(cmd, "-F and -c exclude each other");
     if (po->event_str) {
         int ret = event_parse(po->event_str, &po->collect.event, err, sizeof(err));
-        if (ret == -EACCES) {           /* a real event this user may not use: not a typo */
+        if (ret == -EACCES || ret == -EPERM || ret == -EBUSY) { /* a real event, not a typo */
             cmd_error(cmd, "%s", err);
             return 1;
         }

@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
+#include "util/tracefs.h"
 
 struct named_config {
     const char *name;
@@ -89,35 +90,30 @@ static int parse_cache(const char *name, struct perf_event_attr *a)
 
 const char *event_tracefs_dir(void)
 {
-    static const char *const dirs[] = { "/sys/kernel/tracing/events",
-                                        "/sys/kernel/debug/tracing/events" };
-    for (size_t i = 0; i < 2; i++)
-        if (access(dirs[i], R_OK) == 0)
-            return dirs[i];
-    return NULL;
-}
+    static char path[64];
+    const char *dir = tracefs_dir();
 
-/* Whether tracefs exists but this user may not read it (tracepoints then look unknown). */
-static bool tracefs_forbidden(void)
-{
-    static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-    for (size_t i = 0; i < 2; i++)
-        if (access(dirs[i], F_OK) == 0 && access(dirs[i], R_OK | X_OK) != 0)
-            return true;
-    return false;
+    if (!dir)
+        return NULL;
+    snprintf(path, sizeof(path), "%s/events", dir);
+    if (access(path, R_OK | X_OK) != 0) {
+        errno = EACCES;
+        return NULL;
+    }
+    return path;
 }
 
 static int parse_tracepoint(const char *name, struct perf_event_attr *a)
 {
-    const char *dir = event_tracefs_dir(), *colon = strchr(name, ':');
+    const char *dir, *colon = strchr(name, ':');
     char path[512], *buf;
     uint64_t id;
     int err;
 
     if (!colon || strchr(colon + 1, ':') || strchr(name, '/') || colon == name)
         return -ENOENT;
-    if (!dir)
-        return tracefs_forbidden() ? -EACCES : -ENOENT;
+    if (!(dir = event_tracefs_dir()))   /* mounts tracefs where it may */
+        return errno == ENOENT ? -ENOENT : -errno;   /* EACCES, EPERM: tracefs says why */
     snprintf(path, sizeof(path), "%s/%.*s/%s/id", dir, (int)(colon - name), name, colon + 1);
     err = file_read_all(path, &buf, NULL, 64);
     if (err)
@@ -189,7 +185,7 @@ static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *
 int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen)
 {
     char buf[256];
-    int excl_user = 0, excl_kernel = 0, ret;
+    int excl_user = 0, excl_kernel = 0, ret, tp_ret;
     struct perf_event_attr *a = &out->attr;
 
     memset(out, 0, sizeof(*out));
@@ -201,14 +197,9 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     }
     str_copy(buf, sizeof(buf), str);
     /* A tracepoint ("sched:sched_switch") must be tried whole before suffix splitting. */
-    ret = parse_tracepoint(buf, a);
-    if (ret == 0)
+    tp_ret = parse_tracepoint(buf, a);
+    if (tp_ret == 0)
         goto done;
-    if (ret == -EACCES) {
-        snprintf(err, errlen, "event '%s': tracepoints are not readable for this user (tracefs "
-                 "permission denied): run as root", str);
-        return -EACCES;
-    }
     if (split_suffixes(buf, out, &excl_user, &excl_kernel)) {
         snprintf(err, errlen, "event '%s': invalid period", str);
         return -EINVAL;
@@ -228,6 +219,11 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     ret = parse_pfm(buf, a, err, errlen);
     if (ret == 0)
         goto done;
+    /* SUBSYSTEM:EVENT that is nothing else: a tracepoint we could not look up. */
+    if (ret == -ENOENT && tp_ret != -ENOENT) {
+        snprintf(err, errlen, "event '%s': %s", str, tracefs_advice(-tp_ret));
+        return tp_ret;
+    }
     if (ret == -ENOENT)
         snprintf(err, errlen, "unknown event '%s' (see 'prospect list' for the events here)",
                  str);

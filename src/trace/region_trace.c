@@ -398,9 +398,7 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     rt->ups = uprobe_set_new();
     if (!rt->ups) {
         e = -errno;
-        snprintf(msg, msglen, "cannot create uprobes: %s (region tracing needs tracefs at "
-                 "/sys/kernel/tracing with uprobe_events, and root or CAP_SYS_ADMIN)",
-                 strerror(errno));
+        snprintf(msg, msglen, "cannot create uprobes: %s", uprobe_advice(errno));
         goto fail;
     }
     for (size_t p = 0; p < rl->probes.n; p++) {

@@ -11,6 +11,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
+#include "util/tracefs.h"
 #include "util/vec.h"
 
 struct probe {
@@ -28,14 +29,25 @@ struct uprobe_set {
 
 const char *uprobe_tracefs(void)
 {
-    static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+    const char *dir = tracefs_dir();
     char p[128];
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(p, sizeof(p), "%s/uprobe_events", dirs[i]);
-        if (access(p, W_OK) == 0)
-            return dirs[i];
-    }
+
+    if (!dir)
+        return NULL;
+    snprintf(p, sizeof(p), "%s/uprobe_events", dir);
+    if (access(p, W_OK) == 0)
+        return dir;
+    errno = errno == ENOENT ? ENOTSUP : EACCES;
     return NULL;
+}
+
+const char *uprobe_advice(int err)
+{
+    if (err == ENOTSUP)
+        return "this kernel has no uprobe_events in tracefs (CONFIG_UPROBE_EVENTS)";
+    if (err == EACCES)
+        return "uprobe_events is not writable: region tracing needs root or CAP_SYS_ADMIN";
+    return tracefs_advice(err);
 }
 
 /* Appends one command line to uprobe_events (O_APPEND: never truncates others' probes). */
@@ -64,10 +76,8 @@ struct uprobe_set *uprobe_set_new(void)
 {
     struct uprobe_set *s;
 
-    if (!uprobe_tracefs()) {
-        errno = access("/sys/kernel/tracing", F_OK) == 0 ? EACCES : ENOENT;
+    if (!uprobe_tracefs())
         return NULL;
-    }
     uprobe_cleanup_stale();
     s = calloc(1, sizeof(*s));
     if (!s)

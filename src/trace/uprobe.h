@@ -17,8 +17,8 @@
 
 struct uprobe_set;
 
-/* NULL with errno: ENOENT when tracefs or uprobe_events is missing (the kernel needs
- * CONFIG_UPROBE_EVENTS and a mounted tracefs), EACCES without permission. */
+/* NULL with errno: tracefs_dir()'s errors (tracefs is mounted first when it may be), ENOTSUP
+ * without uprobe_events (CONFIG_UPROBE_EVENTS), EACCES when it is not writable. */
 struct uprobe_set *uprobe_set_new(void);
 /* Creates (or reuses) a probe at a file offset of an ELF file; `ret` makes it a return probe
  * (uretprobe). Writes the tracepoint id for perf_event_attr.config. 0 or -errno. */
@@ -28,6 +28,8 @@ int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool
 void uprobe_set_free(struct uprobe_set *s);
 /* Removes probe groups of Prospect processes that no longer run. Returns how many. */
 int uprobe_cleanup_stale(void);
-/* The tracefs directory used ("/sys/kernel/tracing"), or NULL. */
+/* The tracefs directory with a writable uprobe_events, or NULL with errno as uprobe_set_new. */
 const char *uprobe_tracefs(void);
+/* What uprobe_set_new's errno means, and what to do. */
+const char *uprobe_advice(int err);
 #endif

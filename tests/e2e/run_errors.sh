@@ -93,10 +93,19 @@ else
     asnobody "$PROSPECT" run -a -d 0.1 >/dev/null 2>"$TEST_TMP/nobody_a.txt"; rc=$?
     check unprivileged_system_wide_refused [ "$rc" -eq 1 ]
     check unprivileged_system_wide_advice grep -q "on every CPU (perf_event_paranoid is $paranoid).*CAP_PERFMON.*perf_event_paranoid=0" "$TEST_TMP/nobody_a.txt"
+    # tracefs mounted but root's alone, or not mounted (a fresh machine): either way the error
+    # says what stands in the way, not "unknown event".
     if [ -d /sys/kernel/tracing ] && ! asnobody test -r /sys/kernel/tracing/events; then
+        if [ "$(stat -f -c %T /sys/kernel/tracing)" = tracefs ]; then
+            why="tracefs is not readable for this user: run as root"
+        else
+            why="tracefs is not mounted and this user may not mount it: as root run 'mount -t tracefs nodev /sys/kernel/tracing'"
+        fi
         asnobody "$PROSPECT" run -e sched:sched_switch -- true 2>"$TEST_TMP/nobody_tp.txt"; rc=$?
         check unprivileged_tracepoint_status [ "$rc" -eq 1 ]
-        check unprivileged_tracepoint_says_permission grep -q "tracepoints are not readable for this user" "$TEST_TMP/nobody_tp.txt"
+        check unprivileged_tracepoint_says_why grep -qF "$why" "$TEST_TMP/nobody_tp.txt"
+        asnobody "$PROSPECT" run -e cpu-clock:250000 -o /dev/null -- true; rc=$?
+        check unprivileged_event_period_not_tracepoint [ "$rc" -eq 0 ]
     fi
 fi
 

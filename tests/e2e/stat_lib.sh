@@ -5,8 +5,13 @@ csv_get() {
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) col = i; next }
         $1 == r && col { print $col; exit }' "$1"
 }
-# uprobes_ready: the kernel lets us create uprobes through tracefs.
-uprobes_ready() { [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; }
+# uprobes_ready: the kernel lets us create uprobes through tracefs: it is writable, or it is not
+# mounted yet and we are root on a kernel with tracefs (Prospect mounts it then, as perf does).
+uprobes_ready() {
+    [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+        { [ "$(id -u)" -eq 0 ] && grep -qw tracefs /proc/filesystems &&
+          [ "$(stat -f -c %T /sys/kernel/tracing 2>/dev/null)" != tracefs ]; }
+}
 # no_probes_left: every probe of a finished Prospect is gone (groups are prospect_<pid>; those of
 # a Prospect still running, e.g. another test session, are not ours to judge).
 no_probes_left() {

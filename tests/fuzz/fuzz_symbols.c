@@ -1,9 +1,15 @@
 /* libFuzzer target for the symbol readers: inputs starting with "\177ELF" go through the ELF
- * path (validation, build-id, debuglink, segments, .symtab/.dynsym, PLT, resolution, search),
+ * path (validation, build-id, debuglink, segments, .symtab/.dynsym, PLT, resolution, search)
+ * and the DWARF paths (line tables: file:line -> address; inlined instances, through libdw),
  * anything else through the kallsyms parser. Run with tests/fuzz/fuzz-symbols.sh. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "symbol/dwarf_inline.h"
+#include "symbol/dwarf_lines.h"
 #include "symbol/elf_file.h"
 #include "symbol/ksyms.h"
 #include "symbol/symtab.h"
@@ -61,6 +67,31 @@ static void fuzz_elf(const uint8_t *data, size_t size)
     free(buf);
 }
 
+/* The DWARF readers take a path: the input goes to a memfd named through /proc/self/fd. */
+static void fuzz_dwarf(const uint8_t *data, size_t size)
+{
+    static int fd = -1;
+    static const char *const files[] = { "dwarf_seed.c", "sym_prog.c", "sym_hot.c", "sym_cxx.cc" };
+    static const char *const funcs[] = { "leaf", "work", "main", "ns::Widget::get" };
+    char path[64], err[256];
+    struct inline_site *sites;
+    uint64_t addr;
+
+    if (fd < 0 && (fd = memfd_create("fuzz-dwarf", 0)) < 0)
+        return;
+    if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+        return;
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    for (size_t f = 0; f < sizeof(files) / sizeof(*files); f++)
+        for (unsigned line = 1; line < 40; line += 3)
+            dwarf_line_addr(path, files[f], line, &addr, err, sizeof(err));
+    for (size_t f = 0; f < sizeof(funcs) / sizeof(*funcs); f++) {
+        long n = dwarf_inline_sites(path, funcs[f], &sites);
+        if (n > 0)
+            inline_sites_free(sites, (size_t)n);
+    }
+}
+
 static void fuzz_kallsyms(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);
@@ -80,8 +111,10 @@ static void fuzz_kallsyms(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size >= 4 && !memcmp(data, "\177ELF", 4))
+    if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
         fuzz_elf(data, size);
+        fuzz_dwarf(data, size);
+    }
     else
         fuzz_kallsyms(data, size);
     return 0;
