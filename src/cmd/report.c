@@ -30,9 +30,13 @@ const char cmd_report_usage[] =
 "Prospect report (as 'prospect run' does), or perf's flat table with --flat.\n"
 "\n"
 "  -i, --input FILE       the file to read (default: perf.data)\n"
-"      --flat             the table Overhead / Command / Shared Object / Symbol\n"
+"      --flat             perf's table: Overhead / Command / Shared Object / Symbol; the\n"
+"                         options down to --dso are its own and imply it, as in perf\n"
 "  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
 "                         (default comm,dso,sym)\n"
+"  -n, --show-nr-samples  a Samples column\n"
+"      --percentage M     absolute (default): % of every sample's period, filters hide\n"
+"                         rows; relative: % of what the filters left\n"
 "      --percent-limit P  hide flat rows below P percent\n"
 "  -t, --field-separator S  --flat text: fields joined by S, unpadded (as perf -t)\n"
 "      --no-bracket       show stripped-library hits as raw addresses (as perf does)\n"
@@ -41,7 +45,7 @@ const char cmd_report_usage[] =
 "      --tid TID          only samples of this thread\n"
 "      --comm NAME        only samples of processes with this command name\n"
 "      --cpu N            only samples taken on this CPU\n"
-"      --dso NAME         only rows of this shared object (name or path; --flat)\n"
+"      --dso NAME         only rows of this shared object (name or path)\n"
 "  -e, --event NAME       the event whose samples to report, for files with several\n"
 "                         (default: the first)\n"
 "      --header           what the file says about itself: host, kernel, cmdline, events,\n"
@@ -49,8 +53,11 @@ const char cmd_report_usage[] =
 "      --stats            the number of records of each type\n"
 "      --format FMT       text (default), csv or json (every table)\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
-"  -v, --verbose          more diagnostics (repeat for more)\n"
+"      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
+"      --wide             full names; by default text lines fit 100 columns (long names\n"
+"                         elided in the middle; CSV and JSON always have them whole)\n"
+"      --stdio            accepted for perf users: the output is always text on stdout\n"
+"  -v, --verbose          more diagnostics (repeat for more); implies --wide\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"
@@ -60,7 +67,8 @@ const char cmd_report_usage[] =
 
 struct report_cmd_opts {
     const char *input;
-    bool header, stats, flat;
+    bool header, stats, flat, wide;
+    const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
     struct session_filter filter;
@@ -115,7 +123,8 @@ static void print_warnings(const struct perfdata *pd, const char *path)
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
-           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT };
+           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
+           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -123,6 +132,10 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
         { "field-separator", required_argument, NULL, 't' },
+        { "show-nr-samples", no_argument, NULL, 'n' },
+        { "percentage", required_argument, NULL, OPT_PERCENTAGE },
+        { "stdio", no_argument, NULL, OPT_STDIO },
+        { "wide", no_argument, NULL, OPT_WIDE },
         { "pid", required_argument, NULL, OPT_PID },
         { "tid", required_argument, NULL, OPT_TID },
         { "comm", required_argument, NULL, OPT_COMM },
@@ -151,25 +164,39 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:s:t:e:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:s:t:e:nvh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_FLAT: o->flat = true; break;
+        /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
             if (flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
+            o->flat = true;
+            break;
+        case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
+        case OPT_PERCENTAGE:
+            if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
+                return cmd_usage_error("report", "--percentage must be absolute or relative, "
+                                       "not '%s'", optarg);
+            o->flat_opts.relative = !strcmp(optarg, "relative");
+            o->flat = true;
             break;
         case OPT_LIMIT:
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("report", "invalid --percent-limit '%s'", optarg);
             o->flat_opts.percent_limit = d;
+            o->flat = true;
             break;
-        case OPT_NO_BRACKET: o->flat_opts.no_bracket = true; break;
+        case OPT_NO_BRACKET: o->flat_opts.no_bracket = o->flat = true; break;
         case 't':
             if (!*optarg)
                 return cmd_usage_error("report", "empty --field-separator");
             o->flat_opts.separator = optarg;
+            o->flat = true;
             break;
+        case OPT_STDIO: break;
+        case OPT_WIDE: o->wide = true; break;
         case OPT_PID:
         case OPT_TID:
             if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
@@ -183,7 +210,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->filter.cpu = (int)v;
             break;
         case OPT_COMM: o->filter.comm = optarg; break;
-        case OPT_DSO: o->flat_opts.dso = optarg; break;
+        case OPT_DSO: o->flat_opts.dso = optarg; o->flat = true; break;
         case 'e': o->event = optarg; break;
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
@@ -196,11 +223,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             if (parse_u64(optarg, &v) || v > 1000000)
                 return cmd_usage_error("report", "invalid --top '%s'", optarg);
             o->top = (unsigned)v;
+            o->report_only = "--top";
             break;
         case OPT_MIN_PERCENT:
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("report", "invalid --min-percent '%s'", optarg);
             o->min_percent = d;
+            o->report_only = "--min-percent";
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
@@ -209,9 +238,12 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     }
     if (optind < argc)
         return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
-    if (o->flat_opts.dso && !o->flat)
-        return cmd_usage_error("report", "--dso filters the rows of --flat");
+    if (o->flat && o->report_only)
+        return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
+                               "table (--flat, or an option of it: --sort, -n, --percentage, "
+                               "--percent-limit, -t, --no-bracket, --dso)", o->report_only);
     o->flat_opts.fmt = o->fmt;
+    o->flat_opts.wide = o->wide || log_verbosity > 0;
     return 0;
 }
 
@@ -435,7 +467,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         }
         err = report_flat(stdout, s, ks, &fo);
     } else {
-        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent };
+        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
+                                  .wide = o->flat_opts.wide };
         command = join_cmdline(in);
         ro.command = command;
         ro.system_wide = cmdline_has(in, "-a", "--all-cpus");
