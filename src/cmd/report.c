@@ -16,6 +16,7 @@
 #include "report/format.h"
 #include "report/prospect_export.h"
 #include "report/prospect_report.h"
+#include "report/thread_tally.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
@@ -33,7 +34,7 @@ const char cmd_report_usage[] =
 "      --flat             perf's table: Overhead / Command / Shared Object / Symbol; the\n"
 "                         options down to --dso are its own and imply it, as in perf\n"
 "  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
-"                         (default comm,dso,sym)\n"
+"                         (default comm,dso,sym), or tid alone (per thread: tid:comm)\n"
 "  -n, --show-nr-samples  a Samples column\n"
 "      --percentage M     absolute (default): % of every sample's period, filters hide\n"
 "                         rows; relative: % of what the filters left\n"
@@ -238,6 +239,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     }
     if (optind < argc)
         return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    for (size_t k = 0; k < o->flat_opts.nkeys; k++)
+        if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
+            return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
                                "table (--flat, or an option of it: --sort, -n, --percentage, "
@@ -272,7 +276,25 @@ struct one_event {
                                  other filters keep percentages of the whole file) */
     uint64_t all_samples, all_period;
     uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
+    struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
 };
+
+/* The session decides which samples count (filters, clamped clock periods); the thread tally
+ * takes those, with the period the session counted. */
+static int session_and_threads(struct one_event *oe, const struct evlist *evl,
+                               const struct perf_event_header *h, uint64_t time)
+{
+    uint64_t samples = oe->s->stats.samples, period = oe->s->stats.period_total;
+    struct sample smp;
+    int err = thread_tally_record(oe->threads, h);
+
+    if (!err)
+        err = session_record(oe->s, evl, h, time);
+    if (!err && oe->s->stats.samples > samples && !sample_parse_fixed(oe->sel, h, &smp))
+        err = thread_tally_sample(oe->threads, (pid_t)smp.pid, (pid_t)smp.tid,
+                                  oe->s->stats.period_total - period);
+    return err;
+}
 
 static int session_one_event(void *arg, const struct evlist *evl,
                              const struct perf_event_header *h, uint64_t time)
@@ -296,6 +318,8 @@ static int session_one_event(void *arg, const struct evlist *evl,
             oe->all_period += smp.period;
         }
     }
+    if (oe->threads)
+        return session_and_threads(oe, evl, h, time);
     return session_record(oe->s, evl, h, time);
 }
 
@@ -465,6 +489,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             fo.total_samples = oe->all_samples;
             fo.total_period = oe->all_period;
         }
+        fo.threads = oe->threads;
         err = report_flat(stdout, s, ks, &fo);
     } else {
         struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
@@ -504,6 +529,7 @@ int cmd_report(int argc, char **argv)
     struct session session;
     struct ksyms_job kjob = { 0 };
     struct one_event oe = { 0 };
+    struct thread_tally threads;
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
@@ -524,6 +550,10 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     session.filter = o.filter;
+    thread_tally_init(&threads);
+    for (size_t k = 0; k < o.flat_opts.nkeys; k++)
+        if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
+            oe.threads = &threads;
     if (o.flat || !(o.header || o.stats)) {
         ksyms_job_set_kernel(&kjob, perfdata_info(pd));
         ksyms_job_start(&kjob);
@@ -570,6 +600,7 @@ out:
         pthread_join(kjob.thread, NULL);
         ksyms_free(kjob.ks);
     }
+    thread_tally_release(&threads);
     session_release(&session);
     perfdata_close(pd);
     return ret;

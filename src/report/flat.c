@@ -8,6 +8,7 @@
 #include "report/flat.h"
 #include "util/strutil.h"
 #include "report/json.h"
+#include "report/thread_tally.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
 #include "util/hash.h"
@@ -25,7 +26,7 @@ struct intern {
 
 struct flat_ent {
     const char *comm;
-    pid_t pid;
+    pid_t pid, tid;
     const char *dso;          /* display name (module name when dso_module) */
     bool dso_module;
     bool kernel;
@@ -79,6 +80,7 @@ static uint32_t intern_id(struct intern *in, const char *s, int *err)
 static bool same_key(const struct flat_ent *a, const struct flat_ent *b)
 {
     return a->comm_id == b->comm_id && a->pid == b->pid && a->dso_id == b->dso_id &&
+           a->tid == b->tid &&
            a->dso_module == b->dso_module && a->kernel == b->kernel && a->sym_id == b->sym_id &&
            a->addr == b->addr;
 }
@@ -128,8 +130,10 @@ int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen
             k = FLAT_DSO;
         else if (IS("sym") || IS("symbol"))
             k = FLAT_SYM;
+        else if (IS("tid"))
+            k = FLAT_TID;
         else {
-            snprintf(err, errlen, "unknown --sort key '%.*s' (use comm, pid, dso, sym)",
+            snprintf(err, errlen, "unknown --sort key '%.*s' (use comm, pid, tid, dso, sym)",
                      (int)len, s);
             return -EINVAL;
         }
@@ -144,6 +148,11 @@ int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen
     }
     if (!o->nkeys) {
         snprintf(err, errlen, "empty --sort list");
+        return -EINVAL;
+    }
+    if (seen[FLAT_TID] && o->nkeys > 1) {
+        snprintf(err, errlen, "--sort tid stands alone (it shows tid:comm; symbol hits are kept "
+                 "per process: use pid for those)");
         return -EINVAL;
     }
     return 0;
@@ -208,6 +217,8 @@ static int cmp_key(const void *pa, const void *pb)
         return r;
     if (a->pid != b->pid)
         return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
     if (a->dso_module != b->dso_module)
         return a->dso_module ? 1 : -1;
     if ((r = cmp_str(a->dso, b->dso)))
@@ -297,6 +308,9 @@ static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix,
     switch (k) {
     case FLAT_COMM: return e->comm ? e->comm : "";
     case FLAT_PID: snprintf(buf, len, "%d", (int)e->pid); return buf;
+    case FLAT_TID:
+        snprintf(buf, len, "%d:%s", (int)e->tid, e->comm && *e->comm ? e->comm : "[unknown]");
+        return buf;
     case FLAT_DSO:
         if (e->dso_module) {
             snprintf(buf, len, "[%s]", e->dso);
@@ -316,8 +330,9 @@ static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix,
     }
 }
 
-static const char *const key_title[FLAT_NKEYS] = { "Command", "Pid", "Shared Object", "Symbol" };
-static const char *const key_column[FLAT_NKEYS] = { "comm", "pid", "dso", "symbol" };
+static const char *const key_title[FLAT_NKEYS] = { "Command", "Pid", "Shared Object", "Symbol",
+                                                   "Pid:Command" };
+static const char *const key_column[FLAT_NKEYS] = { "comm", "pid", "dso", "symbol", "tid" };
 
 #define FLAT_COLUMNS 100
 
@@ -493,6 +508,11 @@ static void print_json(FILE *f, const struct flat_opts *o, const struct flat_ent
         for (size_t k = 0; k < o->nkeys; k++) {
             if (o->keys[k] == FLAT_PID)
                 json_i64(&j, "pid", rows[i].pid);
+            else if (o->keys[k] == FLAT_TID) {
+                json_i64(&j, "tid", rows[i].tid);
+                json_i64(&j, "pid", rows[i].pid);
+                json_str(&j, "comm", rows[i].comm);
+            }
             else
                 json_str(&j, key_column[o->keys[k]], cell(&rows[i], o->keys[k], false, &cb));
         }
@@ -520,7 +540,15 @@ int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct
     for (size_t k = 0; k < o->nkeys; k++)
         c.want[o->keys[k]] = true;
     /* Rows aggregate as hits come (integer keys); only the rows are sorted, by period. */
-    for (size_t i = 0; i < s->procs.n && !err; i++) {
+    if (c.want[FLAT_TID] && !o->threads)
+        err = -EINVAL;
+    for (size_t i = 0; c.want[FLAT_TID] && !err && i < o->threads->rows.n; i++) {
+        const struct thread_row *r = &o->threads->rows.v[i];
+        struct flat_ent e = { .comm = r->comm, .pid = r->pid, .tid = r->tid,
+                              .samples = r->samples, .period = r->period };
+        err = vec_push(&c.ents, e);
+    }
+    for (size_t i = 0; i < s->procs.n && !err && !c.want[FLAT_TID]; i++) {
         struct process *p = s->procs.v[i];
         err = symbolize_user(p, add_hit, &c);
         if (!err)

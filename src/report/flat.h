@@ -1,5 +1,5 @@
 /* The flat table perf users know: `Overhead  Command  Shared Object  Symbol`, rows aggregated
- * by any of comm, pid, dso, sym in the order given, sorted by period (perf's overhead), with a
+ * by any of comm, pid, dso, sym in the order given (or per thread: tid), sorted by period (perf's overhead), with a
  * percent limit and a DSO filter. Hits in stripped libraries are Prospect's a->b brackets;
  * with no_bracket they are the raw addresses perf prints.
  *
@@ -24,8 +24,9 @@
 #include "session/session.h"
 
 struct ksyms;
+struct thread_tally;
 
-enum flat_key { FLAT_COMM, FLAT_PID, FLAT_DSO, FLAT_SYM, FLAT_NKEYS };
+enum flat_key { FLAT_COMM, FLAT_PID, FLAT_DSO, FLAT_SYM, FLAT_TID, FLAT_NKEYS };
 
 struct flat_opts {
     enum flat_key keys[FLAT_NKEYS];
@@ -42,9 +43,11 @@ struct flat_opts {
     const char *event;            /* event name for the header */
     const char *separator;        /* text: fields joined by this, unpadded (perf's -t) */
     uint64_t total_samples, total_period;   /* before the session's filters; 0: unfiltered */
+    const struct thread_tally *threads;     /* rows of the tid key (it stands alone) */
 };
 
-/* Parses "comm,dso,sym" (any order, each at most once; "symbol" and "shared" accepted).
+/* Parses "comm,dso,sym" (any order, each at most once; "symbol" and "shared" accepted), or
+ * "tid" alone (perf's "tid:comm" per thread: symbol hits are kept per process, not thread).
  * 0, or -EINVAL with a reason in err. */
 int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen);
 

@@ -110,6 +110,19 @@ elif gcc -O2 -g -o "$WL/faults" "$W/faults.c" &&
             { d = p[$1] - $2; if (d < 0) d = -d; if (!($1 in p) || d > 0.1) bad = 1; m++ }
             END { exit !(n == 2 && m == 2 && !bad) }' "$d/pf.perf" "$d/pf.$f"
     done
+    # --sort tid: one row per thread, "tid:comm", as perf's own pid key (per thread).
+    if gcc -O2 -o "$WL/threads_spin" "$W/threads_spin.c" -lpthread &&
+       perf record -q -e cpu-clock -F 2000 -o "$d/th.data" -- "$WL/threads_spin" >/dev/null 2>&1; then
+        perf report -i "$d/th.data" --stdio --no-children --sort pid -t '|' 2>/dev/null |
+            grep -v '^#' | grep . | awk -F'|' '{ gsub(/[ %]/, "", $1); gsub(/^ +| +$/, "", $2);
+            print $2, $1 }' | sort > "$d/th.perf"
+        "$PROSPECT" report -i "$d/th.data" --sort tid -t '|' | grep -v '^#' |
+            awk -F'|' '{ sub("%", "", $1); print $2, $1 }' | sort > "$d/th.ours"
+        check sort_tid_rows_as_perf sh -c "[ \$(grep -c ':worker-' '$d/th.ours') = 3 ] &&
+            diff '$d/th.perf' '$d/th.ours' >&2"
+    else
+        fail sort_tid_rows_as_perf "cannot build or perf record the threads workload"
+    fi
     check page_faults_report_says_events grep -q 'USER profile: .* hits (% of [0-9]* process events)' \
         <("$PROSPECT" report -i "$d/pf.data")
 else
