@@ -46,6 +46,13 @@ elif gcc -O2 -g -o "$WL/names0" "$W/names.c" &&
     done
     check hostile_name_flat_json_parses json_ok "$d/n.fjson"
     check hostile_name_report_json_parses json_ok "$d/n.json"
+    # The file's own strings (here the recorded command line) are untrusted too.
+    "$PROSPECT" record -o "$d/hdr.data" -- "$WL/names0" 1000000 "$evil" >/dev/null 2>&1
+    "$PROSPECT" report -i "$d/hdr.data" --header > "$d/n.hdr"
+    "$PROSPECT" report -i "$d/hdr.data" --header --format json > "$d/n.hjson"
+    check hostile_cmdline_escaped_header clean "$d/n.hdr"
+    check hostile_cmdline_shown_as_escapes_header grep -qF "$esc" "$d/n.hdr"
+    check hostile_cmdline_header_json_parses json_ok "$d/n.hjson"
     check hostile_name_json_keeps_controls grep -qF 'evil\u001b[31mred\u0001\ufffd\ufffdname' "$d/n.fjson"
 else
     fail hostile_names "cannot build, rename or record the names workload"
