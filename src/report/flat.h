@@ -1,7 +1,7 @@
 /* The flat table perf users know: `Overhead  Command  Shared Object  Symbol`, rows aggregated
- * by any of comm, pid, dso, sym in the order given (or per thread: tid), sorted by period (perf's overhead), with a
- * percent limit and a DSO filter. Hits in stripped libraries are Prospect's a->b brackets;
- * with no_bracket they are the raw addresses perf prints.
+ * by any of comm, pid, dso, sym in the order given (or per thread: tid), sorted by period
+ * (perf's overhead), with a percent limit and a DSO filter. Hits in stripped libraries are
+ * Prospect's a->b brackets; with no_bracket they are the raw addresses perf prints.
  *
  * Overhead is the share of the period (events, not samples) of all the event's samples, as
  * perf's default --percentage absolute: filters hide rows, they do not rescale them (total_*
@@ -14,7 +14,7 @@
  *
  * CSV columns: overhead,samples,period, then the sort keys in order among comm,pid,dso,symbol;
  * with symbol also mode ("kernel" or "user"). JSON: {event, samples, period, sort, rows[{same
- * keys}], hidden_rows}. */
+ * keys}], hidden_rows} plus "percentage" (absolute or relative); tid rows have tid, pid, comm. */
 #ifndef PROSPECT_REPORT_FLAT_H
 #define PROSPECT_REPORT_FLAT_H
 #include <stdbool.h>

@@ -1,7 +1,8 @@
 /* Samples and period per thread, named by its latest command name, for `report --sort tid`
- * (shown "tid:comm", as perf's own `pid` key, which is per thread). The session keeps hits per process, so threads are
- * tallied beside it from the same records: COMM and FORK give each thread's name (a new
- * thread inherits its creator's), and the command feeds the samples the session accepted. */
+ * (shown "tid:comm", as perf's own `pid` key, which is per thread). The session keeps hits per
+ * process, so threads are tallied beside it from the same records: COMM and FORK give each
+ * thread's name (a new thread inherits its creator's), and the command feeds the samples the
+ * session accepted. */
 #ifndef PROSPECT_REPORT_THREAD_TALLY_H
 #define PROSPECT_REPORT_THREAD_TALLY_H
 #include <stdint.h>
