@@ -16,6 +16,7 @@
 #include "report/format.h"
 #include "report/prospect_export.h"
 #include "report/prospect_report.h"
+#include "report/thread_tally.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
@@ -30,9 +31,15 @@ const char cmd_report_usage[] =
 "Prospect report (as 'prospect run' does), or perf's flat table with --flat.\n"
 "\n"
 "  -i, --input FILE       the file to read (default: perf.data)\n"
-"      --flat             the table Overhead / Command / Shared Object / Symbol\n"
+"      --flat             perf's table: Overhead / Command / Shared Object / Symbol;\n"
+"                         --sort, -n, --percentage, --percent-limit, -t, --no-bracket and\n"
+"                         --dso are its options and imply it (as perf's --sort)\n"
 "  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
-"                         (default comm,dso,sym)\n"
+"                         (default comm,dso,sym); pid is per process. tid alone: per\n"
+"                         thread, tid:comm (what perf's own pid key shows)\n"
+"  -n, --show-nr-samples  a Samples column\n"
+"      --percentage M     absolute (default): % of every sample's period, filters hide\n"
+"                         rows; relative: % of what the filters left\n"
 "      --percent-limit P  hide flat rows below P percent\n"
 "  -t, --field-separator S  --flat text: fields joined by S, unpadded (as perf -t)\n"
 "      --no-bracket       show stripped-library hits as raw addresses (as perf does)\n"
@@ -41,7 +48,7 @@ const char cmd_report_usage[] =
 "      --tid TID          only samples of this thread\n"
 "      --comm NAME        only samples of processes with this command name\n"
 "      --cpu N            only samples taken on this CPU\n"
-"      --dso NAME         only rows of this shared object (name or path; --flat)\n"
+"      --dso NAME         only rows of this shared object (name or path)\n"
 "  -e, --event NAME       the event whose samples to report, for files with several\n"
 "                         (default: the first)\n"
 "      --header           what the file says about itself: host, kernel, cmdline, events,\n"
@@ -49,8 +56,11 @@ const char cmd_report_usage[] =
 "      --stats            the number of records of each type\n"
 "      --format FMT       text (default), csv or json (every table)\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
-"  -v, --verbose          more diagnostics (repeat for more)\n"
+"      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
+"      --wide             full names; by default text lines fit 100 columns (long names\n"
+"                         elided in the middle; CSV and JSON always have them whole)\n"
+"      --stdio            accepted for perf users: the output is always text on stdout\n"
+"  -v, --verbose          more diagnostics (repeat for more); implies --wide\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"
@@ -60,7 +70,8 @@ const char cmd_report_usage[] =
 
 struct report_cmd_opts {
     const char *input;
-    bool header, stats, flat;
+    bool header, stats, flat, wide;
+    const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
     struct session_filter filter;
@@ -115,7 +126,8 @@ static void print_warnings(const struct perfdata *pd, const char *path)
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
-           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT };
+           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
+           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -123,6 +135,10 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
         { "field-separator", required_argument, NULL, 't' },
+        { "show-nr-samples", no_argument, NULL, 'n' },
+        { "percentage", required_argument, NULL, OPT_PERCENTAGE },
+        { "stdio", no_argument, NULL, OPT_STDIO },
+        { "wide", no_argument, NULL, OPT_WIDE },
         { "pid", required_argument, NULL, OPT_PID },
         { "tid", required_argument, NULL, OPT_TID },
         { "comm", required_argument, NULL, OPT_COMM },
@@ -151,25 +167,39 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:s:t:e:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:s:t:e:nvh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_FLAT: o->flat = true; break;
+        /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
             if (flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
+            o->flat = true;
+            break;
+        case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
+        case OPT_PERCENTAGE:
+            if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
+                return cmd_usage_error("report", "--percentage must be absolute or relative, "
+                                       "not '%s'", optarg);
+            o->flat_opts.relative = !strcmp(optarg, "relative");
+            o->flat = true;
             break;
         case OPT_LIMIT:
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("report", "invalid --percent-limit '%s'", optarg);
             o->flat_opts.percent_limit = d;
+            o->flat = true;
             break;
-        case OPT_NO_BRACKET: o->flat_opts.no_bracket = true; break;
+        case OPT_NO_BRACKET: o->flat_opts.no_bracket = o->flat = true; break;
         case 't':
             if (!*optarg)
                 return cmd_usage_error("report", "empty --field-separator");
             o->flat_opts.separator = optarg;
+            o->flat = true;
             break;
+        case OPT_STDIO: break;
+        case OPT_WIDE: o->wide = true; break;
         case OPT_PID:
         case OPT_TID:
             if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
@@ -183,7 +213,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->filter.cpu = (int)v;
             break;
         case OPT_COMM: o->filter.comm = optarg; break;
-        case OPT_DSO: o->flat_opts.dso = optarg; break;
+        case OPT_DSO: o->flat_opts.dso = optarg; o->flat = true; break;
         case 'e': o->event = optarg; break;
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
@@ -196,11 +226,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             if (parse_u64(optarg, &v) || v > 1000000)
                 return cmd_usage_error("report", "invalid --top '%s'", optarg);
             o->top = (unsigned)v;
+            o->report_only = "--top";
             break;
         case OPT_MIN_PERCENT:
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("report", "invalid --min-percent '%s'", optarg);
             o->min_percent = d;
+            o->report_only = "--min-percent";
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
@@ -209,9 +241,15 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     }
     if (optind < argc)
         return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
-    if (o->flat_opts.dso && !o->flat)
-        return cmd_usage_error("report", "--dso filters the rows of --flat");
+    for (size_t k = 0; k < o->flat_opts.nkeys; k++)
+        if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
+            return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
+    if (o->flat && o->report_only)
+        return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
+                               "table (--flat, or an option of it: --sort, -n, --percentage, "
+                               "--percent-limit, -t, --no-bracket, --dso)", o->report_only);
     o->flat_opts.fmt = o->fmt;
+    o->flat_opts.wide = o->wide || log_verbosity > 0;
     return 0;
 }
 
@@ -240,7 +278,25 @@ struct one_event {
                                  other filters keep percentages of the whole file) */
     uint64_t all_samples, all_period;
     uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
+    struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
 };
+
+/* The session decides which samples count (filters, clamped clock periods); the thread tally
+ * takes those, with the period the session counted. */
+static int session_and_threads(struct one_event *oe, const struct evlist *evl,
+                               const struct perf_event_header *h, uint64_t time)
+{
+    uint64_t samples = oe->s->stats.samples, period = oe->s->stats.period_total;
+    struct sample smp;
+    int err = thread_tally_record(oe->threads, h);
+
+    if (!err)
+        err = session_record(oe->s, evl, h, time);
+    if (!err && oe->s->stats.samples > samples && !sample_parse_fixed(oe->sel, h, &smp))
+        err = thread_tally_sample(oe->threads, (pid_t)smp.pid, (pid_t)smp.tid,
+                                  oe->s->stats.period_total - period);
+    return err;
+}
 
 static int session_one_event(void *arg, const struct evlist *evl,
                              const struct perf_event_header *h, uint64_t time)
@@ -264,6 +320,8 @@ static int session_one_event(void *arg, const struct evlist *evl,
             oe->all_period += smp.period;
         }
     }
+    if (oe->threads)
+        return session_and_threads(oe, evl, h, time);
     return session_record(oe->s, evl, h, time);
 }
 
@@ -433,9 +491,11 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             fo.total_samples = oe->all_samples;
             fo.total_period = oe->all_period;
         }
+        fo.threads = oe->threads;
         err = report_flat(stdout, s, ks, &fo);
     } else {
-        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent };
+        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
+                                  .wide = o->flat_opts.wide };
         command = join_cmdline(in);
         ro.command = command;
         ro.system_wide = cmdline_has(in, "-a", "--all-cpus");
@@ -471,6 +531,7 @@ int cmd_report(int argc, char **argv)
     struct session session;
     struct ksyms_job kjob = { 0 };
     struct one_event oe = { 0 };
+    struct thread_tally threads;
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
@@ -491,6 +552,10 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     session.filter = o.filter;
+    thread_tally_init(&threads);
+    for (size_t k = 0; k < o.flat_opts.nkeys; k++)
+        if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
+            oe.threads = &threads;
     if (o.flat || !(o.header || o.stats)) {
         ksyms_job_set_kernel(&kjob, perfdata_info(pd));
         ksyms_job_start(&kjob);
@@ -537,6 +602,7 @@ out:
         pthread_join(kjob.thread, NULL);
         ksyms_free(kjob.ks);
     }
+    thread_tally_release(&threads);
     session_release(&session);
     perfdata_close(pd);
     return ret;

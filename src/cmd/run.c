@@ -27,9 +27,11 @@ const char cmd_run_usage[] =
 PROFILE_OPTS_HELP
 "  -o, --output FILE      write the report to FILE instead of standard error\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P% of samples (default 0.5)\n"
+"      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
 "      --min-time SEC     ... and at least SEC seconds of CPU time (time events)\n"
-"  -v, --verbose          explain choices and missing symbols (-vv: more)\n"
+"      --wide             full names; by default report lines fit 100 columns (long names\n"
+"                         elided in the middle)\n"
+"  -v, --verbose          explain choices and missing symbols (-vv: more); implies --wide\n"
 "  -h, --help             show this help\n"
 "\n"
 "Examples:\n"
@@ -105,13 +107,14 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME };
+    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE };
     static const struct option longopts[] = {
         PROFILE_LONG_OPTS,
         { "output", required_argument, NULL, 'o' },
         { "top", required_argument, NULL, OPT_TOP },
         { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
         { "min-time", required_argument, NULL, OPT_MIN_TIME },
+        { "wide", no_argument, NULL, OPT_WIDE },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -157,7 +160,8 @@ int cmd_run(int argc, char **argv)
                 return cmd_usage_error("run", "invalid --min-time '%s'", optarg);
             ro.min_time = d;
             break;
-        case 'v': log_verbosity++; break;
+        case OPT_WIDE: ro.wide = true; break;
+        case 'v': log_verbosity++; ro.wide = true; break;
         case 'h': return cmd_help("run");
         default: return cmd_bad_option("run", argv, optind, optopt, c);
         }

@@ -1,27 +1,42 @@
 #include <inttypes.h>
 #include <string.h>
 #include "report/csv.h"
+#include "util/strutil.h"
 
 static void end(FILE *f, bool last)
 {
     fputc(last ? '\n' : ',', f);
 }
 
+/* Control characters and malformed UTF-8 are escaped as the text reports print them (\xNN),
+ * so a symbol name cannot move a terminal's cursor or break a UTF-8 reader; a field with a
+ * comma, quote or escape is quoted. */
 void csv_field(FILE *f, const char *s, bool last)
 {
+    bool quote = false;
+    char esc[5];
+
     if (!s)
         s = "";
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
+    for (const char *p = s; *p && !quote;) {
+        size_t n = str_char_escape(p, esc);
+        quote = *p == ',' || *p == '"' || esc[0];
+        p += n;
     }
+    if (quote)
+        fputc('"', f);
+    for (const char *p = s; *p;) {
+        size_t n = str_char_escape(p, esc);
+        if (*p == '"')
+            fputc('"', f);
+        if (esc[0])
+            fputs(esc, f);
+        else
+            fwrite(p, 1, n, f);
+        p += n;
+    }
+    if (quote)
+        fputc('"', f);
     end(f, last);
 }
 

@@ -1,4 +1,5 @@
-/* CSV output (RFC 4180): fields with commas, quotes or newlines are quoted, quotes doubled. */
+/* CSV output (RFC 4180): fields with commas or quotes are quoted, quotes doubled; control
+ * characters (newlines too) and malformed UTF-8 are written as \xNN, as the text reports do. */
 #ifndef PROSPECT_REPORT_CSV_H
 #define PROSPECT_REPORT_CSV_H
 #include <stdbool.h>

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "report/csv.h"
 #include "report/file_header.h"
+#include "util/strutil.h"
 #include "report/json.h"
 
 void sample_type_str(uint64_t st, char *buf, size_t len)
@@ -118,6 +119,18 @@ static void header_machine(struct kv *kv, const struct perfdata *pd)
     kv_u64(kv, "bytes_unread", st->bytes_unread);
 }
 
+/* Strings from the file made printable (control characters, malformed UTF-8 as \\xNN), in
+ * rotating buffers so a line can hold several. */
+struct safe_bufs {
+    char b[4][1024];
+    unsigned next;
+};
+
+static const char *safe_str(struct safe_bufs *sb, const char *s)
+{
+    return s ? str_printable(s, sb->b[sb->next++ % 4], sizeof(sb->b[0])) : "";
+}
+
 static void header_text(FILE *f, const struct perfdata *pd)
 {
     const struct perfdata_info *in = perfdata_info(pd);
@@ -125,28 +138,31 @@ static void header_text(FILE *f, const struct perfdata *pd)
     const struct perf_file_header *h = perfdata_header(pd);
     const struct evlist *evl = perfdata_evlist(pd);
     char buf[4096];
+    struct safe_bufs sb;
+#define safe(s) safe_str(&sb, s)
 
+    sb.next = 0;
     fprintf(f, "file          %" PRIu64 " bytes; data section %" PRIu64 " bytes at %#" PRIx64 "\n",
             perfdata_file_size(pd), (uint64_t)h->data.size, (uint64_t)h->data.offset);
     if (in->version)
         fprintf(f, "written by    %s%s\n",
-                strncmp(in->version, "prospect", 8) ? "perf " : "", in->version);
+                strncmp(in->version, "prospect", 8) ? "perf " : "", safe(in->version));
     if (in->hostname)
-        fprintf(f, "host          %s\n", in->hostname);
+        fprintf(f, "host          %s\n", safe(in->hostname));
     if (in->osrelease)
-        fprintf(f, "kernel        %s%s%s\n", in->osrelease, in->arch ? " " : "",
-                in->arch ? in->arch : "");
+        fprintf(f, "kernel        %s%s%s\n", safe(in->osrelease), in->arch ? " " : "",
+                safe(in->arch));
     if (in->has_nrcpus)
         fprintf(f, "cpus          %u online, %u available\n", in->nr_cpus_online,
                 in->nr_cpus_avail);
     if (in->cpudesc)
-        fprintf(f, "cpu           %s%s%s%s\n", in->cpudesc, in->cpuid ? " (" : "",
-                in->cpuid ? in->cpuid : "", in->cpuid ? ")" : "");
+        fprintf(f, "cpu           %s%s%s%s\n", safe(in->cpudesc), in->cpuid ? " (" : "",
+                safe(in->cpuid), in->cpuid ? ")" : "");
     if (in->total_mem_kb)
         fprintf(f, "memory        %" PRIu64 " kB\n", in->total_mem_kb);
     if (in->nr_cmdline) {
         join_cmdline(in, buf, sizeof(buf));
-        fprintf(f, "cmdline       %s\n", buf);
+        fprintf(f, "cmdline       %s\n", safe(buf));
     }
     fprintf(f, "samples       %" PRIu64 "\n", st->nr_samples);
     if (st->nr_samples > 1)
@@ -163,7 +179,7 @@ static void header_text(FILE *f, const struct perfdata *pd)
         const struct evsel *s = &evl->sel[i];
         sample_type_str(s->attr.sample_type, buf, sizeof(buf));
         fprintf(f, "  %-20s type %u config %#llx %s %llu  sample_type %s  ids %zu  samples %"
-                PRIu64 "\n", s->name, s->attr.type, (unsigned long long)s->attr.config,
+                PRIu64 "\n", safe(s->name), s->attr.type, (unsigned long long)s->attr.config,
                 s->attr.freq ? "freq" : "period", (unsigned long long)s->attr.sample_period,
                 buf, s->nr_ids, st->evsel_samples[i]);
     }
@@ -171,7 +187,7 @@ static void header_text(FILE *f, const struct perfdata *pd)
         fprintf(f, "build ids     %zu\n", in->nr_build_ids);
         for (size_t i = 0; i < in->nr_build_ids; i++) {
             build_id_hex(&in->build_ids[i], buf, sizeof(buf));
-            fprintf(f, "  %-40s %s\n", buf, in->build_ids[i].path);
+            fprintf(f, "  %-40s %s\n", buf, safe(in->build_ids[i].path));
         }
     }
     fprintf(f, "features     ");
@@ -184,6 +200,7 @@ static void header_text(FILE *f, const struct perfdata *pd)
                 fprintf(f, " unknown(bit %u)", bit);
         }
     fputc('\n', f);
+#undef safe
 }
 
 void report_file_header(FILE *f, const struct perfdata *pd, enum report_format fmt)

@@ -8,27 +8,108 @@
 #include "report/flat.h"
 #include "util/strutil.h"
 #include "report/json.h"
+#include "report/thread_tally.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
 #include "util/vec.h"
+
+/* Strings as small ids, so rows aggregate by integer keys: a pointer seen before costs one
+ * lookup; a new pointer (another process's comm, another DSO's copy of a name) is matched by
+ * content once. */
+struct intern {
+    struct hashmap by_ptr;    /* pointer -> id */
+    struct hashmap by_hash;   /* content hash (+ probe) -> id */
+    VEC(const char *) strs;   /* id - 1 -> string */
+};
 
 struct flat_ent {
     const char *comm;
-    pid_t pid;
+    pid_t pid, tid;
     const char *dso;          /* display name (module name when dso_module) */
-    const char *dso_path;     /* for --dso matching on the full path */
     bool dso_module;
     bool kernel;
     const char *sym;          /* NULL: unresolved, see addr */
     uint64_t addr;
+    uint32_t comm_id, dso_id, sym_id;
     uint64_t samples, period;
 };
 
 struct flat_ctx {
     const struct flat_opts *o;
     VEC(struct flat_ent) ents;
+    struct hashmap index;     /* key hash (+ probe) -> ents index + 1 */
+    struct intern names;
     bool want[FLAT_NKEYS];
 };
+
+static void intern_release(struct intern *in)
+{
+    hashmap_release(&in->by_ptr);
+    hashmap_release(&in->by_hash);
+    vec_free(&in->strs);
+}
+
+/* The id of s (0 for NULL), or 0 with *err = -ENOMEM. */
+static uint32_t intern_id(struct intern *in, const char *s, int *err)
+{
+    uintptr_t id;
+    uint64_t h;
+
+    if (!s)
+        return 0;
+    if ((id = (uintptr_t)hashmap_get(&in->by_ptr, (uintptr_t)s)))
+        return (uint32_t)id;
+    for (h = hash_bytes(s, strlen(s)); (id = (uintptr_t)hashmap_get(&in->by_hash, h)); h++)
+        if (!strcmp(in->strs.v[id - 1], s))
+            break;
+    if (!id) {
+        if (vec_push(&in->strs, s) ||
+            hashmap_put(&in->by_hash, h, (void *)(uintptr_t)in->strs.n)) {
+            *err = -ENOMEM;
+            return 0;
+        }
+        id = in->strs.n;
+    }
+    if (hashmap_put(&in->by_ptr, (uintptr_t)s, (void *)id))
+        *err = -ENOMEM;
+    return (uint32_t)id;
+}
+
+static bool same_key(const struct flat_ent *a, const struct flat_ent *b)
+{
+    return a->comm_id == b->comm_id && a->pid == b->pid && a->dso_id == b->dso_id &&
+           a->tid == b->tid &&
+           a->dso_module == b->dso_module && a->kernel == b->kernel && a->sym_id == b->sym_id &&
+           a->addr == b->addr;
+}
+
+static uint64_t key_hash(const struct flat_ent *e)
+{
+    uint64_t h = hash_u64(((uint64_t)e->comm_id << 32) ^ (uint32_t)e->pid);
+    h = hash_u64(h ^ (((uint64_t)e->dso_id << 32) | e->sym_id));
+    return hash_u64(h ^ e->addr ^ ((uint64_t)e->dso_module << 62) ^ ((uint64_t)e->kernel << 63));
+}
+
+/* Adds e to the row with its key, or makes it a new row. */
+static int aggregate(struct flat_ctx *c, const struct flat_ent *e)
+{
+    uint64_t h = key_hash(e);
+    uintptr_t idx;
+
+    for (; (idx = (uintptr_t)hashmap_get(&c->index, h)); h++) {
+        struct flat_ent *r = &c->ents.v[idx - 1];
+        if (same_key(r, e)) {
+            r->samples += e->samples;
+            r->period += e->period;
+            return 0;
+        }
+    }
+    if (vec_push(&c->ents, *e) || hashmap_put(&c->index, h, (void *)(uintptr_t)c->ents.n))
+        return -ENOMEM;
+    return 0;
+}
 
 int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen)
 {
@@ -49,8 +130,10 @@ int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen
             k = FLAT_DSO;
         else if (IS("sym") || IS("symbol"))
             k = FLAT_SYM;
+        else if (IS("tid"))
+            k = FLAT_TID;
         else {
-            snprintf(err, errlen, "unknown --sort key '%.*s' (use comm, pid, dso, sym)",
+            snprintf(err, errlen, "unknown --sort key '%.*s' (use comm, pid, tid, dso, sym)",
                      (int)len, s);
             return -EINVAL;
         }
@@ -67,6 +150,11 @@ int flat_parse_sort(const char *s, struct flat_opts *o, char *err, size_t errlen
         snprintf(err, errlen, "empty --sort list");
         return -EINVAL;
     }
+    if (seen[FLAT_TID] && o->nkeys > 1) {
+        snprintf(err, errlen, "--sort tid stands alone (it shows tid:comm; symbol hits are kept "
+                 "per process: use pid for those)");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -74,6 +162,8 @@ static int add_hit(void *arg, const struct sym_hit *h)
 {
     struct flat_ctx *c = arg;
     struct flat_ent e = { .samples = h->samples, .period = h->period, .kernel = h->kernel };
+    const char *path;
+    int err = 0;
 
     if (c->want[FLAT_COMM])
         e.comm = h->proc->comm;
@@ -82,12 +172,12 @@ static int add_hit(void *arg, const struct sym_hit *h)
     if (h->kernel) {
         e.dso = h->module ? h->module : "[kernel.kallsyms]";
         e.dso_module = h->module != NULL;
-        e.dso_path = e.dso;
+        path = e.dso;
     } else {
         e.dso = h->dso ? dso_short_name(h->dso) : "[unknown]";
-        e.dso_path = h->dso ? dso_path(h->dso) : e.dso;
+        path = h->dso ? dso_path(h->dso) : e.dso;
     }
-    if (c->o->dso && strcmp(c->o->dso, e.dso) && strcmp(c->o->dso, e.dso_path))
+    if (c->o->dso && strcmp(c->o->dso, e.dso) && strcmp(c->o->dso, path))
         return 0;
     if (c->want[FLAT_SYM]) {
         if (h->sym && !(h->bracket && c->o->no_bracket))
@@ -98,12 +188,14 @@ static int add_hit(void *arg, const struct sym_hit *h)
     if (!c->want[FLAT_DSO] && !(c->want[FLAT_SYM] && !e.sym)) {
         /* The DSO is not a key: unresolved addresses still need it to stay apart. */
         e.dso = NULL;
-        e.dso_path = NULL;
         e.dso_module = false;
     }
     if (!c->want[FLAT_SYM])
         e.kernel = c->want[FLAT_DSO] ? e.kernel : false;
-    return vec_push(&c->ents, e);
+    e.comm_id = intern_id(&c->names, e.comm, &err);
+    e.dso_id = intern_id(&c->names, e.dso, &err);
+    e.sym_id = intern_id(&c->names, e.sym, &err);
+    return err ? err : aggregate(c, &e);
 }
 
 static int cmp_str(const char *a, const char *b)
@@ -125,6 +217,8 @@ static int cmp_key(const void *pa, const void *pb)
         return r;
     if (a->pid != b->pid)
         return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
     if (a->dso_module != b->dso_module)
         return a->dso_module ? 1 : -1;
     if ((r = cmp_str(a->dso, b->dso)))
@@ -183,13 +277,40 @@ static void strip_params(const char *name, char *buf, size_t len)
     }
 }
 
-/* One cell as text (no padding). */
-static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix, char *buf,
-                        size_t len)
+/* A growing buffer for one cell: names are never cut short in CSV and JSON. */
+struct cellbuf {
+    char *p;
+    size_t cap;
+};
+
+static char *cellbuf_get(struct cellbuf *b, size_t need)
 {
+    if (need > b->cap) {
+        char *p = realloc(b->p, need);
+        if (!p)
+            return NULL;
+        b->p = p;
+        b->cap = need;
+    }
+    return b->p;
+}
+
+/* One cell as text (no padding, not escaped). */
+static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix,
+                        struct cellbuf *cb)
+{
+    const char *mode = prefix ? (e->kernel ? "[k] " : "[.] ") : "";
+    size_t len = 64 + (e->sym ? 2 * strlen(e->sym) : 0) + (e->dso ? strlen(e->dso) : 0);
+    char *buf = cellbuf_get(cb, len);
+
+    if (!buf)
+        return "?";
     switch (k) {
     case FLAT_COMM: return e->comm ? e->comm : "";
     case FLAT_PID: snprintf(buf, len, "%d", (int)e->pid); return buf;
+    case FLAT_TID:
+        snprintf(buf, len, "%d:%s", (int)e->tid, e->comm && *e->comm ? e->comm : "[unknown]");
+        return buf;
     case FLAT_DSO:
         if (e->dso_module) {
             snprintf(buf, len, "[%s]", e->dso);
@@ -198,69 +319,147 @@ static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix, 
         return e->dso ? e->dso : "[unknown]";
     case FLAT_SYM:
         if (e->sym) {
-            char name[512];
-            strip_params(e->sym, name, sizeof(name));
-            snprintf(buf, len, "%s%s", prefix ? (e->kernel ? "[k] " : "[.] ") : "", name);
+            size_t m = strlen(mode);
+            memcpy(buf, mode, m);
+            strip_params(e->sym, buf + m, len - m);
+        } else {
+            snprintf(buf, len, "%s0x%016" PRIx64, mode, e->addr);
         }
-        else
-            snprintf(buf, len, "%s0x%016" PRIx64, prefix ? (e->kernel ? "[k] " : "[.] ") : "",
-                     e->addr);
         return buf;
     default: return "";
     }
 }
 
-static const char *const key_title[FLAT_NKEYS] = { "Command", "Pid", "Shared Object", "Symbol" };
-static const char *const key_column[FLAT_NKEYS] = { "comm", "pid", "dso", "symbol" };
+static const char *const key_title[FLAT_NKEYS] = { "Command", "Pid", "Shared Object", "Symbol",
+                                                   "Pid:Command" };
+static const char *const key_column[FLAT_NKEYS] = { "comm", "pid", "dso", "symbol", "tid" };
+
+#define FLAT_COLUMNS 100
+
+/* The text of a cell as printed: escaped (control characters, bad UTF-8) and, with a width,
+ * elided in the middle to it. */
+static const char *text_cell(const struct flat_ent *e, enum flat_key k, size_t width,
+                             struct cellbuf cb[3])
+{
+    const char *raw = cell(e, k, true, &cb[0]);
+    size_t len = 4 * strlen(raw) + 8;
+    char *pbuf = cellbuf_get(&cb[1], len), *ebuf;
+    const char *shown;
+
+    if (!pbuf)
+        return "?";
+    shown = str_printable(raw, pbuf, len);
+    if (!width || !(ebuf = cellbuf_get(&cb[2], 4 * width + 8)))
+        return shown;
+    return str_elide(shown, width, ebuf, 4 * width + 8);
+}
+
+/* Column widths that fit FLAT_COLUMNS: symbols give up columns first (down to 40), then
+ * shared objects (to 20), commands (to 16), and symbols again. 0 for the last column: it is
+ * not padded. */
+static void fit_widths(const struct flat_opts *o, size_t *width, size_t fixed)
+{
+    static const struct { enum flat_key k; size_t min; } order[] = {
+        { FLAT_SYM, 40 }, { FLAT_DSO, 20 }, { FLAT_COMM, 16 }, { FLAT_SYM, 12 }, { FLAT_DSO, 12 },
+    };
+    size_t total = fixed;
+
+    for (size_t k = 0; k < o->nkeys; k++)
+        total += 2 + width[k];
+    for (size_t i = 0; i < sizeof(order) / sizeof(*order) && total > FLAT_COLUMNS; i++)
+        for (size_t k = 0; k < o->nkeys; k++) {
+            size_t cut;
+            if (o->keys[k] != order[i].k || width[k] <= order[i].min)
+                continue;
+            cut = width[k] - order[i].min;
+            if (cut > total - FLAT_COLUMNS)
+                cut = total - FLAT_COLUMNS;
+            width[k] -= cut;
+            total -= cut;
+        }
+}
+
+struct flat_totals {
+    uint64_t samples, period;     /* the 100% */
+};
+
+static double share(const struct flat_ent *e, const struct flat_totals *t)
+{
+    return t->period ? 100.0 * (double)e->period / (double)t->period : 0;
+}
 
 static void print_text(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
-                       size_t n, size_t shown, uint64_t samples, uint64_t total)
+                       size_t n, size_t shown, const struct flat_totals *t)
 {
-    size_t width[FLAT_NKEYS];
-    char buf[1024];
+    size_t width[FLAT_NKEYS], nw = 7, fixed = 10;
+    struct cellbuf cb[3] = { { 0 } };
     const char *sep = o->separator;
+    char ev[128], nbuf[32];
 
     for (size_t k = 0; k < o->nkeys; k++)
         width[k] = strlen(key_title[o->keys[k]]);
-    for (size_t i = 0; i < shown; i++)
+    for (size_t i = 0; i < shown; i++) {
         for (size_t k = 0; k < o->nkeys; k++) {
-            size_t l = strlen(cell(&rows[i], o->keys[k], true, buf, sizeof(buf)));
+            size_t l = str_width(text_cell(&rows[i], o->keys[k], 0, cb));
             if (l > width[k])
                 width[k] = l;
         }
-    fprintf(f, "# Samples: %" PRIu64 "  of event '%s'\n", samples, o->event ? o->event : "?");
-    fprintf(f, "# Event count (approx.): %" PRIu64 "\n#\n# Overhead", total);
+        size_t l = (size_t)snprintf(nbuf, sizeof(nbuf), "%" PRIu64, rows[i].samples);
+        if (l > nw)
+            nw = l;
+    }
+    if (o->show_nr_samples)
+        fixed += 2 + nw;
+    if (!o->wide)
+        fit_widths(o, width, fixed);
+    fprintf(f, "# Samples: %" PRIu64 "  of event '%s'\n", t->samples,
+            str_printable(o->event ? o->event : "?", ev, sizeof(ev)));
+    fprintf(f, "# Event count (approx.): %" PRIu64 "\n#\n# Overhead", t->period);
+    if (o->show_nr_samples)
+        fprintf(f, "  %*s", (int)nw, "Samples");
     for (size_t k = 0; k < o->nkeys; k++)
         fprintf(f, "  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0, key_title[o->keys[k]]);
     fprintf(f, "\n# ........");
-    for (size_t k = 0; k < o->nkeys; k++) {
+    for (size_t k = 0; k < o->nkeys + o->show_nr_samples; k++) {
+        size_t w = k < o->show_nr_samples ? nw : width[k - o->show_nr_samples];
         fputs("  ", f);
-        for (size_t j = 0; j < width[k]; j++)
+        for (size_t j = 0; j < w; j++)
             fputc('.', f);
     }
     fprintf(f, "\n#\n");
-    for (size_t i = 0; i < shown && sep; i++) {
-        fprintf(f, "%.2f%%", total ? 100.0 * (double)rows[i].period / (double)total : 0);
-        for (size_t k = 0; k < o->nkeys; k++)
-            fprintf(f, "%s%s", sep, cell(&rows[i], o->keys[k], true, buf, sizeof(buf)));
-        fputc('\n', f);
-    }
-    for (size_t i = 0; i < shown && !sep; i++) {
-        double pct = total ? 100.0 * (double)rows[i].period / (double)total : 0;
-        fprintf(f, "%9.2f%%", pct);
-        for (size_t k = 0; k < o->nkeys; k++)
-            fprintf(f, "  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0,
-                    cell(&rows[i], o->keys[k], true, buf, sizeof(buf)));
+    for (size_t i = 0; i < shown; i++) {
+        if (sep) {
+            fprintf(f, "%.2f%%", share(&rows[i], t));
+            if (o->show_nr_samples)
+                fprintf(f, "%s%" PRIu64, sep, rows[i].samples);
+        } else {
+            fprintf(f, "%9.2f%%", share(&rows[i], t));
+            if (o->show_nr_samples)
+                fprintf(f, "  %*" PRIu64, (int)nw, rows[i].samples);
+        }
+        for (size_t k = 0; k < o->nkeys; k++) {
+            if (sep) {
+                fprintf(f, "%s%s", sep, text_cell(&rows[i], o->keys[k], 0, cb));
+                continue;
+            }
+            /* Pad by display width: printf counts bytes, UTF-8 names have more. */
+            const char *txt = text_cell(&rows[i], o->keys[k], width[k], cb);
+            fprintf(f, "  %s", txt);
+            for (size_t w = str_width(txt); k + 1 < o->nkeys && w < width[k]; w++)
+                fputc(' ', f);
+        }
         fputc('\n', f);
     }
     if (shown < n)
         fprintf(f, "#\n# %zu rows below %.2f%% not shown\n", n - shown, o->percent_limit);
+    for (size_t i = 0; i < 3; i++)
+        free(cb[i].p);
 }
 
 static void print_csv(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
-                      size_t shown, uint64_t total)
+                      size_t shown, const struct flat_totals *t)
 {
-    char buf[1024];
+    struct cellbuf cb = { 0 };
     bool sym = false;
 
     fputs("overhead,samples,period", f);
@@ -270,29 +469,30 @@ static void print_csv(FILE *f, const struct flat_opts *o, const struct flat_ent 
     }
     fputs(sym ? ",mode\n" : "\n", f);
     for (size_t i = 0; i < shown; i++) {
-        csv_double(f, total ? 100.0 * (double)rows[i].period / (double)total : 0, 4, false);
+        csv_double(f, share(&rows[i], t), 4, false);
         csv_u64(f, rows[i].samples, false);
         csv_u64(f, rows[i].period, false);
         for (size_t k = 0; k < o->nkeys; k++)
-            csv_field(f, cell(&rows[i], o->keys[k], false, buf, sizeof(buf)),
-                      k + 1 == o->nkeys && !sym);
+            csv_field(f, cell(&rows[i], o->keys[k], false, &cb), k + 1 == o->nkeys && !sym);
         if (sym)
             csv_field(f, rows[i].kernel ? "kernel" : "user", true);
     }
+    free(cb.p);
 }
 
 static void print_json(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
-                       size_t n, size_t shown, uint64_t samples, uint64_t total)
+                       size_t n, size_t shown, const struct flat_totals *t)
 {
+    struct cellbuf cb = { 0 };
     struct json j;
-    char buf[1024];
     bool sym = false;
 
     json_init(&j, f);
     json_begin_object(&j, NULL);
     json_str(&j, "event", o->event);
-    json_u64(&j, "samples", samples);
-    json_u64(&j, "period", total);
+    json_u64(&j, "samples", t->samples);
+    json_u64(&j, "period", t->period);
+    json_str(&j, "percentage", o->relative ? "relative" : "absolute");
     json_begin_array(&j, "sort");
     for (size_t k = 0; k < o->nkeys; k++) {
         json_str(&j, NULL, key_column[o->keys[k]]);
@@ -302,16 +502,19 @@ static void print_json(FILE *f, const struct flat_opts *o, const struct flat_ent
     json_begin_array(&j, "rows");
     for (size_t i = 0; i < shown; i++) {
         json_begin_object(&j, NULL);
-        json_double(&j, "overhead", total ? 100.0 * (double)rows[i].period / (double)total : 0,
-                    4);
+        json_double(&j, "overhead", share(&rows[i], t), 4);
         json_u64(&j, "samples", rows[i].samples);
         json_u64(&j, "period", rows[i].period);
         for (size_t k = 0; k < o->nkeys; k++) {
             if (o->keys[k] == FLAT_PID)
                 json_i64(&j, "pid", rows[i].pid);
+            else if (o->keys[k] == FLAT_TID) {
+                json_i64(&j, "tid", rows[i].tid);
+                json_i64(&j, "pid", rows[i].pid);
+                json_str(&j, "comm", rows[i].comm);
+            }
             else
-                json_str(&j, key_column[o->keys[k]],
-                         cell(&rows[i], o->keys[k], false, buf, sizeof(buf)));
+                json_str(&j, key_column[o->keys[k]], cell(&rows[i], o->keys[k], false, &cb));
         }
         if (sym)
             json_str(&j, "mode", rows[i].kernel ? "kernel" : "user");
@@ -321,61 +524,69 @@ static void print_json(FILE *f, const struct flat_opts *o, const struct flat_ent
     json_u64(&j, "hidden_rows", n - shown);
     json_end_object(&j);
     json_finish(&j);
+    free(cb.p);
 }
 
 int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct flat_opts *o)
 {
     struct flat_ctx c = { .o = o };
-    uint64_t total = 0, samples = 0;
-    size_t n = 0, shown;
+    struct flat_totals t = { 0 };
+    size_t n, shown;
     int err = 0;
 
+    hashmap_init(&c.index);
+    hashmap_init(&c.names.by_ptr);
+    hashmap_init(&c.names.by_hash);
     for (size_t k = 0; k < o->nkeys; k++)
         c.want[o->keys[k]] = true;
-    for (size_t i = 0; i < s->procs.n && !err; i++) {
+    /* Rows aggregate as hits come (integer keys); only the rows are sorted, by period. */
+    if (c.want[FLAT_TID] && !o->threads)
+        err = -EINVAL;
+    for (size_t i = 0; c.want[FLAT_TID] && !err && i < o->threads->rows.n; i++) {
+        const struct thread_row *r = &o->threads->rows.v[i];
+        struct flat_ent e = { .comm = r->comm, .pid = r->pid, .tid = r->tid,
+                              .samples = r->samples, .period = r->period };
+        err = vec_push(&c.ents, e);
+    }
+    for (size_t i = 0; i < s->procs.n && !err && !c.want[FLAT_TID]; i++) {
         struct process *p = s->procs.v[i];
         err = symbolize_user(p, add_hit, &c);
         if (!err)
             err = symbolize_kernel(&p->khits, p, ks, add_hit, &c);
     }
+    hashmap_release(&c.index);
+    intern_release(&c.names);
     if (err) {
         vec_free(&c.ents);
         return err;
     }
-    /* Reduce: one sort by key, adjacent equal keys merge. */
-    if (c.ents.n > 1)
-        qsort(c.ents.v, c.ents.n, sizeof(*c.ents.v), cmp_key);
-    for (size_t i = 0; i < c.ents.n; i++) {
-        total += c.ents.v[i].period;
-        samples += c.ents.v[i].samples;
-        if (n && cmp_key(&c.ents.v[n - 1], &c.ents.v[i]) == 0) {
-            c.ents.v[n - 1].samples += c.ents.v[i].samples;
-            c.ents.v[n - 1].period += c.ents.v[i].period;
-        } else {
-            c.ents.v[n++] = c.ents.v[i];
-        }
+    n = c.ents.n;
+    for (size_t i = 0; i < n; i++) {
+        t.period += c.ents.v[i].period;
+        t.samples += c.ents.v[i].samples;
     }
-    /* Shares of every sample, not of the rows left after a filter (perf's absolute). */
-    if (o->total_period) {
-        total = o->total_period;
-        samples = o->total_samples;
-    } else if (o->dso || s->stats.period_total > total) {
-        total = s->stats.period_total;
-        samples = s->stats.samples;
+    /* perf's --percentage absolute (the default): shares of every sample, filters hide rows
+     * without rescaling them; relative: shares of what the filters left. */
+    if (o->relative)
+        ;
+    else if (o->total_period) {
+        t.period = o->total_period;
+        t.samples = o->total_samples;
+    } else if (o->dso || s->stats.period_total > t.period) {
+        t.period = s->stats.period_total;
+        t.samples = s->stats.samples;
     }
     if (n > 1)
         qsort(c.ents.v, n, sizeof(*c.ents.v), cmp_period);
-    for (shown = 0; shown < n; shown++) {
-        double pct = total ? 100.0 * (double)c.ents.v[shown].period / (double)total : 0;
-        if (pct < o->percent_limit)
+    for (shown = 0; shown < n; shown++)
+        if (share(&c.ents.v[shown], &t) < o->percent_limit)
             break;
-    }
     if (o->fmt == REPORT_CSV)
-        print_csv(f, o, c.ents.v, shown, total);
+        print_csv(f, o, c.ents.v, shown, &t);
     else if (o->fmt == REPORT_JSON)
-        print_json(f, o, c.ents.v, n, shown, samples, total);
+        print_json(f, o, c.ents.v, n, shown, &t);
     else
-        print_text(f, o, c.ents.v, n, shown, samples, total);
+        print_text(f, o, c.ents.v, n, shown, &t);
     vec_free(&c.ents);
     return ferror(f) ? -EIO : 0;
 }

@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include "report/json.h"
+#include "util/strutil.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -9,22 +10,31 @@ void json_init(struct json *j, FILE *f)
     j->has_items[0] = false;
 }
 
+/* Control characters as \u00XX; bytes that are not well-formed UTF-8 (str_char_escape's rule,
+ * the one of every format) as U+FFFD, so any JSON reader parses the document. */
 static void put_escaped(FILE *f, const char *s)
 {
+    char esc[5];
+
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    for (const char *p = s; *p;) {
+        unsigned char c = (unsigned char)*p;
+        size_t n = str_char_escape(p, esc);
+        switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\t': fputs("\\t", f); break;
         case '\r': fputs("\\r", f); break;
         default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
+            if (esc[0] && c >= 0x80)
+                fputs("\\ufffd", f);
+            else if (esc[0])
+                fprintf(f, "\\u%04x", c);
             else
-                fputc(*p, f);
+                fwrite(p, 1, n, f);
         }
+        p += n;
     }
     fputc('"', f);
 }

@@ -65,6 +65,8 @@ int profile_add(void *arg, const struct sym_hit *h)
 static int cmp_rows(const void *a, const void *b)
 {
     const struct prof_row *x = a, *y = b;
+    if (x->period != y->period)
+        return x->period > y->period ? -1 : 1;
     if (x->samples != y->samples)
         return x->samples > y->samples ? -1 : 1;
     if (x->sym && y->sym)

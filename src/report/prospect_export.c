@@ -49,7 +49,7 @@ static void emit_profile(struct exporter *x, const struct profile *pr, const cha
             json_str(&x->j, "dso", file);
             json_u64(&x->j, "samples", r->samples);
             json_u64(&x->j, "period", r->period);
-            json_double(&x->j, "percent", pct(r->samples, total), 2);
+            json_double(&x->j, "percent", pct(r->period, total), 2);
             json_end_object(&x->j);
         } else {
             snprintf(pidbuf, sizeof(pidbuf), "%d", p ? (int)p->pid : 0);
@@ -60,7 +60,7 @@ static void emit_profile(struct exporter *x, const struct profile *pr, const cha
             csv_field(x->f, file, false);
             csv_u64(x->f, r->samples, false);
             csv_u64(x->f, r->period, false);
-            csv_double(x->f, pct(r->samples, total), 2, true);
+            csv_double(x->f, pct(r->period, total), 2, true);
         }
     }
     if (x->fmt == REPORT_JSON)
@@ -74,8 +74,8 @@ static int process_profiles(struct exporter *x, struct process *p, const struct 
 
     err = profile_process(&user, &kern, p, ks);
     if (!err) {
-        emit_profile(x, &user, "user", "user_profile", p, process_samples(p));
-        emit_profile(x, &kern, "kernel", "kernel_profile", p, process_samples(p));
+        emit_profile(x, &user, "user", "user_profile", p, process_period(p));
+        emit_profile(x, &kern, "kernel", "kernel_profile", p, process_period(p));
     }
     profile_release(&user);
     profile_release(&kern);
@@ -112,7 +112,7 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
             fprintf(f, "summary,%d,", (int)p->pid);
             csv_field(f, p->comm, false);
             fprintf(f, ",,%" PRIu64 ",%" PRIu64 ",%.2f\n", process_samples(p),
-                    p->user_period + p->kernel_period, pct(process_samples(p), s->stats.samples));
+                    process_period(p), pct(process_period(p), s->stats.period_total));
         }
     }
     for (size_t i = 0; i < n && !err; i++) {
@@ -127,7 +127,7 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
             json_u64(&x.j, "kernel_samples", p->kernel_samples);
             json_u64(&x.j, "user_period", p->user_period);
             json_u64(&x.j, "kernel_period", p->kernel_period);
-            json_double(&x.j, "percent", pct(process_samples(p), s->stats.samples), 2);
+            json_double(&x.j, "percent", pct(process_period(p), s->stats.period_total), 2);
             json_bool(&x.j, "detailed", detailed);
         }
         if (detailed)
@@ -142,7 +142,7 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
         err = symbolize_kernel(&s->kernel_hits, NULL, ks, profile_add, &global);
     if (!err) {
         profile_sort(&global);
-        emit_profile(&x, &global, "global_kernel", "kernel_profile", NULL, s->stats.kernel);
+        emit_profile(&x, &global, "global_kernel", "kernel_profile", NULL, s->stats.period_total);
     }
     profile_release(&global);
     if (fmt == REPORT_JSON) {

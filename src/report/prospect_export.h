@@ -4,10 +4,11 @@
  * rule as the text report (share >= min_percent).
  *
  * CSV: one table, columns section,pid,comm,symbol,dso,samples,period,percent where section is
- *   "summary" (one row per process with samples; symbol/dso empty; percent of all samples),
- *   "user" / "kernel" (a process's profile rows; percent of that process's samples, as in
- *   the text report),
- *   "global_kernel" (pid/comm empty; percent of all kernel samples).
+ *   "summary" (one row per process with samples; symbol/dso empty; percent of the period of
+ *   all samples), "user" / "kernel" (a process's profile rows; percent of that process's
+ *   period, as in the text report), "global_kernel" (pid/comm empty; percent of the period of
+ *   all samples). Periods are the events the samples stand for (perf's overhead); names are
+ *   whole, with control characters and malformed UTF-8 escaped.
  * JSON: {event, samples, user, kernel, lost, throttle, processes[{pid, comm, samples,
  *   user_samples, kernel_samples, user_period, kernel_period, percent, detailed,
  *   user_profile[{symbol, dso, samples, period, percent}], kernel_profile[...]}],

@@ -33,15 +33,22 @@ static void fmt_amount(char *buf, size_t len, const struct report_opts *o, uint6
 bool report_process_shown(const struct process *p, const struct session *s,
                           const struct report_opts *o)
 {
-    uint64_t n = process_samples(p);
-    if (!n)
+    if (!process_samples(p))
         return false;
-    if (pct(n, s->stats.samples) < o->min_percent)
+    if (pct(process_period(p), s->stats.period_total) < o->min_percent)
         return false;
     if (o->time_event && o->min_time > 0 &&
         (double)(p->user_period + p->kernel_period) / 1e9 < o->min_time)
         return false;
     return true;
+}
+
+/* Text padded with spaces to `width` display columns (printf pads bytes: UTF-8 has more). */
+static void put_padded(FILE *f, const char *text, size_t width)
+{
+    fputs(text, f);
+    for (size_t w = str_width(text); w < width; w++)
+        fputc(' ', f);
 }
 
 /* A "label  text" line of the statistics, wrapped at 100 columns under the text column. */
@@ -72,14 +79,15 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
 {
     const struct session_stats *st = &s->stats;
     uint64_t self = 0;
+    char cb[1024];
 
     for (size_t i = 0; i < s->procs.n; i++)
         if (s->procs.v[i]->is_self)
             self += process_samples(s->procs.v[i]);
     heading(f, "Statistics of Run");
-    fprintf(f, "  %-22s %s\n", "Event", o->event);
+    print_wrapped(f, "Event", str_printable(o->event ? o->event : "?", cb, sizeof(cb)));
     if (o->event_why)
-        fprintf(f, "  %-22s %s\n", "", o->event_why);
+        print_wrapped(f, "", o->event_why);
     if (o->freq_mode)
         fprintf(f, "  %-22s %" PRIu64 " Hz asked", "Sampling", o->freq);
     else
@@ -117,11 +125,11 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
     fprintf(f, "  %-22s %zu (%zu with samples, %zu shown", "Processes seen", procs_seen,
             procs_sampled, procs_shown);
     if (procs_sampled > procs_shown)
-        fprintf(f, ", %zu below the --min-percent/--min-time thresholds",
+        fprintf(f, ", %zu below --min-percent/--min-time",
                 procs_sampled - procs_shown);
     fprintf(f, ")\n");
     if (o->proc_note)
-        fprintf(f, "  %-22s %s\n", "", o->proc_note);
+        print_wrapped(f, "", o->proc_note);
     if (o->system_wide)
         fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "Prospect's own hits", self,
                 pct(self, st->samples));
@@ -130,10 +138,8 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
                 "Prospect's own hits");
     if (o->kernel_note)
         print_wrapped(f, "Kernel", o->kernel_note);
-    if (o->command) {
-        char cb[400];
-        fprintf(f, "  %-22s %s\n", "Command", str_printable(o->command, cb, sizeof(cb)));
-    }
+    if (o->command)
+        print_wrapped(f, "Command", str_printable(o->command, cb, sizeof(cb)));
     if (o->outcome)
         fprintf(f, "  %-22s %s\n", "Outcome", o->outcome);
 }
@@ -147,13 +153,14 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
     fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
             o->time_event ? "User Time" : "User Events", "Sys Hits",
             o->time_event ? "Sys Time" : "Sys Events", "Total");
-    uint64_t hidden = 0;
+    uint64_t hidden = 0, hidden_period = 0;
     size_t nhidden = 0;
 
     for (size_t i = 0; i < n; i++) {
         const struct process *p = procs[i];
         if (!report_process_shown(p, s, o)) {
             hidden += process_samples(p);
+            hidden_period += process_period(p);
             nhidden++;
             continue;
         }
@@ -162,11 +169,11 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
         fprintf(f, "  %8d  %-16.16s %10" PRIu64 " %12s %10" PRIu64 " %12s %7.1f%%%s\n",
                 (int)p->pid, str_printable(p->comm, cb, sizeof(cb)), p->user_samples, ut,
                 p->kernel_samples, st,
-                pct(process_samples(p), s->stats.samples), p->is_self ? "  (prospect)" : "");
+                pct(process_period(p), s->stats.period_total), p->is_self ? "  (prospect)" : "");
     }
     if (nhidden)
         fprintf(f, "  %8s  %zu more processes below the thresholds: %" PRIu64 " hits (%.1f%%)\n",
-                "", nhidden, hidden, pct(hidden, s->stats.samples));
+                "", nhidden, hidden, pct(hidden_period, s->stats.period_total));
     if (!n)
         fprintf(f, "  (no samples: the command ran for less than one sampling period)\n");
 }
@@ -174,12 +181,14 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
 struct agg {
     const char *comm;
     size_t nproc;
-    uint64_t samples;
+    uint64_t samples, period;
 };
 
 static int cmp_agg(const void *x, const void *y)
 {
     const struct agg *a = x, *b = y;
+    if (a->period != b->period)
+        return a->period > b->period ? -1 : 1;
     if (a->samples != b->samples)
         return a->samples > b->samples ? -1 : 1;
     return strcmp(a->comm, b->comm);
@@ -203,6 +212,7 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
             a[na++].comm = procs[i]->comm;
         a[j].nproc++;
         a[j].samples += process_samples(procs[i]);
+        a[j].period += process_period(procs[i]);
         any_multi |= a[j].nproc > 1;
     }
     if (any_multi) {
@@ -212,52 +222,79 @@ static int by_command_section(FILE *f, const struct session *s, struct process *
             char cb[40];
             fprintf(f, "  %-16.16s %10zu %10" PRIu64 " %7.1f%%\n",
                     str_printable(a[j].comm, cb, sizeof(cb)), a[j].nproc, a[j].samples,
-                    pct(a[j].samples, s->stats.samples));
+                    pct(a[j].period, s->stats.period_total));
         }
     }
     free(a);
     return 0;
 }
 
-static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
-                          const char *total_what, const struct report_opts *o, bool with_file)
+#define COLUMNS 100
+#define FILE_COLUMNS 24     /* the File column's share of a row that must fit COLUMNS */
+
+/* "(% of 1.2345 s of process time)" or "(% of 12345 process events)": what 100% is. */
+static void fmt_base(char *buf, size_t len, const struct report_opts *o, uint64_t period,
+                     const char *whose)
 {
-    char amt[32], dbuf[64], addr[32], nb[256], db[128];
+    if (o->time_event)
+        snprintf(buf, len, "%.4f s of %s time", (double)period / 1e9, whose);
+    else
+        snprintf(buf, len, "%" PRIu64 " %s events", period, whose);
+}
+
+/* One profile. Hits are samples; % and Time/Events are the period (the events samples stand
+ * for, as perf's overhead). Rows fit COLUMNS: long names and files are elided in the middle
+ * unless o->wide. */
+static void profile_table(FILE *f, const char *title, struct profile *pr, uint64_t total,
+                          const char *whose, const struct report_opts *o, bool with_file)
+{
+    char amt[32], dbuf[64], addr[32], base[64], nb[4096], db[512], ne[512], de[128];
     size_t shown = pr->rows.n;
 
     if (o->top && shown > o->top)
         shown = o->top;
-    fprintf(f, "\n  %s: %" PRIu64 " hits (%% of %" PRIu64 " %s)\n", title, pr->samples, total,
-            total_what);
+    fmt_base(base, sizeof(base), o, total, whose);
+    fprintf(f, "\n  %s: %" PRIu64 " hits (%% of %s)\n", title, pr->samples, base);
     if (!pr->rows.n)
         return;
     fprintf(f, "  %10s %7s %12s  %-40s %s\n", "Hits", "%", o->time_event ? "Time" : "Events",
             "Routine", with_file ? "File" : "");
     for (size_t i = 0; i < shown; i++) {
         const struct prof_row *r = &pr->rows.v[i];
-        const char *name = r->sym;
+        const char *name = r->sym, *file = "";
+        size_t name_cols;
         if (!name) {
             snprintf(addr, sizeof(addr), "0x%" PRIx64, r->addr);
             name = addr;
         }
+        name = str_printable(name, nb, sizeof(nb));
+        if (with_file)
+            file = str_printable(prof_row_dso_name(r, dbuf, sizeof(dbuf)), db, sizeof(db));
+        if (!o->wide) {
+            /* 35 columns before the name, one space after it */
+            file = str_elide(file, FILE_COLUMNS, de, sizeof(de));
+            name_cols = COLUMNS - 36 - str_width(file);
+            name = str_elide(name, name_cols, ne, sizeof(ne));
+        }
         fmt_amount(amt, sizeof(amt), o, r->period);
-        fprintf(f, "  %10" PRIu64 " %6.1f%% %12s  %-40s %s\n", r->samples, pct(r->samples, total),
-                amt, str_printable(name, nb, sizeof(nb)),
-                with_file ? str_printable(prof_row_dso_name(r, dbuf, sizeof(dbuf)), db, sizeof(db))
-                          : "");
+        fprintf(f, "  %10" PRIu64 " %6.1f%% %12s  ", r->samples, pct(r->period, total), amt);
+        put_padded(f, name, 40);
+        fprintf(f, " %s\n", file);
     }
     if (shown < pr->rows.n) {
-        uint64_t rest = 0;
-        for (size_t i = shown; i < pr->rows.n; i++)
+        uint64_t rest = 0, rest_period = 0;
+        for (size_t i = shown; i < pr->rows.n; i++) {
             rest += pr->rows.v[i].samples;
-        fprintf(f, "  %10" PRIu64 " %6.1f%%  ... %zu more routines\n", rest, pct(rest, total),
-                pr->rows.n - shown);
+            rest_period += pr->rows.v[i].period;
+        }
+        fprintf(f, "  %10" PRIu64 " %6.1f%%  ... %zu more routines\n", rest,
+                pct(rest_period, total), pr->rows.n - shown);
     }
 }
 
 /* Which files the user hits fell in, their full paths and how well they could be symbolized:
  * the answer to "why is my symbol missing". */
-static void files_table(FILE *f, const struct profile *user)
+static void files_table(FILE *f, const struct profile *user, const struct report_opts *o)
 {
     struct dso *seen[64];
     size_t n = 0;
@@ -277,7 +314,7 @@ static void files_table(FILE *f, const struct profile *user)
         return;
     fprintf(f, "\n  Files with user hits:\n");
     for (size_t i = 0; i < n; i++) {
-        char nb[64], pb[300];
+        char nb[64], pb[4096], pe[512];
         enum dso_status st = dso_status(seen[i]);
         const char *path = dso_path(seen[i]), *status = dso_status_str(st);
         if (dso_kind(seen[i]) == DSO_ANON) {
@@ -287,8 +324,14 @@ static void files_table(FILE *f, const struct profile *user)
         } else if (dso_kind(seen[i]) == DSO_VDSO) {
             path = "the kernel's vDSO";
         }
-        fprintf(f, "    %-20s %s  [%s]\n", str_printable(dso_short_name(seen[i]), nb, sizeof(nb)),
-                str_printable(path, pb, sizeof(pb)), status);
+        const char *name = str_printable(dso_short_name(seen[i]), nb, sizeof(nb));
+        size_t name_cols = str_width(name) > 20 ? str_width(name) : 20;
+        path = str_printable(path, pb, sizeof(pb));
+        if (!o->wide)           /* "    " name " " path "  [" status "]" */
+            path = str_elide(path, COLUMNS - 9 - name_cols - strlen(status), pe, sizeof(pe));
+        fprintf(f, "    ");
+        put_padded(f, name, 20);
+        fprintf(f, " %s  [%s]\n", path, status);
     }
 }
 
@@ -305,9 +348,9 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
         snprintf(title, sizeof(title), "Process %d %s%s", (int)p->pid,
                  str_printable(p->comm, cb, sizeof(cb)), p->is_self ? " (Prospect itself)" : "");
         heading(f, title);
-        profile_table(f, "USER profile", &user, process_samples(p), "process samples", o, true);
-        files_table(f, &user);
-        profile_table(f, "KERNEL profile", &kern, process_samples(p), "process samples", o, true);
+        profile_table(f, "USER profile", &user, process_period(p), "process", o, true);
+        files_table(f, &user, o);
+        profile_table(f, "KERNEL profile", &kern, process_period(p), "process", o, true);
     }
     profile_release(&user);
     profile_release(&kern);
@@ -325,7 +368,7 @@ static int global_kernel_section(FILE *f, struct session *s, const struct ksyms 
     if (!err) {
         profile_sort(&kern);
         heading(f, "Global KERNEL Profile");
-        profile_table(f, "All system hits", &kern, s->stats.samples, "all samples", o, true);
+        profile_table(f, "All system hits", &kern, s->stats.period_total, "all", o, true);
     }
     profile_release(&kern);
     return err;

@@ -1,5 +1,7 @@
 /* The Prospect report (seed 001): Statistics of Run, Summary of Processes, per-process USER
- * and KERNEL profiles, and the Global KERNEL Profile, in a fixed-width layout for 100 columns. */
+ * and KERNEL profiles, and the Global KERNEL Profile, in a fixed-width layout for 100 columns
+ * (long names elided in the middle unless `wide`). Percentages are shares of the period (the
+ * events the samples stand for, as perf's); Hits columns count samples. */
 #ifndef PROSPECT_REPORT_PROSPECT_REPORT_H
 #define PROSPECT_REPORT_PROSPECT_REPORT_H
 #include <stdbool.h>
@@ -23,9 +25,10 @@ struct report_opts {
     const char *kernel_note;      /* why kernel symbols are missing, or NULL */
     uint64_t lost_extra;          /* records dropped by the collector itself */
     unsigned top;                 /* rows per profile (0: all) */
-    double min_percent;           /* processes below this share of samples are not detailed */
+    double min_percent;           /* processes below this share of the period are not detailed */
     double min_time;              /* ... or below this many seconds (time events) */
     const char *proc_note;        /* e.g. "3 /proc entries unreadable (pid 1: permission)" */
+    bool wide;                    /* full names: do not elide them to fit 100 columns */
 };
 
 /* Whether a process is detailed (has samples and passes --min-percent/--min-time): the one
