@@ -35,6 +35,8 @@ struct region {
     char *label;          /* as printed: "sum", "bench.c:18-bench.c:23", "libc.so.6:malloc" */
     char *path;           /* the ELF file */
     bool missing;         /* unresolved (kept with --ignore-missing-regions) */
+    char *note;           /* what the name resolved to when not what was written (a gcc
+                           * clone, an IFUNC's implementation), or NULL */
     VEC(char *) sites;    /* one line per probed site, for -v */
 };
 
