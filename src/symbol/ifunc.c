@@ -5,17 +5,20 @@
  * The answer comes from Prospect's own process: it runs on the same machine (same CPU
  * features) and, when it maps the same file (same device and inode), its dynamic linker makes
  * the same choice, so the resolver is called here, where the library is already relocated.
- * Only a library Prospect has loaded anyway (libc, libm) or a root-owned system library that
- * nobody else may write is loaded for this: loading runs the library's constructors. */
+ * Only a library Prospect has loaded anyway (libc, libm) or a root-owned library under the
+ * system library directories is loaded for this: loading runs the library's constructors. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include "symbol/elf_file.h"
 #include "symbol/ifunc.h"
 
-static bool scn_has_ifunc(Elf *e, Elf_Scn *scn, uint64_t vaddr)
+static bool scn_has_ifunc(Elf_Scn *scn, uint64_t vaddr)
 {
     GElf_Shdr sh;
     Elf_Data *d;
@@ -46,16 +49,30 @@ int elf_symbol_is_ifunc(const char *path, uint64_t vaddr)
     while (!found && (scn = elf_nextscn(ef.elf, scn))) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-            found = scn_has_ifunc(ef.elf, scn, vaddr);
+            found = scn_has_ifunc(scn, vaddr);
     }
     elf_file_close(&ef);
     return found;
 }
 
+/* A library under the system library directories that only root may change. */
+static bool system_library(const char *path, const struct stat *st)
+{
+    static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/" };
+    char real[PATH_MAX];
+
+    if (st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH)) || !realpath(path, real))
+        return false;
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+        if (!strncmp(real, dirs[i], strlen(dirs[i])))
+            return true;
+    return false;
+}
+
 static void *open_same_file(const char *path, const struct stat *st)
 {
     void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-    if (h || st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH)))
+    if (h || !system_library(path, st))
         return h;
     return dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 }

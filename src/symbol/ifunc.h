@@ -10,7 +10,7 @@ int elf_symbol_is_ifunc(const char *path, uint64_t vaddr);
 /* The ELF vaddr of the implementation that the IFUNC at `vaddr` of the shared library `path`
  * chooses on this machine, answered by Prospect's own dynamic linker (see ifunc.c for when that
  * is the target's answer). 0, or -EPERM (not loadable here: not already loaded and not a
- * root-owned file only root may write), -ESTALE (what loads is another file), -ENOENT (the
+ * root-owned library under /lib, /lib64, /usr/lib or /usr/lib64), -ESTALE (what loads is another file), -ENOENT (the
  * dynamic symbol table has no IFUNC there), -EXDEV (it chose code in another file). */
 int ifunc_resolve(const char *path, uint64_t vaddr, uint64_t *impl);
 #endif

@@ -252,10 +252,10 @@ static void resolve_ifunc(struct dso *dso, const char *path, struct symbol_match
         return;
     e = ifunc_resolve(path, m->start, &impl);
     if (e) {
-        snprintf(note + used, notelen - used, "%s%s is an IFUNC whose implementation is chosen "
-                 "at run time and cannot be known here (%s): counting its resolver", used ?
-                 "; " : "", m->name, e == -EPERM ? "Prospect loads only system libraries to ask"
-                 : strerror(-e));
+        snprintf(note + used, notelen - used, "%s%s is an IFUNC: the implementation it picks "
+                 "is known only inside the process (%s); counting its resolver, which runs "
+                 "once at load: name the implementation instead", used ? "; " : "", m->name,
+                 e == -EPERM ? "Prospect asks for system libraries only" : strerror(-e));
         return;
     }
     if (dso_resolve(dso, impl, &r) == 0 && r.name && !r.bracket && r.start == impl) {

@@ -35,6 +35,11 @@ fi
 "$PROSPECT" stat -r libc:strlen -- env GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4096 \
     "$W/stat_ifunc" >/dev/null 2>"$err"
 check ifunc_tunables_warning grep -q "warning: the command sets GLIBC_TUNABLES" "$err"
+# An IFUNC of the program itself cannot be resolved from outside: its resolver is probed, and
+# the note says so instead of a silent 0.
+build_workload stat_ifunc_own stat_ifunc_own -O2
+"$PROSPECT" stat -r add "$W/stat_ifunc_own" >/dev/null 2>"$err"
+check ifunc_own_note grep -q "note: add is an IFUNC: .*counting its resolver" "$err"
 
 # gcc clones: the name finds busy.isra.0 / scale.constprop.0, and a function with a copy counts
 # both (tally + tally.constprop.0, 500 calls each).
