@@ -736,10 +736,10 @@ static void warn_setid(const char *exe)
     else if (geteuid() != 0 && getxattr(exe, "security.capability", NULL, 0) > 0)
         why = "given file capabilities";
     if (why)
-        fprintf(stderr, "prospect stat: warning: %s is %s: the kernel stops every perf counter "
-                "of a process\n  whose exec changes its credentials: nothing after that exec is "
-                "counted (0 here);\n  measure a copy without the bit, or run it as its owner\n", str_printable(exe, buf,
-                sizeof(buf)), why);
+        fprintf(stderr, "prospect stat: warning: %s is %s:\n  the kernel stops every perf "
+                "counter of a process whose exec changes its credentials,\n  so its counts are "
+                "0 (the time before that exec); measure a copy without the bit,\n  or run it as "
+                "its owner\n", str_printable(exe, buf, sizeof(buf)), why);
 }
 
 int cmd_stat(int argc, char **argv)
