@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
@@ -32,8 +35,10 @@ const char cmd_stat_usage[] =
 "every crossing in every thread and child process: calls, and per event total/mean/min/max.\n"
 "\n"
 "Regions (-r, repeatable):\n"
-"  FUNC                 a function (also its inlined copies, found in DWARF)\n"
-"  LIB:FUNC             a function in a shared library (libc.so.6:malloc, libc:malloc, a path)\n"
+"  FUNC                 a function (also its inlined copies, found in DWARF, and gcc's clones\n"
+"                       such as FUNC.isra.0); C++ names may be partly qualified (K::work)\n"
+"  LIB:FUNC             a function in a shared library (libc.so.6:malloc, libc:malloc, a path);\n"
+"                       an IFUNC (libc:strlen) counts the implementation this CPU uses\n"
 "  FILE:L1-FILE:L2      source lines L1 up to (not including) L2; FILE:L1-L2 also works\n"
 "  0xA-0xB              ELF virtual addresses of the program (as objdump shows), B excluded\n"
 "\n"
@@ -523,6 +528,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
     struct stat_region_view *views = NULL;
     char exe[PATH_MAX], msg[2048];
     int e, wstatus = 0, status = 1;
+    bool ifunc = false;
     FILE *out = NULL;
 
     region_list_init(&rl);
@@ -548,7 +554,20 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         }
         if (rl.regions.v[i].missing)
             fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
+        if (rl.regions.v[i].note) {
+            fprintf(stderr, "prospect stat: note: %s\n", rl.regions.v[i].note);
+            ifunc |= strstr(rl.regions.v[i].note, "(IFUNC:") != NULL;
+        }
     }
+    /* An IFUNC's implementation is the one Prospect's own libc picks, with Prospect's
+     * environment: a command that sets other GLIBC_TUNABLES (hwcaps) may pick another. */
+    for (size_t i = 0; ifunc && o->argv && o->argv[i]; i++)
+        if (str_starts(o->argv[i], "GLIBC_TUNABLES=")) {
+            fprintf(stderr, "prospect stat: warning: the command sets GLIBC_TUNABLES: an IFUNC "
+                    "region counts the implementation\n  chosen without it; set it for "
+                    "Prospect too (GLIBC_TUNABLES=... prospect stat ...)\n");
+            break;
+        }
     msg[0] = '\0';
     note_cxx_exceptions(&rl, exe);
     if (!o->attach_pid && !o->trap_entries) {
@@ -697,6 +716,32 @@ out:
     return status;
 }
 
+/* The kernel detaches every perf event of a process (perf_event_exit_task) when its exec
+ * changes its credentials: a set-user-ID or set-group-ID program of another owner, or file
+ * capabilities that raise an unprivileged user's. Counting stops at that exec, silently. */
+static void warn_setid(const char *exe)
+{
+    struct stat st;
+    struct statvfs fs;
+    const char *why = NULL;
+    char buf[PATH_MAX];
+
+    if (stat(exe, &st) || !S_ISREG(st.st_mode) || (statvfs(exe, &fs) == 0 &&
+                                                    (fs.f_flag & ST_NOSUID)))
+        return;
+    if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+        why = "set-user-ID";
+    else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+        why = "set-group-ID";
+    else if (geteuid() != 0 && getxattr(exe, "security.capability", NULL, 0) > 0)
+        why = "given file capabilities";
+    if (why)
+        fprintf(stderr, "prospect stat: warning: %s is %s:\n  the kernel stops every perf "
+                "counter of a process whose exec changes its credentials,\n  so its counts are "
+                "0 (the time before that exec); measure a copy without the bit,\n  or run it as "
+                "its owner\n", str_printable(exe, buf, sizeof(buf)), why);
+}
+
 int cmd_stat(int argc, char **argv)
 {
     struct stat_opts o;
@@ -714,6 +759,11 @@ int cmd_stat(int argc, char **argv)
         (o.regions.n && split_hardware(&o))) {
         free_opts(&o);
         return 1;
+    }
+    if (!o.attach_pid) {
+        char exe[PATH_MAX];
+        if (launch_resolve(o.argv[0], exe, sizeof(exe)) == 0)
+            warn_setid(exe);
     }
     e = o.regions.n ? run_region_mode(&o, hw_missing) : run_program_mode(&o, hw_missing);
     free_opts(&o);

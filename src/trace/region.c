@@ -12,11 +12,11 @@
 #include "symbol/dso.h"
 #include "symbol/dwarf_inline.h"
 #include "symbol/dwarf_lines.h"
+#include "symbol/ifunc.h"
 #include "trace/region.h"
+#include "trace/region_names.h"
 #include "util/log.h"
 #include "util/strutil.h"
-
-#define MAX_MATCHES 64
 
 void region_list_init(struct region_list *rl)
 {
@@ -30,6 +30,7 @@ void region_list_release(struct region_list *rl)
         free(r->spec);
         free(r->label);
         free(r->path);
+        free(r->note);
         for (size_t j = 0; j < r->sites.n; j++)
             free(r->sites.v[j]);
         vec_free(&r->sites);
@@ -237,91 +238,50 @@ static int add_range(struct region_list *rl, int idx, const char *path, uint64_t
                          (unsigned long long)lo, (unsigned long long)hi);
 }
 
-/* Does a demangled "ns::K::name(args) const [clone .isra.0]" name the function `want`? Yes
- * when the part before the parameters is `want` or ends with "::" + want ("name", "K::name",
- * "ns::K::name" all match). */
-static bool base_name_is(const char *full, const char *want)
+/* The implementation an IFUNC match resolves to on this machine (see symbol/ifunc.c), or the
+ * resolver itself with a note saying why not. Appends to `note`. */
+static void resolve_ifunc(struct dso *dso, const char *path, struct symbol_match *m, char *note,
+                          size_t notelen)
 {
-    size_t end = strcspn(full, "("), wl = strlen(want);
-    if (end < wl || strncmp(full + end - wl, want, wl))
-        return false;
-    return end == wl || (end - wl >= 2 && full[end - wl - 1] == ':' && full[end - wl - 2] == ':');
-}
+    size_t used = strlen(note);
+    uint64_t impl;
+    struct symres r;
+    int e;
 
-struct fuzzy {
-    const char *want;
-    struct symbol_match m[MAX_MATCHES];
-    size_t n;
-    struct { const char *name; size_t d; } near[3];
-};
-
-static void fuzzy_cb(void *arg, const struct symbol_match *m)
-{
-    struct fuzzy *f = arg;
-    size_t cap = strlen(f->want) / 3 + 2, d;
-
-    if (base_name_is(m->name, f->want)) {
-        for (size_t i = 0; i < f->n; i++)
-            if (f->m[i].start == m->start)
-                return;
-        if (f->n < MAX_MATCHES)
-            f->m[f->n++] = *m;
+    if (elf_symbol_is_ifunc(path, m->start) != 1)
+        return;
+    e = ifunc_resolve(path, m->start, &impl);
+    if (e) {
+        snprintf(note + used, notelen - used, "%s%s is an IFUNC: the implementation it picks "
+                 "is known only inside the process (%s); counting its resolver, which runs "
+                 "once at load: name the implementation instead", used ? "; " : "", m->name,
+                 e == -EPERM ? "Prospect asks for system libraries only" : strerror(-e));
         return;
     }
-    d = edit_distance(f->want, m->name, cap);
-    if (d >= cap)
-        return;
-    for (size_t i = 0; i < 3; i++) {
-        if (f->near[i].name && !strcmp(f->near[i].name, m->name))
-            return;
-        if (!f->near[i].name || d < f->near[i].d) {
-            for (size_t j = 2; j > i; j--)
-                f->near[j] = f->near[j - 1];
-            f->near[i].name = m->name;
-            f->near[i].d = d;
-            return;
-        }
+    if (dso_resolve(dso, impl, &r) == 0 && r.name && !r.bracket && r.start == impl) {
+        snprintf(note + used, notelen - used, "%s%s -> %s (IFUNC: the implementation this CPU "
+                 "uses)", used ? "; " : "", m->name, r.name);
+        m->name = r.name;
+        m->size = r.size;
+    } else {
+        snprintf(note + used, notelen - used, "%s%s -> 0x%llx (IFUNC: the implementation this "
+                 "CPU uses; no symbol names it: install the library's debug symbols)", used ?
+                 "; " : "", m->name, (unsigned long long)impl);
+        m->size = 0;
     }
-}
-
-static size_t dedupe_by_start(struct symbol_match *m, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool dup = false;
-        for (size_t j = 0; j < k; j++)
-            dup |= m[j].start == m[i].start;
-        if (!dup)
-            m[k++] = m[i];
-    }
-    return k;
-}
-
-/* A function's cold part runs inside the function's crossings: dropped from the matches when
- * the function itself matched too. */
-static size_t drop_cold_parts(struct symbol_match *m, size_t n)
-{
-    size_t k = 0, hot = 0;
-    for (size_t i = 0; i < n; i++)
-        hot += !symbol_is_cold_part(m[i].name);
-    if (!hot || hot == n)
-        return n;
-    for (size_t i = 0; i < n; i++)
-        if (!symbol_is_cold_part(m[i].name))
-            m[k++] = m[i];
-    return k;
+    m->start = impl;
 }
 
 static int add_function(struct region_list *rl, int idx, const char *path, const char *name,
                         char *err, size_t errlen)
 {
     struct dso *dso = dso_cache_get(rl->dsos, DSO_FILE, path, NULL, 0, 0);
-    struct fuzzy f = { .want = name };
-    struct symbol_match *m = f.m;
+    struct symbol_match m[REGION_NAME_MAX_MATCHES];
     struct inline_site *sites = NULL;
     const char *dbg, *dwarf_name = name;
+    char note[1024], fn[512];
     enum dso_status st;
-    long nsites = 0;
+    long nsites = 0, found;
     size_t n;
     int e = 0;
 
@@ -332,21 +292,20 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
         snprintf(err, errlen, "%s: %s", path, dso_status_str(st));
         return -ENOENT;
     }
-    n = drop_cold_parts(m, dedupe_by_start(m, dso_find_symbols(dso, name, m, MAX_MATCHES)));
-    if (n == 0) {
-        dso_foreach_symbol(dso, fuzzy_cb, &f);
-        n = drop_cold_parts(m, f.n);
+    found = region_names_find(dso, path, name, m, note, sizeof(note), err, errlen);
+    if (found < 0)
+        return (int)found;
+    n = (size_t)found;
+    /* DWARF names a C function without the clone suffix ("busy", not "busy.isra.0"). */
+    if (n) {
+        region_name_unclone(m[0].name, fn, sizeof(fn));
+        if (!strchr(fn, '('))
+            dwarf_name = fn;
     }
-    if (n > 1) {
-        size_t used = (size_t)snprintf(err, errlen, "'%s' is ambiguous in %s; candidates:",
-                                       name, path);
-        for (size_t i = 0; i < n && used < errlen; i++)
-            used += (size_t)snprintf(err + used, errlen - used, "%s %s (0x%llx)", i ? "," : "",
-                                     m[i].name, (unsigned long long)m[i].start);
-        return -ENOTUNIQ;
-    }
-    if (n == 1 && strchr(m[0].name, '(') == NULL)
-        dwarf_name = m[0].name;
+    for (size_t i = 0; i < n; i++)
+        resolve_ifunc(dso, path, &m[i], note, sizeof(note));
+    if (note[0] && !(rl->regions.v[idx].note = strdup(note)))
+        return -ENOMEM;
     dbg = dso_debug_path(dso);
     if (dbg) {
         nsites = dwarf_inline_sites(dbg, dwarf_name, &sites);
@@ -354,24 +313,23 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
             nsites = 0;
     }
     if (n == 0 && nsites == 0) {
-        size_t used = (size_t)snprintf(err, errlen, "no function '%s' in %s", name, path);
-        for (size_t i = 0; i < 3 && f.near[i].name && used < errlen; i++)
-            used += (size_t)snprintf(err + used, errlen - used, "%s %s",
-                                     i ? "," : "; did you mean", f.near[i].name);
+        size_t used = strlen(err);
         if (!dbg && used < errlen)
             snprintf(err + used, errlen - used, " (no DWARF: inlined copies cannot be found)");
         return -ENOENT;
     }
-    if (n == 1) {
-        if ((e = add_probe(rl, path, m[0].start, false, RC_ENTER, idx, err, errlen)) ||
-            (e = add_probe(rl, path, m[0].start, true, RC_EXIT, idx, err, errlen)))
+    err[0] = '\0';
+    /* Every clone of the function is a copy that some callers call: each counts. */
+    for (size_t i = 0; i < n; i++) {
+        if ((e = add_probe(rl, path, m[i].start, false, RC_ENTER, idx, err, errlen)) ||
+            (e = add_probe(rl, path, m[i].start, true, RC_EXIT, idx, err, errlen)))
             goto out;
         /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
         rl->probes.v[rl->probes.n - 1].uret = rl->probes.v[rl->probes.n - 2].uret = true;
-        rl->probes.v[rl->probes.n - 2].func_size = m[0].size;
+        rl->probes.v[rl->probes.n - 2].func_size = m[i].size;
         if ((e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
-                               "return probes)", path, m[0].name,
-                               (unsigned long long)m[0].start)))
+                               "return probes)", path, m[i].name,
+                               (unsigned long long)m[i].start)))
             goto out;
     }
     /* An inlined instance is inside while the pc is in one of its ranges. Entries: its

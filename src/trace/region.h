@@ -1,9 +1,10 @@
 /* Regions of a program for `prospect stat -r`: parsing what the user wrote and resolving it
  * to probe points (ELF file + file offset) with the symbol and DWARF modules.
  *
- *   func                 a function (exact symbol, else a unique demangled match), plus every
- *                        inlined instance found in DWARF
- *   lib:func             a function in a shared library (libc.so.6:malloc, libc:malloc, or a path)
+ *   func                 a function (region_names.h: exact symbol, else a unique partly
+ *                        qualified or clone match), plus every inlined instance found in DWARF
+ *   lib:func             a function in a shared library (libc.so.6:malloc, libc:malloc, or a
+ *                        path); an IFUNC resolves to its implementation here (symbol/ifunc.h)
  *   file:L1-file:L2      source lines, end exclusive (file:L1-L2 also accepted)
  *   0xA-0xB              ELF virtual addresses of the program (as objdump shows them), end exclusive
  */
@@ -35,6 +36,8 @@ struct region {
     char *label;          /* as printed: "sum", "bench.c:18-bench.c:23", "libc.so.6:malloc" */
     char *path;           /* the ELF file */
     bool missing;         /* unresolved (kept with --ignore-missing-regions) */
+    char *note;           /* what the name resolved to when not what was written (a gcc
+                           * clone, an IFUNC's implementation), or NULL */
     VEC(char *) sites;    /* one line per probed site, for -v */
 };
 
