@@ -118,6 +118,19 @@ static void print_warnings(const struct perfdata *pd, const char *path)
     }
 }
 
+/* --symfs DIR must be a directory, --kallsyms FILE a regular file: 0, or the usage error. */
+static int check_path(const char *opt, const char *path, mode_t type)
+{
+    struct stat st;
+
+    if (stat(path, &st))
+        return cmd_usage_error("report", "--%s %s: %s", opt, path, strerror(errno));
+    if ((st.st_mode & S_IFMT) != type)
+        return cmd_usage_error("report", "--%s %s: %s", opt, path,
+                               type == S_IFDIR ? "not a directory" : "not a regular file");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
@@ -148,7 +161,6 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { NULL, 0, NULL, 0 },
     };
     char why[160];
-    struct stat st;
     uint64_t v;
     double d;
     int c;
@@ -213,18 +225,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->min_percent = d;
             break;
         case OPT_SYMFS:
-            errno = 0;
-            if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
-                return cmd_usage_error("report", "--symfs %s: %s", optarg,
-                                       errno ? strerror(errno) : "not a directory");
-            o->symfs = optarg;
-            break;
         case OPT_KALLSYMS:
-            errno = 0;
-            if (stat(optarg, &st) || !S_ISREG(st.st_mode))
-                return cmd_usage_error("report", "--kallsyms %s: %s", optarg,
-                                       errno ? strerror(errno) : "not a regular file");
-            o->kallsyms = optarg;
+            if (c == OPT_SYMFS ? check_path("symfs", optarg, S_IFDIR)
+                               : check_path("kallsyms", optarg, S_IFREG))
+                return EXIT_USAGE;
+            *(c == OPT_SYMFS ? &o->symfs : &o->kallsyms) = optarg;
             break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
