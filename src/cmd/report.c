@@ -369,14 +369,15 @@ placement:
                  (unsigned long long)text);
 }
 
-/* Kernel symbols, loaded on the second core while the file is walked (almost every profile
- * has kernel samples). A copy of kallsyms cached for the file's kernel build-id (by
- * `prospect record`, or perf's build-id cache) is preferred: it describes the kernel when the
- * profile was recorded and costs a file read, where /proc/kallsyms costs the kernel ~40 ms to
- * format. Whether the copy's kernel placement matches the file is checked after the walk. */
+/* Kernel symbols, loaded on the second core while the rest of the file is walked, from its
+ * first kernel sample on (none: never loaded). --kallsyms FILE (or --symfs DIR/proc/kallsyms),
+ * else a copy of kallsyms cached for the file's kernel build-id (by `prospect record`, or
+ * perf's build-id cache) is preferred: it describes the kernel when the profile was recorded
+ * and costs a file read, where /proc/kallsyms costs the kernel ~40 ms to format. Whether the
+ * copy's kernel placement matches the file is checked after the walk. */
 struct ksyms_job {
     pthread_t thread;
-    const char *path;         /* --kallsyms FILE, else NULL */
+    const char *path;         /* --kallsyms FILE or DIR/proc/kallsyms, else NULL */
     bool started;
     struct ksyms *ks;
     int err;
