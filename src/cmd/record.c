@@ -18,6 +18,7 @@
 #include "perf/collect.h"
 #include "perf/perfdata_write.h"
 #include "session/session.h"
+#include "symbol/buildid_cache.h"
 #include "symbol/dso.h"
 #include "util/log.h"
 
@@ -34,6 +35,9 @@ const char cmd_record_usage[] =
 PROFILE_OPTS_HELP
 "  -p, --pid PID          attach to a running process (repeat for more)\n"
 "  -o, --output FILE      the perf.data file to write (default perf.data)\n"
+"  -N, --no-buildid-cache do not copy the files that got samples into perf's build-id\n"
+"                         cache ($PERF_BUILDID_DIR or ~/.debug), which keeps them\n"
+"                         reportable after they are deleted or rebuilt\n"
 "  -v, --verbose          explain choices (-vv: more)\n"
 "  -h, --help             show this help\n"
 "\n"
@@ -75,11 +79,13 @@ static int round_out(void *arg)
     return perfdata_writer_round(o->w);
 }
 
-/* HEADER_BUILD_ID: every DSO that got a hit, and the kernel if it did (as perf writes). */
-static void add_build_ids(struct perfdata_writer *w, struct session *s)
+/* HEADER_BUILD_ID: every DSO that got a hit, and the kernel if it did (as perf writes); with
+ * `cache`, a copy of each such file goes into perf's build-id cache, as perf record does. */
+static void add_build_ids(struct perfdata_writer *w, struct session *s, bool cache)
 {
     uint8_t id[BUILD_ID_MAX];
     size_t len;
+    int err;
 
     for (size_t i = 0; i < s->procs.n; i++) {
         struct process *p = s->procs.v[i];
@@ -91,9 +97,13 @@ static void add_build_ids(struct perfdata_writer *w, struct session *s)
                 if (!hitstore_count(&maps[j]->hits) || dso_kind(d) == DSO_ANON)
                     continue;
                 len = sizeof(id);
-                if (dso_build_id(d, id, &len) == 0)
-                    perfdata_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, dso_path(d),
-                                                 id, len);
+                if (dso_build_id(d, id, &len))
+                    continue;
+                perfdata_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, dso_path(d), id, len);
+                if (cache && dso_kind(d) == DSO_FILE && (err = buildid_cache_add(dso_path(d),
+                                                                                  id, len)))
+                    pr_debug("%s: not copied to the build-id cache: %s", dso_path(d),
+                             strerror(-err));
             }
         }
     }
@@ -148,6 +158,7 @@ int cmd_record(int argc, char **argv)
     static const struct option longopts[] = {
         PROFILE_LONG_OPTS,
         { "output", required_argument, NULL, 'o' },
+        { "no-buildid-cache", no_argument, NULL, 'N' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -163,11 +174,12 @@ int cmd_record(int argc, char **argv)
     const char *output = "perf.data";
     char err[512], line[1024], version[64];
     int c, ret, status = 1;
+    bool buildid_cache = true;
 
     profile_opts_init(&po);
     opterr = 0;     /* our own one-line messages */
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:Nvh", longopts, NULL)) != -1) {
         ret = profile_opts_parse(&po, "record", c, optarg);
         if (ret == 0)
             continue;
@@ -175,6 +187,7 @@ int cmd_record(int argc, char **argv)
             return EXIT_USAGE;
         switch (c) {
         case 'o': output = optarg; break;
+        case 'N': buildid_cache = false; break;
         case 'v': log_verbosity++; break;
         case 'h': return cmd_help("record");
         default: return cmd_bad_option("record", argv, optind, optopt, c);
@@ -216,7 +229,7 @@ int cmd_record(int argc, char **argv)
                                     "the file holds what was collected", "recording");
     if (status >= 0)
         goto fail;
-    add_build_ids(w, &session);
+    add_build_ids(w, &session, buildid_cache);
     {
         uint64_t samples = perfdata_writer_samples(w);
         double mb = (double)perfdata_writer_data_bytes(w) / 1e6;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cmd/cmd.h"
 #include <sys/utsname.h>
 #include "perf/perfdata.h"
@@ -44,6 +46,9 @@ const char cmd_report_usage[] =
 "  -t, --field-separator S  --flat text: fields joined by S, unpadded (as perf -t)\n"
 "      --no-bracket       show stripped-library hits as raw addresses (as perf does)\n"
 "                         instead of Prospect's a->b brackets\n"
+"      --symfs DIR        read every file at DIR/<its path> (another system's files)\n"
+"      --kallsyms FILE    kernel symbols from FILE (kallsyms format), not from the\n"
+"                         file's kernel build-id cache or /proc/kallsyms\n"
 "      --pid PID          only samples of this process\n"
 "      --tid TID          only samples of this thread\n"
 "      --comm NAME        only samples of processes with this command name\n"
@@ -76,6 +81,7 @@ struct report_cmd_opts {
     struct flat_opts flat_opts;
     struct session_filter filter;
     const char *event;
+    const char *symfs, *kallsyms;
     unsigned top;
     double min_percent;
 };
@@ -123,11 +129,24 @@ static void print_warnings(const struct perfdata *pd, const char *path)
     }
 }
 
+/* --symfs DIR must be a directory, --kallsyms FILE a regular file: 0, or the usage error. */
+static int check_path(const char *opt, const char *path, mode_t type)
+{
+    struct stat st;
+
+    if (stat(path, &st))
+        return cmd_usage_error("report", "--%s %s: %s", opt, path, strerror(errno));
+    if ((st.st_mode & S_IFMT) != type)
+        return cmd_usage_error("report", "--%s %s: %s", opt, path,
+                               type == S_IFDIR ? "not a directory" : "not a regular file");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
-           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE };
+           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -150,6 +169,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "format", required_argument, NULL, OPT_FORMAT },
         { "top", required_argument, NULL, OPT_TOP },
         { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+        { "symfs", required_argument, NULL, OPT_SYMFS },
+        { "kallsyms", required_argument, NULL, OPT_KALLSYMS },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -234,6 +255,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->min_percent = d;
             o->report_only = "--min-percent";
             break;
+        case OPT_SYMFS:
+        case OPT_KALLSYMS:
+            if (c == OPT_SYMFS ? check_path("symfs", optarg, S_IFDIR)
+                               : check_path("kallsyms", optarg, S_IFREG))
+                return EXIT_USAGE;
+            *(c == OPT_SYMFS ? &o->symfs : &o->kallsyms) = optarg;
+            break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
         default: return cmd_bad_option("report", argv, optind, optopt, c);
@@ -266,6 +294,9 @@ static const struct evsel *pick_evsel(const struct evlist *evl, const char *name
     return name || !evl->nr ? NULL : &evl->sel[0];
 }
 
+struct ksyms_job;
+static void ksyms_job_start(struct ksyms_job *j);
+
 /* Feeds the session the records of every event but the samples of one only (a table of two
  * events' samples added up would mean nothing). */
 struct one_event {
@@ -279,6 +310,7 @@ struct one_event {
     uint64_t all_samples, all_period;
     uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
     struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
+    struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
 };
 
 /* The session decides which samples count (filters, clamped clock periods); the thread tally
@@ -320,9 +352,15 @@ static int session_one_event(void *arg, const struct evlist *evl,
             oe->all_period += smp.period;
         }
     }
-    if (oe->threads)
-        return session_and_threads(oe, evl, h, time);
-    return session_record(oe->s, evl, h, time);
+    int err = oe->threads ? session_and_threads(oe, evl, h, time)
+                          : session_record(oe->s, evl, h, time);
+    /* Kernel symbols only for a profile with kernel samples (a user-only report of a small
+     * file spent most of its time on kallsyms), read on the other core during the walk. */
+    if (oe->kjob && oe->s->stats.kernel) {
+        ksyms_job_start(oe->kjob);
+        oe->kjob = NULL;
+    }
+    return err;
 }
 
 static char *join_cmdline(const struct perfdata_info *in)
@@ -347,15 +385,18 @@ static bool cmdline_has(const struct perfdata_info *in, const char *a, const cha
     return false;
 }
 
-/* Kernel symbols come from this machine: say so when the file is from another kernel. */
+/* Kernel symbols come from this machine: say so when the file is from another kernel.
+ * `given`: the user named the kallsyms file (--kallsyms), only its placement is checked. */
 static void kernel_note(const struct perfdata_info *in, const struct ksyms *ks,
-                        uint64_t rec_text, char *note, size_t len)
+                        uint64_t rec_text, bool given, char *note, size_t len)
 {
     struct utsname u;
     uint8_t id[BUILD_ID_MAX];
     size_t idlen = sizeof(id);
     uint64_t text;
 
+    if (given)
+        goto placement;
     if (uname(&u) == 0 && in->osrelease && strcmp(u.release, in->osrelease)) {
         snprintf(note, len, "recorded on kernel %s, symbols from this kernel (%s) may be wrong",
                  in->osrelease, u.release);
@@ -374,6 +415,7 @@ static void kernel_note(const struct perfdata_info *in, const struct ksyms *ks,
         }
         break;
     }
+placement:
     /* Same kernel, another boot: KASLR may have moved it (the file's kernel map says where
      * _text was when it was recorded; the loaded kallsyms say where it is). */
     text = rec_text ? ksyms_lookup(ks, "_text") : 0;
@@ -383,13 +425,15 @@ static void kernel_note(const struct perfdata_info *in, const struct ksyms *ks,
                  (unsigned long long)text);
 }
 
-/* Kernel symbols, loaded on the second core while the file is walked (almost every profile
- * has kernel samples). A copy of kallsyms cached for the file's kernel build-id (by
- * `prospect record`, or perf's build-id cache) is preferred: it describes the kernel when the
- * profile was recorded and costs a file read, where /proc/kallsyms costs the kernel ~40 ms to
- * format. Whether the copy's kernel placement matches the file is checked after the walk. */
+/* Kernel symbols, loaded on the second core while the rest of the file is walked, from its
+ * first kernel sample on (none: never loaded). --kallsyms FILE (or --symfs DIR/proc/kallsyms),
+ * else a copy of kallsyms cached for the file's kernel build-id (by `prospect record`, or
+ * perf's build-id cache) is preferred: it describes the kernel when the profile was recorded
+ * and costs a file read, where /proc/kallsyms costs the kernel ~40 ms to format. Whether the
+ * copy's kernel placement matches the file is checked after the walk. */
 struct ksyms_job {
     pthread_t thread;
+    const char *path;         /* --kallsyms FILE or DIR/proc/kallsyms, else NULL */
     bool started;
     struct ksyms *ks;
     int err;
@@ -402,6 +446,11 @@ struct ksyms_job {
 static void *ksyms_thread(void *arg)
 {
     struct ksyms_job *j = arg;
+    if (j->path) {
+        snprintf(j->source, sizeof(j->source), "%s", j->path);
+        j->err = ksyms_load(j->path, &j->ks);
+        return NULL;
+    }
     if (j->bid_len && ksyms_cache_load(j->bid, j->bid_len, 0, &j->ks, j->source,
                                        sizeof(j->source)) == 0) {
         j->cached = true;
@@ -428,7 +477,8 @@ static void ksyms_job_set_kernel(struct ksyms_job *j, const struct perfdata_info
 
 static void ksyms_job_start(struct ksyms_job *j)
 {
-    j->started = pthread_create(&j->thread, NULL, ksyms_thread, j) == 0;
+    if (!j->started)
+        j->started = pthread_create(&j->thread, NULL, ksyms_thread, j) == 0;
 }
 
 /* The kernel symbols (NULL with err set when unavailable). rec_text is _text when the file was
@@ -476,11 +526,13 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (kerr == -ENOMEM)
             return kerr;
         if (kerr == -EACCES)
-            snprintf(knote, sizeof(knote), "kernel addresses are hidden (kernel.kptr_restrict)");
+            snprintf(knote, sizeof(knote), "%.160s: kernel addresses are hidden (all zero: "
+                     "kernel.kptr_restrict)", kjob->source);
         else if (kerr)
-            snprintf(knote, sizeof(knote), "cannot read /proc/kallsyms: %s", strerror(-kerr));
+            snprintf(knote, sizeof(knote), "cannot read %.160s: %s", kjob->source,
+                     kerr == -EINVAL ? "not a regular file" : strerror(-kerr));
         else
-            kernel_note(in, ks, oe->kernel_text, knote, sizeof(knote));
+            kernel_note(in, ks, oe->kernel_text, kjob->path != NULL, knote, sizeof(knote));
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }
@@ -532,7 +584,7 @@ int cmd_report(int argc, char **argv)
     struct ksyms_job kjob = { 0 };
     struct one_event oe = { 0 };
     struct thread_tally threads;
-    char line[1024];
+    char line[1024], symfs_kallsyms[4096];
     int ret = parse_args(argc, argv, &o);
 
     if (ret < 0)
@@ -556,9 +608,21 @@ int cmd_report(int argc, char **argv)
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
+    if ((o.symfs && dso_cache_set_symfs(session.dsos, o.symfs)) ||
+        session_add_build_ids(&session, perfdata_info(pd))) {
+        cmd_error("report", "out of memory");
+        ret = 1;
+        goto out;
+    }
     if (o.flat || !(o.header || o.stats)) {
         ksyms_job_set_kernel(&kjob, perfdata_info(pd));
-        ksyms_job_start(&kjob);
+        kjob.path = o.kallsyms;
+        /* As perf: the other system's kallsyms when the --symfs tree has one. */
+        if (!o.kallsyms && o.symfs &&
+            (size_t)snprintf(symfs_kallsyms, sizeof(symfs_kallsyms), "%s/proc/kallsyms",
+                             o.symfs) < sizeof(symfs_kallsyms) && !access(symfs_kallsyms, R_OK))
+            kjob.path = symfs_kallsyms;
+        oe.kjob = &kjob;
     }
     /* One pass: the reader feeds the same session code as live collection. */
     oe.s = &session;

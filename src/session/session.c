@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include "perf/collect.h"
 #include "perf/evlist.h"
+#include "perf/perfdata.h"
 #include "session/process.h"
 #include "session/session.h"
 #include "symbol/dso.h"
@@ -34,6 +35,23 @@ void session_release(struct session *s)
     hitstore_release(&s->kernel_hits);
     dso_cache_free(s->dsos);
     memset(s, 0, sizeof(*s));
+}
+
+int session_add_build_ids(struct session *s, const struct perfdata_info *in)
+{
+    for (size_t i = 0; i < in->nr_build_ids; i++) {
+        const struct perfdata_build_id_entry *b = &in->build_ids[i];
+        uint16_t mode = b->cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+        int err;
+        /* Kernel entries key the kallsyms copies (report.c); [vdso] is this kernel's own. */
+        if ((mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER) ||
+            b->path[0] != '/')
+            continue;
+        err = dso_cache_add_build_id(s->dsos, b->path, b->id, b->size);
+        if (err == -ENOMEM)
+            return err;
+    }
+    return 0;
 }
 
 struct process *session_find_process(struct session *s, pid_t pid)

@@ -88,6 +88,12 @@ int session_record(void *session, const struct evlist *evl, const struct perf_ev
  * a nameless ":PID". 0 or -ENOMEM. */
 int session_add_launcher(struct session *s, pid_t pid, const char *argv0);
 
+struct perfdata_info;
+/* The build-ids a perf.data file recorded for user-space files (HEADER_BUILD_ID): checked
+ * against the files on disk, and the keys to perf's build-id cache when a file was deleted or
+ * rebuilt since (see dso_cache_add_build_id). 0 or -ENOMEM. */
+int session_add_build_ids(struct session *s, const struct perfdata_info *in);
+
 /* Samples of any mode taken in process p. */
 static inline uint64_t process_samples(const struct process *p)
 {

@@ -1,15 +1,25 @@
 /* The DSO cache (one struct dso per kind+path+build-id), accessors, resolution, name search. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/dso_internal.h"
 #include "util/hash.h"
 #include "util/strutil.h"
+#include "util/vec.h"
+
+struct recorded_build_id {
+    char *path;
+    uint8_t id[BUILD_ID_MAX];
+    size_t len;
+};
 
 struct dso_cache {
     struct dso **buckets;
     size_t nbuckets, count;
     char *debug_root;
+    char *symfs, *symfs_debug_root;
+    VEC(struct recorded_build_id) recorded;
 };
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
@@ -50,6 +60,11 @@ void dso_cache_free(struct dso_cache *cache)
     }
     free(cache->buckets);
     free(cache->debug_root);
+    free(cache->symfs);
+    free(cache->symfs_debug_root);
+    for (size_t i = 0; i < cache->recorded.n; i++)
+        free(cache->recorded.v[i].path);
+    vec_free(&cache->recorded);
     free(cache);
 }
 
@@ -65,7 +80,65 @@ int dso_cache_set_debug_root(struct dso_cache *cache, const char *dir)
 
 const char *dso_cache_debug_root(const struct dso_cache *cache)
 {
-    return cache->debug_root ? cache->debug_root : DEFAULT_DEBUG_ROOT;
+    if (cache->debug_root)
+        return cache->debug_root;
+    return cache->symfs_debug_root ? cache->symfs_debug_root : DEFAULT_DEBUG_ROOT;
+}
+
+int dso_cache_set_symfs(struct dso_cache *cache, const char *dir)
+{
+    size_t len = strlen(dir);
+    char *s, *dbg;
+
+    while (len > 1 && dir[len - 1] == '/')   /* joined with absolute paths */
+        len--;
+    s = strndup(dir, len);
+    dbg = s ? malloc(len + sizeof(DEFAULT_DEBUG_ROOT)) : NULL;
+    if (!dbg) {
+        free(s);
+        return -ENOMEM;
+    }
+    snprintf(dbg, len + sizeof(DEFAULT_DEBUG_ROOT), "%s%s", s, DEFAULT_DEBUG_ROOT);
+    free(cache->symfs);
+    free(cache->symfs_debug_root);
+    cache->symfs = s;
+    cache->symfs_debug_root = dbg;
+    return 0;
+}
+
+const char *dso_cache_symfs(const struct dso_cache *cache)
+{
+    return cache->symfs;
+}
+
+int dso_cache_add_build_id(struct dso_cache *cache, const char *path, const uint8_t *bid,
+                           size_t len)
+{
+    struct recorded_build_id r = { .len = len };
+
+    if (!len || len > BUILD_ID_MAX)
+        return -EINVAL;
+    memcpy(r.id, bid, len);
+    r.path = strdup(path);
+    if (!r.path || vec_push(&cache->recorded, r)) {
+        free(r.path);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int dso_cache_recorded_build_id(const struct dso_cache *cache, const char *path, uint8_t *out,
+                                size_t *len)
+{
+    for (size_t i = 0; i < cache->recorded.n; i++) {
+        const struct recorded_build_id *r = &cache->recorded.v[i];
+        if (!strcmp(r->path, path)) {
+            memcpy(out, r->id, r->len);
+            *len = r->len;
+            return 0;
+        }
+    }
+    return -ENOENT;
 }
 
 static uint64_t dso_key_hash(enum dso_kind kind, const char *path, const uint8_t *bid,
@@ -221,6 +294,7 @@ const char *dso_status_str(enum dso_status st)
     case DSO_MISSING: return "file not found";
     case DSO_BAD_ELF: return "not a valid ELF file";
     case DSO_BUILD_ID_MISMATCH: return "changed on disk since it was mapped (build-id or inode differs)";
+    case DSO_REFUSED: return "refused: not a regular file owned by you or root";
     }
     return "unknown";
 }

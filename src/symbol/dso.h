@@ -26,6 +26,7 @@ enum dso_status {
     DSO_MISSING,          /* file not found or unreadable */
     DSO_BAD_ELF,          /* not ELF or corrupt */
     DSO_BUILD_ID_MISMATCH,/* the file on disk is not the one that was mapped */
+    DSO_REFUSED,          /* not a regular file, or a perf map owned by another user */
 };
 
 struct dso;
@@ -36,6 +37,15 @@ void dso_cache_free(struct dso_cache *cache);
 /* Where separate debug info lives (default /usr/lib/debug): <dir>/.build-id/xx/rest.debug and
  * <dir>/<file's directory>/<debuglink>. 0 or -ENOMEM. */
 int dso_cache_set_debug_root(struct dso_cache *cache, const char *dir);
+/* perf's --symfs: every file is read at <dir><its absolute path> (a copy of another system's
+ * files), and separate debug info under <dir>/usr/lib/debug unless a debug root was set. Inodes
+ * are not compared there; build-ids are. 0 or -ENOMEM. */
+int dso_cache_set_symfs(struct dso_cache *cache, const char *dir);
+/* A build-id the profile recorded for a file (perf.data's HEADER_BUILD_ID): the file on disk
+ * must have it, and when it has not (deleted, rebuilt) perf's build-id cache (~/.debug) is
+ * searched for a copy that has. 0, -EINVAL (empty or too long), -ENOMEM. */
+int dso_cache_add_build_id(struct dso_cache *cache, const char *path, const uint8_t *bid,
+                           size_t len);
 
 /* The DSO for a mapped file, created unloaded on first use. build_id (may be NULL) is what the
  * kernel reported for the mapping; it is checked against the file when symbols load. For

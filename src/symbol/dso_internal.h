@@ -27,6 +27,11 @@ struct dso {
 };
 
 const char *dso_cache_debug_root(const struct dso_cache *cache);
+/* --symfs (NULL when unset): files are read at <symfs><path>. */
+const char *dso_cache_symfs(const struct dso_cache *cache);
+/* The build-id the profile recorded for a path (dso_cache_add_build_id): 0 or -ENOENT. */
+int dso_cache_recorded_build_id(const struct dso_cache *cache, const char *path, uint8_t *out,
+                                size_t *len);
 
 /* Loaders, called once by dso_load; each sets status (and segs/tab/debug_path). */
 int dso_load_file(struct dso *dso);

@@ -1,12 +1,15 @@
 /* Loading a DSO's symbols from its ELF file: build-id check, segments, .symtab (own or from
  * separate debug info), else .dynsym with brackets. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "symbol/buildid_cache.h"
 #include "symbol/debuginfo.h"
 #include "symbol/dso_internal.h"
+#include "symbol/symfile.h"
 #include "util/strutil.h"
 
 #define LOG_PREFIX "symbol"
@@ -44,14 +47,14 @@ static long read_table(Elf *e, Elf *main, GElf_Word type, struct symtab *out, bo
     return err ? err : n;
 }
 
-/* The kernel's build-id may be zero-padded to 20 bytes. */
-static bool build_id_equal(const struct dso *dso)
+/* Whether a file's build-id is the one wanted (the kernel's may be zero-padded to 20 bytes). */
+static bool build_id_equal(const uint8_t *want, size_t want_len, const uint8_t *have,
+                           size_t have_len)
 {
-    if (!dso->fbid_len || dso->kbid_len < dso->fbid_len ||
-        memcmp(dso->kbid, dso->fbid, dso->fbid_len))
+    if (!have_len || want_len < have_len || memcmp(want, have, have_len))
         return false;
-    for (size_t i = dso->fbid_len; i < dso->kbid_len; i++)
-        if (dso->kbid[i])
+    for (size_t i = have_len; i < want_len; i++)
+        if (want[i])
             return false;
     return true;
 }
@@ -134,59 +137,106 @@ static int same_inode(const struct dso *dso, const char *path)
     return st.st_ino == dso->fid_ino;
 }
 
-int dso_load_file(struct dso *dso)
+/* The build-id the mapped file had: the kernel's for the mapping, else the one the profile
+ * recorded for its path (perf.data's HEADER_BUILD_ID). Length 0 when unknown. */
+static size_t wanted_build_id(const struct dso *dso, const char *path, uint8_t *out)
 {
+    size_t len = 0;
+
+    if (dso->kbid_len) {
+        memcpy(out, dso->kbid, dso->kbid_len);
+        return dso->kbid_len;
+    }
+    if (!dso_cache_recorded_build_id(dso->cache, dso->path, out, &len) ||
+        !dso_cache_recorded_build_id(dso->cache, path, out, &len))
+        return len;
+    return 0;
+}
+
+/* Loads the file at its path (under --symfs when set) if it is the one that was mapped.
+ * Returns 1 when loaded, 0 with *why set when that file is not usable, or -ENOMEM. */
+static int load_from_disk(struct dso *dso, const char *path, bool deleted, const uint8_t *want,
+                          size_t want_len, enum dso_status *why)
+{
+    const char *symfs = dso_cache_symfs(dso->cache);
+    char *disk = NULL;
     struct elf_file ef;
-    char *stripped = NULL;
-    const char *path = dso->path;
-    bool deleted = str_ends(path, DELETED_SUFFIX);
     int err;
 
-    if (deleted) {
-        /* The file was replaced or removed after it was mapped: whatever is at the old path
-         * now is only trusted if its build-id or inode proves it is the same file. */
-        if (!dso->kbid_len && !dso->has_fid) {
-            dso->status = DSO_MISSING;
-            return 0;
-        }
-        stripped = strndup(path, strlen(path) - strlen(DELETED_SUFFIX));
-        if (!stripped)
+    *why = DSO_MISSING;
+    if (symfs) {
+        /* A copy of the system's files elsewhere: inodes say nothing, build-ids still do. */
+        if (asprintf(&disk, "%s%s", symfs, path) < 0)
             return -ENOMEM;
-        path = stripped;
-    }
-    switch (same_inode(dso, path)) {
-    case 0:
-        pr_debug("%s: a different file (inode) than the one mapped", path);
-        dso->status = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
-        free(stripped);
-        return 0;
-    case -1:
-        if (deleted && !dso->kbid_len) {
-            dso->status = DSO_MISSING;
-            free(stripped);
+        path = disk;
+    } else {
+        /* Whatever is at the path of a deleted or replaced file is only trusted if its
+         * build-id or inode proves it is the same file. */
+        int same = same_inode(dso, path);
+        if (same == 0) {
+            pr_debug("%s: a different file (inode) than the one mapped", path);
+            *why = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
             return 0;
         }
-        break;
-    default:
-        break;
+        if (deleted && same < 0 && !want_len)
+            return 0;
     }
     err = elf_file_open(path, &ef);
     if (err) {
-        pr_debug("%s: %s", path, strerror(-err));
-        dso->status = err == -ENOEXEC && !deleted ? DSO_BAD_ELF : DSO_MISSING;
-        free(stripped);
+        pr_debug("%s: %s", path, symfile_strerror(err));
+        *why = err == -ENOEXEC && !deleted ? DSO_BAD_ELF : DSO_MISSING;
+        free(disk);
         return err == -ENOMEM ? err : 0;
     }
     if (elf_read_build_id(ef.elf, dso->fbid, sizeof(dso->fbid), &dso->fbid_len))
         dso->fbid_len = 0;
-    if (dso->kbid_len && !build_id_equal(dso)) {
+    if (want_len && !build_id_equal(want, want_len, dso->fbid, dso->fbid_len)) {
         pr_debug("%s: build-id differs from the mapped file's", path);
-        dso->status = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
+        *why = deleted ? DSO_MISSING : DSO_BUILD_ID_MISMATCH;
+        dso->fbid_len = 0;
         err = 0;
     } else {
         err = dso_load_elf(dso, &ef, path);
+        err = err ? err : 1;
     }
     elf_file_close(&ef);
-    free(stripped);
+    free(disk);
+    return err;
+}
+
+int dso_load_file(struct dso *dso)
+{
+    uint8_t want[BUILD_ID_MAX];
+    size_t want_len;
+    bool deleted = str_ends(dso->path, DELETED_SUFFIX);
+    char *path, *used;
+    struct elf_file ef;
+    enum dso_status why;
+    int err;
+
+    path = deleted ? strndup(dso->path, strlen(dso->path) - strlen(DELETED_SUFFIX))
+                   : strdup(dso->path);
+    if (!path)
+        return -ENOMEM;
+    want_len = wanted_build_id(dso, path, want);
+    err = load_from_disk(dso, path, deleted, want, want_len, &why);
+    if (err) {
+        free(path);
+        return err < 0 ? err : 0;
+    }
+    /* Deleted or rebuilt since: perf's build-id cache may hold a copy of the mapped file. */
+    err = want_len ? buildid_cache_open(path, want, want_len, &ef, &used) : -ENOENT;
+    free(path);
+    if (err == -ENOMEM)
+        return err;
+    if (err) {
+        dso->status = why;
+        return 0;
+    }
+    if (elf_read_build_id(ef.elf, dso->fbid, sizeof(dso->fbid), &dso->fbid_len))
+        dso->fbid_len = 0;
+    err = dso_load_elf(dso, &ef, used);
+    elf_file_close(&ef);
+    free(used);
     return err;
 }

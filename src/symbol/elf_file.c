@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "symbol/elf_file.h"
+#include "symbol/symfile.h"
 
 #define LOG_PREFIX "symbol"
 #include "util/log.h"
@@ -79,12 +80,12 @@ int elf_file_open(const char *path, struct elf_file *ef)
 
     symbol_elf_init();
     memset(ef, 0, sizeof(*ef));
-    ef->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (ef->fd < 0)
-        return -errno;
-    if (fstat(ef->fd, &st) || !S_ISREG(st.st_mode)) {
-        err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
-        goto fail;
+    /* Not open(): a FIFO planted at a mapped path would block it forever. */
+    ef->fd = symfile_open(path, false, &st);
+    if (ef->fd < 0) {
+        err = ef->fd == -EINVAL ? -ENOEXEC : ef->fd;
+        ef->fd = -1;
+        return err;
     }
     ef->size = (uint64_t)st.st_size;
     /* ELF_C_READ (pread on demand), not mmap: a file truncated under us must not SIGBUS. */

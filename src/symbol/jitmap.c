@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "symbol/dso_internal.h"
-#include "util/file.h"
+#include "symbol/symfile.h"
 
 #define LOG_PREFIX "symbol"
 #include "util/log.h"
@@ -34,18 +36,33 @@ static char *parse_hex(char *p, uint64_t *out)
     return p;
 }
 
-/* Parses a whole map text (modified in place) into a builder; counts skipped lines. */
-static int parse_map(char *text, struct symtab_builder *b, size_t *bad)
+/* Parses a whole map text of len bytes (modified in place) into a builder; counts skipped
+ * lines. A NUL byte inside a line (a corrupt or hostile file) makes that line bad; the lines
+ * after it are still read. */
+static int parse_map(char *text, size_t len, const char *path, struct symtab_builder *b,
+                     size_t *bad)
 {
-    char *line = text;
-    while (line && *line) {
-        char *eol = strchr(line, '\n'), *p, *end;
+    char *line = text, *stop = text + len;
+    bool warned = false;
+
+    while (line < stop) {
+        char *eol = memchr(line, '\n', (size_t)(stop - line)), *p, *end;
         uint64_t start, size;
         int err;
 
-        if (eol)
-            *eol = '\0';
-        end = line + strlen(line);
+        if (!eol)
+            eol = stop;
+        *eol = '\0';
+        if (strlen(line) != (size_t)(eol - line)) {
+            if (!warned)
+                pr_warn("%s: offset %zu: NUL byte in a line: line skipped", path,
+                        (size_t)(line - text) + strlen(line));
+            warned = true;
+            (*bad)++;
+            line = eol + 1;
+            continue;
+        }
+        end = eol;
         while (end > line && (end[-1] == '\r' || end[-1] == ' '))
             *--end = '\0';
         p = parse_hex(line, &start);
@@ -58,7 +75,7 @@ static int parse_map(char *text, struct symtab_builder *b, size_t *bad)
         } else if (*line) {
             (*bad)++;
         }
-        line = eol ? eol + 1 : NULL;
+        line = eol + 1;
     }
     return 0;
 }
@@ -67,17 +84,30 @@ int dso_load_jitmap(struct dso *dso)
 {
     char path[64], *text;
     struct symtab_builder b = {0};
-    size_t bad = 0;
+    struct stat st;
+    size_t bad = 0, len;
     int err;
 
+    /* Anyone can create /tmp/perf-PID.map before the process does: only a regular file (not
+     * a FIFO, which would block the read forever; not a symlink) owned by us or root, as perf
+     * accepts it. */
     snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)dso->pid);
-    err = file_read_all(path, &text, NULL, JITMAP_MAX);
+    err = symfile_read_all(path, true, &text, &len, JITMAP_MAX, &st);
+    if (!err && st.st_uid && st.st_uid != geteuid()) {
+        free(text);
+        err = -EPERM;
+    }
     if (err) {
-        pr_debug("%s: %s", path, strerror(-err));
-        dso->status = DSO_MISSING;
+        if (err == -ENOENT) {
+            pr_debug("%s: %s", path, strerror(-err));
+        } else if (err != -ENOMEM) {
+            pr_warn("%s: %s: ignored", path, err == -EPERM ? "not owned by you or root"
+                    : err == -ELOOP ? "a symbolic link" : symfile_strerror(err));
+        }
+        dso->status = err == -ENOENT ? DSO_MISSING : DSO_REFUSED;
         return err == -ENOMEM ? err : 0;
     }
-    err = parse_map(text, &b, &bad);
+    err = parse_map(text, len, path, &b, &bad);
     free(text);
     if (!err)
         err = symtab_finish(&b, &dso->tab, false);

@@ -1,11 +1,13 @@
 /* /proc/kallsyms: one read, one parse in place (the buffer is the name arena), one sort. */
+#define LOG_PREFIX "ksyms"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/ksyms.h"
-#include "util/file.h"
+#include "symbol/symfile.h"
+#include "util/log.h"
 
 #define KALLSYMS_MAX (256u << 20)
 
@@ -146,10 +148,14 @@ int ksyms_load(const char *path, struct ksyms **out)
     int err;
 
     *out = NULL;
-    err = file_read_all(path, &text, &len, KALLSYMS_MAX);
+    err = symfile_read_all(path, false, &text, &len, KALLSYMS_MAX, NULL);
+    if (!err)
+        err = ksyms_parse(text, len, out);
     if (err)
-        return err;
-    return ksyms_parse(text, len, out);
+        pr_debug("%s: %s", path, symfile_strerror(err));
+    else
+        pr_debug("%s: %zu kernel text symbols", path, (*out)->n);
+    return err;
 }
 
 void ksyms_free(struct ksyms *ks)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "symbol/buildid_cache.h"
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
 #include "util/log.h"
@@ -20,7 +21,7 @@ static void hex(const uint8_t *b, size_t n, char *out)
 int ksyms_cache_path(int which, const uint8_t *bid, size_t bid_len, char *buf, size_t len)
 {
     const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
-    char h[2 * 20 + 1];
+    char h[2 * 20 + 1], dir[4096];
     int n;
 
     if (!bid_len || bid_len > 20)
@@ -28,12 +29,12 @@ int ksyms_cache_path(int which, const uint8_t *bid, size_t bid_len, char *buf, s
     hex(bid, bid_len, h);
     if (which == 0 && xdg && xdg[0] == '/')
         n = snprintf(buf, len, "%s/prospect/kallsyms/%s", xdg, h);
-    else if (!home || home[0] != '/')
-        return -ENOENT;
-    else if (which == 0)
+    else if (which == 0 && home && home[0] == '/')
         n = snprintf(buf, len, "%s/.cache/prospect/kallsyms/%s", home, h);
+    else if (which == 0 || buildid_cache_dir(dir, sizeof(dir)))
+        return -ENOENT;
     else
-        n = snprintf(buf, len, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, h);
+        n = snprintf(buf, len, "%s/[kernel.kallsyms]/%s/kallsyms", dir, h);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 

@@ -4,32 +4,25 @@
 #include <unistd.h>
 #include "util/file.h"
 
-int file_read_all(const char *path, char **buf, size_t *len, size_t max)
+int file_read_fd(int fd, char **buf, size_t *len, size_t max)
 {
     size_t cap = 4096, n = 0;
     char *b, *nb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0)
-        return -errno;
     b = malloc(cap + 1);
-    if (!b) {
-        close(fd);
+    if (!b)
         return -ENOMEM;
-    }
     for (;;) {
         ssize_t r;
         if (n == cap) {
             if (cap >= max) {
                 free(b);
-                close(fd);
                 return -EFBIG;
             }
             cap = cap * 2 > max ? max : cap * 2;
             nb = realloc(b, cap + 1);
             if (!nb) {
                 free(b);
-                close(fd);
                 return -ENOMEM;
             }
             b = nb;
@@ -40,17 +33,26 @@ int file_read_all(const char *path, char **buf, size_t *len, size_t max)
                 continue;
             r = -errno;
             free(b);
-            close(fd);
             return (int)r;
         }
         if (r == 0)
             break;
         n += (size_t)r;
     }
-    close(fd);
     b[n] = '\0';
     *buf = b;
     if (len)
         *len = n;
     return 0;
+}
+
+int file_read_all(const char *path, char **buf, size_t *len, size_t max)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+    if (fd < 0)
+        return -errno;
+    err = file_read_fd(fd, buf, len, max);
+    close(fd);
+    return err;
 }

@@ -49,8 +49,14 @@ TEST(perf_build_id_cache_path)
 {
     char path[4096];
     setenv("HOME", "/home/u", 1);
+    unsetenv("PERF_BUILDID_DIR");
     CHECK(ksyms_cache_path(1, bid, 4, path, sizeof(path)) == 0);
     CHECK_STR(path, "/home/u/.debug/[kernel.kallsyms]/e4f18d9d/kallsyms");
+    /* perf's variable for the cache directory wins over ~/.debug, as in perf. */
+    setenv("PERF_BUILDID_DIR", "/srv/bid", 1);
+    CHECK(ksyms_cache_path(1, bid, 4, path, sizeof(path)) == 0);
+    CHECK_STR(path, "/srv/bid/[kernel.kallsyms]/e4f18d9d/kallsyms");
+    unsetenv("PERF_BUILDID_DIR");
     CHECK(ksyms_cache_path(1, bid, 0, path, sizeof(path)) == -EINVAL);
 }
 
