@@ -472,7 +472,7 @@ int cmd_report(int argc, char **argv)
     struct ksyms_job kjob = { 0 };
     struct one_event oe = { 0 };
     char line[1024];
-    int ret = parse_args(argc, argv, &o);
+    int werr = 0, ret = parse_args(argc, argv, &o);
 
     if (ret < 0)
         return cmd_help("report");
@@ -523,14 +523,13 @@ int cmd_report(int argc, char **argv)
                   "are not (choose with --event NAME)", oe.sel->name,
                   (unsigned long long)oe.other_samples);
     ret = print_reports(&o, pd, &session, &kjob, &oe);
+    if (ret == -EIO && (werr = cmd_stream_errno(stdout)))
+        ret = -werr;        /* the write's own errno: "No space left on device" */
     if (ret) {
-        cmd_error("report", "%s", strerror(-ret));
+        cmd_error("report", "%s%s", ret == -EIO || ret == -werr ? "writing the report: " : "",
+                  strerror(-ret));
         ret = 1;
         goto out;
-    }
-    if (fflush(stdout) || ferror(stdout)) {
-        cmd_error("report", "writing the report failed: %s", strerror(errno));
-        ret = 1;
     }
 out:
     if (kjob.started) {             /* not needed after all (an error): just collect it */
