@@ -6,30 +6,34 @@
 
 int file_read_all(const char *path, char **buf, size_t *len, size_t max)
 {
-    size_t cap = 4096, n = 0;
-    char *b, *nb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), e;
 
     if (fd < 0)
         return -errno;
+    e = file_read_fd(fd, buf, len, max);
+    close(fd);
+    return e;
+}
+
+int file_read_fd(int fd, char **buf, size_t *len, size_t max)
+{
+    size_t cap = 4096, n = 0;
+    char *b, *nb;
+
     b = malloc(cap + 1);
-    if (!b) {
-        close(fd);
+    if (!b)
         return -ENOMEM;
-    }
     for (;;) {
         ssize_t r;
         if (n == cap) {
             if (cap >= max) {
                 free(b);
-                close(fd);
                 return -EFBIG;
             }
             cap = cap * 2 > max ? max : cap * 2;
             nb = realloc(b, cap + 1);
             if (!nb) {
                 free(b);
-                close(fd);
                 return -ENOMEM;
             }
             b = nb;
@@ -40,14 +44,12 @@ int file_read_all(const char *path, char **buf, size_t *len, size_t max)
                 continue;
             r = -errno;
             free(b);
-            close(fd);
             return (int)r;
         }
         if (r == 0)
             break;
         n += (size_t)r;
     }
-    close(fd);
     b[n] = '\0';
     *buf = b;
     if (len)
