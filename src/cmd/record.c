@@ -29,7 +29,8 @@ const char cmd_record_usage[] =
 "\n"
 "Samples like 'prospect run' and writes every record to a perf.data file: read it with\n"
 "'prospect report' (or 'perf report'). With -p, attaches to running processes (all their\n"
-"threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old.\n"
+"threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old (and\n"
+"put back if recording fails); a symlink at FILE is refused.\n"
 "The exit status is the command's.\n"
 "\n"
 PROFILE_OPTS_HELP
