@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f, "\nRun 'prospect COMMAND --help' for the options of a command.\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv, const char **name)
 {
     const struct command *c;
 
@@ -62,5 +62,15 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    *name = c->name;
     return c->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = NULL;
+    int status = dispatch(argc, argv, &name);
+
+    /* Every write to stdout is checked here, the help and version texts' too. */
+    return cmd_finish_stdout(name, status);
 }

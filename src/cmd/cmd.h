@@ -2,6 +2,7 @@
  * prints to the user and chooses exit statuses. */
 #ifndef PROSPECT_CMD_H
 #define PROSPECT_CMD_H
+#include <stdio.h>
 
 #define PROSPECT_VERSION "0.1.0"
 
@@ -27,6 +28,11 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now, int c);
 /* Prints "prospect CMD: <message>" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The errno of a failed write to f (after flushing it), or 0. */
+int cmd_stream_errno(FILE *f);
+/* Flushes stdout at the end of a command (cmd: NULL outside one): a write error, e.g. "No space
+ * left on device" for `> /dev/full`, is printed and makes a 0 status 1. Returns the status. */
+int cmd_finish_stdout(const char *cmd, int status);
 /* Prints the command's --help text to stdout; returns 0. */
 int cmd_help(const char *cmd);
 

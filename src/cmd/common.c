@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,4 +52,27 @@ int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now,
     if (c == ':')
         return cmd_usage_error(cmd, "option '%s' needs a value", arg);
     return cmd_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cmd_stream_errno(FILE *f)
+{
+    errno = 0;
+    if (fflush(f) == 0 && !ferror(f))
+        return 0;
+    /* glibc keeps the bytes a failed write could not pass on: flushing again repeats that
+     * write and its errno (ENOSPC rather than a vague EIO). */
+    if (errno == 0)
+        fflush(f);
+    return errno ? errno : EIO;
+}
+
+int cmd_finish_stdout(const char *cmd, int status)
+{
+    int e = cmd_stream_errno(stdout);
+
+    if (!e)
+        return status;
+    fprintf(stderr, "prospect%s%s: writing standard output: %s\n", cmd ? " " : "",
+            cmd ? cmd : "", strerror(e));
+    return status ? status : 1;
 }

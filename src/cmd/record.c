@@ -21,6 +21,7 @@
 #include "symbol/buildid_cache.h"
 #include "symbol/dso.h"
 #include "util/log.h"
+#include "util/outfile.h"
 
 const char cmd_record_usage[] =
 "usage: prospect record [options] [--] COMMAND [ARGS...]\n"
@@ -29,7 +30,8 @@ const char cmd_record_usage[] =
 "\n"
 "Samples like 'prospect run' and writes every record to a perf.data file: read it with\n"
 "'prospect report' (or 'perf report'). With -p, attaches to running processes (all their\n"
-"threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old.\n"
+"threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old (and\n"
+"put back if recording fails); a symlink at FILE is refused.\n"
 "The exit status is the command's.\n"
 "\n"
 PROFILE_OPTS_HELP
@@ -140,17 +142,65 @@ static void kernel_text_and_cache(uint64_t *start, uint64_t *end)
     ksyms_free(ks);
 }
 
-/* perf's habit: keep the previous recording as FILE.old instead of overwriting it. */
-static void keep_old(const char *path)
+/* perf's habit: keep the previous recording as FILE.old instead of overwriting it. The new
+ * file is then created exclusively: written in place (a killed record leaves what it wrote),
+ * never through a symlink, and a failed record leaves the previous one intact as FILE.old. */
+static int keep_old(const char *path, bool *moved)
 {
     char old[4096];
     struct stat st;
 
-    if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
-        return;
-    snprintf(old, sizeof(old), "%s.old", path);
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return 0;               /* nothing, or what outfile_create_fd opens as is or refuses */
+    if (st.st_size == 0)
+        return unlink(path) ? -errno : 0;
+    if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
+        return -ENAMETOOLONG;
     if (rename(path, old))
-        pr_debug("cannot rename %s to %s: %s\n", path, old, strerror(errno));
+        return -errno;
+    *moved = true;
+    return 0;
+}
+
+/* A record that failed before recording anything puts the previous file back. */
+static void restore_old(const char *path)
+{
+    char old[4096];
+
+    snprintf(old, sizeof(old), "%s.old", path);
+    if (rename(old, path))
+        pr_debug("cannot move %s back to %s: %s\n", old, path, strerror(errno));
+}
+
+/* Creates the output for the writer. 0, or 1 with the error printed. */
+static int open_output(const char *output, const struct evlist *evl,
+                       struct perfdata_writer **w, bool *created, bool *moved)
+{
+    struct perfdata_error perr;
+    char line[1024];
+    int e = keep_old(output, moved), fd;
+
+    if (e) {
+        cmd_error("record", "cannot move %s to %s.old: %s", output, output, strerror(-e));
+        return 1;
+    }
+    fd = outfile_create_fd(output, 0600, created);
+    if (fd < 0) {
+        cmd_error("record", "cannot write %s: %s", output, outfile_strerror(fd));
+        if (*moved)
+            restore_old(output);
+        return 1;
+    }
+    if (perfdata_writer_open_fd(fd, output, evl, w, &perr)) {
+        perfdata_error_str(&perr, line, sizeof(line));
+        cmd_error("record", "%s", line);
+        if (*created)
+            unlink(output);
+        if (*moved)
+            restore_old(output);
+        return 1;
+    }
+    return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -175,6 +225,7 @@ int cmd_record(int argc, char **argv)
     char err[512], line[1024], version[64];
     int c, ret, status = 1;
     bool buildid_cache = true;
+    bool created = false, moved = false;
 
     profile_opts_init(&po);
     opterr = 0;     /* our own one-line messages */
@@ -210,12 +261,9 @@ int cmd_record(int argc, char **argv)
     }
     session.self_pid = getpid();
     outlets.ordered_arg = &session;
-    keep_old(output);
     /* The writer reads the events (attrs, ids) at close; collect_run fills res.evlist. */
     memset(&res, 0, sizeof(res));
-    if (perfdata_writer_open(output, &res.evlist, &w, &perr)) {
-        perfdata_error_str(&perr, line, sizeof(line));
-        cmd_error("record", "%s", line);
+    if (open_output(output, &res.evlist, &w, &created, &moved)) {
         session_release(&session);
         return 1;
     }
@@ -251,7 +299,8 @@ int cmd_record(int argc, char **argv)
         if (ret) {
             perfdata_error_str(&perr, line, sizeof(line));
             cmd_error("record", "%s", line);
-            unlink(output);
+            if (created)
+                unlink(output);
             status = 1;
             goto out;
         }
@@ -267,7 +316,10 @@ int cmd_record(int argc, char **argv)
 fail:
     perfdata_writer_abort(w);
     w = NULL;
-    unlink(output);
+    if (created)
+        unlink(output);
+    if (created && moved)
+        restore_old(output);
 out:
     collect_release(&res);
     session_release(&session);

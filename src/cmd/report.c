@@ -585,7 +585,7 @@ int cmd_report(int argc, char **argv)
     struct one_event oe = { 0 };
     struct thread_tally threads;
     char line[1024], symfs_kallsyms[4096];
-    int ret = parse_args(argc, argv, &o);
+    int werr = 0, ret = parse_args(argc, argv, &o);
 
     if (ret < 0)
         return cmd_help("report");
@@ -652,14 +652,13 @@ int cmd_report(int argc, char **argv)
                   "are not (choose with --event NAME)", oe.sel->name,
                   (unsigned long long)oe.other_samples);
     ret = print_reports(&o, pd, &session, &kjob, &oe);
+    if (ret == -EIO && (werr = cmd_stream_errno(stdout)))
+        ret = -werr;        /* the write's own errno: "No space left on device" */
     if (ret) {
-        cmd_error("report", "%s", strerror(-ret));
+        cmd_error("report", "%s%s", ret == -EIO || ret == -werr ? "writing the report: " : "",
+                  strerror(-ret));
         ret = 1;
         goto out;
-    }
-    if (fflush(stdout) || ferror(stdout)) {
-        cmd_error("report", "writing the report failed: %s", strerror(errno));
-        ret = 1;
     }
 out:
     if (kjob.started) {             /* not needed after all (an error): just collect it */

@@ -14,6 +14,7 @@
 #include "session/session.h"
 #include "symbol/ksyms.h"
 #include "util/log.h"
+#include "util/outfile.h"
 #include "util/strutil.h"
 
 const char cmd_run_usage[] =
@@ -132,7 +133,8 @@ int cmd_run(int argc, char **argv)
     uint64_t v;
     double d;
     int c, ret, status;
-    bool created_output = false, reported = false;
+    bool reported = false;
+    struct outfile of;
 
     profile_opts_init(&po);
     optind = 1;
@@ -179,14 +181,13 @@ int cmd_run(int argc, char **argv)
     if (ret)
         return ret;
     if (output) {
-        /* Opened now so a bad path fails before the command runs; removed again if no
-         * report gets written into it. */
-        created_output = access(output, F_OK) != 0;
-        out = fopen(output, "w");
-        if (!out) {
-            cmd_error("run", "cannot write %s: %s", output, strerror(errno));
+        /* Opened now so a bad path fails before the command runs; a previous file is
+         * replaced only by a complete report. */
+        if ((ret = outfile_open(&of, output, 0666))) {
+            cmd_error("run", "cannot write %s: %s", output, outfile_strerror(ret));
             return 1;
         }
+        out = of.fp;
     }
     if (session_init(&session)) {
         cmd_error("run", "out of memory");
@@ -225,19 +226,21 @@ int cmd_run(int argc, char **argv)
                  (int)res.proc_first_unreadable);
     ro.proc_note = pnote[0] ? pnote : NULL;
     ret = report_prospect(out, &session, ks, &ro);
-    reported = true;
-    if (ret)
+    /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
+    reported = !ret || ret == -EIO;
+    if (ret && (out == stderr || ret != -EIO))
         cmd_error("run", "writing the report: %s", strerror(-ret));
     status = collect_exit_status(&res);
     if (ret && status == 0)
         status = 1;
 done:
-    if (out != stderr && fclose(out) != 0 && status == 0) {
-        cmd_error("run", "writing %s: %s", output, strerror(errno));
-        status = 1;
+    if (out != stderr && !reported)
+        outfile_abort(&of);         /* a previous file at the path stays as it was */
+    else if (out != stderr && (ret = outfile_commit(&of))) {
+        cmd_error("run", "writing %s: %s", output, strerror(-ret));
+        if (status == 0)
+            status = 1;
     }
-    if (out != stderr && !reported && created_output)
-        unlink(output);
     free(command);
     ksyms_free(ks);
     collect_release(&res);

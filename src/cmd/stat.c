@@ -23,6 +23,7 @@
 #include "trace/region_trace.h"
 #include "util/cpu_pin.h"
 #include "util/log.h"
+#include "util/outfile.h"
 #include "util/strutil.h"
 #include "util/vec.h"
 
@@ -95,6 +96,7 @@ struct stat_opts {
     double duration;
     struct stat_report_opts rep;
     const char *output;
+    struct outfile of;    /* -o */
     bool ignore_missing;
     bool explicit_events;
     bool trap_entries;    /* --entry trap: no jump entries (plain uprobes everywhere) */
@@ -335,20 +337,38 @@ static int tick_trace(void *arg, int timeout_ms, int wake_fd)
     return region_trace_poll(arg, timeout_ms, wake_fd);
 }
 
-static FILE *open_output(const struct stat_opts *o)
+static FILE *open_output(struct stat_opts *o)
 {
-    FILE *f;
+    int e;
     if (!o->output)
         return stdout;
-    f = fopen(o->output, "w");
-    if (!f)
-        cmd_error("stat", "cannot write %s: %s", o->output, strerror(errno));
-    return f;
+    if ((e = outfile_open(&o->of, o->output, 0666))) {
+        cmd_error("stat", "cannot write %s: %s", o->output, outfile_strerror(e));
+        return NULL;
+    }
+    return o->of.fp;
+}
+
+/* Ends -o: the file replaces a previous one only once the results were written into it. */
+static int close_output(struct stat_opts *o, FILE *out, bool written, int status)
+{
+    int e;
+    if (!out || !o->output)
+        return status;
+    if (!written) {
+        outfile_abort(&o->of);
+        return status;
+    }
+    if ((e = outfile_commit(&o->of))) {
+        cmd_error("stat", "writing %s: %s", o->output, strerror(-e));
+        return status ? status : 1;
+    }
+    return status;
 }
 
 /* Last steps before the command is released: pin it and open -o, so that a failure stops
  * everything before the workload runs. On failure the held child is killed. */
-static bool ready_to_start(const struct stat_opts *o, struct launch *l, FILE **out)
+static bool ready_to_start(struct stat_opts *o, struct launch *l, FILE **out)
 {
     if (pin_child(o, l->pid) || !(*out = open_output(o))) {
         launch_abort(l);
@@ -403,6 +423,7 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
     int e, wstatus = 0, status = 1;
     double t0, t1;
     FILE *out = NULL;
+    bool written = false;
 
     for (size_t g = 0; g < o->groups.n; g++)
         for (size_t i = 0; i < o->groups.v[g].n; i++)
@@ -449,10 +470,10 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         stat_report_program(out, title, names.v, vals, ev.n, NULL, 0, (t1 - t0) * 1e9,
                             o->rep.csv);
     }
+    written = true;
     status = o->attach_pid ? 0 : mirror_status(wstatus);
 out:
-    if (out && out != stdout)
-        fclose(out);
+    status = close_output(o, out, written, status);
     free(vals);
     program_count_free(pc);
     vec_free(&ev);
@@ -530,6 +551,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
     int e, wstatus = 0, status = 1;
     bool ifunc = false;
     FILE *out = NULL;
+    bool written = false;
 
     region_list_init(&rl);
     if ((e = exe_of(o, exe, sizeof(exe)))) {
@@ -657,6 +679,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         {
             e = stat_report_regions(out, views, rl.regions.n, cols, ncols, &o->rep, msg,
                                     sizeof(msg));
+            written = !e || e == -EIO;
             if (e == -EINVAL) {
                 status = cmd_usage_error("stat", "%s", msg);
                 vec_free(&thr);
@@ -707,8 +730,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
     }
     status = o->attach_pid ? 0 : mirror_status(wstatus);
 out:
-    if (out && out != stdout)
-        fclose(out);
+    status = close_output(o, out, written, status);
     free(views);
     region_trace_free(rt);     /* closes events and deletes probes: the target is unchanged */
     jump_entry_free(je);

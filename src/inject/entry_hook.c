@@ -18,7 +18,8 @@
  * and target are its ELF addresses. <bytes> are the function's first bytes as in the file (the
  * hook checks them), <stub> the instructions to run instead, whose RIP-relative 32-bit
  * displacement at <off> (instruction ending at <end>) must reach <target>.
- * Log lines: "<pid> ok <n>" or "<pid> fail <slot> <reason>". On any doubt a site is left alone
+ * Log lines: "<pid> ok <n>" or "<pid> fail <slot or -> <reason>", under 256 bytes; the log is
+ * Prospect's private file (0600), which Prospect validates. On any doubt a site is left alone
  * (its crossings are then not counted in that process, and prospect says so from the log). */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -156,7 +157,7 @@ static uint64_t read_plan(void)
     int fd;
 
     snprintf(path, sizeof(path), "%s/plan", dir);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return 0;
     n = read(fd, buf, sizeof(buf) - 1);
@@ -325,7 +326,11 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         return;
     strcpy(dir, d);
     snprintf(path, sizeof(path), "%s/log", dir);
-    logfd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    /* Prospect's private 0600 file: a process that cannot append to it (another user) patches
+     * nothing, as its failures would go unreported; Prospect sees the trampoline unmapped. */
+    logfd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (logfd < 0)
+        return;
     tsize = read_plan();
     if (!tsize || stat("/proc/self/exe", &st)) {
         leave_environment();
@@ -350,7 +355,7 @@ __attribute__((constructor)) static void prospect_entry_hook(void)
         goto out;
     }
     snprintf(path, sizeof(path), "%s/trampoline", dir);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 || mmap(base, tsize, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
                       MAP_FAILED) {
         log_line("fail - cannot map the trampoline");

@@ -16,6 +16,7 @@
 #include "perf/perfdata_write.h"
 #include "util/file.h"
 #include "util/log.h"
+#include "util/outfile.h"
 #include "util/vec.h"
 
 #define WBUF_SIZE (1u << 20)
@@ -83,7 +84,7 @@ static int flush(struct perfdata_writer *w)
 
 static int append(struct perfdata_writer *w, const void *p, size_t n)
 {
-    if (w->err)
+    if (w->err || !n)           /* nothing to copy (an event with no ids: p may be NULL) */
         return w->err;
     if (n > WBUF_SIZE - w->nbuf && flush(w))
         return w->err;
@@ -107,8 +108,8 @@ static uint64_t offset_now(const struct perfdata_writer *w)
     return w->pos + w->nbuf;
 }
 
-int perfdata_writer_open(const char *path, const struct evlist *evl,
-                         struct perfdata_writer **out, struct perfdata_error *err)
+int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
+                            struct perfdata_writer **out, struct perfdata_error *err)
 {
     struct perfdata_writer *w;
     struct perf_file_header zero;
@@ -118,20 +119,12 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
     w = calloc(1, sizeof(*w));
     if (!w || !(w->buf = malloc(WBUF_SIZE))) {
         free(w);
+        close(fd);
         return perfdata_set_error(err, path, -ENOMEM, false, 0, "out of memory");
     }
     snprintf(w->path, sizeof(w->path), "%s", path);
     w->evl = evl;
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (w->fd < 0) {
-        ret = -errno;
-        free(w->buf);
-        free(w);
-        return perfdata_set_error(err, path, ret, false, 0, "cannot create: %s", strerror(-ret));
-    }
-    /* An existing file keeps its mode through O_TRUNC; profiles can reveal secrets. */
-    if (fchmod(w->fd, 0600) < 0)
-        pr_debug("%s: fchmod: %s\n", path, strerror(errno));
+    w->fd = fd;
     memset(&zero, 0, sizeof(zero));
     ret = append(w, &zero, sizeof(zero));
     if (!ret)
@@ -144,6 +137,19 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
     w->data_start = w->pos;
     *out = w;
     return 0;
+}
+
+int perfdata_writer_open(const char *path, const struct evlist *evl,
+                         struct perfdata_writer **out, struct perfdata_error *err)
+{
+    bool created;
+    int fd = outfile_create_fd(path, 0600, &created);
+
+    *out = NULL;
+    if (fd < 0)
+        return perfdata_set_error(err, path, fd, false, 0, "cannot create: %s",
+                                  outfile_strerror(fd));
+    return perfdata_writer_open_fd(fd, path, evl, out, err);
 }
 
 /* The sample's time, if its event records one (for HEADER_SAMPLE_TIME). */

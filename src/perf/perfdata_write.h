@@ -1,6 +1,6 @@
 /* perf.data writer: the file consumer of the record stream, in the layout perf 6.1 reads.
  *
- *   open    creates the file (mode 0600) with an all-zero header: until close succeeds the file
+ *   open    creates the file (mode 0600, never through a symlink) with an all-zero header: until close succeeds the file
  *           has no magic, so an interrupted recording is plainly unreadable, never valid-looking
  *           and wrong (the reader says "header was never written").
  *   write   appends records exactly as they came from the ring buffers; round() appends a
@@ -25,10 +25,14 @@ struct perfdata_write_meta {
     const char *hostname, *osrelease, *arch, *version, *cpudesc;
 };
 
-/* Creates `path` (truncating it) for the events of evl, which must stay valid until close;
- * their ids are read at close. 0 or -errno with err filled. */
+/* Creates `path` (mode 0600: profiles can reveal secrets) for the events of evl, which must
+ * stay valid until close; their ids are read at close. Through outfile_create_fd: an existing
+ * regular file is -EEXIST, a symlink -ELOOP. 0 or -errno with err filled. */
 int perfdata_writer_open(const char *path, const struct evlist *evl,
                          struct perfdata_writer **out, struct perfdata_error *err);
+/* The same on an open descriptor (the writer takes it; `path` names it in errors). */
+int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
+                            struct perfdata_writer **out, struct perfdata_error *err);
 /* Appends one record. Errors are sticky: after a failed write the rest is dropped and close
  * reports the first error. */
 int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_header *h);

@@ -92,7 +92,7 @@ int ksyms_cache_save(const uint8_t *bid, size_t bid_len, const char *text, size_
     if (err)
         return err;
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
     while (off < text_len) {

@@ -1,4 +1,5 @@
 #define LOG_PREFIX "jump"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,7 +18,6 @@
 #include "trace/region_trace.h"
 #include "util/file.h"
 #include "util/log.h"
-#include "util/strutil.h"
 #include "util/vec.h"
 
 /* The entry hook, built from src/inject/entry_hook.c and embedded by the Makefile. */
@@ -75,7 +75,10 @@ struct jump_entry {
     int slot_region[JUMP_MAX_SLOTS];
     unsigned nslots;
     char *log;                  /* the hook's log, once read */
+    size_t loglen;
     bool log_read;
+    char log_why[160];          /* why the log was not read or not trusted, or "" */
+    unsigned log_bad, log_first_bad;    /* malformed lines, ignored */
 };
 
 /* A -v site line: why the probe stays a uprobe, or (why NULL) how many bytes were moved. */
@@ -415,7 +418,9 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
     const char *pre = getenv("LD_PRELOAD");
     int *slots, e;
 
-    /* The command may run as another user: it must read these files and append to the log. */
+    /* Private (0700 directory, 0600 files): nobody else can change the plan or write to the
+     * log. A command that switches to another user before exec cannot load the hook; its
+     * images without the trampoline are reported (docs/stat.md). */
     if ((e = jump_make_dir(j->dir, sizeof(j->dir)))) {
         snprintf(err, errlen, "no temporary directory the command could load the entry hook "
                  "from (tried $TMPDIR, /tmp, /var/tmp, /dev/shm: missing, not writable or "
@@ -457,11 +462,11 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
             e = appendf(&plan, "\n");
         j->slot_region[j->nslots++] = p->region;
     }
-    if (e || (e = jump_write_file(j->dir, "plan", plan.v, plan.n, 0644)) ||
-        (e = jump_write_file(j->dir, "trampoline", tramp, sizeof(tramp), 0644)) ||
+    if (e || (e = jump_write_file(j->dir, "plan", plan.v, plan.n, 0600)) ||
+        (e = jump_write_file(j->dir, "trampoline", tramp, sizeof(tramp), 0600)) ||
         (e = jump_write_file(j->dir, "entry_hook.so", prospect_entry_hook_so,
-                        prospect_entry_hook_so_len, 0755)) ||
-        (e = jump_write_file(j->dir, "log", NULL, 0, 0666)))
+                        prospect_entry_hook_so_len, 0700)) ||
+        (e = jump_write_file(j->dir, "log", NULL, 0, 0600)))
         goto fail;
     vec_free(&plan);
     if (asprintf(&j->env[0], "LD_PRELOAD=%s%s%s/entry_hook.so", pre && *pre ? pre : "",
@@ -583,48 +588,122 @@ char *const *jump_entry_env(const struct jump_entry *j)
     return j->env;
 }
 
-/* The hook's log, read once after the command has run (NULL if unreadable). */
+#define LOG_MAX (1 << 20)
+#define LOG_LINE_MAX 255        /* the hook writes lines of at most 255 bytes */
+
+/* One line of the hook's log, parsed. */
+struct log_entry {
+    unsigned long pid;
+    bool fail;
+    long slot;                  /* -1: the whole process */
+    const char *reason;         /* fail lines: printable, up to the line's end */
+    int rlen;
+};
+
+/* A well-formed line (without its '\n'): "<pid> ok <hex>" or "<pid> fail <hex|-> <reason>". */
+static bool parse_entry(const char *l, size_t n, struct log_entry *e)
+{
+    char buf[LOG_LINE_MAX + 1], *end;
+    size_t at;
+
+    if (n == 0 || n > LOG_LINE_MAX || memchr(l, '\0', n) || l[0] < '1' || l[0] > '9')
+        return false;
+    memcpy(buf, l, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+            return false;
+    e->pid = strtoul(buf, &end, 10);
+    if (!strncmp(end, " ok ", 4)) {
+        end += 4;
+        if (!isxdigit((unsigned char)*end))
+            return false;
+        strtoul(end, &end, 16);
+        e->fail = false;
+        return *end == '\0';
+    }
+    if (strncmp(end, " fail ", 6))
+        return false;
+    end += 6;
+    e->fail = true;
+    if (*end == '-') {
+        e->slot = -1;
+        end++;
+    } else if (isxdigit((unsigned char)*end)) {
+        e->slot = (long)strtoul(end, &end, 16);
+        if (e->slot >= JUMP_MAX_SLOTS)
+            return false;
+    } else {
+        return false;
+    }
+    if (*end != ' ' || !end[1])
+        return false;
+    at = (size_t)(end + 1 - buf);
+    e->reason = l + at;
+    e->rlen = (int)(n - at);
+    return true;
+}
+
+/* The hook's log, read once after the command has run: only a regular file of ours that
+ * nobody else may write (0600 in our 0700 directory), counting the lines that do not parse.
+ * NULL if there is none to trust (log_why says why). */
 static const char *log_text(struct jump_entry *j)
 {
     char path[PATH_MAX];
-    size_t len;
-    if (!j->log_read) {
-        j->log_read = true;
-        snprintf(path, sizeof(path), "%s/log", j->dir);
-        if (file_read_all(path, &j->log, &len, 1 << 20))
-            j->log = NULL;
+    struct stat st;
+    int fd, e;
+
+    if (j->log_read)
+        return j->log;
+    j->log_read = true;
+    snprintf(path, sizeof(path), "%s/log", j->dir);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(j->log_why, sizeof(j->log_why), "cannot open it: %s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077)) {
+        snprintf(j->log_why, sizeof(j->log_why), "it is not a private regular file of ours "
+                 "(mode 0600)");
+    } else if ((e = file_read_fd(fd, &j->log, &j->loglen, LOG_MAX))) {
+        snprintf(j->log_why, sizeof(j->log_why), "cannot read it: %s", e == -EFBIG ?
+                 "larger than 1 MiB" : strerror(-e));
+        j->log = NULL;
+    }
+    close(fd);
+    for (size_t at = 0, n, line = 1; j->log && at < j->loglen; at += n + 1, line++) {
+        struct log_entry le;
+        const char *nl = memchr(j->log + at, '\n', j->loglen - at);
+        n = nl ? (size_t)(nl - (j->log + at)) : j->loglen - at;
+        if (!nl || !parse_entry(j->log + at, n, &le)) {
+            if (!j->log_bad++)
+                j->log_first_bad = (unsigned)line;
+        }
     }
     return j->log;
 }
 
-/* One log line (up to '\n' or the end) if it reports a failure: "<pid> fail <slot> <reason>"
- * or "<pid> fail - <reason>" (slot -1: the whole process). */
-static bool fail_line(const char *l, unsigned long *pid, long *slot, const char **reason)
+/* The next well-formed entry of the log from *at; false at the end. */
+static bool next_entry(struct jump_entry *j, size_t *at, struct log_entry *le)
 {
-    char *end;
-    *pid = strtoul(l, &end, 10);
-    if (strncmp(end, " fail ", 6))
-        return false;
-    end += 6;
-    if (*end == '-') {
-        *slot = -1;
-        end++;
-    } else {
-        *slot = (long)strtoul(end, &end, 16);
+    const char *l = log_text(j);
+    while (l && *at < j->loglen) {
+        const char *nl = memchr(l + *at, '\n', j->loglen - *at);
+        size_t n = nl ? (size_t)(nl - (l + *at)) : j->loglen - *at, from = *at;
+        *at += n + 1;
+        if (nl && parse_entry(l + from, n, le))
+            return true;
     }
-    while (*end == ' ')
-        end++;
-    *reason = end;
-    return true;
+    return false;
 }
 
 bool jump_entry_process_failed(struct jump_entry *j, uint32_t pid)
 {
-    const char *l = j ? log_text(j) : NULL, *reason;
-    unsigned long p;
-    long slot;
-    for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
-        if (fail_line(l, &p, &slot, &reason) && p == pid && slot < 0)
+    struct log_entry le;
+    size_t at = 0;
+    while (j && next_entry(j, &at, &le))
+        if (le.fail && le.pid == pid && le.slot < 0)
             return true;
     return false;
 }
@@ -632,23 +711,33 @@ bool jump_entry_process_failed(struct jump_entry *j, uint32_t pid)
 void jump_entry_problems(struct jump_entry *j, const struct region_list *rl,
                          void (*fn)(void *arg, const char *msg), void *arg)
 {
-    const char *l = j ? log_text(j) : NULL, *reason;
-    unsigned long pid;
-    long slot;
-    for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-        char msg[512], line[256], pr[256];
+    struct log_entry le;
+    size_t at = 0;
+    char msg[800];
+
+    if (!j)
+        return;
+    log_text(j);
+    if (j->log_why[0]) {
+        snprintf(msg, sizeof(msg), "the entry hook's log %s/log: %s: failures of the hook are "
+                 "unknown and may have left crossings uncounted (--entry trap avoids the "
+                 "hook)", j->dir, j->log_why);
+        fn(arg, msg);
+    }
+    if (j->log_bad) {
+        snprintf(msg, sizeof(msg), "the entry hook's log %s/log: %u malformed line(s) ignored "
+                 "(first: line %u)", j->dir, j->log_bad, j->log_first_bad);
+        fn(arg, msg);
+    }
+    while (next_entry(j, &at, &le)) {
         const char *what = "every jump entry";
-        size_t rlen;
-        if (!fail_line(l, &pid, &slot, &reason))
+        if (!le.fail)
             continue;
-        if (slot >= 0 && (unsigned long)slot < j->nslots && j->slot_region[slot] >= 0 &&
-            (size_t)j->slot_region[slot] < rl->regions.n)
-            what = rl->regions.v[j->slot_region[slot]].label;
-        rlen = strcspn(reason, "\n");
-        snprintf(line, sizeof(line), "%.*s",
-                 (int)(rlen < sizeof(line) ? rlen : sizeof(line) - 1), reason);
-        snprintf(msg, sizeof(msg), "process %lu: %s: %s; its crossings there were not counted "
-                 "(--entry trap counts them)", pid, what, str_printable(line, pr, sizeof(pr)));
+        if (le.slot >= 0 && (unsigned long)le.slot < j->nslots && j->slot_region[le.slot] >= 0 &&
+            (size_t)j->slot_region[le.slot] < rl->regions.n)
+            what = rl->regions.v[j->slot_region[le.slot]].label;
+        snprintf(msg, sizeof(msg), "process %lu: %s: %.*s; its crossings there were not "
+                 "counted (--entry trap counts them)", le.pid, what, le.rlen, le.reason);
         fn(arg, msg);
     }
 }

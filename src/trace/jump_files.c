@@ -19,7 +19,7 @@ int jump_write_file(const char *dir, const char *name, const void *data, size_t 
     char path[PATH_MAX];
     int fd, e = 0;
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
     if (len && write(fd, data, len) != (ssize_t)len)
@@ -47,8 +47,34 @@ void jump_trampoline_fill(uint8_t *t)
     }
 }
 
+/* Removes the jump directory `name` in the directory open as `parent`, if it is one Prospect
+ * made: a real directory (not a symlink), ours, mode 0700. Only the hook's files are removed,
+ * by unlinkat in a descriptor of that very directory: nothing is followed. 0 or -errno. */
+static int remove_dir_at(int parent, const char *name)
+{
+    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
+    struct stat st, dst;
+    int fd;
+
+    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW))
+        return -errno;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+        return -EPERM;
+    fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &dst) || dst.st_dev != st.st_dev || dst.st_ino != st.st_ino) {
+        close(fd);
+        return -EPERM;      /* replaced since fstatat */
+    }
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
+        unlinkat(fd, files[i], 0);
+    close(fd);
+    return unlinkat(parent, name, AT_REMOVEDIR) ? -errno : 0;
+}
+
 /* Removes the directories of Prospect processes that no longer run from `tmp` (a killed
- * prospect cannot clean up). Returns how many. */
+ * prospect cannot clean up), only those remove_dir_at recognizes as ours. Returns how many. */
 static int cleanup_stale(const char *tmp)
 {
     DIR *d = opendir(tmp);
@@ -58,22 +84,20 @@ static int cleanup_stale(const char *tmp)
     if (!d)
         return 0;
     while ((de = readdir(d))) {
-        char path[PATH_MAX];
         int pid = 0, used = 0;
         if (sscanf(de->d_name, "prospect-jump-%d-%*6[A-Za-z0-9]%n", &pid, &used) != 1 ||
             de->d_name[used] || pid <= 0 || (kill(pid, 0) && errno == ESRCH) == 0)
             continue;
-        snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
-        jump_remove_dir(path);
-        n++;
+        n += remove_dir_at(dirfd(d), de->d_name) == 0;
     }
     closedir(d);
     return n;
 }
 
-/* A fresh directory the command can load the hook from: $TMPDIR, else the usual temporary
- * directories, skipping those mounted noexec (ld.so could not map the hook from there). The
- * name carries our pid so a directory left by a killed prospect can be recognized. */
+/* A fresh private directory (mode 0700, mkdtemp's) the command can load the hook from: $TMPDIR,
+ * else the usual temporary directories, skipping those mounted noexec (ld.so could not map the
+ * hook from there). The name carries our pid so a directory left by a killed prospect can be
+ * recognized. */
 int jump_make_dir(char *dir, size_t len)
 {
     const char *cand[] = { getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm" };
@@ -91,7 +115,7 @@ int jump_make_dir(char *dir, size_t len)
             e = -errno;
             continue;
         }
-        if (statvfs(dir, &vfs) == 0 && !(vfs.f_flag & ST_NOEXEC) && chmod(dir, 0755) == 0)
+        if (statvfs(dir, &vfs) == 0 && !(vfs.f_flag & ST_NOEXEC))
             return 0;
         e = -EPERM;
         rmdir(dir);
@@ -102,12 +126,16 @@ int jump_make_dir(char *dir, size_t len)
 
 void jump_remove_dir(const char *dir)
 {
-    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
-    char path[PATH_MAX + 32];
-    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
+    char parent[PATH_MAX];
+    const char *slash = strrchr(dir, '/');
+    int fd;
 
+    if (!slash || (size_t)(slash - dir) >= sizeof(parent))
+        return;
+    snprintf(parent, sizeof(parent), "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+    fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    remove_dir_at(fd, slash + 1);
+    close(fd);
+}

@@ -139,7 +139,7 @@ check altentry_counts [ "$(counts f_altentry)" = "3 3" ]
 # A directory left by a killed prospect is removed by the next run; a noexec $TMPDIR is passed
 # over for one the command can load the hook from.
 dead=$(sh -c 'echo $$')
-mkdir -p "$TMPDIR/prospect-jump-$dead-AbC123" && : >"$TMPDIR/prospect-jump-$dead-AbC123/plan"
+mkdir -m 700 "$TMPDIR/prospect-jump-$dead-AbC123" && : >"$TMPDIR/prospect-jump-$dead-AbC123/plan"
 "$PROSPECT" stat -s --csv -o "$out" -r leaf "$W/stat_leaf" 3 >/dev/null 2>&1
 check stale_dir_removed [ ! -e "$TMPDIR/prospect-jump-$dead-AbC123" ]
 noexec=$TEST_TMP/noexec

@@ -531,6 +531,7 @@ TEST(interrupted_writer_leaves_an_invalid_file)
     size_t n;
 
     tmp_path("interrupted.data", path, sizeof(path));
+    unlink(path);       /* the writer creates its file exclusively */
     evlist_init(&evl);
     CHECK(evlist_add(&evl, &a, "cpu-clock") != NULL);
     CHECK(perfdata_writer_open(path, &evl, &w, &e) == 0);

@@ -108,6 +108,7 @@ static void check_recording(const char *test_name_, const char *name, const char
 
     snprintf(file, sizeof(file), "%s/%s.data", tmp, name);
     snprintf(out, sizeof(out), "%s/%s.written.data", tmp, name);
+    unlink(out);        /* the writer creates its file exclusively */
     /* perf 6.1 aborts now and then on this machine under load: three tries. */
     if (!sh("perf record -q -o %s %s >/dev/null 2>%s.err", file, args, file) &&
         !sh("perf record -q -o %s %s >/dev/null 2>%s.err", file, args, file) &&
