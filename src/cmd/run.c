@@ -13,6 +13,7 @@
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
+#include "util/launch.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -70,7 +71,10 @@ static char *join_argv(char *const *argv)
 static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
 {
     int st = r->child_status;
-    if (r->abandoned) {
+    if (r->running) {
+        snprintf(buf, len, "still running when --duration ended (pid %d, not killed)",
+                 (int)r->child);
+    } else if (r->abandoned) {
         snprintf(buf, len, "profiling stopped by a second SIG%s; the command (pid %d) was "
                  "still running and was left running", sigabbrev_np(r->stop_signal) ?
                  sigabbrev_np(r->stop_signal) : "?", (int)r->child);
@@ -85,6 +89,26 @@ static void describe_outcome(const struct collect_result *r, char *buf, size_t l
     } else {
         snprintf(buf, len, "unknown status 0x%x", st);
     }
+}
+
+/* -d ended before the command: the report is out; the command finishes unprofiled, its
+ * signals passed on as during profiling, and its exit status stays ours (as `stat -d`). */
+static void wait_for_rest(struct collect_result *r, double duration, FILE *out)
+{
+    struct launch_wait_opts w = { .child = r->child, .stop_signal = &collect_stop_signal,
+                                  .stop_count = &collect_stop_count };
+    int e;
+
+    fflush(out);
+    fprintf(stderr, "prospect run: profiled for %g s (--duration); the command (pid %d) runs on "
+            "unprofiled: waiting for it to exit\n", duration, (int)r->child);
+    e = launch_wait(&w, &r->child_status);
+    r->stop_signal = collect_stop_signal;
+    r->running = false;
+    if (e == -ECANCELED)
+        r->abandoned = true;
+    else if (e)
+        cmd_error("run", "waiting for the command: %s", strerror(-e));
 }
 
 static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note, size_t len)
@@ -192,6 +216,7 @@ int cmd_run(int argc, char **argv)
     session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     outlets.ordered_arg = &session;
     collect_install_stop_handlers();
+    po.collect.return_at_duration = true;
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
     status = profile_opts_collected(&po, "run", ret, &res, err,
                                     "the report covers what was collected", "profiling");
@@ -224,10 +249,14 @@ int cmd_run(int argc, char **argv)
     reported = true;
     if (ret)
         cmd_error("run", "writing the report: %s", strerror(-ret));
+    if (res.running)
+        wait_for_rest(&res, po.collect.duration, out);
     status = collect_exit_status(&res);
     if (ret && status == 0)
         status = 1;
 done:
+    if (res.running)   /* a failure after collecting: still never leave the command behind */
+        wait_for_rest(&res, po.collect.duration, out);
     if (out != stderr && fclose(out) != 0 && status == 0) {
         cmd_error("run", "writing %s: %s", output, strerror(errno));
         status = 1;

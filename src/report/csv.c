@@ -42,3 +42,25 @@ void csv_row(FILE *f, const char *const *fields, size_t n)
     for (size_t i = 0; i < n; i++)
         csv_field(f, fields[i], i + 1 == n);
 }
+
+void csv_field_sep(FILE *f, const char *s, char sep, bool last)
+{
+    if (sep == ',' || !sep) {
+        csv_field(f, s, last);
+        return;
+    }
+    if (!s)
+        s = "";
+    if (strchr(s, sep) || strpbrk(s, "\"\n\r")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+    fputc(last ? '\n' : sep, f);
+}
