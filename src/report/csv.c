@@ -9,20 +9,7 @@ static void end(FILE *f, bool last)
 
 void csv_field(FILE *f, const char *s, bool last)
 {
-    if (!s)
-        s = "";
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-    end(f, last);
+    csv_field_sep(f, s, ',', last);
 }
 
 void csv_u64(FILE *f, uint64_t v, bool last)
@@ -45,10 +32,6 @@ void csv_row(FILE *f, const char *const *fields, size_t n)
 
 void csv_field_sep(FILE *f, const char *s, char sep, bool last)
 {
-    if (sep == ',' || !sep) {
-        csv_field(f, s, last);
-        return;
-    }
     if (!s)
         s = "";
     if (strchr(s, sep) || strpbrk(s, "\"\n\r")) {

@@ -131,7 +131,7 @@ static void grid_print(FILE *f, const struct grid *g, const struct stat_report_o
                 if (nl)   /* a two-line header is one name in CSV */
                     snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(nl - s), s,
                              nl[-1] == '-' ? "" : " ", nl + 1);
-                csv_field_sep(f, nl ? buf : s, o->sep, c + 1 == cols);
+                csv_field_sep(f, nl ? buf : s, o->sep ? o->sep : ',', c + 1 == cols);
             }
         return;
     }
