@@ -475,6 +475,8 @@ static int wait_rest(struct stat_opts *o, struct launch_wait_opts *w, FILE *out,
     fprintf(stderr, "prospect stat: measured for %g s (--duration); the command (pid %d) runs "
             "on unmeasured: waiting for it to exit\n", o->duration, (int)w->child);
     w->duration = 0;
+    w->tick = NULL;   /* nothing is measured any more (region tracing is freed) */
+    w->tick_arg = NULL;
     e = waited_enough(launch_wait(w, wstatus), w->child, wstatus);
     if (e) {
         cmd_error("stat", "waiting for the command: %s", strerror(-e));

@@ -93,6 +93,25 @@ for cmd in stat run; do
     check ${cmd}_duration_says_waiting grep -q "measured for 0.2 s\\|profiled for 0.2 s" "$TEST_TMP/d_$cmd.err"
     check ${cmd}_duration_results_at_the_end_of_duration [ -f "$TEST_TMP/d_$cmd.early" ]
 done
+# Regions too: the results cover the measured part (the command's later calls are not
+# counted), the probes are removed, the command finishes with its own status.
+if uprobes_ready; then
+    fifo=$TEST_TMP/d_region.fifo; mkfifo "$fifo"
+    exec 9<>"$fifo"
+    timeout -s KILL 60 "$PROSPECT" stat -d 0.2 -r emit -o "$TEST_TMP/d_region.txt" -- "$W/stat_binout" 5 "$fifo" \
+        2>&1 >/dev/null | tee "$TEST_TMP/d_region.err" |
+        { grep -q -m1 "runs on unmeasured"; no_probes_left && echo gone >"$TEST_TMP/d_region.gone"
+          echo go >&9; cat >/dev/null; }
+    rc=${PIPESTATUS[0]}
+    echo go >&9
+    exec 9<&-
+    check region_duration_command_not_killed [ "$rc" -eq 7 ]
+    calls=$(sed -n 's/^emit: \([0-9]*\) calls.*/\1/p' "$TEST_TMP/d_region.txt")
+    check region_duration_counts_measured_part [ -n "$calls" ] && [ "$calls" -le 5 ]
+    check region_duration_probes_removed_before_wait [ -f "$TEST_TMP/d_region.gone" ]
+else
+    skip region_duration_command_not_killed "no writable tracefs uprobe_events (region tracing needs it)"
+fi
 grep -q "still running when --duration ended" "$TEST_TMP/d_run.txt"
 check run_duration_outcome [ $? -eq 0 ]
 "$PROSPECT" stat --help 2>&1 | grep -q "running is not killed: prospect waits for it"
@@ -103,7 +122,7 @@ check run_help_duration [ $? -eq 0 ]
 # 4. Region tables fit 100 columns by default; -v and CSV keep the full names.
 if uprobes_ready; then
     src=$(dirname "$0")/../workloads/stat_binout.c
-    l1=$(grep -n "int n = argc" "$src" | cut -d: -f1); l2=$(grep -n "return 0;" "$src" | cut -d: -f1)
+    l1=$(grep -n "int n = argc" "$src" | cut -d: -f1); l2=$(grep -n "if (argc > 2)" "$src" | cut -d: -f1)
     long="stat_binout.c:$l1-stat_binout.c:$l2"    # longer than the summary's name column
     "$PROSPECT" stat -s -r "$long" -r main -o "$TEST_TMP/w.txt" -- "$W/stat_binout" 30 >/dev/null 2>&1
     check summary_width_100 awk 'length > 100 { bad = 1 } END { exit bad }' "$TEST_TMP/w.txt"
