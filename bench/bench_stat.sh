@@ -32,8 +32,8 @@ for variant in leaf prologue; do
     # Both tools must see every crossing.
     "$T/ptrace_tracer" "$off" "$T/stat_target" "$N" "$variant" 2>&1 >/dev/null |
         grep -q "crossings $N " || { echo "ptrace tracer missed crossings"; exit 1; }
-    "$PROSPECT" stat -e task-clock -r "$fn" "$T/stat_target" "$N" "$variant" 2>/dev/null \
-        >"$T/pr.txt"
+    "$PROSPECT" stat -e task-clock -r "$fn" -o "$T/pr.txt" "$T/stat_target" "$N" "$variant" \
+        >/dev/null 2>&1
     grep -q "$N calls, $N crossings" "$T/pr.txt" || { echo "prospect stat missed crossings"; exit 1; }
     # "| task-clock (us) | total | mean | min | max |" -> "mean us"
     skew=$(awk -F'|' '/^\| task-clock/ { u = $2; gsub(/.*\(|\).*/, "", u); gsub(/ /, "", $4);

@@ -36,7 +36,8 @@ struct profile_opts {
 "  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
 "  -c, --count N          one sample every N events instead of a frequency\n" \
 "  -g, --call-graph       record call chains (frame pointers; 'record' only)\n" \
-"  -d, --duration SEC     stop profiling after SEC seconds\n" \
+"  -d, --duration SEC     profile for SEC seconds; a COMMAND still running then is not\n" \
+"                         killed: prospect waits for it and exits with its status\n" \
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \
 "      --cpu N            run COMMAND pinned to CPU N\n"
 

@@ -13,6 +13,7 @@
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
+#include "util/launch.h"
 #include "util/log.h"
 #include "util/outfile.h"
 #include "util/strutil.h"
@@ -73,7 +74,10 @@ static char *join_argv(char *const *argv)
 static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
 {
     int st = r->child_status;
-    if (r->abandoned) {
+    if (r->running) {
+        snprintf(buf, len, "still running when --duration ended (pid %d, not killed)",
+                 (int)r->child);
+    } else if (r->abandoned) {
         snprintf(buf, len, "profiling stopped by a second SIG%s; the command (pid %d) was "
                  "still running and was left running", sigabbrev_np(r->stop_signal) ?
                  sigabbrev_np(r->stop_signal) : "?", (int)r->child);
@@ -88,6 +92,47 @@ static void describe_outcome(const struct collect_result *r, char *buf, size_t l
     } else {
         snprintf(buf, len, "unknown status 0x%x", st);
     }
+}
+
+/* -d ended before the command: the report is out; the command finishes unprofiled, its
+ * signals passed on as during profiling, and its exit status stays ours (as `stat -d`). */
+static void wait_for_rest(struct collect_result *r, double duration, FILE *out)
+{
+    struct launch_wait_opts w = { .child = r->child, .stop_signal = &collect_stop_signal,
+                                  .stop_count = &collect_stop_count };
+    int e;
+
+    fflush(out);
+    fprintf(stderr, "prospect run: profiled for %g s (--duration); the command (pid %d) runs on "
+            "unprofiled: waiting for it to exit\n", duration, (int)r->child);
+    e = launch_wait(&w, &r->child_status);
+    r->stop_signal = collect_stop_signal;
+    r->running = false;
+    if (e == -ECANCELED)
+        r->abandoned = true;
+    else if (e)
+        cmd_error("run", "waiting for the command: %s", strerror(-e));
+}
+
+/* Ends -o before any wait for the rest of the command, so the report is there when --duration
+ * ends: it replaces a previous file only once complete (else that file stays as it was).
+ * Output is standard error from then on. 0, or 1 with the error told. */
+static int end_output(struct outfile *of, FILE **out, bool reported, const char *output)
+{
+    int e;
+
+    if (*out == stderr)
+        return 0;
+    *out = stderr;
+    if (!reported) {
+        outfile_abort(of);
+        return 0;
+    }
+    if ((e = outfile_commit(of))) {
+        cmd_error("run", "writing %s: %s", output, strerror(-e));
+        return 1;
+    }
+    return 0;
 }
 
 static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note, size_t len)
@@ -197,6 +242,7 @@ int cmd_run(int argc, char **argv)
     session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     outlets.ordered_arg = &session;
     collect_install_stop_handlers();
+    po.collect.return_at_duration = true;
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
     status = profile_opts_collected(&po, "run", ret, &res, err,
                                     "the report covers what was collected", "profiling");
@@ -230,17 +276,18 @@ int cmd_run(int argc, char **argv)
     reported = !ret || ret == -EIO;
     if (ret && (out == stderr || ret != -EIO))
         cmd_error("run", "writing the report: %s", strerror(-ret));
+    if (end_output(&of, &out, reported, output))
+        ret = -EIO;
+    if (res.running)
+        wait_for_rest(&res, po.collect.duration, out);
     status = collect_exit_status(&res);
     if (ret && status == 0)
         status = 1;
 done:
-    if (out != stderr && !reported)
-        outfile_abort(&of);         /* a previous file at the path stays as it was */
-    else if (out != stderr && (ret = outfile_commit(&of))) {
-        cmd_error("run", "writing %s: %s", output, strerror(-ret));
-        if (status == 0)
-            status = 1;
-    }
+    if (end_output(&of, &out, reported, output) && status == 0)
+        status = 1;
+    if (res.running)   /* a failure after collecting: still never leave the command behind */
+        wait_for_rest(&res, po.collect.duration, out);
     free(command);
     ksyms_free(ks);
     collect_release(&res);

@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -29,11 +31,13 @@
 
 const char cmd_stat_usage[] =
 "usage: prospect stat [options] [-r REGION]... [--] COMMAND [ARGS]\n"
-"       prospect stat [options] -r REGION... -p PID [--duration SECONDS]\n"
+"       prospect stat [options] [-r REGION...] -p PID [--duration SECONDS]\n"
+"       prospect stat -a [options] [--duration SECONDS] [-- COMMAND [ARGS]]\n"
 "\n"
 "Counts events over a whole program (like perf stat) or, with -r, only while the program is\n"
 "inside chosen regions of an unmodified binary. Each region's result is an aggregate over\n"
 "every crossing in every thread and child process: calls, and per event total/mean/min/max.\n"
+"Results go to standard error (or -o FILE), never into the command's standard output.\n"
 "\n"
 "Regions (-r, repeatable):\n"
 "  FUNC                 a function (also its inlined copies, found in DWARF, and gcc's clones\n"
@@ -47,23 +51,35 @@ const char cmd_stat_usage[] =
 "  -e, --events LIST    comma-separated events (default: task-clock, context-switches,\n"
 "                       cpu-migrations, page-faults, and hardware events where available)\n"
 "  -g, --group LIST     events counted together as one group (repeatable)\n"
-"  -r, --region REGION  count only inside REGION (repeatable)\n"
+"  -r, --region REGION  count only inside REGION (repeatable); perf stat's -r (repeat) is\n"
+"                       --repeat here, as -r is Perforator's region flag\n"
 "  -p, --pid PID        attach to a running process; probes are removed when done\n"
-"      --duration SECS  stop after SECS seconds (attach: detach; command: terminate it)\n"
+"  -a, --all-cpus       count every process on every CPU (while COMMAND runs, or until\n"
+"                       Ctrl-C or --duration); needs perf_event_paranoid <= 0 or root\n"
+"  -d, --duration SECS  measure for SECS seconds, then print the results; a command still\n"
+"                       running is not killed: prospect waits for it and exits with its\n"
+"                       status (as 'prospect run -d'); -p: detach\n"
+"      --repeat N       run the command N times; print means and their variation\n"
+"  -I, --interval-print MSEC  print the counts of every MSEC milliseconds (>= 10)\n"
 "      --cpu N          run the command pinned to CPU N (set before it starts)\n"
 "  -s, --summary        one table with a row per region\n"
 "      --detail         add p50 and p99 over crossings\n"
 "      --per-thread     also show each thread's results\n"
 "      --csv            CSV output\n"
-"  -o, --output FILE    write the results to FILE\n"
+"  -x, --field-separator SEP  CSV output with SEP between fields (perf stat's -x)\n"
+"  -o, --output FILE    write the results to FILE instead of standard error\n"
 "      --sort-key KEY   sort regions by region, calls, crossings, wall-clock or an event\n"
 "      --reverse-sort   reverse the order\n"
 "      --ignore-missing-regions  warn about regions that cannot be found and go on\n"
 "      --entry MODE     how functions are entered: jump (default: a command's functions\n"
 "                       that allow it jump to a probed trampoline, no single-step trap) or\n"
 "                       trap (a uprobe on the function's first instruction)\n"
-"  -v, --verbose        print every probed site (-vv: more)\n"
+"  -v, --verbose        print every probed site and full region names (-vv: more)\n"
 "  -h, --help           this help\n"
+"\n"
+"An event the kernel refuses to count with the kernel included (kernel.perf_event_paranoid\n"
+"2 for a user) counts user space only, like perf, and is shown as NAME:u.\n"
+"--repeat, -I and -a apply to whole-program counting (not with -r).\n"
 "\n"
 "Exit status: the command's (128+N if it was killed by signal N); 127/126 if it cannot be\n"
 "run; 2 for usage errors; 1 for other errors (unknown region, event that does not open).\n"
@@ -101,6 +117,9 @@ struct stat_opts {
     bool explicit_events;
     bool trap_entries;    /* --entry trap: no jump entries (plain uprobes everywhere) */
     int pin_cpu;          /* -1: not pinned */
+    unsigned repeat;      /* --repeat: runs of the command (1 by default) */
+    double interval;      /* -I: seconds between printed intervals, 0 for none */
+    bool system_wide;     /* -a */
     char **argv;
 };
 
@@ -197,15 +216,19 @@ static void free_opts(struct stat_opts *o)
     vec_free(&o->regions);
 }
 
-enum { OPT_DURATION = 256, OPT_CSV, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
-       OPT_CPU, OPT_ENTRY };
+enum { OPT_CSV = 256, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
+       OPT_CPU, OPT_ENTRY, OPT_REPEAT };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
     static const struct option lo[] = {
         { "events", required_argument, NULL, 'e' }, { "group", required_argument, NULL, 'g' },
         { "region", required_argument, NULL, 'r' }, { "pid", required_argument, NULL, 'p' },
-        { "duration", required_argument, NULL, OPT_DURATION },
+        { "duration", required_argument, NULL, 'd' },
+        { "repeat", required_argument, NULL, OPT_REPEAT },
+        { "all-cpus", no_argument, NULL, 'a' },
+        { "interval-print", required_argument, NULL, 'I' },
+        { "field-separator", required_argument, NULL, 'x' },
         { "summary", no_argument, NULL, 's' }, { "csv", no_argument, NULL, OPT_CSV },
         { "output", required_argument, NULL, 'o' }, { "sort-key", required_argument, NULL, OPT_SORT },
         { "reverse-sort", no_argument, NULL, OPT_REVERSE },
@@ -224,7 +247,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         return 1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:e:g:r:p:so:vh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:e:g:r:p:d:aI:x:so:vh", lo, NULL)) != -1) {
         switch (c) {
         case 'e':
             if ((e = add_events(o, &o->groups.v[0], optarg)))
@@ -249,9 +272,28 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
                 return cmd_usage_error("stat", "invalid pid '%s'", optarg);
             o->attach_pid = (pid_t)v;
             break;
-        case OPT_DURATION:
+        case 'd':
             if (parse_double(optarg, &o->duration) || o->duration <= 0)
                 return cmd_usage_error("stat", "invalid duration '%s' (seconds)", optarg);
+            break;
+        case OPT_REPEAT:
+            if (parse_u64(optarg, &v) || v == 0 || v > 1000000)
+                return cmd_usage_error("stat", "invalid --repeat '%s' (runs, 1 or more)", optarg);
+            o->repeat = (unsigned)v;
+            break;
+        case 'a': o->system_wide = true; break;
+        case 'I':
+            if (parse_u64(optarg, &v) || v < 10 || v > 86400000)
+                return cmd_usage_error("stat", "invalid -I '%s' (milliseconds, at least 10)",
+                                       optarg);
+            o->interval = (double)v / 1000.0;
+            break;
+        case 'x':
+            if (strlen(optarg) != 1 || optarg[0] == '"' || optarg[0] == '\n')
+                return cmd_usage_error("stat", "invalid -x '%s' (one character, not a quote)",
+                                       optarg);
+            o->rep.csv = true;
+            o->rep.sep = optarg[0];
             break;
         case 's': o->rep.summary = true; break;
         case OPT_CSV: o->rep.csv = true; break;
@@ -271,18 +313,29 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
             else if (strcmp(optarg, "jump"))
                 return cmd_usage_error("stat", "invalid --entry '%s' (jump or trap)", optarg);
             break;
-        case 'v': log_verbosity++; break;
+        case 'v': log_verbosity++; o->rep.full_names = true; break;
         case 'h': return -1;
         default: return cmd_bad_option("stat", argv, optind, optopt, c);
         }
     }
     o->argv = argv + optind;
-    if (!o->argv[0] && !o->attach_pid)
-        return cmd_usage_error("stat", "no command given (and no -p PID)");
+    if (!o->argv[0] && !o->attach_pid && !o->system_wide)
+        return cmd_usage_error("stat", "no command given (and no -p PID or -a)");
     if (o->argv[0] && o->attach_pid)
         return cmd_usage_error("stat", "give either a command or -p PID, not both");
+    if (o->attach_pid && o->system_wide)
+        return cmd_usage_error("stat", "give either -a or -p PID, not both");
     if (o->attach_pid && o->pin_cpu >= 0)
         return cmd_usage_error("stat", "--cpu applies to a command that prospect starts, not -p");
+    if (o->regions.n && (o->repeat || o->interval > 0 || o->system_wide))
+        return cmd_usage_error("stat", "--repeat, -I and -a apply to whole-program counting, "
+                               "not to -r regions");
+    if (o->repeat > 1 && !o->argv[0])
+        return cmd_usage_error("stat", "--repeat runs a command again: give one");
+    if (o->repeat > 1 && o->interval > 0)
+        return cmd_usage_error("stat", "give either --repeat or -I, not both");
+    if (!o->repeat)
+        o->repeat = 1;
     return 0;
 }
 
@@ -337,11 +390,13 @@ static int tick_trace(void *arg, int timeout_ms, int wake_fd)
     return region_trace_poll(arg, timeout_ms, wake_fd);
 }
 
+/* Results go to standard error, as perf stat's do, so the command's standard output (an
+ * archive, a pipe) is never mixed with them; -o FILE writes them there. */
 static FILE *open_output(struct stat_opts *o)
 {
     int e;
     if (!o->output)
-        return stdout;
+        return stderr;
     if ((e = outfile_open(&o->of, o->output, 0666))) {
         cmd_error("stat", "cannot write %s: %s", o->output, outfile_strerror(e));
         return NULL;
@@ -349,12 +404,15 @@ static FILE *open_output(struct stat_opts *o)
     return o->of.fp;
 }
 
-/* Ends -o: the file replaces a previous one only once the results were written into it. */
-static int close_output(struct stat_opts *o, FILE *out, bool written, int status)
+/* Ends -o: the file replaces a previous one only once the results were written into it; it
+ * is done before any wait for the rest of the command (--duration), so the results are there
+ * when the measuring ends. *out is standard error afterwards. */
+static int close_output(struct stat_opts *o, FILE **out, bool written, int status)
 {
     int e;
-    if (!out || !o->output)
+    if (!*out || *out == stderr || !o->output)
         return status;
+    *out = stderr;
     if (!written) {
         outfile_abort(&o->of);
         return status;
@@ -366,24 +424,21 @@ static int close_output(struct stat_opts *o, FILE *out, bool written, int status
     return status;
 }
 
-/* Last steps before the command is released: pin it and open -o, so that a failure stops
- * everything before the workload runs. On failure the held child is killed. */
+/* Last steps before the command is released: pin it and open -o (once), so that a failure
+ * stops everything before the workload runs. On failure the held child is killed. */
 static bool ready_to_start(struct stat_opts *o, struct launch *l, FILE **out)
 {
-    if (pin_child(o, l->pid) || !(*out = open_output(o))) {
+    if (pin_child(o, l->pid) || (!*out && !(*out = open_output(o)))) {
         launch_abort(l);
         return false;
     }
     return true;
 }
 
-/* Everything is open: pin and release the command (or go on with the attached process), wait
- * for its end while `tick` drains what the kernel writes. *t0 (if not NULL) is the time just
- * before the release. 0 with *wstatus, or the exit status to return (the error printed, with
- * `what` before a waiting error). */
-static int start_and_wait(struct stat_opts *o, struct launch *l, FILE **out, bool hw_missing,
-                          int (*tick)(void *, int, int), void *tick_arg, const char *what,
-                          double *t0, int *wstatus)
+/* Everything is open: pin and release the command (or go on with the attached process or
+ * the system). *t0 is the time just before the release. 0, or the exit status to return
+ * (the error printed). */
+static int start(struct stat_opts *o, struct launch *l, FILE **out, bool hw_missing, double *t0)
 {
     int e;
 
@@ -393,16 +448,44 @@ static int start_and_wait(struct stat_opts *o, struct launch *l, FILE **out, boo
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches): counting software events only\n");
     install_signals();
-    if (t0)
-        *t0 = now_s();
-    if (!o->attach_pid && (e = launch_go(l))) {
+    *t0 = now_s();
+    if (l->pid > 0 && (e = launch_go(l))) {
         waitpid(l->pid, NULL, 0);
         return report_exec_error(o->argv[0], e);
     }
-    e = waited_enough(launch_wait(&(struct launch_wait_opts){ .child = l->pid,
-                      .attach_pid = o->attach_pid, .duration = o->duration,
-                      .stop_signal = &stop_requested, .stop_count = &stops, .tick = tick,
-                      .tick_arg = tick_arg }, wstatus), l->pid, wstatus);
+    return 0;
+}
+
+/* Waits until the command (or attached process) ends, a signal ends counting (-a), or
+ * --duration ends first: then *running says the command runs on (it is never killed).
+ * on_interval is called every -I interval. 0 with *wstatus, or an exit status (the error
+ * printed, with `what` before it). */
+static int wait_measured(struct stat_opts *o, struct launch_wait_opts *w, double t0,
+                         int *wstatus, bool *running, void (*on_interval)(void *, double),
+                         void *arg, const char *what)
+{
+    double end = o->duration > 0 ? t0 + o->duration : 0;
+    double next = o->interval > 0 && on_interval ? t0 + o->interval : 0;
+    int e;
+
+    *running = false;
+    for (;;) {
+        double stop = next && (!end || next < end) ? next : end;
+        w->duration = stop ? (stop - now_s() > 1e-6 ? stop - now_s() : 1e-6) : 0;
+        e = launch_wait(w, wstatus);
+        if (e != -ETIME)
+            break;
+        if (next && now_s() >= next - 1e-6) {
+            on_interval(arg, now_s() - t0);
+            next += o->interval;
+        }
+        if (end && now_s() >= end - 1e-6) {
+            *running = w->child > 0;
+            e = 0;
+            break;
+        }
+    }
+    e = waited_enough(e, w->child, wstatus);
     if (e) {
         cmd_error("stat", "%s: %s", what, strerror(-e));
         return 1;
@@ -410,75 +493,277 @@ static int start_and_wait(struct stat_opts *o, struct launch *l, FILE **out, boo
     return 0;
 }
 
-static int run_program_mode(struct stat_opts *o, bool hw_missing)
+/* --duration ended with the command still running: the results are out, the command is left
+ * alone to finish, and its exit status stays prospect's (as `prospect run -d`). */
+static int wait_rest(struct stat_opts *o, struct launch_wait_opts *w, FILE *out, int *wstatus)
 {
-    struct counter_group *g0 = &o->groups.v[0];
-    VEC(struct event_spec) ev = { 0 };
-    VEC(const char *) names = { 0 };
-    VEC(int) group = { 0 };
-    struct program_count *pc = NULL;
-    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
-    struct pc_value *vals = NULL;
-    char msg[512], exe[PATH_MAX];
-    int e, wstatus = 0, status = 1;
-    double t0, t1;
-    FILE *out = NULL;
-    bool written = false;
+    int e;
 
-    for (size_t g = 0; g < o->groups.n; g++)
-        for (size_t i = 0; i < o->groups.v[g].n; i++)
-            if (vec_push(&ev, o->groups.v[g].ev[i]) ||
-                vec_push(&names, o->groups.v[g].ev[i].name) || vec_push(&group, (int)g))
-                goto out;
-    (void)g0;
-    if (!o->attach_pid) {
-        if ((e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
-            status = report_exec_error(o->argv[0], e);
-            goto out;
-        }
-        if ((e = launch_prepare(&l, o->argv))) {
-            cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
-            goto out;
-        }
+    fflush(out);
+    fprintf(stderr, "prospect stat: measured for %g s (--duration); the command (pid %d) runs "
+            "on unmeasured: waiting for it to exit\n", o->duration, (int)w->child);
+    w->duration = 0;
+    w->tick = NULL;   /* nothing is measured any more (region tracing is freed) */
+    w->tick_arg = NULL;
+    e = waited_enough(launch_wait(w, wstatus), w->child, wstatus);
+    if (e) {
+        cmd_error("stat", "waiting for the command: %s", strerror(-e));
+        return 1;
     }
-    e = program_count_open(&pc, ev.v, group.v, ev.n, o->attach_pid ? o->attach_pid : l.pid,
-                           o->attach_pid != 0, msg, sizeof(msg));
+    return 0;
+}
+
+/* Whole-program counting: the events, their printed names and the values of one run. */
+struct prog {
+    struct stat_opts *o;
+    VEC(struct event_spec) ev;
+    VEC(int) group;
+    char (*names)[sizeof(((struct event_spec *)0)->name) + 4];
+    const char **namep;
+    struct program_count *pc;
+    struct pc_value *vals, *prev, *delta;
+    double *sum, *sumsq;
+    FILE *out;
+    bool interval_header;
+};
+
+static void print_interval(void *arg, double t)
+{
+    struct prog *p = arg;
+    size_t n = p->ev.n;
+
+    if (program_count_read(p->pc, p->vals))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct pc_value *d = &p->delta[i];
+        d->raw = p->vals[i].raw - p->prev[i].raw;
+        d->enabled = p->vals[i].enabled - p->prev[i].enabled;
+        d->running = p->vals[i].running - p->prev[i].running;
+        d->counted = d->running > 0 || d->enabled == 0;   /* not scheduled at all: 0 */
+        d->scaled = (double)d->raw;
+        if (d->running && d->running < d->enabled)
+            d->scaled = (double)d->raw * (double)d->enabled / (double)d->running;
+    }
+    stat_report_interval(p->out, t, p->namep, p->delta, n, &p->o->rep, !p->interval_header);
+    p->interval_header = true;
+    fflush(p->out);
+    memcpy(p->prev, p->vals, n * sizeof(*p->vals));
+}
+
+/* Events counting user space only because the kernel was refused get perf's ":u" name. */
+static void user_only_names(struct prog *p)
+{
+    bool any = false;
+    for (size_t i = 0; i < p->ev.n; i++)
+        if (program_count_user_only(p->pc, i)) {
+            snprintf(p->names[i], sizeof(p->names[i]), "%s:u", p->ev.v[i].name);
+            any = true;
+        }
+    if (any)
+        fprintf(stderr, "prospect stat: note: kernel.perf_event_paranoid does not let this user "
+                "count the kernel: events count user space only (shown as NAME:u); run as root "
+                "or 'sysctl kernel.perf_event_paranoid=1' to count the kernel too\n");
+}
+
+/* Relative standard error of the mean, in percent (perf's "+- x%"). */
+static double variation(double sum, double sumsq, unsigned n)
+{
+    double mean = sum / n, var;
+    if (n < 2 || mean == 0)
+        return 0;
+    var = (sumsq - n * mean * mean) / (n - 1);
+    return var > 0 ? 100.0 * sqrt(var / n) / fabs(mean) : 0;
+}
+
+static void command_title(const struct stat_opts *o, char *title, size_t len)
+{
+    size_t used = 0;
+    title[0] = '\0';
+    if (o->system_wide)
+        snprintf(title, len, "system wide");
+    else if (o->attach_pid)
+        snprintf(title, len, "process %d", (int)o->attach_pid);
+    for (size_t i = 0; !o->system_wide && o->argv[0] && o->argv[i] && used < len; i++)
+        used += (size_t)snprintf(title + used, len - used, "%s%s", i ? " " : "", o->argv[i]);
+}
+
+/* One run: open, start, count until the end (or --duration), read. 0 or an exit status. */
+static int count_once(struct prog *p, bool first, bool hw_missing, struct launch_wait_opts *w,
+                      double *wall_ns, int *wstatus, bool *running)
+{
+    struct stat_opts *o = p->o;
+    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+    unsigned flags = o->system_wide ? PC_SYSTEM_WIDE : o->attach_pid ? PC_ATTACH : 0;
+    char msg[512];
+    double t0;
+    int e;
+
+    if (o->argv[0] && (e = launch_prepare(&l, o->argv))) {
+        cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
+        return 1;
+    }
+    e = program_count_open(&p->pc, p->ev.v, p->group.v, p->ev.n,
+                           o->attach_pid ? o->attach_pid : l.pid, flags, msg, sizeof(msg));
     if (e) {
         cmd_error("stat", "%s", msg);
         launch_abort(&l);
+        return 1;
+    }
+    if (first)
+        user_only_names(p);
+    if ((e = start(o, &l, &p->out, hw_missing, &t0)))
+        return e;
+    *w = (struct launch_wait_opts){ .child = l.pid > 0 ? l.pid : 0,
+                                    .attach_pid = o->attach_pid, .stop_signal = &stop_requested,
+                                    .stop_count = &stops };
+    memset(p->prev, 0, p->ev.n * sizeof(*p->prev));
+    if ((e = wait_measured(o, w, t0, wstatus, running, print_interval, p,
+                           "waiting for the command")))
+        return e;
+    *wall_ns = (now_s() - t0) * 1e9;
+    if (o->interval > 0) {
+        print_interval(p, now_s() - t0);   /* the last, partial interval */
+        return 0;
+    }
+    if (program_count_read(p->pc, p->vals)) {
+        cmd_error("stat", "cannot read the counters");
+        return 1;
+    }
+    return 0;
+}
+
+static int prog_setup(struct prog *p)
+{
+    size_t n;
+    for (size_t g = 0; g < p->o->groups.n; g++)
+        for (size_t i = 0; i < p->o->groups.v[g].n; i++)
+            if (vec_push(&p->ev, p->o->groups.v[g].ev[i]) || vec_push(&p->group, (int)g))
+                return -ENOMEM;
+    n = p->ev.n + 1;
+    p->names = calloc(n, sizeof(*p->names));
+    p->namep = calloc(n, sizeof(*p->namep));
+    p->vals = calloc(n, sizeof(*p->vals));
+    p->prev = calloc(n, sizeof(*p->prev));
+    p->delta = calloc(n, sizeof(*p->delta));
+    p->sum = calloc(2 * n, sizeof(*p->sum));
+    if (!p->names || !p->namep || !p->vals || !p->prev || !p->delta || !p->sum)
+        return -ENOMEM;
+    p->sumsq = p->sum + n;
+    for (size_t i = 0; i < p->ev.n; i++) {
+        snprintf(p->names[i], sizeof(p->names[i]), "%s", p->ev.v[i].name);
+        p->namep[i] = p->names[i];
+    }
+    return 0;
+}
+
+static void prog_release(struct prog *p)
+{
+    program_count_free(p->pc);
+    free(p->names);
+    free(p->namep);
+    free(p->vals);
+    free(p->prev);
+    free(p->delta);
+    free(p->sum);
+    vec_free(&p->ev);
+    vec_free(&p->group);
+}
+
+static int run_program_mode(struct stat_opts *o, bool hw_missing)
+{
+    struct prog p = { .o = o };
+    struct launch_wait_opts w = { 0 };
+    struct stat_program_view v = { .user_s = -1, .sys_s = -1 };
+    struct rusage ru0, ru1;
+    char exe[PATH_MAX], title[1024];
+    double wall = 0, wall_sum = 0, wall_sumsq = 0;
+    double *var = NULL;
+    unsigned runs = 0;
+    int e, wstatus = 0, status = 1, werr;
+    bool running = false, written = false;
+
+    if (prog_setup(&p)) {
+        cmd_error("stat", "out of memory");
         goto out;
     }
-    if ((e = start_and_wait(o, &l, &out, hw_missing, NULL, NULL, "waiting for the command",
-                            &t0, &wstatus))) {
+    if (o->argv[0] && (e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
+        status = report_exec_error(o->argv[0], e);
+        goto out;
+    }
+    getrusage(RUSAGE_CHILDREN, &ru0);
+    while (runs < o->repeat && !stop_requested) {
+        if ((e = count_once(&p, runs == 0, runs == 0 && hw_missing, &w, &wall, &wstatus,
+                            &running))) {
+            status = e;
+            goto out;
+        }
+        runs++;
+        for (size_t i = 0; i < p.ev.n; i++) {
+            p.sum[i] += p.vals[i].scaled;
+            p.sumsq[i] += p.vals[i].scaled * p.vals[i].scaled;
+            p.delta[i].raw += p.vals[i].raw;
+            p.delta[i].enabled += p.vals[i].enabled;
+            p.delta[i].running += p.vals[i].running;
+            p.delta[i].counted |= p.vals[i].counted;
+        }
+        wall_sum += wall;
+        wall_sumsq += wall * wall;
+        if (runs < o->repeat && !stop_requested) {
+            program_count_free(p.pc);   /* the next run opens its own */
+            p.pc = NULL;
+            if (running && (e = wait_rest(o, &w, p.out, &wstatus))) {
+                status = e;
+                goto out;
+            }
+        }
+    }
+    if (o->interval > 0)
+        goto done;
+    /* The report shows means over the runs (the sums of one run, unchanged). */
+    var = calloc(p.ev.n + 1, sizeof(*var));
+    if (!var)
+        goto out;
+    for (size_t i = 0; i < p.ev.n; i++) {
+        struct pc_value *m = &p.vals[i];
+        m->scaled = p.sum[i] / runs;
+        m->raw = p.delta[i].raw / runs;
+        m->enabled = p.delta[i].enabled / runs;
+        m->running = p.delta[i].running / runs;
+        m->counted = p.delta[i].counted;
+        var[i] = variation(p.sum[i], p.sumsq[i], runs);
+    }
+    if (!running && o->argv[0] && !getrusage(RUSAGE_CHILDREN, &ru1)) {
+        v.user_s = ((double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                    (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6) / runs;
+        v.sys_s = ((double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                   (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6) / runs;
+    }
+    command_title(o, title, sizeof(title));
+    v.command = title;
+    v.names = p.namep;
+    v.vals = p.vals;
+    v.var = runs > 1 ? var : NULL;
+    v.n = p.ev.n;
+    v.runs = runs;
+    v.wall_ns = wall_sum / runs;
+    v.wall_var = variation(wall_sum, wall_sumsq, runs);
+    stat_report_program(p.out, &v, &o->rep);
+done:
+    written = true;
+    program_count_free(p.pc);   /* counting ends before any wait for the rest of the command */
+    p.pc = NULL;
+    werr = close_output(o, &p.out, written, 0);
+    if (running && (e = wait_rest(o, &w, p.out, &wstatus))) {
         status = e;
         goto out;
     }
-    t1 = now_s();
-    vals = calloc(ev.n + 1, sizeof(*vals));
-    if (!vals || program_count_read(pc, vals)) {
-        cmd_error("stat", "cannot read the counters");
-        goto out;
-    }
-    {
-        char title[1024] = "";
-        size_t used = 0;
-        if (o->attach_pid)
-            snprintf(title, sizeof(title), "process %d", (int)o->attach_pid);
-        for (size_t i = 0; o->argv[0] && o->argv[i] && used < sizeof(title); i++)
-            used += (size_t)snprintf(title + used, sizeof(title) - used, "%s%s", i ? " " : "",
-                                     o->argv[i]);
-        stat_report_program(out, title, names.v, vals, ev.n, NULL, 0, (t1 - t0) * 1e9,
-                            o->rep.csv);
-    }
-    written = true;
-    status = o->attach_pid ? 0 : mirror_status(wstatus);
+    status = o->argv[0] ? mirror_status(wstatus) : 0;
+    if (werr && status == 0)
+        status = werr;
 out:
-    status = close_output(o, out, written, status);
-    free(vals);
-    program_count_free(pc);
-    vec_free(&ev);
-    vec_free(&names);
-    vec_free(&group);
+    status = close_output(o, &p.out, written, status);
+    free(var);
+    prog_release(&p);
     return status;
 }
 
@@ -547,11 +832,11 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
     struct image_watch watch;
     struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct stat_region_view *views = NULL;
+    struct launch_wait_opts w = { 0 };
     char exe[PATH_MAX], msg[2048];
     int e, wstatus = 0, status = 1;
-    bool ifunc = false;
+    bool running = false, written = false, ifunc = false;
     FILE *out = NULL;
-    bool written = false;
 
     region_list_init(&rl);
     if ((e = exe_of(o, exe, sizeof(exe)))) {
@@ -634,10 +919,19 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
     }
-    if ((e = start_and_wait(o, &l, &out, hw_missing, tick_trace, rt, "tracing failed", NULL,
-                            &wstatus))) {
-        status = e;
-        goto out;
+    {
+        double t0;
+        if ((e = start(o, &l, &out, hw_missing, &t0))) {
+            status = e;
+            goto out;
+        }
+        w = (struct launch_wait_opts){ .child = l.pid > 0 ? l.pid : 0,
+                                       .attach_pid = o->attach_pid, .stop_signal = &stop_requested,
+                                       .stop_count = &stops, .tick = tick_trace, .tick_arg = rt };
+        if ((e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "tracing failed"))) {
+            status = e;
+            goto out;
+        }
     }
     if ((e = region_trace_finish(rt))) {
         cmd_error("stat", "tracing failed: %s", strerror(-e));
@@ -728,9 +1022,17 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                         views[i].label, (unsigned long long)r->reentered);
         }
     }
+    if (running) {
+        region_trace_free(rt);   /* the probes go: the rest of the command runs unmeasured */
+        rt = NULL;
+        if ((status = close_output(o, &out, written, 0)) || (e = wait_rest(o, &w, out, &wstatus))) {
+            status = status ? status : e;
+            goto out;
+        }
+    }
     status = o->attach_pid ? 0 : mirror_status(wstatus);
 out:
-    status = close_output(o, out, written, status);
+    status = close_output(o, &out, written, status);
     free(views);
     region_trace_free(rt);     /* closes events and deletes probes: the target is unchanged */
     jump_entry_free(je);
@@ -782,7 +1084,7 @@ int cmd_stat(int argc, char **argv)
         free_opts(&o);
         return 1;
     }
-    if (!o.attach_pid) {
+    if (!o.attach_pid && o.argv[0]) {
         char exe[PATH_MAX];
         if (launch_resolve(o.argv[0], exe, sizeof(exe)) == 0)
             warn_setid(exe);

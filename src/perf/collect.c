@@ -367,8 +367,12 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         }
         if (deadline) {
             uint64_t t = now_ns();
-            if (t >= deadline)
+            if (t >= deadline) {
+                /* The command is never killed: either wait for it below or leave it to
+                 * the caller, who reports first (`run -d`). */
+                res->running = o->return_at_duration && res->child && !child_done;
                 break;
+            }
             if ((deadline - t) / 1000000 < (uint64_t)timeout)
                 timeout = (int)((deadline - t) / 1000000) + 1;
         }
@@ -415,7 +419,7 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
     if (ret < 0)
         snprintf(err, errlen, "processing records: %s", strerror(-ret));
 out:
-    if (res->child && res->child_ran && !child_done && !res->abandoned) {
+    if (res->child && res->child_ran && !child_done && !res->abandoned && !res->running) {
         /* The command runs: its exit status is the caller's to report, whatever happened to
          * the collection, and it is never killed for Prospect's sake. */
         while (waitpid(res->child, &res->child_status, 0) < 0 && errno == EINTR)

@@ -27,6 +27,8 @@ struct collect_opts {
     size_t nr_pids;
     char *const *argv;            /* command to launch, or NULL */
     double duration;              /* seconds; 0: until the command exits / SIGINT */
+    bool return_at_duration;      /* when duration ends before the command, return at once
+                                     (result->running) instead of waiting for its exit */
     size_t mmap_pages;            /* per-CPU data pages (power of two); 0: default */
     bool callchain;               /* PERF_SAMPLE_CALLCHAIN */
     int pin_cpu;                  /* -1: no pinning of the launched command */
@@ -58,6 +60,7 @@ struct collect_result {
     uint64_t proc_unreadable;     /* -a/-p: /proc entries that could not be read */
     pid_t proc_first_unreadable;
     bool kernel_excluded;         /* the kernel could not be sampled (not permitted): user only */
+    bool running;                 /* return_at_duration: the command runs on, not yet waited for */
 };
 
 /* Runs a whole collection. On failure returns -errno with a one-line message in err (for a

@@ -9,6 +9,8 @@
 
 /* Writes one field; `last` ends the row. */
 void csv_field(FILE *f, const char *s, bool last);
+/* The same with another separator (`perf stat -x SEP`, not NUL); a field holding it is quoted. */
+void csv_field_sep(FILE *f, const char *s, char sep, bool last);
 void csv_u64(FILE *f, uint64_t v, bool last);
 void csv_double(FILE *f, double v, int decimals, bool last);
 /* A whole row of string fields. */

@@ -8,9 +8,18 @@
 
 bool stat_column_is_time(const char *name)
 {
-    return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock") ||
-           !strcmp(name, "wall-clock");
+    /* "task-clock:u" counts nanoseconds too: the modifier does not change the unit. */
+    static const char *const t[] = { "task-clock", "cpu-clock", "wall-clock" };
+    size_t len = strcspn(name, ":");
+
+    for (size_t i = 0; i < 3; i++)
+        if (len == strlen(t[i]) && !strncmp(name, t[i], len))
+            return true;
+    return false;
 }
+
+#define STAT_WIDTH 100   /* text output fits this many columns by default */
+#define STAT_MIN_LABEL 16
 
 /* A grid of strings rendered as a text box or as CSV. */
 struct grid {
@@ -43,6 +52,43 @@ static size_t utf8_width(const char *s)
     return w;
 }
 
+/* Width of one line of a cell (up to '\n' or the end). */
+static size_t line_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s && *s != '\n'; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+/* Byte offset of the character that starts at display column `col` of s. */
+static size_t offset_of(const char *s, size_t col)
+{
+    size_t i = 0, w = 0;
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xc0) == 0x80)
+            continue;
+        if (w++ == col)
+            return i;
+    }
+    return i;
+}
+
+/* s shortened to `max` columns by replacing its middle with "..." (the ends of a region name
+ * say the most: the file or library, and the line or function). */
+static void elide(const char *s, size_t max, char *out, size_t outlen)
+{
+    size_t w = utf8_width(s), head, tail;
+
+    if (w <= max || max < 5) {
+        snprintf(out, outlen, "%s", s);
+        return;
+    }
+    head = (max - 3) / 2;
+    tail = max - 3 - head;
+    snprintf(out, outlen, "%.*s...%s", (int)offset_of(s, head), s, s + offset_of(s, w - tail));
+}
+
 static void rule(FILE *f, const size_t *w, size_t cols)
 {
     for (size_t c = 0; c < cols; c++) {
@@ -53,46 +99,107 @@ static void rule(FILE *f, const size_t *w, size_t cols)
     fputs("+\n", f);
 }
 
-/* Row 0 is the header. The first column is left-aligned, numbers right-aligned. */
-static void grid_print(FILE *f, const struct grid *g, bool csv)
+static void cell(FILE *f, const char *s, size_t w, bool left)
+{
+    size_t len = strcspn(s, "\n"), pad = w - line_width(s);
+    fputs("| ", f);
+    if (!left)
+        for (size_t i = 0; i < pad; i++)
+            fputc(' ', f);
+    fwrite(s, 1, len, f);
+    if (left)
+        for (size_t i = 0; i < pad; i++)
+            fputc(' ', f);
+    fputc(' ', f);
+}
+
+/* Row 0 is the header; a header cell may hold two lines ("context-\nswitches"). The first
+ * column is left-aligned and, unless `full`, elided to keep the table within STAT_WIDTH;
+ * numbers are right-aligned. CSV (with o->sep, ',' by default) has one line per row. */
+static void grid_print(FILE *f, const struct grid *g, const struct stat_report_opts *o)
 {
     size_t rows = g->cells.n / g->cols, w[64] = { 0 }, cols = g->cols < 64 ? g->cols : 64;
+    size_t total = 1;
+    bool two = false;
+    char buf[512];
 
-    if (csv) {
+    if (o->csv) {
         for (size_t r = 0; r < rows; r++)
-            for (size_t c = 0; c < cols; c++)
-                csv_field(f, g->cells.v[r * g->cols + c], c + 1 == cols);
+            for (size_t c = 0; c < cols; c++) {
+                const char *s = g->cells.v[r * g->cols + c];
+                char *nl = strchr(s, '\n');
+                if (nl)   /* a two-line header is one name in CSV */
+                    snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(nl - s), s,
+                             nl[-1] == '-' ? "" : " ", nl + 1);
+                csv_field_sep(f, nl ? buf : s, o->sep ? o->sep : ',', c + 1 == cols);
+            }
         return;
     }
     for (size_t r = 0; r < rows; r++)
         for (size_t c = 0; c < cols; c++) {
-            size_t l = utf8_width(g->cells.v[r * g->cols + c]);
+            const char *s = g->cells.v[r * g->cols + c], *nl = strchr(s, '\n');
+            size_t l = line_width(s);
+            if (nl) {
+                two = true;
+                if (utf8_width(nl + 1) > l)
+                    l = utf8_width(nl + 1);
+            }
             if (l > w[c])
                 w[c] = l;
         }
+    for (size_t c = 0; c < cols; c++)
+        total += w[c] + 3;
+    if (!o->full_names && total > STAT_WIDTH) {
+        size_t floor = line_width(g->cells.v[0]) > STAT_MIN_LABEL ? line_width(g->cells.v[0])
+                                                                   : STAT_MIN_LABEL;
+        size_t over = total - STAT_WIDTH;
+        if (w[0] > floor)
+            w[0] = w[0] - floor > over ? w[0] - over : floor;
+    }
     rule(f, w, cols);
-    for (size_t r = 0; r < rows; r++) {
+    for (size_t line = 0; line < (two ? 2u : 1u); line++) {
         for (size_t c = 0; c < cols; c++) {
-            const char *s = g->cells.v[r * g->cols + c];
-            size_t pad = w[c] - utf8_width(s);
-            fputs("| ", f);
-            if (c > 0)
-                for (size_t i = 0; i < pad; i++)
-                    fputc(' ', f);
-            fputs(s, f);
-            if (c == 0)
-                for (size_t i = 0; i < pad; i++)
-                    fputc(' ', f);
-            fputc(' ', f);
+            const char *s = g->cells.v[c], *nl = strchr(s, '\n');
+            cell(f, line == 0 ? s : nl ? nl + 1 : "", w[c], c == 0);
         }
         fputs("|\n", f);
-        if (r == 0)
-            rule(f, w, cols);
+    }
+    rule(f, w, cols);
+    for (size_t r = 1; r < rows; r++) {
+        for (size_t c = 0; c < cols; c++) {
+            const char *s = g->cells.v[r * g->cols + c];
+            if (c == 0 && utf8_width(s) > w[0]) {
+                elide(s, w[0], buf, sizeof(buf));
+                s = buf;
+            }
+            cell(f, s, w[c], c == 0);
+        }
+        fputs("|\n", f);
     }
     rule(f, w, cols);
 }
 
-/* Time unit for a row, chosen from its largest value. */
+/* A column header for the text table: long hyphenated names on two lines, the unit below
+ * the name ("task-clock\nms"). CSV joins the lines again. */
+static void header_name(char *buf, size_t len, const char *name, const char *unit)
+{
+    size_t n = strlen(name), best = 0;
+
+    for (size_t i = 1; n > 10 && i + 1 < n; i++)   /* the hyphen nearest the middle */
+        if (name[i] == '-' && (!best || (i > n / 2 ? i - n / 2 : n / 2 - i) <
+                                        (best > n / 2 ? best - n / 2 : n / 2 - best)))
+            best = i;
+    if (best)
+        snprintf(buf, len, "%.*s\n%s%s%s", (int)best + 1, name, name + best + 1,
+                 unit ? " " : "", unit ? unit : "");
+    else if (unit)
+        snprintf(buf, len, "%s\n%s", name, unit);
+    else
+        snprintf(buf, len, "%s", name);
+}
+
+/* Time unit for a table, chosen from the largest time it shows: one unit for every time row,
+ * so wall-clock and task-clock compare at a glance. */
 static const char *time_unit(double max_ns, double *div)
 {
     if (max_ns >= 1e9) { *div = 1e9; return "s"; }
@@ -102,14 +209,17 @@ static const char *time_unit(double max_ns, double *div)
     return "ns";
 }
 
+/* Counts are whole numbers, but a mean of counts is not: 0.42 page faults per crossing is
+ * information that "0" would lose. */
 static void fmt_val(char *buf, size_t len, double v, bool time, double div, bool csv)
 {
+    bool whole = v == floor(v);
     if (csv)
-        snprintf(buf, len, time ? "%.0f" : "%.0f", v);
+        snprintf(buf, len, time || whole ? "%.0f" : "%.3f", v);
     else if (time)
         snprintf(buf, len, "%.3f", v / div);
     else
-        snprintf(buf, len, "%.0f", v);
+        snprintf(buf, len, whole || v >= 1000 ? "%.0f" : "%.2f", v);
 }
 
 static double pct_running(const struct rc_result *r)
@@ -180,13 +290,17 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
     static const char *const hdr[] = { "event", "total", "mean", "min", "max", "p50", "p99" };
     size_t nh = o->detail ? 7 : 5;
     struct grid g = { .cols = nh + (o->csv ? 1 : 0) };
-    char buf[64], name[160];
+    char buf[64], name[160], shown[STAT_WIDTH];
+    double tmax = 0, div = 1;
+    const char *unit;
     int e = 0;
 
     if (o->csv) {
         e |= grid_add(&g, "region");
     } else {
-        fprintf(f, "%s: %llu call%s, %llu crossing%s", title, (unsigned long long)res->calls,
+        /* The counts after the name must stay on screen: a long name gives way. */
+        elide(title, o->full_names ? strlen(title) : STAT_WIDTH - 60, shown, sizeof(shown));
+        fprintf(f, "%s: %llu call%s, %llu crossing%s", o->full_names ? title : shown, (unsigned long long)res->calls,
                 res->calls == 1 ? "" : "s", (unsigned long long)res->crossings,
                 res->crossings == 1 ? "" : "s");
         if (res->open)
@@ -199,6 +313,13 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
             return 0;
         }
     }
+    for (size_t c = 0; c <= ncols; c++)
+        if (c == 0 || stat_column_is_time(cols[c - 1])) {
+            const struct rc_stat *st = c == 0 ? &res->wall : &res->vals[c - 1];
+            if (st->n && st->max > tmax)
+                tmax = st->max;
+        }
+    unit = time_unit(tmax, &div);
     for (size_t i = 0; i < nh; i++)
         e |= grid_add(&g, hdr[i]);
     if (o->csv && *csv_header_done) {   /* one CSV stream: a single header line */
@@ -211,8 +332,6 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
         const struct rc_stat *st = c == 0 ? &res->wall : &res->vals[c - 1];
         const char *cn = c == 0 ? "wall-clock" : cols[c - 1];
         bool time = stat_column_is_time(cn);
-        double div = 1;
-        const char *unit = time ? time_unit(st->max, &div) : NULL;
         double vals[6] = { st->total, rc_stat_mean(st), st->min, st->max, 0, 0 };
 
         if (o->detail) {
@@ -236,7 +355,7 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
         }
     }
     if (!e)
-        grid_print(f, &g, o->csv);
+        grid_print(f, &g, o);
     grid_free(&g);
     if (!o->csv)
         fputc('\n', f);
@@ -244,7 +363,8 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
 }
 
 static int summary_row(struct grid *g, const char *label, const struct rc_result *r,
-                       const char *const *cols, size_t ncols, const struct stat_report_opts *o)
+                       const char *const *cols, size_t ncols, const struct stat_report_opts *o,
+                       bool running)
 {
     char buf[64];
     int e = grid_add(g, label);
@@ -258,37 +378,50 @@ static int summary_row(struct grid *g, const char *label, const struct rc_result
         fmt_val(buf, sizeof(buf), r->vals[c].total, stat_column_is_time(cols[c]), 1e6, o->csv);
         e |= grid_add(g, buf);
     }
-    snprintf(buf, sizeof(buf), "%.1f", pct_running(r));
-    e |= grid_add(g, buf);
+    if (running) {
+        snprintf(buf, sizeof(buf), "%.1f", pct_running(r));
+        e |= grid_add(g, buf);
+    }
     return e;
 }
 
+/* One row per region. Text: ms in every time column, long names on two header lines, and
+ * "% running" only when a counter was not running all the time (it says 100.0 otherwise),
+ * so the default table fits STAT_WIDTH columns. CSV keeps every column, in ns. */
 static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
                          const char *const *cols, size_t ncols, const struct stat_report_opts *o)
 {
-    struct grid g = { .cols = 4 + ncols + 1 };
+    bool running = o->csv;
+    struct grid g = { 0 };
     char buf[160];
     int e = 0;
 
+    for (size_t i = 0; i < n && !running; i++)
+        running = v[i].res->crossings && pct_running(v[i].res) < 99.95;
+    g.cols = 4 + ncols + running;
     e |= grid_add(&g, "region");
     e |= grid_add(&g, "calls");
     e |= grid_add(&g, "crossings");
-    e |= grid_add(&g, o->csv ? "wall-clock (ns)" : "wall-clock (ms)");
-    for (size_t c = 0; c < ncols; c++) {
-        bool time = stat_column_is_time(cols[c]);
-        snprintf(buf, sizeof(buf), "%s%s", cols[c], time ? (o->csv ? " (ns)" : " (ms)") : "");
+    for (size_t c = 0; c <= ncols; c++) {
+        const char *cn = c == 0 ? "wall-clock" : cols[c - 1];
+        bool time = stat_column_is_time(cn);
+        if (o->csv)
+            snprintf(buf, sizeof(buf), "%s%s", cn, time ? " (ns)" : "");
+        else
+            header_name(buf, sizeof(buf), cn, time ? "ms" : NULL);
         e |= grid_add(&g, buf);
     }
-    e |= grid_add(&g, "% running");
+    if (running)
+        e |= grid_add(&g, o->csv ? "% running" : "running\n%");
     for (size_t i = 0; i < n && !e; i++) {
-        e |= summary_row(&g, v[i].label, v[i].res, cols, ncols, o);
+        e |= summary_row(&g, v[i].label, v[i].res, cols, ncols, o, running);
         for (size_t t = 0; o->per_thread && t < v[i].nthreads && !e; t++) {
             snprintf(buf, sizeof(buf), "%s [tid %d]", v[i].label, (int)v[i].threads[t].tid);
-            e |= summary_row(&g, buf, &v[i].threads[t], cols, ncols, o);
+            e |= summary_row(&g, buf, &v[i].threads[t], cols, ncols, o, running);
         }
     }
     if (!e)
-        grid_print(f, &g, o->csv);
+        grid_print(f, &g, o);
     grid_free(&g);
     return e ? -ENOMEM : 0;
 }
@@ -345,54 +478,141 @@ int stat_report_regions(FILE *f, struct stat_region_view *v, size_t n, const cha
     return e;
 }
 
-void stat_report_program(FILE *f, const char *command, const char *const *names,
-                         const struct pc_value *vals, size_t n, const char *const *unsupported,
-                         size_t nunsup, double wall_ns, bool csv)
+static double pct_of(const struct pc_value *v)
 {
+    return v->enabled ? 100.0 * (double)v->running / (double)v->enabled : 0.0;
+}
+
+/* The rate perf prints after a count: per second of task-clock (CPU time) when one was
+ * counted, else per second of wall-clock time. */
+static void rate(char *buf, size_t len, double count, double per_ns)
+{
+    double r = per_ns > 0 ? count / (per_ns / 1e9) : 0;
+    const char *u = "";
+    if (r >= 1e9) { r /= 1e9; u = "G"; }
+    else if (r >= 1e6) { r /= 1e6; u = "M"; }
+    else if (r >= 1e3) { r /= 1e3; u = "K"; }
+    snprintf(buf, len, "%8.3f %s/sec", r, u);
+}
+
+static void program_csv(FILE *f, const struct stat_program_view *v, char sep)
+{
+    static const char *const hdr[] = { "event", "value", "unit", "enabled_ns", "running_ns",
+                                       "pct_running", "variation_pct" };
+    char b[64];
+
+    for (size_t i = 0; i < 7; i++)
+        csv_field_sep(f, hdr[i], sep, i == 6);
+    for (size_t i = 0; i < v->n; i++) {
+        const struct pc_value *x = &v->vals[i];
+        csv_field_sep(f, v->names[i], sep, false);
+        snprintf(b, sizeof(b), "%.0f", x->scaled);
+        csv_field_sep(f, x->counted ? b : "<not counted>", sep, false);
+        csv_field_sep(f, stat_column_is_time(v->names[i]) ? "ns" : "", sep, false);
+        fprintf(f, "%llu%c%llu%c%.1f%c", (unsigned long long)x->enabled, sep,
+                (unsigned long long)x->running, sep, pct_of(x), sep);
+        if (v->var)
+            fprintf(f, "%.2f", v->var[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "wall-clock%c%.0f%cns%c%c%c%c", sep, v->wall_ns, sep, sep, sep, sep, sep);
+    if (v->var)
+        fprintf(f, "%.2f", v->wall_var);
+    fputc('\n', f);
+    if (v->user_s >= 0)
+        fprintf(f, "user-time%c%.0f%cns%c%c%c%c\nsystem-time%c%.0f%cns%c%c%c%c\n", sep,
+                v->user_s * 1e9, sep, sep, sep, sep, sep, sep, v->sys_s * 1e9, sep, sep, sep,
+                sep, sep);
+}
+
+void stat_report_program(FILE *f, const struct stat_program_view *v,
+                         const struct stat_report_opts *o)
+{
+    char sep = o->sep ? o->sep : ',';
+    double per_ns = 0;
     bool scaled = false;
 
-    if (csv) {
-        fputs("event,value,unit,enabled_ns,running_ns,pct_running\n", f);
-        for (size_t i = 0; i < n; i++) {
-            bool time = stat_column_is_time(names[i]);
-            csv_field(f, names[i], false);
-            fprintf(f, "%.0f,%s,%llu,%llu,%.1f\n", vals[i].scaled, time ? "ns" : "",
-                    (unsigned long long)vals[i].enabled, (unsigned long long)vals[i].running,
-                    vals[i].enabled ? 100.0 * (double)vals[i].running / (double)vals[i].enabled
-                                    : 0.0);
-        }
-        for (size_t i = 0; i < nunsup; i++) {
-            csv_field(f, unsupported[i], false);
-            fputs("<not supported>,,,,\n", f);
-        }
-        fprintf(f, "wall-clock,%.0f,ns,,,\n", wall_ns);
+    if (o->csv) {
+        program_csv(f, v, sep);
         return;
     }
-    fprintf(f, "\n Counter stats for '%s' (whole program):\n\n", command);
-    for (size_t i = 0; i < n; i++) {
-        const struct pc_value *v = &vals[i];
-        bool time = stat_column_is_time(names[i]);
-        if (!v->counted) {
-            fprintf(f, "  %18s      %-24s\n", "<not counted>", names[i]);
+    for (size_t i = 0; i < v->n && per_ns <= 0; i++)
+        if (stat_column_is_time(v->names[i]) && v->vals[i].counted)
+            per_ns = v->vals[i].scaled;
+    if (per_ns <= 0)
+        per_ns = v->wall_ns;
+    fprintf(f, "\n Counter stats for '%s'", v->command);
+    if (v->runs > 1)
+        fprintf(f, " (%u runs)", v->runs);
+    fputs(":\n\n", f);
+    for (size_t i = 0; i < v->n; i++) {
+        const struct pc_value *x = &v->vals[i];
+        bool time = stat_column_is_time(v->names[i]);
+        char r[48];
+        if (!x->counted) {
+            fprintf(f, "  %18s      %s\n", "<not counted>", v->names[i]);
             continue;
         }
-        if (time)
-            fprintf(f, "  %18.3f msec %-24s", v->scaled / 1e6, names[i]);
-        else
-            fprintf(f, "  %18.0f      %-24s", v->scaled, names[i]);
-        if (time && wall_ns > 0)
-            fprintf(f, " # %8.3f CPUs utilized", v->scaled / wall_ns);
-        if (v->running < v->enabled) {
-            fprintf(f, " (%.2f%% running: scaled)", 100.0 * (double)v->running /
-                    (double)v->enabled);
+        if (time) {
+            fprintf(f, "  %18.3f msec %-24s", x->scaled / 1e6, v->names[i]);
+            snprintf(r, sizeof(r), "%8.3f CPUs utilized", v->wall_ns > 0 ? x->scaled /
+                     v->wall_ns : 0);
+        } else {
+            fprintf(f, "  %18.0f      %-24s", x->scaled, v->names[i]);
+            rate(r, sizeof(r), x->scaled, per_ns);
+        }
+        fprintf(f, v->var || x->running < x->enabled ? " # %-22s" : " # %s", r);
+        if (v->var)
+            fprintf(f, "  ( +- %5.2f%% )", v->var[i]);
+        if (x->running < x->enabled) {
+            fprintf(f, "  (%.2f%%)", pct_of(x));
             scaled = true;
         }
         fputc('\n', f);
     }
-    for (size_t i = 0; i < nunsup; i++)
-        fprintf(f, "  %18s      %-24s\n", "<not supported>", unsupported[i]);
-    fprintf(f, "\n  %18.9f seconds wall-clock elapsed\n\n", wall_ns / 1e9);
+    fprintf(f, "\n  %18.9f seconds time elapsed", v->wall_ns / 1e9);
+    if (v->var)
+        fprintf(f, "  ( +- %5.2f%% )", v->wall_var);
+    fputc('\n', f);
+    if (v->user_s >= 0)
+        fprintf(f, "\n  %18.9f seconds user\n  %18.9f seconds sys\n", v->user_s, v->sys_s);
+    fputc('\n', f);
     if (scaled)
-        fprintf(f, "note: some counters were multiplexed and are scaled estimates "
-                   "(value x enabled / running)\n");
+        fprintf(f, "note: counters with (N%%) were multiplexed (running N%% of the time) and are "
+                   "scaled estimates\n");
+}
+
+void stat_report_interval(FILE *f, double t_s, const char *const *names,
+                          const struct pc_value *vals, size_t n,
+                          const struct stat_report_opts *o, bool header)
+{
+    char sep = o->sep ? o->sep : ',', b[64];
+
+    if (header && o->csv) {
+        static const char *const h[] = { "time", "event", "value", "unit", "enabled_ns",
+                                          "running_ns", "pct_running" };
+        for (size_t i = 0; i < 7; i++)
+            csv_field_sep(f, h[i], sep, i == 6);
+    } else if (header) {
+        fprintf(f, "#%13s %18s %-4s %s\n", "time", "counts", "unit", "event");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct pc_value *x = &vals[i];
+        bool time = stat_column_is_time(names[i]);
+        if (o->csv) {
+            snprintf(b, sizeof(b), "%.9f", t_s);
+            csv_field_sep(f, b, sep, false);
+            csv_field_sep(f, names[i], sep, false);
+            snprintf(b, sizeof(b), "%.0f", x->scaled);
+            csv_field_sep(f, x->counted ? b : "<not counted>", sep, false);
+            fprintf(f, "%s%c%llu%c%llu%c%.1f\n", time ? "ns" : "", sep,
+                    (unsigned long long)x->enabled, sep, (unsigned long long)x->running, sep,
+                    pct_of(x));
+        } else if (!x->counted) {
+            fprintf(f, "%14.6f %18s %-4s %s\n", t_s, "<not counted>", "", names[i]);
+        } else {
+            fprintf(f, time ? "%14.6f %18.3f %-4s %s\n" : "%14.6f %18.0f %-4s %s\n", t_s,
+                    time ? x->scaled / 1e6 : x->scaled, time ? "msec" : "", names[i]);
+        }
+    }
 }

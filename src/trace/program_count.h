@@ -16,14 +16,22 @@ struct pc_value {
     bool counted;              /* running > 0 */
 };
 
-/* Opens every event on `pid` (a launched child held before exec, or with `attach` every
- * thread of a running process). Events with the same group[i] > 0 are opened as one group
- * (scheduled together, -g); group may be NULL or group[i] 0 for independent events.
+enum {
+    PC_ATTACH = 1,        /* pid is a running process: every thread, counting from now */
+    PC_SYSTEM_WIDE = 2,   /* every task on every online CPU (pid ignored), from now */
+};
+
+/* Opens every event on `pid` (a launched child held before exec: counting starts at exec) or
+ * as `flags` say. Events with the same group[i] > 0 are opened as one group (scheduled
+ * together, -g); group may be NULL or group[i] 0 for independent events. An event the kernel
+ * refuses with the kernel included is opened for user space only (program_count_user_only).
  * -errno with advice in msg. */
 int program_count_open(struct program_count **out, const struct event_spec *ev,
-                       const int *group, size_t n, pid_t pid, bool attach, char *msg,
+                       const int *group, size_t n, pid_t pid, unsigned flags, char *msg,
                        size_t msglen);
-/* Reads the totals (summed over threads for an attached process). 0 or -errno. */
+/* Whether event i counts user space only because counting the kernel was not permitted. */
+bool program_count_user_only(const struct program_count *pc, size_t i);
+/* Reads the totals (summed over threads or CPUs). 0 or -errno. */
 int program_count_read(struct program_count *pc, struct pc_value *vals);
 void program_count_free(struct program_count *pc);
 #endif

@@ -158,28 +158,33 @@ static int tick_sleep(void *arg, int timeout_ms, int wake_fd)
     return 0;
 }
 
-int launch_wait(const struct launch_wait_opts *w, int *wstatus)
+int launch_wait(struct launch_wait_opts *w, int *wstatus)
 {
     int (*tick)(void *, int, int) = w->tick ? w->tick : tick_sleep;
     pid_t target = w->child > 0 ? w->child : w->attach_pid;
-    bool sent_term = false, forwarded = false;
     double t0 = now_s();
     /* A pidfd becomes readable when the process exits: no polling latency at the end. */
-    int pidfd = (int)syscall(SYS_pidfd_open, target, 0), err = 0;
+    int pidfd = target > 0 ? (int)syscall(SYS_pidfd_open, target, 0) : -1, err = 0;
 
     *wstatus = 0;
     for (;;) {
-        if ((err = tick(w->tick_arg, 100, pidfd)))
+        int ms = 100;
+        if (w->duration > 0) {   /* -I intervals are shorter than the usual tick */
+            double left = w->duration - (now_s() - t0);
+            if (left * 1000 < ms)
+                ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+        }
+        if ((err = tick(w->tick_arg, ms, pidfd)))
             break;
         if (w->child > 0) {
             pid_t r;
             /* Ctrl-C reaches the command through the terminal; a signal sent to Prospect
              * alone is passed on once, and the results cover everything until it exits. */
-            if (*w->stop_signal && !forwarded) {
+            if (*w->stop_signal && !w->forwarded) {
                 kill(w->child, *w->stop_signal);
                 kill(w->child, SIGCONT);
-                forwarded = true;
-            } else if (forwarded && w->stop_count && *w->stop_count >= 2) {
+                w->forwarded = true;
+            } else if (w->forwarded && w->stop_count && *w->stop_count >= 2) {
                 /* Asked twice: the command ignores or defers the signal. Stop waiting and
                  * leave it running rather than hang. */
                 err = -ECANCELED;
@@ -192,16 +197,14 @@ int launch_wait(const struct launch_wait_opts *w, int *wstatus)
                 err = -errno;
                 break;
             }
-        } else if (*w->stop_signal || kill(w->attach_pid, 0) != 0) {
+        } else if (*w->stop_signal || (w->attach_pid > 0 && kill(w->attach_pid, 0) != 0)) {
             break;
         }
+        /* The command is never killed for Prospect's sake: the caller decides what the end
+         * of the duration means (stop measuring, print an interval) and may wait again. */
         if (w->duration > 0 && now_s() - t0 >= w->duration) {
-            if (w->child <= 0)
-                break;
-            if (!sent_term) {
-                kill(w->child, SIGTERM);
-                sent_term = true;
-            }
+            err = -ETIME;
+            break;
         }
     }
     if (pidfd >= 0)

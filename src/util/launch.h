@@ -4,6 +4,7 @@
 #ifndef PROSPECT_UTIL_LAUNCH_H
 #define PROSPECT_UTIL_LAUNCH_H
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -34,15 +35,17 @@ struct launch_wait_opts {
      * (a pidfd, -1 if unavailable): wait on it and do work (drain ring buffers). NULL: sleep. */
     int (*tick)(void *arg, int timeout_ms, int wake_fd);
     void *tick_arg;
+    bool forwarded;               /* state: the stop signal was passed on (keep it between calls) */
 };
 
 /* Waits until the command exits (a signal in *stop_signal is passed to it once, with SIGCONT
- * so a stopped command can act on it; at the end of `duration` it gets SIGTERM, as perf stat
- * does), or for an attached process until it exits, a signal arrives or `duration` ends.
- * *wstatus gets the command's wait status (0 when attached). 0, -ECANCELED when a second
+ * so a stopped command can act on it), or for an attached process (or with neither, for
+ * nothing: system-wide counting) until it exits or a signal arrives. *wstatus gets the
+ * command's wait status (0 when attached). 0; -ETIME when `duration` ended first (the command
+ * or process still runs, untouched: call again to go on waiting); -ECANCELED when a second
  * signal (stop_count >= 2) ended the wait with the command still running (it is left
- * running), or -errno (from waitpid or tick). */
-int launch_wait(const struct launch_wait_opts *w, int *wstatus);
+ * running); or -errno (from waitpid or tick). */
+int launch_wait(struct launch_wait_opts *w, int *wstatus);
 /* The exit status a shell would give for a waitpid status: the code, or 128+signal. */
 int launch_exit_code(int wstatus);
 #endif

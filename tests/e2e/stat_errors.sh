@@ -72,7 +72,7 @@ fi
 "$PROSPECT" stat --csv -o "$TEST_TMP/g.csv" -e task-clock -g page-faults,minor-faults "$W/stat_pages" 3000 >/dev/null 2>&1
 check program_mode_group_both_counted [ "$(awk -F, '$1 == "minor-faults" { print $2 }' "$TEST_TMP/g.csv")" -ge 3000 ]
 "$PROSPECT" stat "$W/stat_status" 0 >"$TEST_TMP/o" 2>&1
-check program_mode_text grep -q "seconds wall-clock elapsed" "$TEST_TMP/o"
+check program_mode_text grep -q "seconds time elapsed" "$TEST_TMP/o"
 
 if ! uprobes_ready; then
     skip stat_region_errors "no writable tracefs uprobe_events (region tracing needs it)"

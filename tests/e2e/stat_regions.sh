@@ -124,7 +124,7 @@ check sort_first_row [ "$(sed -n 2p "$out" | cut -d, -f1)" = prepare ]
 "$PROSPECT" stat --detail -e page-faults -r touch_pages "$W/stat_pages" $N >"$TEST_TMP/d" 2>&1
 check detail_has_percentiles grep -Eq "\| +p50 \| +p99 \|" "$TEST_TMP/d"
 check table_has_wall_and_task_clock grep -q "wall-clock (ms)" "$TEST_TMP/d"
-"$PROSPECT" stat --csv -e page-faults -r touch_pages "$W/stat_pages" $N >"$TEST_TMP/c" 2>/dev/null
+"$PROSPECT" stat --csv -e page-faults -r touch_pages -o "$TEST_TMP/c" "$W/stat_pages" $N >/dev/null 2>&1
 check long_csv_header grep -q "^region,event,total,mean,min,max$" "$TEST_TMP/c"
 
 # Inlined instances with DW_AT_ranges (hot part + cold part, unrolled copies): 3 + 2 calls.
@@ -154,6 +154,6 @@ check no_probes_left_behind no_probes_left
 
 # A line range whose start is a loop head: one crossing (the whole loop), not an entry per
 # iteration that never closes; and a warning that each iteration hit the start probe.
-"$PROSPECT" stat -s -r stat_sum.c:17-19 -- "$WL/stat_sum_noinl" >"$TEST_TMP/loophead.txt" 2>"$TEST_TMP/loophead.err"
+"$PROSPECT" stat -s -r stat_sum.c:17-19 -o "$TEST_TMP/loophead.txt" -- "$WL/stat_sum_noinl" >/dev/null 2>"$TEST_TMP/loophead.err"
 check loop_head_range_one_crossing grep -qE '^\| stat_sum.c:17-19 +\| +1 \| +1 \|' "$TEST_TMP/loophead.txt"
 check loop_head_range_warned grep -q "its start was reached [0-9]* more times inside the region" "$TEST_TMP/loophead.err"
