@@ -783,20 +783,19 @@ static int exe_of(const struct stat_opts *o, char *exe, size_t len)
 }
 
 /* A C++ exception thrown through a function with a return probe cannot be unwound (the probe
- * replaced the return address): say so once for C++ programs with function regions. */
+ * replaced the return address). Function exits are probes on their returns, so that applies
+ * only to a function whose returns could not be found in its code: name those. */
 static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
 {
     struct elf_program prog;
-    bool functions = false;
 
-    for (size_t i = 0; i < rl->probes.n; i++)
-        functions |= rl->probes.v[i].uret;
-    if (!functions || elf_program_read(exe, &prog))
+    if (elf_program_read(exe, &prog))
         return;
-    if (prog.cxx)
-        fprintf(stderr, "prospect stat: note: a C++ exception thrown through a function region "
-                "ends the program (the kernel's return probe hides the caller from the "
-                "unwinder); measure a line range inside a function that may throw\n");
+    for (size_t i = 0; prog.cxx && i < rl->probes.n; i++)
+        if (rl->probes.v[i].uret && rl->probes.v[i].role == RC_ENTER)
+            fprintf(stderr, "prospect stat: note: %s keeps a return probe (its returns could "
+                    "not be found in its code, -v says why): a C++ exception thrown through it "
+                    "ends the program\n", rl->regions.v[rl->probes.v[i].region].label);
     elf_program_release(&prog);
 }
 
@@ -816,6 +815,23 @@ static void warn_unpatched(struct region_trace *rt, struct jump_entry *je)
                 "without the entry hook (first: pid %u; exec'd with an environment without "
                 "LD_PRELOAD?): their crossings of jump-entry functions were not counted; "
                 "--entry trap counts them\n", silent, first);
+}
+
+/* Calls that ended without a return sample. With no sample lost, they were left without
+ * returning (longjmp, an exception): what the program did, not a loss. */
+static void warn_unreturned(const char *label, const struct rc_result *r, uint64_t lost)
+{
+    if (!r->unreturned)
+        return;
+    if (!lost)
+        fprintf(stderr, "prospect stat: note: %s: %llu call(s) left without returning (longjmp "
+                "or a C++ exception): %llu crossing(s) not counted (calls include them)\n",
+                label, (unsigned long long)r->unreturned, (unsigned long long)r->resynced);
+    else
+        fprintf(stderr, "prospect stat: warning: %s: %llu call(s) ended without a return "
+                "sample (samples were lost, or left by longjmp or an exception): %llu "
+                "crossing(s) dropped\n", label, (unsigned long long)r->unreturned,
+                (unsigned long long)r->resynced);
 }
 
 static void warn_line(void *arg, const char *msg)
@@ -986,13 +1002,26 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         if (!out)
             goto out;
         region_trace_get_stats(rt, &st);
-        if (st.lost)
+        if (st.lost || st.unseen)
             fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
                     "overflowed): counts are incomplete; for functions the stack pointer puts a "
                     "thread whose exit sample was lost back in step, but in line and address "
                     "ranges it looks still inside (its later passes are not new crossings); "
                     "fewer regions or events make samples smaller\n",
-                    (unsigned long long)st.lost);
+                    (unsigned long long)(st.lost > st.unseen ? st.lost : st.unseen));
+        if (st.bad)
+            fprintf(stderr, "prospect stat: warning: %llu records could not be decoded and were "
+                    "dropped: counts are incomplete\n", (unsigned long long)st.bad);
+        for (size_t i = 0; i < rl.regions.n; i++) {
+            uint64_t ent, ex;
+            region_trace_unseen(rt, (int)i, &ent, &ex);
+            if (ent || ex)
+                fprintf(stderr, "prospect stat: warning: %s: the samples of %llu entries and "
+                        "%llu exits were lost: %llu calls were made, not %llu\n",
+                        views[i].label, (unsigned long long)ent, (unsigned long long)ex,
+                        (unsigned long long)(views[i].res->calls + ent),
+                        (unsigned long long)views[i].res->calls);
+        }
         for (size_t i = 0; i < rl.regions.n; i++)
             for (size_t c = 0; c < ncols; c++)
                 if (views[i].res->vals[c].n < views[i].res->crossings)
@@ -1002,11 +1031,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
         for (size_t i = 0; i < rl.regions.n; i++)
-            if (views[i].res->resynced)
-                fprintf(stderr, "prospect stat: warning: %s: %llu crossing(s) whose samples were "
-                        "lost were dropped or closed early (the stack pointer showed the thread "
-                        "had left)\n", views[i].label,
-                        (unsigned long long)views[i].res->resynced);
+            warn_unreturned(views[i].label, views[i].res, st.lost);
         jump_entry_problems(je, &rl, warn_line, NULL);
         warn_unpatched(rt, je);
         if (deep)

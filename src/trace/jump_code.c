@@ -127,8 +127,9 @@ static int rip_fix(const cs_insn *in, unsigned at, struct jump_prefix *p, char *
     return 0;
 }
 
-int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
-                     char *why, size_t whylen)
+/* With `to_ret`, a `ret` may end the prefix (it runs the same in the stub). */
+static int make_prefix(const uint8_t *code, size_t size, uint64_t vaddr, bool to_ret,
+                       struct jump_prefix *out, char *why, size_t whylen)
 {
     struct dec d;
     const cs_insn *in;
@@ -173,6 +174,12 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
             out->len += in->size;
             continue;
         }
+        if (to_ret && in->id == X86_INS_RET) {
+            memcpy(out->stub + at, in->bytes, in->size);
+            out->stub_len += in->size;
+            out->len += in->size;
+            break;
+        }
         if (is_control(d.h, in)) {
             snprintf(why, whylen, "'%s %s' within its first 5 bytes transfers control",
                      in->mnemonic, in->op_str);
@@ -184,6 +191,11 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
         if (reads_rip(in) && (e = rip_fix(in, at, out, why, whylen)))
             goto out;
         out->len += in->size;
+    }
+    if (out->len < JUMP_MIN_LEN) {
+        snprintf(why, whylen, "fewer than 5 bytes up to its return");
+        e = -EINVAL;
+        goto out;
     }
     /* The rest: an indirect jump might land inside the prefix (jump tables). */
     while (dec_next(&d, true)) {
@@ -197,6 +209,113 @@ int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct ju
     }
 out:
     dec_close(&d);
+    return e;
+}
+
+int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
+                     char *why, size_t whylen)
+{
+    return make_prefix(code, size, vaddr, false, out, why, whylen);
+}
+
+int jump_code_prefix_to_ret(const uint8_t *code, size_t size, uint64_t vaddr,
+                            struct jump_prefix *out, char *why, size_t whylen)
+{
+    return make_prefix(code, size, vaddr, true, out, why, whylen);
+}
+
+/* How much `in` moves the stack pointer, when that is known from the instruction alone. */
+static bool sp_effect(csh h, const cs_insn *in, int64_t *d)
+{
+    const cs_x86 *x = &in->detail->x86;
+    const cs_x86_op *o = x->operands;
+    cs_regs rr, rw;
+    uint8_t nr, nw;
+
+    *d = 0;
+    if (is_control(h, in))
+        return false;
+    if (in->id == X86_INS_POP && x->op_count == 1 && o[0].type == X86_OP_REG &&
+        o[0].reg != X86_REG_RSP) {
+        *d = 8;
+        return true;
+    }
+    if (in->id == X86_INS_PUSH) {
+        *d = -8;
+        return true;
+    }
+    if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) && x->op_count == 2 &&
+        o[0].type == X86_OP_REG && o[0].reg == X86_REG_RSP && o[1].type == X86_OP_IMM) {
+        *d = in->id == X86_INS_ADD ? o[1].imm : -o[1].imm;
+        return true;
+    }
+    if (in->id == X86_INS_LEA && x->op_count == 2 && o[0].type == X86_OP_REG &&
+        o[0].reg == X86_REG_RSP && o[1].mem.base == X86_REG_RSP &&
+        o[1].mem.index == X86_REG_INVALID) {
+        *d = o[1].mem.disp;
+        return true;
+    }
+    if (cs_regs_access(h, in, rr, &nr, rw, &nw) != CS_ERR_OK)
+        return false;
+    for (uint8_t i = 0; i < nw; i++)
+        if (rw[i] == X86_REG_RSP || rw[i] == X86_REG_ESP || rw[i] == X86_REG_SP)
+            return false;
+    return true;
+}
+
+#define EXIT_RUN 8
+int jump_code_exit_point(const uint8_t *code, size_t n, uint64_t start, uint64_t ret_addr,
+                         uint64_t *point, int64_t *sp_delta, char *why, size_t whylen)
+{
+    struct { uint64_t addr; unsigned size; bool known; int64_t d; } run[EXIT_RUN];
+    unsigned nrun = 0, bytes;
+    struct dec d;
+    int e;
+
+    if ((e = dec_open(&d, code, n, start)))
+        return e;
+    e = -EINVAL;
+    snprintf(why, whylen, "its code does not decode up to the return at 0x%llx",
+             (unsigned long long)ret_addr);
+    while (dec_next(&d, false) && d.in->address <= ret_addr) {
+        const cs_insn *in = d.in;
+        if (in->address == ret_addr) {
+            if (in->id != X86_INS_RET) {
+                snprintf(why, whylen, "%s", in->id == X86_INS_JMP ? "it is a tail call (a jmp, "
+                         "which the kernel emulates: no single-step)" : "it is not a return");
+                break;
+            }
+            /* Back from the ret over whole instructions until 5 bytes are covered. */
+            bytes = in->size;
+            *sp_delta = 0;
+            for (unsigned k = 0; k < nrun && k < EXIT_RUN; k++) {
+                unsigned i = (nrun - 1 - k) % EXIT_RUN;
+                if (!run[i].known) {
+                    snprintf(why, whylen, "the instruction before its return at 0x%llx "
+                             "transfers control or moves the stack pointer in a way that is "
+                             "not known", (unsigned long long)run[i].addr);
+                    break;
+                }
+                bytes += run[i].size;
+                *sp_delta += run[i].d;
+                if (bytes >= JUMP_MIN_LEN) {
+                    *point = run[i].addr;
+                    e = 0;
+                    break;
+                }
+            }
+            if (e && bytes < JUMP_MIN_LEN && nrun < EXIT_RUN)
+                snprintf(why, whylen, "fewer than 5 bytes of code before its return");
+            break;
+        }
+        run[nrun % EXIT_RUN].addr = in->address;
+        run[nrun % EXIT_RUN].size = in->size;
+        run[nrun % EXIT_RUN].known = sp_effect(d.h, in, &run[nrun % EXIT_RUN].d);
+        nrun++;
+    }
+    dec_close(&d);
+    if (!e)
+        why[0] = '\0';
     return e;
 }
 
@@ -253,5 +372,99 @@ int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint
         e = -EINVAL;
     }
     dec_close(&d);
+    return e;
+}
+
+static bool in_parts(const struct code_part *parts, size_t nparts, uint64_t a)
+{
+    for (size_t i = 0; i < nparts; i++)
+        if (a >= parts[i].vaddr && a - parts[i].vaddr < parts[i].n)
+            return true;
+    return false;
+}
+
+/* An indirect jump that dispatches through a jump table: `jmp *t(,%r,8)` (no base), or
+ * `jmp *%r` right after `add %x,%r` (gcc's position-independent tables: the table's address
+ * plus a signed offset read from it). */
+static bool is_table_jump(const cs_insn *in, x86_reg prev_add_dst)
+{
+    const cs_x86_op *op = &in->detail->x86.operands[0];
+    if (op->type == X86_OP_MEM)
+        return op->mem.base == X86_REG_INVALID && op->mem.index != X86_REG_INVALID;
+    return op->type == X86_OP_REG && op->reg == prev_add_dst;
+}
+
+static int exits_of_part(struct dec *d, const struct code_part *parts, size_t nparts,
+                         uint64_t entry, uint64_t *exits, size_t *nexits, char *why, size_t wl)
+{
+    x86_reg prev_add_dst = X86_REG_INVALID;
+
+    while (dec_next(d, false)) {
+        const cs_insn *in = d->in;
+        const cs_x86 *x = &in->detail->x86;
+        bool exit = false;
+        x86_reg add_dst = X86_REG_INVALID;
+
+        if (cs_insn_group(d->h, in, CS_GRP_RET) && (in->id == X86_INS_RET)) {
+            exit = true;
+        } else if (cs_insn_group(d->h, in, CS_GRP_JUMP) && x->op_count == 1 &&
+                   x->operands[0].type == X86_OP_IMM) {
+            uint64_t t = (uint64_t)x->operands[0].imm;
+            if (t == entry || !in_parts(parts, nparts, t)) {
+                if (in->id != X86_INS_JMP) {
+                    snprintf(why, wl, "'%s %s' at 0x%llx may leave it (a conditional tail "
+                             "call)", in->mnemonic, in->op_str,
+                             (unsigned long long)in->address);
+                    return -EINVAL;
+                }
+                exit = true;
+            }
+        } else if (cs_insn_group(d->h, in, CS_GRP_JUMP)) {
+            const cs_x86_op *op = &x->operands[0];
+            if (x->op_count == 1 && op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP &&
+                op->mem.index == X86_REG_INVALID) {
+                exit = true;            /* jmp *f@GOTPCREL(%rip): a tail call */
+            } else if (x->op_count != 1 || !is_table_jump(in, prev_add_dst)) {
+                snprintf(why, wl, "it has an indirect jump ('%s %s' at 0x%llx) that may leave "
+                         "it", in->mnemonic, in->op_str, (unsigned long long)in->address);
+                return -EINVAL;
+            }
+        } else if (cs_insn_group(d->h, in, CS_GRP_RET) || cs_insn_group(d->h, in, CS_GRP_IRET)) {
+            snprintf(why, wl, "'%s' at 0x%llx leaves it in an unusual way", in->mnemonic,
+                     (unsigned long long)in->address);
+            return -EINVAL;
+        }
+        if (in->id == X86_INS_ADD && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+            x->operands[1].type == X86_OP_REG)
+            add_dst = x->operands[0].reg;
+        prev_add_dst = add_dst;
+        if (!exit)
+            continue;
+        if (*nexits == CODE_MAX_EXITS) {
+            snprintf(why, wl, "it has more than %d returns and tail calls", CODE_MAX_EXITS);
+            return -EINVAL;
+        }
+        exits[(*nexits)++] = in->address;
+    }
+    if (d->left) {
+        snprintf(why, wl, "its code does not decode at 0x%llx", (unsigned long long)d->addr);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int jump_code_exits(const struct code_part *parts, size_t nparts, uint64_t entry,
+                    uint64_t *exits, size_t *nexits, char *why, size_t whylen)
+{
+    int e = 0;
+
+    *nexits = 0;
+    for (size_t i = 0; i < nparts && !e; i++) {
+        struct dec d;
+        if ((e = dec_open(&d, parts[i].code, parts[i].n, parts[i].vaddr)))
+            return e;
+        e = exits_of_part(&d, parts, nparts, entry, exits, nexits, why, whylen);
+        dec_close(&d);
+    }
     return e;
 }

@@ -36,6 +36,17 @@ struct jump_prefix {
  * reason in `why` ("its first instruction is a return", ...), -ENOMEM. */
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
                      char *why, size_t whylen);
+/* The same for bytes that end with a function's `ret`: the ret may be the last instruction
+ * moved (it runs the same in the stub). */
+int jump_code_prefix_to_ret(const uint8_t *code, size_t size, uint64_t vaddr,
+                            struct jump_prefix *out, char *why, size_t whylen);
+/* Where to jump from to see a function's `ret` at `ret_addr` without a single-step: the start
+ * of the instructions just before it that, with it, cover at least JUMP_MIN_LEN bytes
+ * (*point), none transferring control; *sp_delta is how much they move the stack pointer
+ * before the ret (pops, push, add/sub/lea of %rsp; any other change of %rsp refuses).
+ * `code`: the function's `n` bytes at `start`. 0, or -EINVAL with the reason, -ENOMEM. */
+int jump_code_exit_point(const uint8_t *code, size_t n, uint64_t start, uint64_t ret_addr,
+                         uint64_t *point, int64_t *sp_delta, char *why, size_t whylen);
 /* For a point inside a function (`code`: the function's `n` bytes at `start`): the function
  * decodes from its start, `point` is an instruction boundary, and no indirect jump could land
  * in the bytes moved there. 0, or -EINVAL with the reason, -ENOMEM. */
@@ -46,4 +57,21 @@ int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint
  * that may be jumped to later). Undecodable bytes are skipped one at a time. 0 or -errno. */
 int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
                              void (*fn)(void *arg, uint64_t target), void *arg);
+
+/* A function's code: its body, and the cold part gcc may have split off ("f.cold"). */
+struct code_part {
+    const uint8_t *code;
+    size_t n;
+    uint64_t vaddr;
+};
+#define CODE_MAX_EXITS 64
+/* The function's exits, found by decoding every part: each return instruction, and each
+ * unconditional jump that leaves the parts or goes back to the function's entry (a tail call;
+ * the stack is then as at the entry). Jumps within the parts, jump tables (`jmp *t(,%r,8)`,
+ * or `jmp *%r` right after `add %x,%r`) are not exits; a jump through the GOT is. -EINVAL
+ * with the reason in `why` when the exits cannot be known: code that does not decode, a
+ * conditional jump out of the function, another indirect jump, more than CODE_MAX_EXITS;
+ * -ENOMEM. */
+int jump_code_exits(const struct code_part *parts, size_t nparts, uint64_t entry,
+                    uint64_t *exits, size_t *nexits, char *why, size_t whylen);
 #endif

@@ -30,7 +30,15 @@ extern const unsigned long prospect_entry_hook_so_len;
 struct cand {
     size_t probe;               /* the entry probe; for a function the return probe follows */
     bool point;                 /* a point probe inside code (line, address, inlined range),
-                                 * else a function entry with its return probe */
+                                 * else a function entry */
+    bool with_ret;              /* a function entry whose return probe follows: it moves too */
+    bool exit;                  /* a function's exit probe at a `ret`: the jump goes in the
+                                 * instructions before it, the probe moves there (below) */
+    bool moved_back;            /* exit: the probe was moved to the jump's place */
+    uint64_t ret_vaddr, ret_offset;
+    int64_t ret_adjust;         /* the exit probe as it was, to put back if it stays */
+    unsigned guard;             /* bytes from the jump's place that no branch may land inside
+                                 * (up to the ret for an exit) */
     struct jump_prefix pre;
     uint8_t bytes[32];
     bool ok;
@@ -87,17 +95,19 @@ static int note(struct region_list *rl, const struct probe_point *p, const char 
 {
     struct region *r = &rl->regions.v[p->region];
     char buf[640], what[64], *s;
-    if (p->uret)
+    if (p->function && p->role == RC_ENTER)
         snprintf(what, sizeof(what), "entry");
+    else if (p->function)
+        snprintf(what, sizeof(what), "exit probe at 0x%llx", (unsigned long long)p->vaddr);
     else
         snprintf(what, sizeof(what), "probe at 0x%llx", (unsigned long long)p->vaddr);
     if (why)
         snprintf(buf, sizeof(buf), "%s: %s: %s stays a uprobe: %s", p->path, r->label, what,
                  why);
-    else if (p->uret)
-        snprintf(buf, sizeof(buf), "%s: %s: jump entry (first %u bytes moved to a stub; entry "
-                 "and return probes on Prospect's trampoline, no single-step)", p->path,
-                 r->label, moved);
+    else if (p->function && p->role == RC_ENTER)
+        snprintf(buf, sizeof(buf), "%s: %s: jump entry (first %u bytes moved to a stub; the "
+                 "entry probe%s on Prospect's trampoline, no single-step)", p->path,
+                 r->label, moved, p->uret ? " and the return probe" : "");
     else
         snprintf(buf, sizeof(buf), "%s: %s: jump at 0x%llx (%u bytes moved to a stub; the "
                  "probe is on Prospect's trampoline, no single-step)", p->path, r->label,
@@ -110,19 +120,34 @@ static int note(struct region_list *rl, const struct probe_point *p, const char 
     return 0;
 }
 
-/* A probe at a point of the code (not a function entry or return): lines, addresses, inlined
+/* A probe at a point of the code (not a function's entry or exit): lines, addresses, inlined
  * ranges. It can move to a slot on its own. */
 static bool is_point(const struct region_list *rl, size_t i)
 {
     const struct probe_point *p = &rl->probes.v[i];
-    return !p->ret && !p->uret;
+    return !p->ret && !p->function;
 }
 
 static bool is_function_entry(const struct region_list *rl, size_t i)
 {
+    const struct probe_point *p = &rl->probes.v[i];
+    return p->role == RC_ENTER && p->function && !p->ret && p->func_size;
+}
+
+/* A function's exit probe found in its code (a return or a tail call): one at a `ret` can be
+ * seen through a jump placed in the instructions before it. */
+static bool is_code_exit(const struct region_list *rl, size_t i)
+{
+    const struct probe_point *p = &rl->probes.v[i];
+    return p->function && p->role == RC_EXIT && !p->ret && !p->uret;
+}
+
+/* A function entry followed by its return probe (at the same place: it moves along). */
+static bool has_return_probe(const struct region_list *rl, size_t i)
+{
     const struct probe_point *p = &rl->probes.v[i], *q = &rl->probes.v[i + 1];
-    return i + 1 < rl->probes.n && p->role == RC_ENTER && p->uret && !p->ret && q->ret &&
-           q->uret && q->offset == p->offset && !strcmp(q->path, p->path) && p->func_size;
+    return i + 1 < rl->probes.n && q->ret && q->uret && q->offset == p->offset &&
+           !strcmp(q->path, p->path);
 }
 
 struct sweep {
@@ -137,7 +162,7 @@ static void on_target(void *arg, uint64_t t)
     for (size_t k = sw->from; k < sw->to; k++) {
         struct cand *c = &sw->c->v[k];
         uint64_t v = sw->rl->probes.v[c->probe].vaddr;
-        if (c->ok && t > v && t < v + c->pre.len) {
+        if (c->ok && t > v && t < v + (c->guard > c->pre.len ? c->guard : c->pre.len)) {
             c->ok = false;
             c->swept = true;
         }
@@ -156,31 +181,13 @@ static bool same_file(const char *a, const char *b)
     return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-struct split {
-    const char *name;
-    size_t len;
-    bool found;
-};
-
-static void find_cold_part(void *arg, const struct symbol_match *m)
-{
-    struct split *sp = arg;
-    if (!strncmp(m->name, sp->name, sp->len) &&
-        (!strncmp(m->name + sp->len, ".cold", 5) ||
-         !strncmp(m->name + sp->len, " [clone .cold", 13)))
-        sp->found = true;
-}
-
 /* gcc moves a function's unlikely blocks to "f.cold" ("f(int) [clone .cold]"): a switch's jump
  * table in one part can target the other, which neither the indirect-jump check of one
  * symbol nor the branch sweep sees. Is `name` such a part, or does it have one? */
 static bool split_function(struct dso *dso, const char *name)
 {
-    struct split sp = { .name = name, .len = strlen(name) };
-    if (symbol_is_cold_part(name))
-        return true;
-    dso_foreach_symbol(dso, find_cold_part, &sp);
-    return sp.found;
+    struct symbol_match cold;
+    return symbol_is_cold_part(name) || region_cold_part(dso, name, &cold);
 }
 
 /* The code a candidate is checked against: a function entry's function, or the function that
@@ -236,7 +243,7 @@ static int cand_code(int fd, struct dso *dso, const struct probe_point *p, bool 
 static bool is_cand_probe(const cand_vec *cands, size_t from, size_t to, size_t q)
 {
     for (size_t k = from; k < to; k++)
-        if (cands->v[k].probe == q || (!cands->v[k].point && cands->v[k].probe + 1 == q))
+        if (cands->v[k].probe == q || (cands->v[k].with_ret && cands->v[k].probe + 1 == q))
             return true;
     return false;
 }
@@ -260,6 +267,46 @@ static int settle_shared(struct region_list *rl, cand_vec *cands)
         }
     }
     return 0;
+}
+
+/* An exit at a `ret` (the probe at *at in code): the jump goes at the start of the
+ * instructions before it (jump_code_exit_point), where the probe moves, its stack pointer
+ * adjusted by what they do before the ret. 0 with reason set when it cannot; -ENOMEM. */
+static int exit_jump_place(struct cand *c, struct probe_point *p, const uint8_t *code,
+                           size_t n, size_t *at, char *reason, size_t rlen)
+{
+    uint64_t start = p->vaddr - *at, place;
+    int64_t delta;
+    int e = jump_code_exit_point(code, n, start, p->vaddr, &place, &delta, reason, rlen);
+
+    if (e)
+        return e == -ENOMEM ? e : 0;
+    if (place == start) {     /* the entry's place: one probe hit cannot be both */
+        snprintf(reason, rlen, "its return is within its first 5 bytes");
+        return 0;
+    }
+    c->ret_vaddr = p->vaddr;
+    c->ret_offset = p->offset;
+    c->ret_adjust = p->sp_adjust;
+    c->moved_back = true;
+    c->guard = (unsigned)(p->vaddr + 1 - place);
+    p->offset -= p->vaddr - place;
+    p->vaddr = place;
+    p->sp_adjust += delta;
+    *at = place - start;
+    return 0;
+}
+
+/* An exit probe that stays a uprobe goes back to its ret. */
+static void exit_put_back(struct region_list *rl, struct cand *c)
+{
+    struct probe_point *p = &rl->probes.v[c->probe];
+    if (!c->moved_back)
+        return;
+    p->vaddr = c->ret_vaddr;
+    p->offset = c->ret_offset;
+    p->sp_adjust = c->ret_adjust;
+    c->moved_back = false;
 }
 
 /* Checks the candidates [from, to), all in one file. */
@@ -296,15 +343,16 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
     }
     for (size_t k = from; k < to && !why; k++) {
         struct cand *c = &cands->v[k];
-        const struct probe_point *p = &rl->probes.v[c->probe];
+        struct probe_point *p = &rl->probes.v[c->probe];
         char reason[200] = "";
         uint8_t *code = NULL;
         size_t n = 0, at = 0;
 
         /* An exception landing pad is entered by the unwinder, not by a branch the sweep
          * can see; one could sit inside the bytes moved at a point (never inside a function's
-         * first bytes, which hold no call). */
-        if (c->point && prog.cxx) {
+         * first bytes, which hold no call, nor in the straight run of pops and moves that
+         * ends at a ret: a landing pad starts by taking the exception, and never returns). */
+        if (c->point && !c->exit && prog.cxx) {
             if ((e = note(rl, p, "the program uses C++ exceptions, whose landing pads are not "
                           "branches that can be checked", 0)))
                 goto out;
@@ -313,8 +361,14 @@ static int check_file(struct region_list *rl, cand_vec *cands, size_t from, size
         e = cand_code(fd, dso, p, c->point, &code, &n, &at, reason, sizeof(reason));
         if (e == -ENOMEM)
             goto out;
-        if (!reason[0] && (e = jump_code_prefix(code + at, n - at, p->vaddr, &c->pre, reason,
-                                                sizeof(reason))) == -ENOMEM) {
+        if (!reason[0] && c->exit &&
+            (e = exit_jump_place(c, p, code, n, &at, reason, sizeof(reason))) == -ENOMEM) {
+            free(code);
+            goto out;
+        }
+        if (!reason[0] && (e = (c->exit ? jump_code_prefix_to_ret : jump_code_prefix)(
+                               code + at, n - at, p->vaddr, &c->pre, reason,
+                               sizeof(reason))) == -ENOMEM) {
             free(code);
             goto out;
         }
@@ -488,7 +542,7 @@ static int make_dir(struct jump_entry *j, const cand_vec *cands, struct region_l
         const struct cand *c = &cands->v[k];
         if (!c->ok)
             continue;
-        for (size_t q = c->probe; q <= c->probe + !c->point; q++) {
+        for (size_t q = c->probe; q <= c->probe + c->with_ret; q++) {
             struct probe_point *p = &rl->probes.v[q];
             char *np = strdup(path);
             if (!np) {
@@ -520,8 +574,12 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
 
     *out = NULL;
     for (size_t i = 0; i < rl->probes.n; i++)
-        if ((is_function_entry(rl, i) || is_point(rl, i)) &&
-            (e = vec_push(&cands, ((struct cand){ .probe = i, .point = is_point(rl, i) }))))
+        if ((is_function_entry(rl, i) || is_point(rl, i) || is_code_exit(rl, i)) &&
+            (e = vec_push(&cands, ((struct cand){ .probe = i,
+                                                 .point = is_point(rl, i) || is_code_exit(rl, i),
+                                                 .exit = is_code_exit(rl, i),
+                                                 .with_ret = is_function_entry(rl, i) &&
+                                                             has_return_probe(rl, i) }))))
             goto out;
     /* Candidates of one file are checked together (one scan of its code). */
     for (size_t from = 0, to; from < cands.n; from = to) {
@@ -563,6 +621,9 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
     *out = j;
     pr_debug("%zu jump entries, files in %s", nok, j->dir);
 out:
+    for (size_t k = 0; k < cands.n; k++)
+        if (!cands.v[k].ok || !*out)
+            exit_put_back(rl, &cands.v[k]);
     vec_free(&cands);
     if (e == -ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");

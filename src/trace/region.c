@@ -13,10 +13,13 @@
 #include "symbol/dwarf_inline.h"
 #include "symbol/dwarf_lines.h"
 #include "symbol/ifunc.h"
+#include "trace/jump_code.h"
 #include "trace/region.h"
 #include "trace/region_names.h"
 #include "util/log.h"
 #include "util/strutil.h"
+
+#define MAX_FUNC_CODE (1u << 20)   /* longer functions are not decoded for their exits */
 
 void region_list_init(struct region_list *rl)
 {
@@ -272,6 +275,125 @@ static void resolve_ifunc(struct dso *dso, const char *path, struct symbol_match
     m->start = impl;
 }
 
+struct cold_find {
+    const char *name;
+    size_t len;
+    bool found;
+    struct symbol_match m;
+};
+
+static void find_cold_part(void *arg, const struct symbol_match *m)
+{
+    struct cold_find *cf = arg;
+    if (!cf->found && !strncmp(m->name, cf->name, cf->len) &&
+        (!strncmp(m->name + cf->len, ".cold", 5) ||
+         !strncmp(m->name + cf->len, " [clone .cold", 13))) {
+        cf->found = true;
+        cf->m = *m;
+    }
+}
+
+bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *out)
+{
+    struct cold_find cf = { .name = name, .len = strlen(name) };
+    if (symbol_is_cold_part(name))
+        return false;
+    dso_foreach_symbol(dso, find_cold_part, &cf);
+    if (cf.found)
+        *out = cf.m;
+    return cf.found;
+}
+
+/* Reads `size` bytes of `path` at ELF address `vaddr`: malloc'd, or NULL. */
+static uint8_t *read_code(const char *path, uint64_t vaddr, uint64_t size)
+{
+    uint64_t off;
+    uint8_t *buf;
+    int fd;
+
+    if (!size || size > MAX_FUNC_CODE || elf_vaddr_to_offset(path, vaddr, &off))
+        return NULL;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return NULL;
+    buf = malloc(size);
+    if (buf && pread(fd, buf, size, (off_t)off) != (ssize_t)size) {
+        free(buf);
+        buf = NULL;
+    }
+    close(fd);
+    return buf;
+}
+
+/* The exits of function f (and of its cold part) from its machine code. 0 with *n set, or
+ * -EINVAL with the reason in why (the caller falls back to a return probe), -ENOMEM. */
+static int function_exits(struct dso *dso, const char *path, const struct symbol_match *f,
+                          uint64_t *exits, size_t *n, char *why, size_t whylen)
+{
+    struct code_part parts[2] = { { .vaddr = f->start, .n = f->size } };
+    struct symbol_match cold;
+    size_t np = 1;
+    int e;
+
+    if (region_cold_part(dso, f->name, &cold))
+        parts[np++] = (struct code_part){ .vaddr = cold.start, .n = cold.size };
+    for (size_t i = 0; i < np; i++)
+        parts[i].code = read_code(path, parts[i].vaddr, parts[i].n);
+    for (size_t i = 0; i < np; i++)
+        if (!parts[i].code) {
+            snprintf(why, whylen, "%s", !parts[i].n ? "its symbol has no size"
+                     : parts[i].n > MAX_FUNC_CODE ? "it is too large to decode"
+                     : "its code cannot be read from the file");
+            e = -EINVAL;
+            goto out;
+        }
+    e = jump_code_exits(parts, np, f->start, exits, n, why, whylen);
+out:
+    for (size_t i = 0; i < np; i++)
+        free((void *)parts[i].code);
+    return e;
+}
+
+/* A function's entry, and its exits: a probe on every return instruction and tail call (the
+ * return address stays the program's own, so exceptions unwind and longjmp works as without
+ * Prospect); when they cannot be found in the code, a return probe (uretprobe), which
+ * replaces the return address while the function runs. */
+static int add_function_probes(struct region_list *rl, int idx, const char *path,
+                               struct dso *dso, const struct symbol_match *f, char *err,
+                               size_t errlen)
+{
+    uint64_t exits[CODE_MAX_EXITS];
+    char why[200] = "";
+    size_t nx = 0, first;
+    int e;
+
+    if ((e = function_exits(dso, path, f, exits, &nx, why, sizeof(why))) == -ENOMEM)
+        return e;
+    first = rl->probes.n;
+    if ((e = add_probe(rl, path, f->start, false, RC_ENTER, idx, err, errlen)))
+        return e;
+    rl->probes.v[first].func_size = f->size;
+    if (!why[0]) {
+        for (size_t i = 0; i < nx; i++)
+            if ((e = add_probe(rl, path, exits[i], false, RC_EXIT, idx, err, errlen)))
+                return e;
+        for (size_t i = first; i < rl->probes.n; i++) {
+            rl->probes.v[i].function = true;
+            rl->probes.v[i].sp_adjust = rl->probes.v[i].role == RC_EXIT ? 8 : 0;
+        }
+        return add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry probe, "
+                             "exit probes on its %zu return(s) and tail call(s))", path,
+                             f->name, (unsigned long long)f->start, nx);
+    }
+    if ((e = add_probe(rl, path, f->start, true, RC_EXIT, idx, err, errlen)))
+        return e;
+    /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
+    for (size_t i = first; i < rl->probes.n; i++)
+        rl->probes.v[i].function = rl->probes.v[i].uret = true;
+    return add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and return "
+                         "probes: its exits are not known, %s)", path, f->name,
+                         (unsigned long long)f->start, why);
+}
+
 static int add_function(struct region_list *rl, int idx, const char *path, const char *name,
                         char *err, size_t errlen)
 {
@@ -320,18 +442,9 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
     }
     err[0] = '\0';
     /* Every clone of the function is a copy that some callers call: each counts. */
-    for (size_t i = 0; i < n; i++) {
-        if ((e = add_probe(rl, path, m[i].start, false, RC_ENTER, idx, err, errlen)) ||
-            (e = add_probe(rl, path, m[i].start, true, RC_EXIT, idx, err, errlen)))
+    for (size_t i = 0; i < n; i++)
+        if ((e = add_function_probes(rl, idx, path, dso, &m[i], err, errlen)))
             goto out;
-        /* Both ends of a uretprobe pair: the kernel's nesting limit applies to them. */
-        rl->probes.v[rl->probes.n - 1].uret = rl->probes.v[rl->probes.n - 2].uret = true;
-        rl->probes.v[rl->probes.n - 2].func_size = m[i].size;
-        if ((e = add_site_text(&rl->regions.v[idx], "%s: function %s at 0x%llx (entry and "
-                               "return probes)", path, m[i].name,
-                               (unsigned long long)m[i].start)))
-            goto out;
-    }
     /* An inlined instance is inside while the pc is in one of its ranges. Entries: its
      * entry pc, and the start of every other fragment that is not the continuation of
      * another (control may enter there from outside, e.g. a copy made by loop unrolling);

@@ -25,7 +25,12 @@ struct probe_point {
     bool ret;             /* return probe */
     enum rc_role role;    /* RC_ENTER or RC_EXIT */
     bool idempotent;      /* an entry that does nothing when already inside (inlined code) */
-    bool uret;            /* entry or exit of a function whose exit is a return probe */
+    bool function;        /* entry or exit of a function region (exits matched by stack
+                           * pointer, region_count.h) */
+    bool uret;            /* entry or exit of a function whose exit is the kernel's return
+                           * probe (its returns could not be found in the code) */
+    int64_t sp_adjust;    /* added to an exit's stack pointer to make it the return's: 8 at a
+                           * `ret` or a tail call (sp is then the entry's), 0 for a uretprobe */
     bool jump;            /* moved to Prospect's trampoline (jump_entry.h); path is then it */
     uint64_t func_size;   /* a function entry: the symbol's size (0 if unknown) */
     int region;
@@ -69,6 +74,12 @@ int region_find_library(const char *name, const char *exe, char *out, size_t out
 
 /* ELF virtual address -> file offset through the PT_LOAD segment containing it. */
 int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset);
+
+/* The cold part gcc split off function `name` ("f.cold", "f(int) [clone .cold]"), if any:
+ * true with *out set. */
+struct dso;
+struct symbol_match;
+bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *out);
 
 /* Levenshtein distance, capped at `cap` (returns cap when larger). */
 size_t edit_distance(const char *a, const char *b, size_t cap);

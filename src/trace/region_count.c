@@ -346,13 +346,15 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
     thread_totals(rc, t, s->group, now);
     depth = &t->depth[(size_t)s->group * rc->nr_regions + (size_t)s->region];
     osp = &t->outer_sp[(size_t)s->group * rc->nr_regions + (size_t)s->region];
-    if (s->retprobe && s->sp && *osp && *depth > 0 && lost_exit(s, *osp)) {
+    if (s->function && s->sp && *osp && *depth > 0 && lost_exit(s, *osp)) {
         /* The outermost frame is gone and its exit sample was lost: drop the open crossing. */
         t->uret_depth[s->group] -= *depth < t->uret_depth[s->group] ? *depth
                                                                    : t->uret_depth[s->group];
-        *depth = 0;
-        if (s->group == 0)
+        if (s->group == 0) {
             t->res[s->region].resynced++;
+            t->res[s->region].unreturned += (uint64_t)*depth;
+        }
+        *depth = 0;
         if (s->role == RC_EXIT)
             return 0;       /* an exit of a frame whose entry we never saw */
     }
@@ -384,13 +386,13 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s)
         t->uret_depth[s->group]--;
     if (*depth == 0)        /* an exit without an entry: attached mid-call, or a jump target */
         return 0;
-    if (s->retprobe && s->sp && *osp && s->sp == *osp + 8 && *depth > 1) {
+    if (s->function && s->sp && *osp && s->sp == *osp + 8 && *depth > 1) {
         /* The outermost frame returns; exits of inner calls were lost. */
         t->uret_depth[s->group] -= *depth - 1 < t->uret_depth[s->group]
                                    ? *depth - 1 : t->uret_depth[s->group];
-        *depth = 1;
         if (s->group == 0)
-            t->res[s->region].resynced++;
+            t->res[s->region].unreturned += (uint64_t)(*depth - 1);
+        *depth = 1;
     }
     if (--*depth > 0)
         return 0;
@@ -434,6 +436,7 @@ static int build_aggregates(struct region_counter *rc)
             tot->deep += tr->deep;
             tot->reentered += tr->reentered;
             tot->resynced += tr->resynced;
+            tot->unreturned += tr->unreturned;
             tot->enabled += tr->enabled;
             tot->running += tr->running;
             tot->open += t->depth[r] > 0;

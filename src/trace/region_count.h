@@ -13,7 +13,9 @@
  * Lost samples: for a function (return probe), the exit's stack pointer is the entry's + 8.
  * With stack pointers, a thread whose outermost exit sample was lost is put back in step by
  * its next entry at the same or a shallower stack depth (the open crossing is dropped), and an
- * outermost exit whose inner exits were lost still closes the crossing. Counted in `resynced`. */
+ * outermost exit whose inner exits were lost still closes the crossing. Counted in `resynced`.
+ * The same happens, without any loss, when calls are left by longjmp or a C++ exception (no
+ * return): the tracer tells the two apart by whether samples were lost. */
 #ifndef PROSPECT_TRACE_REGION_COUNT_H
 #define PROSPECT_TRACE_REGION_COUNT_H
 #include <stdbool.h>
@@ -27,6 +29,9 @@ struct rc_sample {
     int group;                 /* counter group index */
     int region;                /* for RC_ENTER/RC_EXIT */
     enum rc_role role;
+    bool function;             /* a function region: an exit's sp is its entry's + 8 (the
+                                * caller's after the return; the tracer adjusts exits taken
+                                * at the `ret` or a tail call) */
     bool retprobe;             /* the exit is a uretprobe (kernel nesting limit applies) */
     bool idempotent;           /* an entry that is ignored when the thread is already inside
                                 * (fragments of inlined code: entering another fragment
@@ -60,8 +65,10 @@ struct rc_result {
     uint64_t deep;             /* entries past the kernel's uretprobe nesting limit */
     uint64_t reentered;        /* range starts reached again while inside (a loop head): each
                                   one a probe hit whose cost the counts include */
-    uint64_t resynced;         /* open crossings dropped or closed early because samples were
-                                  lost (stack pointers showed the thread had left) */
+    uint64_t unreturned;       /* calls that ended without a return sample: left by longjmp
+                                  or a C++ exception, or their samples were lost (stack
+                                  pointers showed the thread had left) */
+    uint64_t resynced;         /* open crossings dropped because of them */
 };
 
 struct region_counter;

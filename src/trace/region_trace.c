@@ -69,6 +69,8 @@ struct region_trace {
     size_t ncpus;
     int maxcpu;
     VEC(int) fds;
+    VEC(int) leaders;                 /* every group leader (their group reads give the hits) */
+    uint64_t *seen, *hits;            /* per group, per probe: samples arrived, hits counted */
     struct ringbuf *rbs;
     size_t nrb;
     struct id_ent *ids;
@@ -212,6 +214,8 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
                       msg, msglen);
     if (leader < 0)
         return leader;
+    if (vec_push(&rt->leaders, leader))
+        return -ENOMEM;
     for (size_t i = 0; i < g->n; i++) {
         const struct event_spec *e = &g->ev[i];
         bool cs = is_sw(e, PERF_COUNT_SW_CONTEXT_SWITCHES);
@@ -363,7 +367,9 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     rt->nr_groups = nr_groups;
     rt->nv = calloc(nr_groups + 1, sizeof(size_t));
     rt->tp_ids = calloc(rl->probes.n + 1, sizeof(uint64_t));
-    if (!rt->nv || !rt->tp_ids) {
+    rt->seen = calloc(nr_groups * rl->probes.n + 1, sizeof(uint64_t));
+    rt->hits = calloc(nr_groups * rl->probes.n + 1, sizeof(uint64_t));
+    if (!rt->nv || !rt->tp_ids || !rt->seen || !rt->hits) {
         e = -ENOMEM;
         goto fail;
     }
@@ -514,6 +520,8 @@ static int on_sample(struct region_trace *rt, const struct perf_event_header *h)
             rt->vals[ve->col] = r[3 + 2 * i];
     }
     rt->st.samples++;
+    if (ie->kind == ID_PROBE)
+        rt->seen[(size_t)ie->group * rt->rl->probes.n + (size_t)ie->probe]++;
     return add_pend(rt, &s, ie->group, ie->kind, ie->probe, rt->vals, nv, r[1], r[2]);
 }
 
@@ -646,7 +654,10 @@ static int flush(struct region_trace *rt, uint64_t limit)
             const struct probe_point *pp = &rt->rl->probes.v[p->probe];
             rs.role = pp->role;
             rs.region = pp->region;
+            rs.function = pp->function;
             rs.retprobe = pp->uret;
+            if (rs.sp && pp->role == RC_EXIT)
+                rs.sp += pp->sp_adjust;   /* at a `ret` or tail call: the return's sp */
             rs.idempotent = pp->idempotent;
         }
         pr_debug2("t=%llu tid=%u cpu=%u g=%d kind=%d probe=%d en=%llu run=%llu v0=%llu sp=%llx",
@@ -722,13 +733,62 @@ int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd)
     return flush(rt, start > REORDER_NS ? start - REORDER_NS : 0);
 }
 
+/* Each probe's hits, from the group reads of every leader (an inherited event's read includes
+ * its children's counts: exited ones were added to it, live ones are summed). */
+static void count_hits(struct region_trace *rt)
+{
+    size_t np = rt->rl->probes.n, cap = 3 + 2 * (rt->ncols + np + 8);
+    uint64_t *buf = calloc(cap, sizeof(uint64_t));
+
+    if (!buf)
+        return;
+    for (size_t i = 0; i < rt->leaders.n; i++) {
+        ssize_t n = read(rt->leaders.v[i], buf, cap * sizeof(uint64_t));
+        if (n < 24 || buf[0] > (size_t)(n / 8 - 3) / 2)
+            continue;
+        for (uint64_t k = 0; k < buf[0]; k++) {
+            const struct id_ent *ie = ids_get(rt, buf[3 + 2 * k + 1]);
+            if (ie && ie->kind == ID_PROBE)
+                rt->hits[(size_t)ie->group * np + (size_t)ie->probe] += buf[3 + 2 * k];
+        }
+    }
+    free(buf);
+    for (size_t q = 0; q < rt->nr_groups * np; q++)
+        if (rt->hits[q] > rt->seen[q])
+            rt->st.unseen += rt->hits[q] - rt->seen[q];
+}
+
+void region_trace_unseen(const struct region_trace *rt, int r, uint64_t *entries,
+                         uint64_t *exits)
+{
+    *entries = *exits = 0;
+    for (size_t p = 0; p < rt->rl->probes.n; p++) {
+        const struct probe_point *pp = &rt->rl->probes.v[p];
+        uint64_t miss = rt->hits[p] > rt->seen[p] ? rt->hits[p] - rt->seen[p] : 0;
+        if (pp->region != r)
+            continue;
+        if (pp->role == RC_ENTER)
+            *entries += miss;
+        else
+            *exits += miss;
+    }
+}
+
 int region_trace_finish(struct region_trace *rt)
 {
-    int e = drain_all(rt);
+    int e;
+
+    /* Stop counting first (an attached process runs on): the hits read below then match the
+     * samples written, which the drain below collects. */
+    for (size_t i = 0; i < rt->leaders.n; i++)
+        ioctl(rt->leaders.v[i], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+    e = drain_all(rt);
     if (!e)
         e = flush(rt, UINT64_MAX);
     while (!e && rt->images.n)
         image_end(rt, rt->images.v[0].pid);
+    if (!e)
+        count_hits(rt);
     return e;
 }
 
@@ -766,6 +826,9 @@ void region_trace_free(struct region_trace *rt)
     for (size_t i = 0; i < rt->fds.n; i++)
         close(rt->fds.v[i]);
     vec_free(&rt->fds);
+    vec_free(&rt->leaders);
+    free(rt->seen);
+    free(rt->hits);
     /* Only now, with no perf event left on them, can the probes be deleted. */
     uprobe_set_free(rt->ups);
     region_counter_free(rt->rc);

@@ -28,6 +28,10 @@ struct region_trace;
 
 struct region_trace_stats {
     uint64_t samples, lost, bad;
+    uint64_t unseen;            /* probe hits the kernel counted whose samples never arrived
+                                 * (known after region_trace_finish): a full ring buffer
+                                 * reports its losses only with the next record written, and
+                                 * when the program ends first there is none */
 };
 
 /* Jump entries (jump_entry.h) work only in process images where the entry hook ran: those map
@@ -54,8 +58,13 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
 /* Waits up to timeout_ms for data (or for `wake_fd` to become readable, e.g. a pidfd; -1 for
  * none) and processes what arrived. 0 or -errno. */
 int region_trace_poll(struct region_trace *rt, int timeout_ms, int wake_fd);
-/* Drains everything left and processes it (call after the target exited or detaching). */
+/* Stops counting, drains everything left and processes it (call after the target exited or
+ * when detaching), then compares each probe's hit count with the samples that arrived. */
 int region_trace_finish(struct region_trace *rt);
+/* Region r's entry and exit probe hits whose samples never arrived (counter group 0, which
+ * gives calls and crossings; after region_trace_finish). */
+void region_trace_unseen(const struct region_trace *rt, int r, uint64_t *entries,
+                         uint64_t *exits);
 /* Results; owned by rt. */
 struct region_counter *region_trace_counter(struct region_trace *rt);
 /* Column names (task-clock first in each group), owned by rt. */

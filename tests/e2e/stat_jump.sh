@@ -154,8 +154,8 @@ else
     skip noexec_tmpdir_passed_over "cannot mount a noexec tmpfs here"
 fi
 
-# A C++ program with a function region: the exception hazard of return probes is said up front;
-# a C program gets no such note.
+# A C++ program with a function region: exits are probes on its returns, so there is no exception
+# hazard to warn about (stat_exits.sh throws through measured functions).
 if command -v g++ >/dev/null; then
     cat >"$TEST_TMP/throw.cc" <<'CXX'
 #include <stdexcept>
@@ -165,9 +165,9 @@ CXX
     g++ -O2 -g -o "$W/throw" "$TEST_TMP/throw.cc"
     "$PROSPECT" stat -r thrower "$W/throw" >/dev/null 2>"$err"
     check cxx_program_runs [ $? = 0 ]
-    check cxx_exception_note grep -q "note: a C++ exception thrown through a function region ends the program" "$err"
+    check cxx_no_exception_note not grep -q "C++ exception" "$err"
 else
-    skip cxx_exception_note "no g++"
+    skip cxx_no_exception_note "no g++"
 fi
 "$PROSPECT" stat -r leaf "$W/stat_leaf" 3 >/dev/null 2>"$err"
 check c_program_no_exception_note not grep -q "C++ exception" "$err"

@@ -2,6 +2,7 @@
  * The byte sequences are what gcc emits (checked with objdump). */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include "test.h"
 #include "trace/jump_code.h"
 
@@ -137,6 +138,67 @@ TEST(branch_targets_and_taken_addresses_found_by_linear_sweep)
     CHECK_EQ_U64(tg.t[3], 0x2023);
 }
 
+/* Exits: every ret, a jmp out of the function, a jmp back to its entry (self tail call); not a
+ * jump inside it, nor a jump table's dispatch. */
+TEST(exits_are_returns_and_tail_calls)
+{
+    static const uint8_t f[] = {
+        0x85, 0xff,                         /* 1000 test %edi,%edi */
+        0x74, 0x01,                         /* 1002 je 1005 (inside) */
+        0xc3,                               /* 1004 ret */
+        0x48, 0x8d, 0x15, 0, 0, 0, 0,       /* 1005 lea 0(%rip),%rdx */
+        0x48, 0x63, 0x04, 0xba,             /* 100c movslq (%rdx,%rdi,4),%rax */
+        0x48, 0x01, 0xd0,                   /* 1010 add %rdx,%rax */
+        0xff, 0xe0,                         /* 1013 jmp *%rax (a jump table) */
+        0xe9, 0xe6, 0x0f, 0, 0,             /* 1015 jmp 2000 (a tail call) */
+        0xeb, 0xe4,                         /* 101a jmp 1000 (back to the entry) */
+    };
+    struct code_part part = { f, sizeof(f), 0x1000 };
+    uint64_t x[CODE_MAX_EXITS];
+    size_t n = 0;
+    CHECK(jump_code_exits(&part, 1, 0x1000, x, &n, why, sizeof(why)) == 0);
+    CHECK_EQ_U64(n, 3);
+    CHECK_EQ_U64(x[0], 0x1004);
+    CHECK_EQ_U64(x[1], 0x1015);
+    CHECK_EQ_U64(x[2], 0x101a);
+}
+
+TEST(unknown_exits_are_refused)
+{
+    static const uint8_t ind[] = { 0x5d, 0xff, 0xe0 };          /* pop %rbp; jmp *%rax */
+    static const uint8_t cond[] = { 0x85, 0xff, 0x0f, 0x85, 0xf8, 0x0f, 0, 0, 0xc3 };
+    struct code_part a = { ind, sizeof(ind), 0x1000 }, b = { cond, sizeof(cond), 0x1000 };
+    uint64_t x[CODE_MAX_EXITS];
+    size_t n;
+    CHECK(jump_code_exits(&a, 1, 0x1000, x, &n, why, sizeof(why)) == -EINVAL);
+    CHECK(strstr(why, "indirect jump") != NULL);
+    CHECK(jump_code_exits(&b, 1, 0x1000, x, &n, why, sizeof(why)) == -EINVAL);
+    CHECK(strstr(why, "conditional tail call") != NULL);
+}
+
+/* The jump for a ret goes before it, over instructions whose stack effect is known. */
+TEST(exit_point_before_ret_with_stack_delta)
+{
+    static const uint8_t f[] = {
+        0x48, 0x89, 0xf8,                   /* 1000 mov %rdi,%rax */
+        0x48, 0x83, 0xc4, 0x18,             /* 1003 add $0x18,%rsp */
+        0x5b,                               /* 1007 pop %rbx */
+        0x5d,                               /* 1008 pop %rbp */
+        0xc3,                               /* 1009 ret */
+    };
+    static const uint8_t leave[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf8, 0xc9, 0xc3 };
+    uint64_t at = 0;
+    int64_t d = 0;
+    struct jump_prefix p;
+    CHECK(jump_code_exit_point(f, sizeof(f), 0x1000, 0x1009, &at, &d, why, sizeof(why)) == 0);
+    CHECK_EQ_U64(at, 0x1003);
+    CHECK_EQ_U64((uint64_t)d, 0x28);
+    CHECK(jump_code_prefix_to_ret(f + 3, sizeof(f) - 3, 0x1003, &p, why, sizeof(why)) == 0);
+    CHECK_EQ_U64(p.len, 5);             /* add, pop: the rest runs in place */
+    CHECK(jump_code_exit_point(leave, sizeof(leave), 0x1000, 0x1007, &at, &d, why,
+                               sizeof(why)) == -EINVAL);
+}
+
 int main(void)
 {
     RUN(rip_relative_load_is_moved_and_fixed_up);
@@ -149,5 +211,8 @@ int main(void)
     RUN(indirect_jump_anywhere_is_refused);
     RUN(jrcxz_in_prefix_is_refused);
     RUN(branch_targets_and_taken_addresses_found_by_linear_sweep);
+    RUN(exits_are_returns_and_tail_calls);
+    RUN(unknown_exits_are_refused);
+    RUN(exit_point_before_ret_with_stack_delta);
     return 0;
 }

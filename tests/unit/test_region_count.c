@@ -9,7 +9,7 @@
 static int feed(struct region_counter *rc, enum rc_role role, uint32_t tid, uint32_t cpu,
                 uint64_t time, uint64_t value, uint64_t en, uint64_t run, bool ret)
 {
-    struct rc_sample s = { .group = 0, .region = 0, .role = role, .retprobe = ret, .pid = 1,
+    struct rc_sample s = { .group = 0, .region = 0, .role = role, .retprobe = ret, .function = ret, .pid = 1,
                            .tid = tid, .cpu = cpu, .time = time, .enabled = en, .running = run,
                            .values = &value, .nr_values = 1 };
     return region_counter_feed(rc, &s);
@@ -47,7 +47,7 @@ TEST(recursion_counts_outermost_once)
 static int feed_sp(struct region_counter *rc, enum rc_role role, uint64_t time, uint64_t value,
                    uint64_t sp)
 {
-    struct rc_sample s = { .group = 0, .region = 0, .role = role, .retprobe = true, .pid = 1,
+    struct rc_sample s = { .group = 0, .region = 0, .role = role, .retprobe = true, .function = true, .pid = 1,
                            .tid = 7, .cpu = 0, .time = time, .enabled = time, .running = time,
                            .values = &value, .nr_values = 1, .sp = sp };
     return region_counter_feed(rc, &s);
@@ -83,7 +83,8 @@ TEST(lost_inner_exit_outermost_still_closes)
     CHECK_EQ_U64(r->calls, 2);
     CHECK_EQ_U64(r->crossings, 1);
     CHECK_EQ_U64((uint64_t)r->vals[0].total, 5);
-    CHECK_EQ_U64(r->resynced, 1);
+    CHECK_EQ_U64(r->resynced, 0);
+    CHECK_EQ_U64(r->unreturned, 1);
     CHECK_EQ_U64(r->open, 0);
     region_counter_free(rc);
 }
