@@ -1039,7 +1039,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
         for (size_t i = 0; i < rl.regions.n; i++) {
             const struct rc_result *r = views[i].res;
-            if (r->reentered > r->crossings)
+            if (rl.regions.v[i].range && r->reentered > r->crossings)
                 fprintf(stderr, "prospect stat: warning: %s: its start was reached %llu more "
                         "times inside the region (a loop head): each is a probe hit (about 1 us, "
                         "13 us on a single-stepped uprobe, on this kind of VM) that the counts "

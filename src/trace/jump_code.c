@@ -468,3 +468,28 @@ int jump_code_exits(const struct code_part *parts, size_t nparts, uint64_t entry
     }
     return e;
 }
+
+bool jump_code_falls_through(const uint8_t *code, size_t n, uint64_t vaddr,
+                             uint64_t *call_target)
+{
+    bool falls = true, any = false;
+    struct dec d;
+
+    *call_target = 0;
+    if (dec_open(&d, code, n, vaddr))
+        return true;
+    while (dec_next(&d, false)) {
+        const cs_x86 *x = &d.in->detail->x86;
+        unsigned id = d.in->id;
+        any = true;
+        *call_target = 0;
+        falls = !(id == X86_INS_JMP || id == X86_INS_RET || id == X86_INS_UD2 ||
+                  id == X86_INS_INT3);
+        if (id == X86_INS_CALL && x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+            *call_target = (uint64_t)x->operands[0].imm;
+    }
+    if (d.left || !any)
+        falls = true;
+    dec_close(&d);
+    return falls;
+}

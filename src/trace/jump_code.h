@@ -10,6 +10,7 @@
  * jump_code_branch_targets, and the symbols. */
 #ifndef PROSPECT_TRACE_JUMP_CODE_H
 #define PROSPECT_TRACE_JUMP_CODE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,11 @@ struct jump_prefix {
  * reason in `why` ("its first instruction is a return", ...), -ENOMEM. */
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
                      char *why, size_t whylen);
+/* Can control fall through the end of `n` bytes of code at `vaddr`? No when the last
+ * instruction is a jmp, a ret, ud2 or int3; for a direct call, *call_target is set (the caller
+ * knows whether the callee returns; 0 otherwise). Code that does not decode: true. */
+bool jump_code_falls_through(const uint8_t *code, size_t n, uint64_t vaddr,
+                             uint64_t *call_target);
 /* The same for bytes that end with a function's `ret`: the ret may be the last instruction
  * moved (it runs the same in the stub). */
 int jump_code_prefix_to_ret(const uint8_t *code, size_t size, uint64_t vaddr,

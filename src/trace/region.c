@@ -235,6 +235,7 @@ static int add_range(struct region_list *rl, int idx, const char *path, uint64_t
     /* Reaching the start again while inside is a loop's back edge, not a new entry: a range
      * is active or not (as in Perforator); only function regions nest (recursion). */
     rl->probes.v[rl->probes.n - 1].idempotent = true;
+    rl->regions.v[idx].range = true;
     if ((e = add_probe(rl, path, hi, false, RC_EXIT, idx, err, errlen)))
         return e;
     return add_site_text(&rl->regions.v[idx], "%s: enter at 0x%llx, leave at 0x%llx", path,
@@ -353,6 +354,68 @@ out:
     return e;
 }
 
+/* Functions that never return: a call to one ends a fragment as a jump would. */
+static bool no_return(const char *name)
+{
+    static const char *const names[] = { "_Unwind_Resume", "__cxa_throw", "__cxa_rethrow",
+                                         "__cxa_bad_cast", "__cxa_bad_typeid", "abort",
+                                         "exit", "_exit", "__stack_chk_fail", "longjmp",
+                                         "siglongjmp", "__longjmp_chk", "std::terminate()" };
+    size_t len = strcspn(name, "@");
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+            return true;
+    return false;
+}
+
+/* Can control reach the end of an inlined fragment by falling through its last instruction?
+ * Not after a jump, a return or a call that never returns (a catch handler's fragment ends
+ * with `call _Unwind_Resume`): an exit probe there would sit on whatever follows (padding
+ * the kernel may refuse, another function's hot code) and never mean this instance's end. */
+static bool fragment_falls_through(struct dso *dso, const char *path,
+                                   const struct addr_range *rg)
+{
+    uint8_t *code = read_code(path, rg->lo, rg->hi - rg->lo);
+    struct symres sr;
+    uint64_t callee;
+    bool falls;
+
+    if (!code)
+        return true;
+    falls = jump_code_falls_through(code, rg->hi - rg->lo, rg->lo, &callee);
+    free(code);
+    if (falls && callee && !dso_resolve(dso, callee, &sr) && sr.name && !sr.bracket &&
+        no_return(sr.name))
+        falls = false;
+    return falls;
+}
+
+struct jump_to {
+    uint64_t target;
+    bool found;
+};
+
+static void on_jump_to(void *arg, uint64_t t)
+{
+    struct jump_to *j = arg;
+    j->found |= t == j->target;
+}
+
+/* Does code of the inlined instance branch to `target` (its loop's exit at a fragment end)? */
+static bool instance_jumps_to(const char *path, const struct inline_site *is, uint64_t target)
+{
+    struct jump_to j = { .target = target };
+    for (size_t r = 0; r < is->nr_ranges && !j.found; r++) {
+        const struct addr_range *rg = &is->ranges[r];
+        uint8_t *code = read_code(path, rg->lo, rg->hi - rg->lo);
+        if (!code)
+            return true;
+        jump_code_branch_targets(code, rg->hi - rg->lo, rg->lo, on_jump_to, &j);
+        free(code);
+    }
+    return j.found;
+}
+
 /* A function's entry, and its exits: a probe on every return instruction and tail call (the
  * return address stays the program's own, so exceptions unwind and longjmp works as without
  * Prospect); when they cannot be found in the code, a return probe (uretprobe), which
@@ -469,6 +532,8 @@ static int add_function(struct region_list *rl, int idx, const char *path, const
             if (!cont && !has_entry &&
                 (e = add_probe(rl, path, rg->lo, false, RC_ENTER, -idx - 1, err, errlen)))
                 goto out;
+            exit_inner |= !fragment_falls_through(dso, path, rg) &&
+                          !instance_jumps_to(path, is, rg->hi);
             if (!exit_inner &&
                 (e = add_probe(rl, path, rg->hi, false, RC_EXIT, idx, err, errlen)))
                 goto out;

@@ -43,6 +43,7 @@ struct region {
     bool missing;         /* unresolved (kept with --ignore-missing-regions) */
     char *note;           /* what the name resolved to when not what was written (a gcc
                            * clone, an IFUNC's implementation), or NULL */
+    bool range;           /* lines or addresses (a start reached again is a loop head) */
     VEC(char *) sites;    /* one line per probed site, for -v */
 };
 

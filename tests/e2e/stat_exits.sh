@@ -39,6 +39,24 @@ else
     skip throw_output_unchanged "no g++ (scripts/install-deps installs it)"
 fi
 
+# An inlined function whose catch handler sits in another of its address ranges (at -O1 and
+# -O2): exact calls, not one more per exception caught.
+if command -v g++ >/dev/null; then
+    for opt in O1 O2; do
+        g++ -$opt -g -o "$W/stat_catch_inline_$opt" "$(dirname "$0")/../workloads/stat_catch_inline.cc"
+        want=$("$W/stat_catch_inline_$opt")
+        for mode in jump trap; do
+            got=$("$PROSPECT" stat --entry $mode -s --csv -o "$out" -r work \
+                  "$W/stat_catch_inline_$opt" 2>"$err")
+            check catch_inline_${opt}_${mode}_output [ "$got" = "$want" ]
+            check catch_inline_${opt}_${mode}_counts [ "$(counts work)" = "30 30" ]
+            check catch_inline_${opt}_${mode}_no_loop_head_warning not grep -q "loop head" "$err"
+        done
+    done
+else
+    skip catch_inline_counts "no g++ (scripts/install-deps installs it)"
+fi
+
 build_workload stat_longjmp stat_longjmp -O2 -g
 want=$("$W/stat_longjmp" 20)
 for mode in jump trap; do
