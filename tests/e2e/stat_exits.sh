@@ -35,6 +35,21 @@ if command -v g++ >/dev/null; then
     done
     "$PROSPECT" stat -v -r thrower "$W/stat_throw" 3 >/dev/null 2>"$err"
     check throw_exits_are_return_probes grep -q "thrower: .*exit probes on its [1-9][0-9]* return(s)" "$err"
+    # A tail call through a pointer: its exits cannot be known, it keeps a uretprobe; counted,
+    # and in a C++ program the exception hazard is named.
+    cat >"$TEST_TMP/ptrtail.cc" <<'CXX'
+#include <cstdio>
+#include <stdexcept>
+__attribute__((noinline)) int twice(int x) { return 2 * x; }
+int (*volatile fp)(int) = twice;
+__attribute__((noinline)) int via(int (*f)(int), int x) { return f(x); }
+int main() { int s = 0; for (int i = 0; i < 7; i++) s += via(fp, i); if (s < 0) throw std::runtime_error("neg"); std::printf("%d\n", s); }
+CXX
+    g++ -O2 -g -o "$W/ptrtail" "$TEST_TMP/ptrtail.cc"
+    "$PROSPECT" stat -v -s --csv -o "$out" -r via "$W/ptrtail" >/dev/null 2>"$err"
+    check unknown_exits_keep_return_probe grep -q "via: .*entry and return probes: its exits are not known, it has an indirect jump" "$err"
+    check unknown_exits_counted [ "$(counts via)" = "7 7" ]
+    check unknown_exits_hazard_named grep -q "note: via keeps a return probe" "$err"
 else
     skip throw_output_unchanged "no g++ (scripts/install-deps installs it)"
 fi

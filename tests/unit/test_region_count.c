@@ -264,6 +264,87 @@ TEST(malformed_regions_rejected)
     region_list_release(&rl);
 }
 
+/* Exits probed at the function's returns (no uretprobe): sp as the tracer normalizes it (the
+ * entry's + 8), no nesting limit. */
+static int feed_ret(struct region_counter *rc, enum rc_role role, uint64_t time, uint64_t sp)
+{
+    uint64_t value = time;
+    struct rc_sample s = { .group = 0, .region = 0, .role = role, .function = true, .pid = 1,
+                           .tid = 7, .cpu = 0, .time = time, .enabled = time, .running = time,
+                           .values = &value, .nr_values = 1, .sp = sp };
+    return region_counter_feed(rc, &s);
+}
+
+TEST(exception_through_function_is_unreturned_not_lost)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_ret(rc, RC_ENTER, 100, 0x7000) == 0);     /* thrown through: no exit */
+    CHECK(feed_ret(rc, RC_ENTER, 200, 0x7000) == 0);     /* the next call, same depth */
+    CHECK(feed_ret(rc, RC_EXIT, 210, 0x7008) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 2);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 10);
+    CHECK_EQ_U64(r->unreturned, 1);
+    CHECK_EQ_U64(r->resynced, 1);
+    CHECK_EQ_U64(r->open, 0);
+    region_counter_free(rc);
+}
+
+TEST(longjmp_out_of_recursion_counts_every_frame_left)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_ret(rc, RC_ENTER, 100, 0x7000) == 0);
+    CHECK(feed_ret(rc, RC_ENTER, 110, 0x6f00) == 0);
+    CHECK(feed_ret(rc, RC_ENTER, 120, 0x6e00) == 0);
+    /* siglongjmp to main; main calls again from a shallower frame */
+    CHECK(feed_ret(rc, RC_ENTER, 200, 0x7100) == 0);
+    CHECK(feed_ret(rc, RC_EXIT, 230, 0x7108) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 4);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 30);
+    CHECK_EQ_U64(r->unreturned, 3);
+    CHECK_EQ_U64(r->resynced, 1);
+    region_counter_free(rc);
+}
+
+TEST(exception_caught_by_outer_recursion_closes_it)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    CHECK(feed_ret(rc, RC_ENTER, 100, 0x7000) == 0);
+    CHECK(feed_ret(rc, RC_ENTER, 110, 0x6f00) == 0);
+    CHECK(feed_ret(rc, RC_ENTER, 120, 0x6e00) == 0);     /* throws, caught in the outermost */
+    CHECK(feed_ret(rc, RC_EXIT, 150, 0x7008) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 3);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64((uint64_t)r->vals[0].total, 50);
+    CHECK_EQ_U64(r->unreturned, 2);
+    CHECK_EQ_U64(r->resynced, 0);
+    region_counter_free(rc);
+}
+
+TEST(return_probes_on_rets_have_no_nesting_limit)
+{
+    struct region_counter *rc = one_value_counter();
+    const struct rc_result *r;
+    for (uint64_t i = 0; i < 100; i++)
+        CHECK(feed_ret(rc, RC_ENTER, 100 + i, 0x8000 - 0x40 * i) == 0);
+    for (uint64_t i = 100; i-- > 0;)
+        CHECK(feed_ret(rc, RC_EXIT, 300 - i, 0x8000 - 0x40 * i + 8) == 0);
+    r = region_counter_total(rc, 0);
+    CHECK_EQ_U64(r->calls, 100);
+    CHECK_EQ_U64(r->crossings, 1);
+    CHECK_EQ_U64(r->deep, 0);
+    CHECK_EQ_U64(r->unreturned, 0);
+    CHECK_EQ_U64(r->open, 0);
+    region_counter_free(rc);
+}
+
 int main(void)
 {
     RUN(recursion_counts_outermost_once);
@@ -276,6 +357,10 @@ int main(void)
     RUN(threads_are_separate);
     RUN(idempotent_entry_inside_is_not_a_call);
     RUN(uretprobe_nesting_limit);
+    RUN(exception_through_function_is_unreturned_not_lost);
+    RUN(longjmp_out_of_recursion_counts_every_frame_left);
+    RUN(exception_caught_by_outer_recursion_closes_it);
+    RUN(return_probes_on_rets_have_no_nesting_limit);
     RUN(exec_drops_open_crossings);
     RUN(bad_samples_rejected);
     RUN(percentiles_nearest_rank);
