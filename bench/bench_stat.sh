@@ -33,8 +33,9 @@ for variant in leaf prologue; do
     "$T/ptrace_tracer" "$off" "$T/stat_target" "$N" "$variant" 2>&1 >/dev/null |
         grep -q "crossings $N " || { echo "ptrace tracer missed crossings"; exit 1; }
     "$PROSPECT" stat -e task-clock -r "$fn" -o "$T/pr.txt" "$T/stat_target" "$N" "$variant" \
-        >/dev/null 2>&1
-    grep -q "$N calls, $N crossings" "$T/pr.txt" || { echo "prospect stat missed crossings"; exit 1; }
+        >/dev/null 2>"$T/pr.err"
+    grep -q "$N calls, $N crossings" "$T/pr.txt" ||
+        { echo "prospect stat missed crossings:"; cat "$T/pr.txt"; grep -v "note:" "$T/pr.err"; exit 1; }
     # "| task-clock (us) | total | mean | min | max |" -> "mean us"
     skew=$(awk -F'|' '/^\| task-clock/ { u = $2; gsub(/.*\(|\).*/, "", u); gsub(/ /, "", $4);
                                          print $4 " " u }' "$T/pr.txt")
