@@ -248,6 +248,39 @@ static bool is_cand_probe(const cand_vec *cands, size_t from, size_t to, size_t 
     return false;
 }
 
+/* An exit probe that stays a uprobe goes back to its ret. */
+static void exit_put_back(struct region_list *rl, struct cand *c)
+{
+    struct probe_point *p = &rl->probes.v[c->probe];
+    if (!c->moved_back)
+        return;
+    p->vaddr = c->ret_vaddr;
+    p->offset = c->ret_offset;
+    p->sp_adjust = c->ret_adjust;
+    c->moved_back = false;
+}
+
+/* Two jumps whose moved bytes overlap (a short function's entry and the jump placed before
+ * its ret) would patch each other: the later one stays a uprobe. */
+static int settle_overlaps(struct region_list *rl, cand_vec *cands)
+{
+    for (size_t b = 0; b < cands->n; b++) {
+        const struct probe_point *pb = &rl->probes.v[cands->v[b].probe];
+        for (size_t a = 0; a < b && cands->v[b].ok; a++) {
+            const struct probe_point *pa = &rl->probes.v[cands->v[a].probe];
+            if (!cands->v[a].ok || pa->offset == pb->offset || strcmp(pa->path, pb->path) ||
+                pa->offset >= pb->offset + cands->v[b].pre.len ||
+                pb->offset >= pa->offset + cands->v[a].pre.len)
+                continue;
+            cands->v[b].ok = false;
+            exit_put_back(rl, &cands->v[b]);
+            if (note(rl, pb, "its bytes overlap those another jump moves", 0))
+                return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* Candidates at one place share a slot, so they move together or not at all: one that stays a
  * uprobe would put its int3 where the jump must go. */
 static int settle_shared(struct region_list *rl, cand_vec *cands)
@@ -295,18 +328,6 @@ static int exit_jump_place(struct cand *c, struct probe_point *p, const uint8_t 
     p->sp_adjust += delta;
     *at = place - start;
     return 0;
-}
-
-/* An exit probe that stays a uprobe goes back to its ret. */
-static void exit_put_back(struct region_list *rl, struct cand *c)
-{
-    struct probe_point *p = &rl->probes.v[c->probe];
-    if (!c->moved_back)
-        return;
-    p->vaddr = c->ret_vaddr;
-    p->offset = c->ret_offset;
-    p->sp_adjust = c->ret_adjust;
-    c->moved_back = false;
 }
 
 /* Checks the candidates [from, to), all in one file. */
@@ -590,7 +611,7 @@ int jump_entry_plan(struct jump_entry **out, struct region_list *rl, const char 
         if ((e = check_file(rl, &cands, from, to, exe)))
             goto out;
     }
-    if ((e = settle_shared(rl, &cands)))
+    if ((e = settle_overlaps(rl, &cands)) || (e = settle_shared(rl, &cands)))
         goto out;
     for (size_t k = 0; k < cands.n; k++) {
         if (cands.v[k].ok && nok == JUMP_MAX_SLOTS) {

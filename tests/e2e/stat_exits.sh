@@ -72,6 +72,20 @@ else
     skip catch_inline_counts "no g++ (scripts/install-deps installs it)"
 fi
 
+# A 7-byte function: the jump before its ret would overlap its jump entry's bytes (that broke
+# the program): the exit keeps its uprobe, the program runs, every call counted.
+cat >"$TEST_TMP/seven.c" <<'CSRC'
+#include <stdio.h>
+__asm__(".text\n.globl seven\n.type seven,@function\nseven:\n mov (%rdi),%eax\n add $1,%eax\n nop\n ret\n.size seven,.-seven\n");
+int seven(int *p);
+int main(void) { int x = 3, s = 0; for (int i = 0; i < 9; i++) s += seven(&x); printf("%d\n", s); return 0; }
+CSRC
+gcc -O2 -g -o "$W/seven" "$TEST_TMP/seven.c"
+got=$("$PROSPECT" stat -v -s --csv -o "$out" -r seven "$W/seven" 2>"$err")
+check overlapping_jumps_program_unharmed [ "$got" = 36 ]
+check overlapping_jumps_counts [ "$(counts seven)" = "9 9" ]
+check overlapping_jumps_said grep -q "seven: exit probe at 0x[0-9a-f]* stays a uprobe: its bytes overlap those another jump moves" "$err"
+
 build_workload stat_longjmp stat_longjmp -O2 -g
 want=$("$W/stat_longjmp" 20)
 for mode in jump trap; do
