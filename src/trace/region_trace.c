@@ -205,7 +205,7 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
     common_attr(&a);
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.disabled = !attach;
+    a.disabled = 1;                /* a command: at exec; attached: once every buffer is set */
     a.enable_on_exec = !attach;
     a.comm = gi == 0;              /* COMM records with misc COMM_EXEC tell us about exec */
     a.comm_exec = gi == 0;
@@ -456,6 +456,15 @@ int region_trace_open(struct region_trace **out, const struct region_list *rl,
     }
     free(tids);
     tids = NULL;
+    /* Attached: start counting only now, so that no probe hit is counted before its samples
+     * have a ring buffer to go to (they would be lost, and said lost). */
+    for (size_t i = 0; attach && i < rt->leaders.n; i++)
+        if (ioctl(rt->leaders.v[i], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 &&
+            errno != ESRCH) {
+            e = -errno;
+            snprintf(msg, msglen, "cannot enable the counters: %s", strerror(errno));
+            goto fail;
+        }
     memset(&rt->dec, 0, sizeof(rt->dec));
     common_attr(&rt->dec.attr);
     rt->rc = region_counter_new(rl->regions.n, nr_groups, rt->nv, (size_t)rt->maxcpu + 1);

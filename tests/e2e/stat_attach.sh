@@ -19,6 +19,11 @@ check attach_exit_0 [ $? = 0 ]
 calls=$(csv_get "$TEST_TMP/a.csv" tick calls)
 check attach_counted_calls [ "${calls:-0}" -gt 0 ]
 check attach_target_still_running kill -0 "$pid"
+# Counting starts once every ring buffer is set: no probe hit counted without its sample (they
+# were said lost), and every per-cpu copy starts together (task-clock was ~1e17 ms here).
+check attach_nothing_lost not grep -q "lost" "$TEST_TMP/err"
+wall=$(csv_get "$TEST_TMP/a.csv" tick "wall-clock (ns)"); tc=$(csv_get "$TEST_TMP/a.csv" tick "task-clock (ns)")
+check attach_task_clock_sane awk -v t="${tc:-0}" -v w="${wall:-0}" 'BEGIN { exit !(t > 0 && t <= w * 1.1) }'
 check attach_no_probes_left no_probes_left
 grep -q ' t ' /proc/$pid/stat 2>/dev/null && fail attach_target_not_stopped "target is stopped"
 pass attach_target_not_stopped
