@@ -332,7 +332,8 @@ int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error
     int fd, ret;
 
     *out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below). */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return perfdata_set_error(err, path, -errno, false, 0, "%s", strerror(errno));
     if (fstat(fd, &st) < 0) {
@@ -348,7 +349,9 @@ int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return perfdata_set_error(err, path, -EINVAL, false, 0, "not a regular file");
+        return perfdata_set_error(err, path, -EINVAL, false, 0,
+                                  "not a regular file (a FIFO or device cannot be mapped; "
+                                  "'-i -' reads a pipe from stdin)");
     }
     if (st.st_size == 0) {
         close(fd);
