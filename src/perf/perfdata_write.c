@@ -1,7 +1,11 @@
-/* perf.data writer. Layout: header (written last), data, feature table and bodies, ids, attrs.
- * perf finds every part through offsets, except the feature table, which must start right
- * where the data section ends; the attrs can therefore follow the features and be written at
- * close, when every id is known. */
+/* perf.data writer. Layout: header, the events' ids and attrs (as known at the first record),
+ * data, feature table and bodies, and, only if the events changed during the recording, their
+ * final ids and attrs. perf finds every part through offsets, except the feature table, which
+ * must start right where the data section ends.
+ *
+ * The header is written twice: at the first record with data.size 0 and no features (what a
+ * recording killed with SIGKILL leaves: readers then read the records to the end of the file,
+ * as perf's reader does), and at close with the sizes and features. */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,11 @@ struct perfdata_writer {
     size_t nbuf;
     uint64_t pos;             /* file offset of buf[0] */
     uint64_t data_start;
+    bool begun;               /* header, ids and attrs written (data starts at data_start) */
+    uint64_t attrs_off;       /* where they are: 0 = not written at the start */
+    size_t attrs_nev;         /* the events and ids they describe */
+    uint64_t *attrs_ids;
+    size_t attrs_nids;
     int err;                  /* first write error (sticky) */
     uint64_t err_off;
     uint64_t samples;
@@ -152,6 +161,111 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
     return perfdata_writer_open_fd(fd, path, evl, out, err);
 }
 
+/* The events' ids, then their attr entries pointing at them (8-byte aligned). Returns the
+ * attr section's offset. */
+static uint64_t append_attrs(struct perfdata_writer *w, uint64_t *id_off)
+{
+    const struct evlist *evl = w->evl;
+    uint64_t attrs;
+
+    if (offset_now(w) % 8) {
+        static const uint8_t pad[8];
+        append(w, pad, 8 - offset_now(w) % 8);
+    }
+    for (size_t i = 0; i < evl->nr; i++) {
+        id_off[i] = offset_now(w);
+        append(w, evl->sel[i].ids, evl->sel[i].nr_ids * sizeof(uint64_t));
+    }
+    attrs = offset_now(w);
+    for (size_t i = 0; i < evl->nr; i++) {
+        struct perf_file_attr fa;
+        memset(&fa, 0, sizeof(fa));
+        fa.attr = evl->sel[i].attr;
+        fa.attr.size = sizeof(fa.attr);
+        fa.ids.offset = id_off[i];
+        fa.ids.size = evl->sel[i].nr_ids * sizeof(uint64_t);
+        append(w, &fa, sizeof(fa));
+    }
+    return attrs;
+}
+
+/* All ids of the events, in order, into a new array (what the early attrs described). */
+static uint64_t *all_ids(const struct evlist *evl, size_t *n)
+{
+    uint64_t *v;
+    size_t k = 0;
+
+    *n = 0;
+    for (size_t i = 0; i < evl->nr; i++)
+        *n += evl->sel[i].nr_ids;
+    if (!(v = malloc((*n ? *n : 1) * sizeof(uint64_t))))
+        return NULL;
+    for (size_t i = 0; i < evl->nr; i++)
+        for (size_t j = 0; j < evl->sel[i].nr_ids; j++)
+            v[k++] = evl->sel[i].ids[j];
+    return v;
+}
+
+static void header_base(struct perf_file_header *hdr, const struct perfdata_writer *w,
+                        uint64_t attrs_off, size_t nev)
+{
+    memset(hdr, 0, sizeof(*hdr));
+    hdr->magic = PERFDATA_MAGIC;
+    hdr->size = sizeof(*hdr);
+    hdr->attr_size = sizeof(struct perf_file_attr);
+    hdr->attrs.offset = attrs_off;
+    hdr->attrs.size = nev * sizeof(struct perf_file_attr);
+    hdr->data.offset = w->data_start;
+}
+
+/* At the first record the events are open and their ids known: write them and a header that
+ * says "data to the end of the file", so that a recording killed now is still readable. */
+static int begin(struct perfdata_writer *w)
+{
+    struct perf_file_header hdr;
+    uint64_t *id_off;
+    size_t nev = w->evl ? w->evl->nr : 0;
+
+    w->begun = true;
+    if (!nev || w->err || offset_now(w) != sizeof(hdr))
+        return w->err;      /* no events yet (tests): the header is written at close only */
+    if (!(id_off = calloc(nev, sizeof(uint64_t))) ||
+        !(w->attrs_ids = all_ids(w->evl, &w->attrs_nids))) {
+        free(id_off);
+        return 0;           /* not fatal: the attrs go after the data at close, as before */
+    }
+    w->attrs_off = append_attrs(w, id_off);
+    free(id_off);
+    w->attrs_nev = nev;
+    if (offset_now(w) % 8) {
+        static const uint8_t pad[8];
+        append(w, pad, 8 - offset_now(w) % 8);
+    }
+    w->data_start = offset_now(w);
+    header_base(&hdr, w, w->attrs_off, nev);
+    if (flush(w))
+        return w->err;
+    if ((w->err = write_all(w->fd, &hdr, sizeof(hdr), 0)))
+        w->err_off = 0;
+    return w->err;
+}
+
+/* Do the attrs written at the start still describe the events (same events, same ids)? */
+static bool early_attrs_current(const struct perfdata_writer *w)
+{
+    size_t n;
+    uint64_t *now;
+    bool same;
+
+    if (!w->attrs_off || w->evl->nr != w->attrs_nev)
+        return false;
+    if (!(now = all_ids(w->evl, &n)))
+        return false;
+    same = n == w->attrs_nids && !memcmp(now, w->attrs_ids, n * sizeof(uint64_t));
+    free(now);
+    return same;
+}
+
 /* The sample's time, if its event records one (for HEADER_SAMPLE_TIME). */
 static void track_time(struct perfdata_writer *w, const struct perf_event_header *h)
 {
@@ -175,6 +289,8 @@ int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_hea
 {
     if (h->size < sizeof(*h))
         return -EINVAL;
+    if (!w->begun && begin(w))
+        return w->err;
     if (h->type == PERF_RECORD_SAMPLE) {
         w->samples++;
         track_time(w, h);
@@ -190,7 +306,10 @@ int perfdata_writer_round(struct perfdata_writer *w)
     if (!w->since_round)        /* an empty round orders nothing: keep the file small */
         return w->err;
     w->since_round = 0;
-    return append(w, &h, sizeof(h));
+    if (append(w, &h, sizeof(h)))
+        return w->err;
+    /* Each round on disk: a recording killed with SIGKILL loses at most the last round. */
+    return flush(w);
 }
 
 int perfdata_writer_record_fn(void *arg, const struct evlist *evl,
@@ -238,6 +357,7 @@ void perfdata_writer_abort(struct perfdata_writer *w)
     for (size_t i = 0; i < w->bids.n; i++)
         free(w->bids.v[i].path);
     vec_free(&w->bids);
+    free(w->attrs_ids);
     free(w->buf);
     free(w);
 }
@@ -404,13 +524,17 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
     struct feat_out feats[16];
     struct perf_file_header hdr;
     struct perf_file_section *table = NULL;
-    uint64_t off, data_end = offset_now(w);
+    uint64_t features[PERFDATA_FEAT_BITS / 64] = { 0 };
+    uint64_t off, attrs_off, data_end;
     int nf, ret = 0;
     const struct evlist *evl = w->evl;
     size_t nev = evl ? evl->nr : 0;
 
     memset(feats, 0, sizeof(feats));
     memset(&hdr, 0, sizeof(hdr));
+    if (!w->begun)
+        begin(w);       /* no record at all: the events are still described up front */
+    data_end = offset_now(w);
     if (w->err) {
         ret = perfdata_set_error(err, w->path, w->err, true, w->err_off, "write failed: %s",
                       strerror(-w->err));
@@ -431,50 +555,32 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
         table[i].offset = off;
         table[i].size = feats[i].body.n;
         off += feats[i].body.n;
-        hdr.features[feats[i].bit / 64] |= 1ULL << (feats[i].bit % 64);
+        features[feats[i].bit / 64] |= 1ULL << (feats[i].bit % 64);
     }
     append(w, table, (size_t)nf * sizeof(*table));
     for (int i = 0; i < nf; i++)
         append(w, feats[i].body.p, feats[i].body.n);
-    /* Ids, then the attr entries pointing at them, 8-byte aligned. */
-    if (offset_now(w) % 8) {
-        static const uint8_t pad[8];
-        append(w, pad, 8 - offset_now(w) % 8);
-    }
-    {
+    /* The events as written at the start, unless they changed since: then after the rest. */
+    if (early_attrs_current(w)) {
+        attrs_off = w->attrs_off;
+    } else {
         uint64_t *id_off = calloc(nev, sizeof(uint64_t));
         if (!id_off) {
             ret = perfdata_set_error(err, w->path, -ENOMEM, false, 0, "out of memory");
             goto out;
         }
-        for (size_t i = 0; i < nev; i++) {
-            id_off[i] = offset_now(w);
-            append(w, evl->sel[i].ids, evl->sel[i].nr_ids * sizeof(uint64_t));
-        }
-        hdr.attrs.offset = offset_now(w);
-        for (size_t i = 0; i < nev; i++) {
-            struct perf_file_attr fa;
-            memset(&fa, 0, sizeof(fa));
-            fa.attr = evl->sel[i].attr;
-            fa.attr.size = sizeof(fa.attr);
-            fa.ids.offset = id_off[i];
-            fa.ids.size = evl->sel[i].nr_ids * sizeof(uint64_t);
-            append(w, &fa, sizeof(fa));
-        }
+        attrs_off = append_attrs(w, id_off);
         free(id_off);
     }
-    hdr.attrs.size = nev * sizeof(struct perf_file_attr);
-    hdr.attr_size = sizeof(struct perf_file_attr);
-    hdr.data.offset = w->data_start;
+    header_base(&hdr, w, attrs_off, nev);
     hdr.data.size = data_end - w->data_start;
-    hdr.size = sizeof(hdr);
-    hdr.magic = PERFDATA_MAGIC;
+    memcpy(hdr.features, features, sizeof(features));
     if (flush(w)) {
         ret = perfdata_set_error(err, w->path, w->err, true, w->err_off, "write failed: %s",
                       strerror(-w->err));
         goto out;
     }
-    /* Everything the header points at is on disk; only now does the file become valid. */
+    /* Everything the header points at is on disk; only now does the header describe it. */
     if (fdatasync(w->fd) < 0 && errno != EINVAL && errno != EROFS) {
         ret = perfdata_set_error(err, w->path, -errno, false, 0, "fdatasync: %s", strerror(errno));
         goto out;

@@ -1,13 +1,16 @@
 /* perf.data writer: the file consumer of the record stream, in the layout perf 6.1 reads.
  *
- *   open    creates the file (mode 0600, never through a symlink) with an all-zero header: until close succeeds the file
- *           has no magic, so an interrupted recording is plainly unreadable, never valid-looking
- *           and wrong (the reader says "header was never written").
- *   write   appends records exactly as they came from the ring buffers; round() appends a
- *           FINISHED_ROUND after each full drain so readers can order records by time.
+ *   open    creates the file (mode 0600, never through a symlink) with an all-zero header: a
+ *           file that stops before the first record has no magic and is plainly unreadable
+ *           ("header was never written").
+ *   write   the first record writes the events' ids and attrs and a header with data size 0,
+ *           meaning "records to the end of the file": a recording killed with SIGKILL stays
+ *           readable (the reader warns). Records are appended exactly as they came from the ring
+ *           buffers; round() appends a FINISHED_ROUND after each full drain, so readers can
+ *           order records by time, and puts the round on disk.
  *   close   appends the feature sections (hostname, osrelease, version, arch, nrcpus, cpudesc,
- *           cpuid, total_mem, cmdline, event_desc, sample_time, build ids), then the events'
- *           ids and attrs, and last writes the header.
+ *           cpuid, total_mem, cmdline, event_desc, sample_time, build ids), the events' ids and
+ *           attrs again if they changed, and last rewrites the header with the sizes.
  */
 #ifndef PROSPECT_PERF_PERFDATA_WRITE_H
 #define PROSPECT_PERF_PERFDATA_WRITE_H
@@ -45,11 +48,12 @@ int perfdata_writer_record_fn(void *w, const struct evlist *evl,
  * (what perf writes); cpumode PERF_RECORD_MISC_KERNEL or _USER. Duplicates are ignored. */
 int perfdata_writer_add_build_id(struct perfdata_writer *w, int32_t pid, uint16_t cpumode,
                                  const char *path, const uint8_t *id, size_t len);
-/* Finalizes the file and frees the writer. 0 or -errno with err filled (the file then stays
- * without a valid header). */
+/* Finalizes the file and frees the writer. 0 or -errno with err filled (the file then has no
+ * header or only the unfinished one). */
 int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
                           struct perfdata_error *err);
-/* Frees the writer without finalizing (the file stays headerless, i.e. clearly unfinished). */
+/* Frees the writer without finalizing: the file keeps what was flushed (every finished round)
+ * under the data-size-0 header, or stays headerless if no record came. */
 void perfdata_writer_abort(struct perfdata_writer *w);
 
 /* The running kernel's build id from its ELF notes (/sys/kernel/notes), for [kernel.kallsyms].
