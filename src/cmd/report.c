@@ -109,10 +109,6 @@ static void print_warnings(const struct perfdata *pd, const char *path)
     if (st->unknown)
         cmd_error("report", "warning: %" PRIu64 " records of unknown type skipped (a newer perf?)",
                   st->unknown);
-    if (st->compressed)
-        cmd_error("report", "warning: %" PRIu64 " compressed records skipped ('perf record -z' "
-                  "files are not supported; 'perf inject -i IN -o OUT' decompresses them)",
-                  st->compressed);
     if (in->nr_bad_feats) {
         perfdata_error_str(&in->bad_feat, line, sizeof(line));
         cmd_error("report", "warning: %s%s", line,

@@ -69,6 +69,24 @@ int ordered_push(struct ordered_queue *q, const struct evlist *evl,
     return 0;
 }
 
+int ordered_own_range(struct ordered_queue *q, const void *lo, const void *hi)
+{
+    for (size_t i = 0; i < q->q.n; i++) {
+        struct entry *e = &q->q.v[i];
+        const uint8_t *p = (const uint8_t *)e->h;
+        void *c;
+
+        if (e->owned || p < (const uint8_t *)lo || p >= (const uint8_t *)hi)
+            continue;
+        if (!(c = malloc(e->h->size)))
+            return -ENOMEM;
+        memcpy(c, e->h, e->h->size);
+        e->h = c;
+        e->owned = true;
+    }
+    return 0;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;

@@ -18,6 +18,9 @@ void ordered_free(struct ordered_queue *q);
  * without, the caller keeps h valid until it is delivered (an mmapped perf.data file). */
 int ordered_push(struct ordered_queue *q, const struct evlist *evl,
                  const struct perf_event_header *h, uint64_t time, bool copy);
+/* Copies the queued records that were pushed without copy and lie in [lo, hi), so that the
+ * caller may drop that memory. 0 or -ENOMEM (then nothing may be dropped). */
+int ordered_own_range(struct ordered_queue *q, const void *lo, const void *hi);
 /* Ends a round: delivers, in time order, every queued record not newer than the newest time of
  * the previous round. Returns 0 or the deliver callback's negative value. */
 int ordered_round(struct ordered_queue *q);

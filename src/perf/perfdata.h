@@ -73,7 +73,7 @@ struct perfdata_info {
     uint64_t first_sample_time, last_sample_time;
     bool has_clockid;
     uint64_t clockid_res_ns;
-    bool compressed;          /* HEADER_COMPRESSED: records are zstd-compressed (unsupported) */
+    bool compressed;          /* HEADER_COMPRESSED: records are zstd-compressed */
     /* Feature bits this reader does not know (a newer perf), up to 32 of them. */
     unsigned unknown_feats[32];
     size_t nr_unknown_feats;
@@ -96,7 +96,7 @@ struct perfdata_stats {
     uint64_t unknown;                    /* records of a type this reader does not know: skipped */
     uint64_t bad;                        /* framed records that did not decode: skipped */
     struct perfdata_error first_bad;     /* the first of them */
-    uint64_t compressed;                 /* PERF_RECORD_COMPRESSED records: skipped */
+    uint64_t compressed;                 /* PERF_RECORD_COMPRESSED records decompressed */
     uint64_t late;                       /* delivered out of time order (beyond a round) */
     bool truncated;                      /* the walk stopped early at damage */
     struct perfdata_error damage;        /* where and why */
@@ -108,7 +108,8 @@ struct perfdata;
 
 /* Opens and validates a file: header, attr section, feature sections. 0 or -errno with err
  * filled (-ENOENT/-EACCES/... from the file system, -EINVAL for a malformed file,
- * -EOPNOTSUPP for valid but unsupported variants such as pipe mode or another endianness). */
+ * -EOPNOTSUPP for valid but unsupported variants such as another endianness). A regular file
+ * is mapped; "-" is stdin, read whole first when it is a pipe (pipe mode). */
 int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error *err);
 /* The same on bytes in memory (fuzzing, tests); the buffer must outlive the reader. */
 int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out,

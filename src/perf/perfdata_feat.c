@@ -300,7 +300,6 @@ int perfdata_info_parse(const uint8_t *file, uint64_t file_size,
     }
     for (unsigned bit = 0; bit < PERFDATA_FEAT_BITS; bit++) {
         struct perf_file_section sec;
-        struct rd r;
 
         if (!(hdr->features[bit / 64] & (1ULL << (bit % 64))))
             continue;
@@ -309,13 +308,24 @@ int perfdata_info_parse(const uint8_t *file, uint64_t file_size,
             note_bad(info, path, table + 16 * (k - 1), bit, "points past the end of the file");
             continue;
         }
-        r = (struct rd){ .file = file, .pos = sec.offset, .end = sec.offset + sec.size };
-        parse_one(&r, bit, info);
-        if (r.bad == 2)
+        if (perfdata_info_parse_one(file, sec.offset, sec.size, bit, path, info))
             return -ENOMEM;
-        if (r.bad)
-            note_bad(info, path, r.bad_at, bit, "is damaged; ignored");
     }
+    return 0;
+}
+
+int perfdata_info_parse_one(const uint8_t *file, uint64_t off, uint64_t size, unsigned bit,
+                            const char *path, struct perfdata_info *info)
+{
+    struct rd r = { .file = file, .pos = off, .end = off + size };
+
+    if (bit < PERFDATA_FEAT_BITS)
+        info->features[bit / 64] |= 1ULL << (bit % 64);
+    parse_one(&r, bit, info);
+    if (r.bad == 2)
+        return -ENOMEM;
+    if (r.bad)
+        note_bad(info, path, r.bad_at, bit, "is damaged; ignored");
     return 0;
 }
 

@@ -11,6 +11,10 @@
 int perfdata_info_parse(const uint8_t *file, uint64_t file_size,
                         const struct perf_file_header *hdr, const char *path,
                         struct perfdata_info *info);
+/* One feature body at [off, off + size) of file (pipe mode's HEADER_FEATURE records): sets its
+ * bit and parses it as perfdata_info_parse does. 0 or -ENOMEM. */
+int perfdata_info_parse_one(const uint8_t *file, uint64_t off, uint64_t size, unsigned bit,
+                            const char *path, struct perfdata_info *info);
 void perfdata_info_release(struct perfdata_info *info);
 
 /* A growable byte buffer for building feature bodies. */

@@ -6,36 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "perf/event.h"
 #include "perf/ordered.h"
-#include "perf/perfdata.h"
 #include "perf/perfdata_feat.h"
+#include "perf/perfdata_internal.h"
 #include "util/log.h"
 
 #define MAX_ATTR_SIZE 4096      /* far above any perf_event_attr so far (136 bytes in 6.3) */
 #define MAX_EVENTS 4096
-#define MAX_RECORD 65536        /* header.size is a u16 */
-
-struct perfdata {
-    char path[512];
-    const uint8_t *map;
-    uint64_t size;
-    bool own_map;
-    struct perf_file_header hdr;
-    struct evlist evl;
-    struct perfdata_info info;
-    struct perfdata_stats stats;
-    uint64_t data_off, data_end;
-    bool time_ordered;          /* every event has TIME and sample_id_all */
-    uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
-    uint64_t released;          /* file pages below this were given back (madvise) */
-    uint64_t populated;         /* file pages below this were mapped ahead of the walk */
-};
-
-
 
 /* ---- names ---- */
 
@@ -105,6 +85,8 @@ static int check_header(struct perfdata *pd, struct perfdata_error *err)
         return perfdata_set_error(err, p, -EINVAL, true, pd->size,
                        "file is too short for a perf.data header (%llu bytes)",
                        (unsigned long long)pd->size);
+    if (perfdata_pin(pd, 0, sizeof(struct perf_file_header)))
+        return perfdata_shrank(pd, err, 0);
     memcpy(&magic, pd->map, 8);
     memcpy(&hsize, pd->map + 8, 8);
     if (magic == PERFDATA_MAGIC_SWAP)
@@ -118,10 +100,10 @@ static int check_header(struct perfdata *pd, struct perfdata_error *err)
                        "header was never written: the recording did not finish (interrupted?)");
     if (magic != PERFDATA_MAGIC)
         return perfdata_set_error(err, p, -EINVAL, true, 0, "not a perf.data file (no PERFILE2 magic)");
-    if (hsize == sizeof(struct perf_pipe_file_header))
-        return perfdata_set_error(err, p, -EOPNOTSUPP, true, 8,
-                       "pipe-mode perf.data ('perf record -o -') is not supported; convert it "
-                       "with 'perf inject -i IN -o OUT'");
+    if (hsize == sizeof(struct perf_pipe_file_header)) {
+        pd->pipe = true;
+        return 0;
+    }
     /* 72 bytes: the layout before the feature bitmap existed. */
     if (hsize != sizeof(struct perf_file_header) &&
         hsize != offsetof(struct perf_file_header, features))
@@ -141,22 +123,9 @@ static bool section_ok(const struct perfdata *pd, const struct perf_file_section
     return s->offset <= pd->size && s->size <= pd->size - s->offset;
 }
 
-/* One attr entry at `off`: copies what this build knows of it into *attr (zero-filling what an
- * older perf did not write) and returns its ids section. */
-static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_event_attr *attr,
-                     struct perf_file_section *ids, struct perfdata_error *err)
+int perfdata_attr_copy(struct perfdata *pd, size_t idx, const uint8_t *e, uint32_t asz,
+                       uint64_t off, struct perf_event_attr *attr, struct perfdata_error *err)
 {
-    const uint8_t *e = pd->map + off;
-    uint64_t room = pd->hdr.attr_size - sizeof(struct perf_file_section);
-    uint32_t asz;
-
-    memcpy(&asz, e + offsetof(struct perf_event_attr, size), sizeof(asz));
-    if (asz == 0)
-        asz = PERF_ATTR_SIZE_VER0_;
-    if (asz < PERF_ATTR_SIZE_VER0_ || asz > room)
-        return perfdata_set_error(err, pd->path, -EINVAL, true, off + 4,
-                       "event %zu: perf_event_attr size %u does not fit the file's attr entries "
-                       "(%llu bytes)", idx, asz, (unsigned long long)room);
     if (asz > sizeof(*attr)) {
         /* A newer perf: its extra fields are harmless only while they are unused (zero). */
         for (uint64_t i = sizeof(*attr); i < asz; i++)
@@ -169,13 +138,6 @@ static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_
     memset(attr, 0, sizeof(*attr));
     memcpy(attr, e, asz < sizeof(*attr) ? asz : sizeof(*attr));
     attr->size = sizeof(*attr);
-    /* The ids section follows the attr as the writer sized it (what perf does too). */
-    memcpy(ids, e + asz, sizeof(*ids));
-    if (!section_ok(pd, ids) || ids->size % 8)
-        return perfdata_set_error(err, pd->path, -EINVAL, true, off + asz,
-                       "event %zu: ids section (offset %#llx, %llu bytes) is outside the file or "
-                       "not a whole number of ids", idx, (unsigned long long)ids->offset,
-                       (unsigned long long)ids->size);
     if ((attr->sample_type & PERF_SAMPLE_READ) &&
         (attr->read_format & ~(uint64_t)(PERF_FORMAT_TOTAL_TIME_ENABLED |
                                          PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
@@ -187,11 +149,40 @@ static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_
     return 0;
 }
 
+/* One attr entry at `off`: copies what this build knows of it into *attr (zero-filling what an
+ * older perf did not write) and returns its ids section. */
+static int read_attr(struct perfdata *pd, size_t idx, uint64_t off, struct perf_event_attr *attr,
+                     struct perf_file_section *ids, struct perfdata_error *err)
+{
+    const uint8_t *e = pd->map + off;
+    uint64_t room = pd->hdr.attr_size - sizeof(struct perf_file_section);
+    uint32_t asz;
+    int ret;
+
+    memcpy(&asz, e + offsetof(struct perf_event_attr, size), sizeof(asz));
+    if (asz == 0)
+        asz = PERF_ATTR_SIZE_VER0_;
+    if (asz < PERF_ATTR_SIZE_VER0_ || asz > room)
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off + 4,
+                       "event %zu: perf_event_attr size %u does not fit the file's attr entries "
+                       "(%llu bytes)", idx, asz, (unsigned long long)room);
+    ret = perfdata_attr_copy(pd, idx, e, asz, off, attr, err);
+    if (ret)
+        return ret;
+    /* The ids section follows the attr as the writer sized it (what perf does too). */
+    memcpy(ids, e + asz, sizeof(*ids));
+    if (!section_ok(pd, ids) || ids->size % 8)
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off + asz,
+                       "event %zu: ids section (offset %#llx, %llu bytes) is outside the file or "
+                       "not a whole number of ids", idx, (unsigned long long)ids->offset,
+                       (unsigned long long)ids->size);
+    return 0;
+}
+
 static int read_attrs(struct perfdata *pd, struct perfdata_error *err)
 {
     const struct perf_file_header *h = &pd->hdr;
     uint64_t nr;
-    bool ordered = true;
 
     if (h->attr_size == 0)
         return perfdata_set_error(err, pd->path, -EINVAL, true, 16,
@@ -216,37 +207,98 @@ static int read_attrs(struct perfdata *pd, struct perfdata_error *err)
     if (nr > MAX_EVENTS)
         return perfdata_set_error(err, pd->path, -EINVAL, true, 24, "%llu events is implausibly many",
                        (unsigned long long)nr);
+    if (perfdata_pin(pd, h->attrs.offset, h->attrs.size))
+        return perfdata_shrank(pd, err, h->attrs.offset);
     for (uint64_t i = 0; i < nr; i++) {
         uint64_t off = h->attrs.offset + i * h->attr_size;
         struct perf_event_attr attr;
         struct perf_file_section ids;
-        struct evsel *sel;
-        char name[256];
+        uint64_t *idv;
         int ret = read_attr(pd, (size_t)i, off, &attr, &ids, err);
 
         if (ret)
             return ret;
-        sel = evlist_add(&pd->evl, &attr, "");
-        if (!sel)
+        if (perfdata_pin(pd, ids.offset, ids.size))
+            return perfdata_shrank(pd, err, ids.offset);
+        if (!(idv = malloc(ids.size ? ids.size : 8)))
             return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
-        for (uint64_t j = 0; j < ids.size / 8; j++) {
-            uint64_t id;
-            memcpy(&id, pd->map + ids.offset + 8 * j, sizeof(id));
-            if (evsel_add_id(sel, id))
-                return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
-        }
-        event_name(pd, (size_t)i, &attr, sel->ids, sel->nr_ids, name, sizeof(name));
-        free(sel->name);
-        if (!(sel->name = strdup(name)))
+        memcpy(idv, pd->map + ids.offset, ids.size);
+        ret = perfdata_add_event(pd, (size_t)i, &attr, idv, ids.size / 8, h->attrs.offset, err);
+        free(idv);
+        if (ret)
+            return ret;
+    }
+    return 0;
+}
+
+int perfdata_add_event(struct perfdata *pd, size_t idx, const struct perf_event_attr *attr,
+                       const uint64_t *ids, size_t nr_ids, uint64_t off,
+                       struct perfdata_error *err)
+{
+    struct evsel *sel;
+    char name[256];
+
+    if (pd->evl.nr >= MAX_EVENTS)
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off, "more than %d events is "
+                                  "implausibly many", MAX_EVENTS);
+    sel = evlist_add(&pd->evl, attr, "");
+    if (!sel)
+        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
+    for (size_t j = 0; j < nr_ids; j++)
+        if (evsel_add_id(sel, ids[j]))
             return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
-        if (!(attr.sample_type & PERF_SAMPLE_TIME) || !attr.sample_id_all)
+    event_name(pd, idx, attr, sel->ids, sel->nr_ids, name, sizeof(name));
+    free(sel->name);
+    if (!(sel->name = strdup(name)))
+        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
+    return 0;
+}
+
+/* After the last event: can samples be told apart and ordered by time? */
+static int finish_events(struct perfdata *pd, uint64_t off, struct perfdata_error *err)
+{
+    bool ordered = true;
+
+    if (pd->evl.nr == 0)
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off, "no events: the file "
+                                  "describes none");
+    for (size_t i = 0; i < pd->evl.nr; i++) {
+        const struct perf_event_attr *a = &pd->evl.sel[i].attr;
+        if (!(a->sample_type & PERF_SAMPLE_TIME) || !a->sample_id_all)
             ordered = false;
     }
     if (evlist_finalize(&pd->evl))
-        return perfdata_set_error(err, pd->path, -EINVAL, true, h->attrs.offset,
-                       "the %llu events cannot be told apart: their sample formats place the "
-                       "sample id differently", (unsigned long long)nr);
+        return perfdata_set_error(err, pd->path, -EINVAL, true, off,
+                       "the %zu events cannot be told apart: their sample formats place the "
+                       "sample id differently", pd->evl.nr);
     pd->time_ordered = ordered;
+    return 0;
+}
+
+/* The feature sections (after the data): pinned, then parsed. */
+static int parse_features(struct perfdata *pd, struct perfdata_error *err)
+{
+    const struct perf_file_header *h = &pd->hdr;
+    uint64_t table = h->data.offset + h->data.size, k = 0;
+
+    if (table >= h->data.offset && table < pd->size) {
+        if (perfdata_pin(pd, table, pd->size - table))
+            return perfdata_shrank(pd, err, table);
+        /* Bodies are after the table in every file perf writes, but offsets may point
+         * anywhere. */
+        for (unsigned bit = 0; bit < PERFDATA_FEAT_BITS; bit++) {
+            struct perf_file_section sec;
+            if (!(h->features[bit / 64] & (1ULL << (bit % 64))))
+                continue;
+            if (16 * (k + 1) > pd->size - table)
+                break;
+            memcpy(&sec, pd->map + table + 16 * k++, sizeof(sec));
+            if (section_ok(pd, &sec) && perfdata_pin(pd, sec.offset, sec.size))
+                return perfdata_shrank(pd, err, sec.offset);
+        }
+    }
+    if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
+        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     return 0;
 }
 
@@ -266,8 +318,9 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
          * offset and parses) or an interrupted one. */
         bool complete = false;
         if (h->features[0] | h->features[1] | h->features[2] | h->features[3]) {
-            if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
-                return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
+            int ret = parse_features(pd, err);
+            if (ret)
+                return ret;
             complete = pd->info.nr_bad_feats == 0;
             if (!complete)
                 perfdata_info_release(&pd->info);
@@ -286,36 +339,42 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
         return 0;       /* the feature sections were after the data: gone */
     }
     pd->data_end = h->data.offset + h->data.size;
-    if (perfdata_info_parse(pd->map, pd->size, h, pd->path, &pd->info))
-        return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
-    return 0;
+    return parse_features(pd, err);
 }
 
-int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out,
-                      struct perfdata_error *err)
+static struct perfdata *pd_new(const char *name)
 {
     struct perfdata *pd = calloc(1, sizeof(*pd));
-    int ret;
 
-    *out = NULL;
     if (!pd)
-        return perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
+        return NULL;
     snprintf(pd->path, sizeof(pd->path), "%s", name);
-    pd->map = buf;
-    pd->size = len;
+    pd->fd = -1;
     evlist_init(&pd->evl);
+    return pd;
+}
+
+/* Header, features, attrs (or pipe mode's records); closes pd on failure. */
+static int pd_load(struct perfdata *pd, struct perfdata **out, struct perfdata_error *err)
+{
     /* Names of events come from HEADER_EVENT_DESC, so features are read before attrs; a
      * damaged feature table does not stop anything. */
-    ret = check_header(pd, err);
-    if (!ret)
+    int ret = check_header(pd, err);
+
+    if (!ret && pd->pipe) {
+        ret = perfdata_pipe_open(pd, err);
+    } else if (!ret) {
         ret = locate_data(pd, err);
+        if (!ret)
+            ret = read_attrs(pd, err);
+    }
     if (!ret)
-        ret = read_attrs(pd, err);
+        ret = finish_events(pd, pd->pipe ? 8 : pd->hdr.attrs.offset, err);
     if (!ret) {
         pd->stats.evsel_samples = calloc(pd->evl.nr, sizeof(uint64_t));
         pd->scratch = malloc(MAX_RECORD + 8);
         if (!pd->stats.evsel_samples || !pd->scratch)
-            ret = perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
+            ret = perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     }
     if (ret) {
         perfdata_close(pd);
@@ -325,13 +384,77 @@ int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perf
     return 0;
 }
 
+int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out,
+                      struct perfdata_error *err)
+{
+    struct perfdata *pd = pd_new(name);
+
+    *out = NULL;
+    if (!pd)
+        return perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
+    pd->map = buf;
+    pd->size = len;
+    return pd_load(pd, out, err);
+}
+
+/* Pipe mode from a stream: everything is read first (a pipe cannot be mapped). */
+static int open_stream(int fd, const char *name, struct perfdata **out, struct perfdata_error *err)
+{
+    struct perfdata *pd = pd_new(name);
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+
+    if (!pd)
+        return perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
+    for (;;) {
+        ssize_t r;
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap = cap ? 2 * cap : 1u << 20);
+            if (!nb) {
+                free(buf);
+                perfdata_close(pd);
+                return perfdata_set_error(err, name, -ENOMEM, false, 0, "out of memory");
+            }
+            buf = nb;
+        }
+        r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int ret = -errno;
+            free(buf);
+            perfdata_close(pd);
+            return perfdata_set_error(err, name, ret, true, n, "read: %s", strerror(-ret));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    pd->map = buf;
+    pd->size = n;
+    pd->own_buf = true;
+    if (n == 0) {
+        perfdata_close(pd);
+        return perfdata_set_error(err, name, -EINVAL, false, 0, "file is empty");
+    }
+    return pd_load(pd, out, err);
+}
+
 int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error *err)
 {
+    struct perfdata *pd;
     struct stat st;
-    void *map;
     int fd, ret;
 
     *out = NULL;
+    if (!strcmp(path, "-")) {
+        /* "-" is stdin (perf's convention): a pipe-mode stream, or any file redirected in. */
+        if (fstat(STDIN_FILENO, &st) < 0)
+            return perfdata_set_error(err, "stdin", -errno, false, 0, "%s", strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return open_stream(STDIN_FILENO, "stdin", out, err);
+        path = "/dev/stdin";
+    }
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below). */
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
@@ -357,27 +480,24 @@ int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error
         close(fd);
         return perfdata_set_error(err, path, -EINVAL, false, 0, "file is empty");
     }
-    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ret = -errno;
-    close(fd);
-    if (map == MAP_FAILED)
-        return perfdata_set_error(err, path, ret, false, 0, "cannot map the file: %s", strerror(-ret));
-    madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-    ret = perfdata_open_mem(map, (size_t)st.st_size, path, out, err);
-    if (ret) {
-        munmap(map, (size_t)st.st_size);
+    if (!(pd = pd_new(path))) {
+        close(fd);
+        return perfdata_set_error(err, path, -ENOMEM, false, 0, "out of memory");
+    }
+    if ((ret = perfdata_map_file(pd, fd, (uint64_t)st.st_size, err))) {
+        close(fd);
+        perfdata_close(pd);
         return ret;
     }
-    (*out)->own_map = true;
-    return 0;
+    return pd_load(pd, out, err);
 }
 
 void perfdata_close(struct perfdata *pd)
 {
     if (!pd)
         return;
-    if (pd->own_map)
-        munmap((void *)pd->map, pd->size);
+    perfdata_unmap(pd);
+    perfdata_zstd_free(pd->zstd);
     evlist_release(&pd->evl);
     perfdata_info_release(&pd->info);
     free(pd->stats.evsel_samples);
@@ -489,61 +609,131 @@ static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Pages of the mapped file before the previous round have been delivered (almost always: a
- * record of an old round newer than the previous round's end would still be queued). Dropping
- * them keeps peak memory at a few rounds instead of the whole file; it is only a hint, as a
- * dropped page of a private read-only file mapping faults back in from the file if touched. */
-static void release_behind(struct perfdata *pd, uint64_t *prev_round, uint64_t round_end)
-{
-    uint64_t page = 4096, from = pd->released, to = *prev_round / page * page;
-
-    *prev_round = round_end;
-    if (!pd->own_map || to <= from + (8u << 20))
-        return;         /* in steps of 8 MiB: few system calls */
-    if (madvise((void *)(pd->map + from), to - from, MADV_DONTNEED) == 0)
-        pd->released = to;
-}
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
-/* Maps the next window of the file ahead of the walk in one call (Linux 5.14+), instead of a
- * page fault every 4 KiB; together with release_behind, peak memory stays a few windows. */
-static void populate_ahead(struct perfdata *pd, uint64_t off)
-{
-    const uint64_t window = 4u << 20;
-    uint64_t from = pd->populated, to;
-
-    if (!pd->own_map || off + window / 2 < from || from >= pd->data_end)
-        return;
-    from = from / 4096 * 4096;
-    to = from + window < pd->data_end ? from + window : pd->data_end;
-    madvise((void *)(pd->map + from), to - from, MADV_POPULATE_READ);
-    pd->populated = to;     /* a failure (old kernel) only means page faults, as before */
-}
-
 static bool is_user_type_known(uint32_t type)
 {
     return type >= PERF_RECORD_USER_TYPE_START_ && type < PERF_RECORD_USER_TYPE_END_;
 }
 
+/* One walk of the data section. */
+struct walk {
+    struct perfdata *pd;
+    struct ordered_queue *q;
+    record_fn fn;
+    void *arg;
+    unsigned flags;
+    uint64_t prev_round;
+    bool inner;                 /* delivering records decompressed from a COMPRESSED one */
+};
+
+/* Delivers one framed record at file offset off (of the COMPRESSED record holding it, for
+ * decompressed ones). copied: h is not in the mapped file (queue a copy). 0 or the consumer's
+ * negative value. */
+static int deliver(struct walk *w, const struct perf_event_header *h, uint64_t off, bool copied)
+{
+    struct perfdata *pd = w->pd;
+    uint64_t time;
+    int ret = 0;
+
+    pd->stats.nr_records++;
+    pd->stats.by_type[h->type < PERFDATA_NR_TYPES ? h->type : 0]++;
+    if (h->type >= PERF_RECORD_USER_TYPE_START_) {
+        if (!is_user_type_known(h->type)) {
+            pd->stats.unknown++;
+            return 0;
+        }
+        if (h->type == PERF_RECORD_FINISHED_ROUND_) {
+            if (w->q && (ret = ordered_round(w->q)) < 0)
+                return ret;
+            if (!w->inner)
+                perfdata_release_behind(pd, w->q, &w->prev_round, off);
+        }
+        if (w->flags & PERFDATA_USER_RECORDS)
+            ret = w->fn(w->arg, &pd->evl, h, 0);
+        return ret;
+    }
+    if (h->type == 0 || h->type >= PERF_RECORD_MAX) {
+        pd->stats.unknown++;
+        return 0;
+    }
+    if (!check_record(pd, off, h, &time))
+        return 0;
+    return w->q ? ordered_push(w->q, &pd->evl, h, time, copied) : w->fn(w->arg, &pd->evl, h, time);
+}
+
+/* The records of a decompressed COMPRESSED record (at file offset off). Damage inside it is
+ * counted as one bad record: the next COMPRESSED record starts a new frame. */
+static int walk_decompressed(struct walk *w, const struct perf_event_header *ch, uint64_t off)
+{
+    struct perfdata *pd = w->pd;
+    const uint8_t *buf;
+    size_t len, pos = 0;
+    char why[160];
+    int ret = perfdata_zstd_decompress(pd, ch, &buf, &len, why, sizeof(why));
+
+    w->inner = true;
+    if (ret == -ENOMEM) {
+        w->inner = false;
+        return ret;
+    }
+    if (ret) {
+        note_bad(pd, off, "COMPRESSED record: %s", why);
+        w->inner = false;
+        return 0;
+    }
+    pd->stats.compressed++;
+    while (pos < len) {
+        struct perf_event_header hv;
+        const struct perf_event_header *h;
+
+        if (len - pos < sizeof(hv)) {
+            perfdata_zstd_keep(pd, len - pos);      /* continues in the next one */
+            break;
+        }
+        memcpy(&hv, buf + pos, sizeof(hv));
+        if (hv.size < sizeof(hv)) {
+            note_bad(pd, off, "COMPRESSED record: record size %u at decompressed byte %zu is "
+                     "smaller than a record header", hv.size, pos);
+            break;
+        }
+        if (hv.size > len - pos) {
+            perfdata_zstd_keep(pd, len - pos);
+            break;
+        }
+        if (hv.type == PERF_RECORD_COMPRESSED_ || hv.type == PERF_RECORD_AUXTRACE_ ||
+            hv.type == PERF_RECORD_HEADER_TRACING_DATA_) {
+            note_bad(pd, off, "COMPRESSED record holds a %s record", perfdata_record_name(hv.type));
+            pos += hv.size;
+            continue;
+        }
+        if ((uintptr_t)(buf + pos) % 8) {
+            memcpy(pd->scratch, buf + pos, hv.size);
+            h = (const struct perf_event_header *)pd->scratch;
+        } else {
+            h = (const struct perf_event_header *)(buf + pos);
+        }
+        if ((ret = deliver(w, h, off, true)) < 0)
+            break;
+        pos += hv.size;
+    }
+    w->inner = false;
+    return ret < 0 ? ret : 0;
+}
+
 int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
                      struct perfdata_error *err)
 {
-    struct ordered_queue *q = NULL;
     bool ordered = pd->time_ordered && !(flags & (PERFDATA_FILE_ORDER | PERFDATA_USER_RECORDS));
-    uint64_t off = pd->data_off, prev_round = 0;
+    struct walk w = { .pd = pd, .fn = fn, .arg = arg, .flags = flags };
+    uint64_t off = pd->data_off;
     int ret = 0;
 
-    if (ordered && !(q = ordered_new(fn, arg)))
+    if (ordered && !(w.q = ordered_new(fn, arg)))
         return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     pd->populated = off;
     while (off < pd->data_end) {
         uint64_t left = pd->data_end - off, adv;
         struct perf_event_header hv;
         const struct perf_event_header *h;
-        uint64_t time;
         bool copied = false;
 
         if (left < sizeof(hv)) {
@@ -551,7 +741,12 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
                     (unsigned long long)left);
             break;
         }
-        populate_ahead(pd, off);
+        if (perfdata_pin_ahead(pd, off)) {
+            struct perfdata_error e;
+            perfdata_shrank(pd, &e, off);
+            stop_at(pd, off, "%s", e.msg);
+            break;
+        }
         memcpy(&hv, pd->map + off, sizeof(hv));
         if (hv.size < sizeof(hv)) {
             stop_at(pd, off, "record size %u (type %u) is smaller than a record header",
@@ -573,73 +768,56 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
         } else {
             h = (const struct perf_event_header *)(pd->map + off);
         }
-        pd->stats.nr_records++;
-        pd->stats.by_type[hv.type < PERFDATA_NR_TYPES ? hv.type : 0]++;
-
-        if (hv.type >= PERF_RECORD_USER_TYPE_START_) {
-            if (hv.type == PERF_RECORD_AUXTRACE_ || hv.type == PERF_RECORD_HEADER_TRACING_DATA_) {
-                /* Their payload follows the record, outside header.size. */
-                uint64_t extra;
-                if (hv.type == PERF_RECORD_AUXTRACE_) {
-                    if (hv.size < sizeof(struct perfdata_auxtrace)) {
-                        stop_at(pd, off, "AUXTRACE record too short (%u bytes)", hv.size);
-                        break;
-                    }
-                    memcpy(&extra, pd->map + off + offsetof(struct perfdata_auxtrace, size), 8);
-                } else {
-                    uint32_t sz;
-                    if (hv.size < sizeof(struct perfdata_tracing_data)) {
-                        stop_at(pd, off, "TRACING_DATA record too short (%u bytes)", hv.size);
-                        break;
-                    }
-                    memcpy(&sz, pd->map + off + offsetof(struct perfdata_tracing_data, size), 4);
-                    extra = sz;
-                }
-                if (extra > left - adv) {
-                    stop_at(pd, off, "%s payload of %llu bytes runs past the end of the data "
-                            "section", perfdata_record_name(hv.type), (unsigned long long)extra);
+        if (hv.type == PERF_RECORD_AUXTRACE_ || hv.type == PERF_RECORD_HEADER_TRACING_DATA_) {
+            /* Their payload follows the record, outside header.size. */
+            uint64_t extra;
+            if (hv.type == PERF_RECORD_AUXTRACE_) {
+                if (hv.size < sizeof(struct perfdata_auxtrace)) {
+                    stop_at(pd, off, "AUXTRACE record too short (%u bytes)", hv.size);
                     break;
                 }
-                adv += extra;
+                memcpy(&extra, (const uint8_t *)h + offsetof(struct perfdata_auxtrace, size), 8);
+            } else {
+                uint32_t sz;
+                if (hv.size < sizeof(struct perfdata_tracing_data)) {
+                    stop_at(pd, off, "TRACING_DATA record too short (%u bytes)", hv.size);
+                    break;
+                }
+                memcpy(&sz, (const uint8_t *)h + offsetof(struct perfdata_tracing_data, size), 4);
+                extra = sz;
             }
-            if (!is_user_type_known(hv.type)) {
-                pd->stats.unknown++;
-            } else if (hv.type == PERF_RECORD_FINISHED_ROUND_) {
-                if (q && (ret = ordered_round(q)) < 0)
-                    goto consumer_failed;
-                release_behind(pd, &prev_round, off);
-            } else if (hv.type == PERF_RECORD_COMPRESSED_) {
-                pd->stats.compressed++;
+            if (extra > left - adv) {
+                stop_at(pd, off, "%s payload of %llu bytes runs past the end of the data "
+                        "section", perfdata_record_name(hv.type), (unsigned long long)extra);
+                break;
             }
-            if (is_user_type_known(hv.type) && (flags & PERFDATA_USER_RECORDS) &&
-                (ret = fn(arg, &pd->evl, h, 0)) < 0)
-                goto consumer_failed;
-            off += adv;
-            continue;
+            adv += extra;
         }
-        if (hv.type == 0 || hv.type >= PERF_RECORD_MAX) {
-            pd->stats.unknown++;
-            off += adv;
-            continue;
+        if (hv.type == PERF_RECORD_COMPRESSED_) {
+            pd->stats.nr_records++;
+            pd->stats.by_type[hv.type]++;
+            ret = walk_decompressed(&w, h, off);
+        } else {
+            ret = deliver(&w, h, off, copied);
         }
-        if (check_record(pd, off, h, &time)) {
-            ret = q ? ordered_push(q, &pd->evl, h, time, copied) : fn(arg, &pd->evl, h, time);
-            if (ret < 0)
-                goto consumer_failed;
-        }
-        off += adv;
-    }
-    if (q) {
-        ret = ordered_flush(q);
-        pd->stats.late = ordered_late(q);
         if (ret < 0)
             goto consumer_failed;
-        ordered_free(q);
+        off += adv;
+    }
+    if (perfdata_zstd_kept(pd))
+        note_bad(pd, off, "the compressed records end inside a record (%zu bytes of it)",
+                 perfdata_zstd_kept(pd));
+    if (w.q) {
+        ret = ordered_flush(w.q);
+        pd->stats.late = ordered_late(w.q);
+        if (ret < 0)
+            goto consumer_failed;
+        ordered_free(w.q);
     }
     return 0;
 
 consumer_failed:
-    ordered_free(q);
+    ordered_free(w.q);
     if (ret == -ENOMEM)
         return perfdata_set_error(err, pd->path, ret, false, 0, "out of memory");
     return perfdata_set_error(err, pd->path, ret, true, off, "processing stopped: %s", strerror(-ret));

@@ -172,7 +172,7 @@ static void header_text(FILE *f, const struct perfdata *pd)
     fprintf(f, "lost          %" PRIu64 " events (LOST), %" PRIu64 " samples (LOST_SAMPLES); "
             "throttled %" PRIu64 " times\n", st->lost, st->lost_samples, st->throttle);
     fprintf(f, "records       %" PRIu64 " (%" PRIu64 " unknown, %" PRIu64 " undecodable, %"
-            PRIu64 " compressed: skipped)%s\n", st->nr_records, st->unknown, st->bad,
+            PRIu64 " decompressed from zstd)%s\n", st->nr_records, st->unknown, st->bad,
             st->compressed, st->truncated ? "; stopped early at damage" : "");
     fprintf(f, "events        %zu\n", evl->nr);
     for (size_t i = 0; i < evl->nr; i++) {

@@ -68,6 +68,26 @@ precord -e cpu-clock -F 2000 -g -o "$d/g.data" -- "$WL/split_O2" 60 &&
 # perf's look at their files and ours; the workload's rows and the kernel's are compared.
 precord -a -F 1000 -o "$d/all.data" -- "$WL/split_O2" 40 &&
     agree system_wide "$d/all.data" '^split_O2$' || fail system_wide_recording "perf record -a failed"
+# perf record -z (zstd-compressed records) and pipe mode (-o -: the events and features come as
+# records), from a file and from a pipe on stdin (issue 9, section 5).
+if perf record -q -z -o "$d/ztest.data" -- true >/dev/null 2>&1; then
+    precord -z -e cpu-clock -F 2000 -o "$d/z.data" -- "$WL/split_O2" 60 &&
+        agree compressed "$d/z.data" || fail compressed_recording "perf record -z failed"
+else
+    skip compressed_rows_match_perf "this perf cannot record with -z (built without zstd)"
+fi
+if perf record -q -e cpu-clock -F 2000 -o - -- "$WL/split_O2" 60 >"$d/pipe.data" 2>/dev/null; then
+    agree pipe_mode "$d/pipe.data"
+    our_rows "$d/pipe.data" >"$d/pipe.file_rows"
+    cat "$d/pipe.data" | "$PROSPECT" report -i - --flat --sort comm,dso,sym -t '|' 2>"$d/pipe.err" |
+        grep -v '^#' | awk -F'|' '{ sub("%", "", $1); print $2 "|" $3 "|" $4 "|" $1 }' \
+        >"$d/pipe.stdin_rows"
+    check pipe_mode_from_stdin_same_rows cmp -s "$d/pipe.file_rows" "$d/pipe.stdin_rows"
+    check pipe_mode_from_stdin_has_rows [ -s "$d/pipe.stdin_rows" ]
+    check pipe_mode_no_feature_note sh -c "! grep -q 'newer perf' '$d/pipe.err'"
+else
+    fail pipe_mode_recording "perf record -o - failed"
+fi
 # --cpu leaves other CPUs' samples out of the total, as perf does (the other filters keep
 # percentages of the whole file): the top rows of one CPU agree with perf's --cpu.
 if [ -s "$d/all.data" ]; then

@@ -266,7 +266,7 @@ TEST(bad_headers_are_named_with_offsets)
     CHECK_OPEN_FAILS(b, 0, "did not finish");
     hdr_of(b)->magic = PERFDATA_MAGIC;
     hdr_of(b)->size = 16;
-    CHECK_OPEN_FAILS(b, 8, "pipe-mode");
+    CHECK_OPEN_FAILS(b, 16, "pipe-mode perf.data without a HEADER_ATTR record");
     hdr_of(b)->size = 200;
     CHECK_OPEN_FAILS(b, 8, "header size 200");
     hdr_of(b)->size = 104;
