@@ -28,6 +28,8 @@ struct perfdata {
     uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
     uint64_t released;          /* file pages below this were given back (madvise) */
     uint64_t populated;         /* file pages below this were pinned ahead of the walk */
+    uint64_t shrunk_to;         /* the file's size when it was found shrunk (0: it did not) */
+    uint64_t data_end_was;      /* data_end before it was cut to shrunk_to */
     struct perfdata_zstd *zstd; /* decompression state, created at the first COMPRESSED */
 };
 
@@ -40,7 +42,8 @@ int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdat
 int perfdata_pin(struct perfdata *pd, uint64_t off, uint64_t len);
 /* Fills err with "the file shrank to N bytes while being read" at off; returns -EIO. */
 int perfdata_shrank(struct perfdata *pd, struct perfdata_error *err, uint64_t off);
-/* Pins the next window of the walk at off (0, or -EFAULT as perfdata_pin). */
+/* Pins the next window of the walk at off. When the file shrank, data_end is cut to its new
+ * size (shrunk_to says so) and what is left is pinned. 0, or -EFAULT if even that fails. */
 int perfdata_pin_ahead(struct perfdata *pd, uint64_t off);
 /* Gives back the pages behind a finished round; queued records there are copied first. */
 void perfdata_release_behind(struct perfdata *pd, struct ordered_queue *q, uint64_t *prev_round,

@@ -75,8 +75,18 @@ int perfdata_pin_ahead(struct perfdata *pd, uint64_t off)
         return 0;
     from = from / PAGE * PAGE;
     to = from + WINDOW < pd->data_end ? from + WINDOW : pd->data_end;
-    if (perfdata_pin(pd, from, to - from))
-        return -EFAULT;
+    if (perfdata_pin(pd, from, to - from)) {
+        struct stat st;
+        /* Shrunk under us: read what is still there, then stop where it ends. */
+        if (pd->fd < 0 || fstat(pd->fd, &st) < 0 || (uint64_t)st.st_size >= pd->data_end)
+            return -EFAULT;
+        pd->shrunk_to = (uint64_t)st.st_size;
+        pd->data_end_was = pd->data_end;
+        pd->data_end = pd->shrunk_to > off ? pd->shrunk_to : off;
+        to = pd->data_end;
+        if (to > from && perfdata_pin(pd, from, to - from))
+            return -EFAULT;
+    }
     pd->populated = to;
     return 0;
 }

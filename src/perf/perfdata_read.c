@@ -603,6 +603,12 @@ static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
     va_list ap;
 
     pd->stats.truncated = true;
+    if (pd->shrunk_to) {
+        /* Whatever looked wrong at the new end, the cause is the file shrinking. */
+        pd->stats.bytes_unread += pd->data_end_was - off;
+        perfdata_shrank(pd, &pd->stats.damage, off);
+        return;
+    }
     pd->stats.bytes_unread += pd->data_end - off;
     va_start(ap, fmt);
     perfdata_set_errorv(&pd->stats.damage, pd->path, 0, true, off, fmt, ap);
@@ -731,20 +737,23 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
         return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     pd->populated = off;
     while (off < pd->data_end) {
-        uint64_t left = pd->data_end - off, adv;
+        uint64_t left, adv;
         struct perf_event_header hv;
         const struct perf_event_header *h;
         bool copied = false;
 
-        if (left < sizeof(hv)) {
-            stop_at(pd, off, "record header cut off (%llu bytes left in the data section)",
-                    (unsigned long long)left);
-            break;
-        }
         if (perfdata_pin_ahead(pd, off)) {
             struct perfdata_error e;
             perfdata_shrank(pd, &e, off);
             stop_at(pd, off, "%s", e.msg);
+            break;
+        }
+        if (off >= pd->data_end)
+            break;      /* the file shrank to here */
+        left = pd->data_end - off;
+        if (left < sizeof(hv)) {
+            stop_at(pd, off, "record header cut off (%llu bytes left in the data section)",
+                    (unsigned long long)left);
             break;
         }
         memcpy(&hv, pd->map + off, sizeof(hv));
@@ -804,6 +813,8 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
             goto consumer_failed;
         off += adv;
     }
+    if (pd->shrunk_to && !pd->stats.truncated)
+        stop_at(pd, off, "shrank");
     if (perfdata_zstd_kept(pd))
         note_bad(pd, off, "the compressed records end inside a record (%zu bytes of it)",
                  perfdata_zstd_kept(pd));

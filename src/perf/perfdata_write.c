@@ -93,7 +93,7 @@ static int flush(struct perfdata_writer *w)
 
 static int append(struct perfdata_writer *w, const void *p, size_t n)
 {
-    if (w->err || !n)           /* nothing to copy (an event with no ids: p may be NULL) */
+    if (w->err || !n)           /* nothing to copy (no ids, an empty body: p may be NULL) */
         return w->err;
     if (n > WBUF_SIZE - w->nbuf && flush(w))
         return w->err;

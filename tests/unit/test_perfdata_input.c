@@ -1,0 +1,89 @@
+/* The perf.data reader against a file that changes under it: truncated between open and the
+ * walk (what `report` meets when the file is cut while it reads) must end with an error naming
+ * the file and offset, never SIGBUS. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "test.h"
+#include "perf/perfdata.h"
+#include "perf/perfdata_write.h"
+
+#define NSAMPLES 60000          /* 2.4 MB of samples: many pages past the cut */
+
+static int count(void *arg, const struct evlist *evl, const struct perf_event_header *h,
+                 uint64_t time)
+{
+    (void)evl; (void)time;
+    if (h->type == PERF_RECORD_SAMPLE)
+        ++*(uint64_t *)arg;
+    return 0;
+}
+
+/* A finished file of NSAMPLES samples written by the writer, in rounds of 1000. */
+static int write_file(const char *path)
+{
+    struct evlist evl;
+    struct perf_event_attr a;
+    struct evsel *sel;
+    struct perfdata_writer *w;
+    struct perfdata_error e;
+    int ret;
+
+    memset(&a, 0, sizeof(a));
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.size = sizeof(a);
+    a.sample_period = 1000;
+    a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+    a.sample_id_all = 1;
+    evlist_init(&evl);
+    if (!(sel = evlist_add(&evl, &a, "cpu-clock")) || evsel_add_id(sel, 7) ||
+        evlist_finalize(&evl) || perfdata_writer_open(path, &evl, &w, &e)) {
+        evlist_release(&evl);
+        return -1;
+    }
+    for (uint64_t i = 0; i < NSAMPLES; i++) {
+        uint64_t rec[5] = { 0, 0x401000 + i % 64, 42 | 42ULL << 32, 1000 + i, 1000 };
+        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+                                       .misc = PERF_RECORD_MISC_USER, .size = sizeof(rec) };
+        memcpy(rec, &h, sizeof(h));
+        perfdata_writer_write(w, (const struct perf_event_header *)rec);
+        if (i % 1000 == 999)
+            perfdata_writer_round(w);
+    }
+    ret = perfdata_writer_close(w, NULL, &e);
+    evlist_release(&evl);
+    return ret;
+}
+
+TEST(file_truncated_between_open_and_walk)
+{
+    const char *dir = getenv("TEST_TMP");
+    struct perfdata *pd;
+    struct perfdata_error e;
+    const struct perfdata_stats *st;
+    char path[512], line[1024];
+    uint64_t samples = 0;
+
+    snprintf(path, sizeof(path), "%s/shrinking.data", dir ? dir : "/tmp");
+    CHECK(write_file(path) == 0);
+    CHECK(perfdata_open(path, &pd, &e) == 0);
+    CHECK(truncate(path, 98304) == 0);         /* a page boundary, inside a record */
+    CHECK(perfdata_process(pd, count, &samples, 0, &e) == 0);
+    st = perfdata_stats(pd);
+    CHECK(st->truncated);
+    CHECK(samples > 1000 && samples < NSAMPLES);
+    perfdata_error_str(&st->damage, line, sizeof(line));
+    CHECK(strstr(line, "shrinking.data: offset 0x"));
+    CHECK(strstr(line, "the file shrank to 98304 bytes while being read"));
+    CHECK(st->bytes_unread > 2000000);
+    perfdata_close(pd);
+    unlink(path);
+}
+
+int main(void)
+{
+    RUN(file_truncated_between_open_and_walk);
+    return 0;
+}
