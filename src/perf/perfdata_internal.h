@@ -14,10 +14,9 @@ struct perfdata {
     char path[512];
     const uint8_t *map;
     uint64_t size;
-    bool own_map;               /* map is a private mapping of the file at fd */
+    bool own_map;               /* map is anonymous memory filled from the file at fd */
     bool own_buf;               /* map is malloc'd (stdin): freed at close */
     int fd;                     /* the mapped file (re-checked when it shrinks), else -1 */
-    bool no_pin;                /* the kernel cannot populate-write (< 5.14): plain reads */
     struct perf_file_header hdr;
     bool pipe;                  /* pipe mode: attrs and features came as records */
     struct evlist evl;
@@ -27,18 +26,17 @@ struct perfdata {
     bool time_ordered;          /* every event has TIME and sample_id_all */
     uint64_t *scratch;          /* aligned copy of a record that sits misaligned in the file */
     uint64_t released;          /* file pages below this were given back (madvise) */
-    uint64_t populated;         /* file pages below this were pinned ahead of the walk */
+    uint64_t populated;         /* the file is read in up to here ahead of the walk */
     uint64_t shrunk_to;         /* the file's size when it was found shrunk (0: it did not) */
     uint64_t data_end_was;      /* data_end before it was cut to shrunk_to */
     struct perfdata_zstd *zstd; /* decompression state, created at the first COMPRESSED */
 };
 
-/* perfdata_map.c. The file is mapped private and writable, and every range is made the
- * process's own copy (MADV_POPULATE_WRITE) before it is read: a page that is the process's
- * copy survives the file being truncated under it, where a page of the file would raise SIGBUS.
- * A range that cannot be populated is past the file's new end. */
+/* perfdata_map.c. The file's bytes live in anonymous memory of its size, read in (pread) range
+ * by range before they are read: header, attrs and features at open, windows ahead of the walk.
+ * A read cut short means the file shrank: reported, never a SIGBUS. */
 int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdata_error *err);
-/* Makes [off, off + len) safe to read: 0, or -EFAULT when the file shrank under it. */
+/* Reads [off, off + len) of the file into map: 0, or -EFAULT when the file shrank under it. */
 int perfdata_pin(struct perfdata *pd, uint64_t off, uint64_t len);
 /* Fills err with "the file shrank to N bytes while being read" at off; returns -EIO. */
 int perfdata_shrank(struct perfdata *pd, struct perfdata_error *err, uint64_t off);

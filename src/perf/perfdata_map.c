@@ -1,4 +1,4 @@
-/* The reader's mapped file, safe against truncation while it is read (perfdata_internal.h). */
+/* The reader's copy of the file, safe against truncation while it is read (perfdata_internal.h). */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>
 #include <stdlib.h>
@@ -9,9 +9,6 @@
 #include "perf/perfdata_internal.h"
 #include "util/log.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 #define PAGE 4096u
 #define WINDOW (4u << 20)       /* pinned ahead of the walk in one call */
@@ -19,12 +16,16 @@
 
 int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdata_error *err)
 {
-    /* Writable only so that pages can become private copies; nothing writes to them. */
-    void *map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    /* Anonymous memory the size of the file, filled by pread as the reader goes: truncating
+     * the file can shorten a read but never fault a page, where a mapping of the file itself
+     * raises SIGBUS on a page past the new end. */
+    void *map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
     if (map == MAP_FAILED)
         return perfdata_set_error(err, pd->path, -errno, false, 0, "cannot map the file: %s",
                                   strerror(errno));
+    madvise(map, (size_t)size, MADV_HUGEPAGE);     /* fewer faults; a hint only */
     pd->map = map;
     pd->size = size;
     pd->own_map = true;
@@ -34,23 +35,22 @@ int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdat
 
 int perfdata_pin(struct perfdata *pd, uint64_t off, uint64_t len)
 {
-    uint64_t from;
+    uint8_t *p;
 
-    if (!pd->own_map || pd->no_pin || off >= pd->size || len == 0)
+    if (!pd->own_map || off >= pd->size || len == 0)
         return 0;
     if (len > pd->size - off)
         len = pd->size - off;
-    from = off / PAGE * PAGE;
-    while (madvise((void *)(pd->map + from), off + len - from, MADV_POPULATE_WRITE) < 0) {
-        if (errno == EINTR || errno == EAGAIN)
+    p = (uint8_t *)pd->map + off;
+    while (len) {
+        ssize_t r = pread(pd->fd, p, len, (off_t)off);
+        if (r < 0 && errno == EINTR)
             continue;
-        if (errno == EINVAL) {
-            /* Linux before 5.14: read the file's own pages, as before (no truncation guard). */
-            pr_debug("no MADV_POPULATE_WRITE: reading the mapped file directly\n");
-            pd->no_pin = true;
-            return 0;
-        }
-        return -EFAULT;
+        if (r <= 0)
+            return -EFAULT;     /* past the file's end now (or unreadable) */
+        p += r;
+        off += (uint64_t)r;
+        len -= (uint64_t)r;
     }
     return 0;
 }
@@ -99,8 +99,8 @@ void perfdata_release_behind(struct perfdata *pd, struct ordered_queue *q, uint6
     *prev_round = round_end;
     if (!pd->own_map || to <= from + RELEASE_STEP)
         return;         /* in steps of 8 MiB: few system calls */
-    /* A dropped page would come back from the file (which may have shrunk since): records
-     * still queued from there (rare: newer than the previous round's end) keep a copy. */
+    /* A dropped page reads back as zeros: records still queued from there (rare: newer than
+     * the previous round's end) get a copy first. */
     if (q && ordered_own_range(q, pd->map + from, pd->map + to))
         return;
     if (madvise((void *)(pd->map + from), to - from, MADV_DONTNEED) == 0)

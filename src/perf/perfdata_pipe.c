@@ -48,17 +48,22 @@ static int pipe_attr(struct perfdata *pd, size_t idx, uint64_t off, uint16_t siz
 /* One pass over the records before the data. */
 static int pipe_pass(struct perfdata *pd, int pass, struct perfdata_error *err)
 {
-    uint64_t off = pd->data_off;
+    uint64_t off = pd->data_off, loaded = off;
     size_t nattr = 0;
 
     while (off < pd->size) {
         struct perf_event_header h;
         uint64_t adv;
 
-        if (pd->size - off < sizeof(h) || perfdata_pin(pd, off, sizeof(h)))
-            break;      /* the walk says where the stream is cut */
+        if (off + MAX_RECORD + 16 > loaded) {
+            if (perfdata_pin(pd, off, 1u << 20))
+                break;  /* the walk says where the stream is cut */
+            loaded = off + (1u << 20);
+        }
+        if (pd->size - off < sizeof(h))
+            break;
         memcpy(&h, pd->map + off, sizeof(h));
-        if (h.size < sizeof(h) || h.size > pd->size - off || perfdata_pin(pd, off, h.size))
+        if (h.size < sizeof(h) || h.size > pd->size - off)
             break;
         if (h.type == PERF_RECORD_SAMPLE || h.type == PERF_RECORD_FINISHED_INIT_)
             break;
