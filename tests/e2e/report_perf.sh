@@ -138,7 +138,7 @@ build_workload pd_split_fp split -O2 -fno-omit-frame-pointer
 "$PROSPECT" record -g -F 2000 -o "$d/prg.data" -- "$WL/pd_split_fp" 40 >/dev/null 2>&1
 written record_callchain "$d/prg.data"
 check record_callchain_perf_sees_chains sh -c "perf report -i '$d/prg.data' --stdio --children \
-    --sort sym 2>/dev/null | grep -qE '^ +9[0-9]\.[0-9]+% +0\.00% +\[\.\] __libc_start_call_main'"
+    --sort sym 2>/dev/null | grep -qE '^ +(9[0-9]|100)\.[0-9]+% +0\.00% +\[\.\] __libc_start_call_main'"
 "$PROSPECT" record -a -F 500 -o "$d/pra.data" -- "$WL/split_O2" 30 >/dev/null 2>&1
 written record_system_wide "$d/pra.data"
 check record_build_ids_match_files sh -c "perf buildid-list -i '$d/pra.data' 2>/dev/null | grep -q split_O2"
