@@ -80,8 +80,10 @@ static int pipe_pass(struct perfdata *pd, int pass, struct perfdata_error *err)
         } else if (pass == PASS_FEATURES && h.type == PERF_RECORD_HEADER_FEATURE_ && h.size >= 16) {
             uint64_t bit;
             memcpy(&bit, pd->map + off + 8, 8);
-            /* FEAT_LAST_KNOWN (32) is perf's end-of-features marker here, not a feature. */
+            /* FEAT_LAST_KNOWN (32) is perf's end-of-features marker here, not a feature; a
+             * feature sent twice keeps its first body. */
             if (bit != FEAT_LAST_KNOWN && bit < PERFDATA_FEAT_BITS &&
+                !(pd->info.features[bit / 64] & (1ULL << (bit % 64))) &&
                 perfdata_info_parse_one(pd->map, off + 16, h.size - 16u, (unsigned)bit,
                                         pd->path, &pd->info))
                 return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "test.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
@@ -82,8 +83,94 @@ TEST(file_truncated_between_open_and_walk)
     unlink(path);
 }
 
+/* Appends one COMPRESSED record holding what the stream gives for in[0..n) (flushed). */
+static size_t put_compressed(uint8_t *out, ZSTD_CStream *cs, const uint8_t *in, size_t n)
+{
+    ZSTD_inBuffer ib = { in, n, 0 };
+    ZSTD_outBuffer ob = { out + 8, 60000, 0 };
+    struct perf_event_header h = { .type = PERF_RECORD_COMPRESSED_ };
+
+    while (ib.pos < ib.size)
+        ZSTD_compressStream2(cs, &ob, &ib, ZSTD_e_continue);
+    while (ZSTD_compressStream2(cs, &ob, &ib, ZSTD_e_flush))
+        ;
+    h.size = (uint16_t)((8 + ob.pos + 7) / 8 * 8);     /* perf pads nothing; padding is ok */
+    memcpy(out, &h, sizeof(h));
+    memset(out + 8 + ob.pos, 0, h.size - 8 - ob.pos);
+    return h.size;
+}
+
+TEST(compressed_records_continue_one_stream)
+{
+    static uint64_t file[32768];
+    uint8_t *f = (uint8_t *)file, raw[4000];
+    struct perf_file_header hdr;
+    struct perf_file_attr fa;
+    uint64_t id = 7, samples = 0;
+    size_t n = 0, off;
+    ZSTD_CStream *cs = ZSTD_createCStream();
+    struct perfdata *pd;
+    struct perfdata_error e;
+
+    /* 100 samples of 40 bytes, compressed as two records cut inside the 51st sample. */
+    for (uint64_t i = 0; i < 100; i++) {
+        uint64_t rec[5] = { 0, 0x401000 + i, 42 | 42ULL << 32, 1000 + i, 1000 };
+        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+                                       .misc = PERF_RECORD_MISC_USER, .size = sizeof(rec) };
+        memcpy(rec, &h, sizeof(h));
+        memcpy(raw + n, rec, sizeof(rec));
+        n += sizeof(rec);
+    }
+    memset(&fa, 0, sizeof(fa));
+    fa.attr.type = PERF_TYPE_SOFTWARE;
+    fa.attr.size = sizeof(fa.attr);
+    fa.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                          PERF_SAMPLE_PERIOD;
+    fa.attr.sample_id_all = 1;
+    fa.ids.offset = sizeof(hdr);
+    fa.ids.size = 8;
+    off = sizeof(hdr);
+    memcpy(f + off, &id, 8);
+    off += 8;
+    memcpy(f + off, &fa, sizeof(fa));
+    off += sizeof(fa);
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic = PERFDATA_MAGIC;
+    hdr.size = sizeof(hdr);
+    hdr.attr_size = sizeof(fa);
+    hdr.attrs.offset = sizeof(hdr) + 8;
+    hdr.attrs.size = sizeof(fa);
+    hdr.data.offset = off;
+    CHECK(cs != NULL);
+    ZSTD_initCStream(cs, 1);
+    off += put_compressed(f + off, cs, raw, 50 * 40 + 20);
+    off += put_compressed(f + off, cs, raw + 50 * 40 + 20, n - (50 * 40 + 20));
+    ZSTD_freeCStream(cs);
+    hdr.data.size = off - hdr.data.offset;
+    memcpy(f, &hdr, sizeof(hdr));
+
+    CHECK(perfdata_open_mem(file, off, "z.data", &pd, &e) == 0);
+    CHECK(perfdata_process(pd, count, &samples, 0, &e) == 0);
+    CHECK_EQ_U64(samples, 100);
+    CHECK_EQ_U64(perfdata_stats(pd)->compressed, 2);
+    CHECK_EQ_U64(perfdata_stats(pd)->bad, 0);
+    perfdata_close(pd);
+
+    /* Without the second record the stream ends inside a sample: said, 50 delivered. */
+    off = hdr.data.offset + ((struct perf_event_header *)(f + hdr.data.offset))->size;
+    hdr.data.size = off - hdr.data.offset;
+    memcpy(f, &hdr, sizeof(hdr));
+    samples = 0;
+    CHECK(perfdata_open_mem(file, off, "z.data", &pd, &e) == 0);
+    CHECK(perfdata_process(pd, count, &samples, 0, &e) == 0);
+    CHECK_EQ_U64(samples, 50);
+    CHECK(strstr(perfdata_stats(pd)->first_bad.msg, "end inside a record (20 bytes"));
+    perfdata_close(pd);
+}
+
 int main(void)
 {
     RUN(file_truncated_between_open_and_walk);
+    RUN(compressed_records_continue_one_stream);
     return 0;
 }
