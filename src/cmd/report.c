@@ -95,8 +95,9 @@ static void print_warnings(const struct perfdata *pd, const char *path)
     char line[1024];
 
     if (st->data_size_missing)
-        cmd_error("report", "%s: warning: the header's data size is 0 (the recording did not "
-                  "finish?): read the records up to the end of the file", path);
+        cmd_error("report", "%s: warning: the recording did not finish (the header has no data "
+                  "size or no feature sections): read the records up to the end of the file",
+                  path);
     if (st->truncated) {
         perfdata_error_str(&st->damage, line, sizeof(line));
         cmd_error("report", "%s; stopped there: %" PRIu64 " records read, %" PRIu64

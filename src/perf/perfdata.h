@@ -101,7 +101,8 @@ struct perfdata_stats {
     bool truncated;                      /* the walk stopped early at damage */
     struct perfdata_error damage;        /* where and why */
     uint64_t bytes_unread;               /* data bytes after the damage */
-    bool data_size_missing;              /* header said data size 0: read to end of file */
+    bool data_size_missing;              /* unfinished (data size 0, or no features): read to
+                                            the end of the file */
 };
 
 struct perfdata;

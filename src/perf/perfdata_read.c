@@ -302,8 +302,8 @@ static int parse_features(struct perfdata *pd, struct perfdata_error *err)
     return 0;
 }
 
-/* Where the records are. perf leaves data.size 0 when it was killed before the end; then the
- * records run to the end of the file and there are no feature sections to read. */
+/* Where the records are. perf leaves data.size 0 when it was killed before the end, Prospect a
+ * header without features; then the records run to the end of the file. */
 static int locate_data(struct perfdata *pd, struct perfdata_error *err)
 {
     const struct perf_file_header *h = &pd->hdr;
@@ -339,6 +339,14 @@ static int locate_data(struct perfdata *pd, struct perfdata_error *err)
         return 0;       /* the feature sections were after the data: gone */
     }
     pd->data_end = h->data.offset + h->data.size;
+    if (!(h->features[0] | h->features[1] | h->features[2] | h->features[3])) {
+        /* perf and Prospect write features at the end of every recording: without any, the
+         * recording did not finish (Prospect's header says how much data was complete at the
+         * last round; more may follow). */
+        pd->data_end = pd->size;
+        pd->stats.data_size_missing = true;
+        return 0;
+    }
     return parse_features(pd, err);
 }
 

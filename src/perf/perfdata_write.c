@@ -3,11 +3,13 @@
  * final ids and attrs. perf finds every part through offsets, except the feature table, which
  * must start right where the data section ends.
  *
- * The header is written twice: at the first record with data.size 0 and no features (what a
- * recording killed with SIGKILL leaves: readers then read the records to the end of the file,
- * as perf's reader does), and at close with the sizes and features. */
+ * The header is written at the first record without features (what a recording killed with
+ * SIGKILL leaves: Prospect's reader then reads the records to the end of the file with a
+ * warning), its data size is brought up to date after each round (perf reads that much), and
+ * it is written whole at close with the features. */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -306,10 +308,17 @@ int perfdata_writer_round(struct perfdata_writer *w)
     if (!w->since_round)        /* an empty round orders nothing: keep the file small */
         return w->err;
     w->since_round = 0;
-    if (append(w, &h, sizeof(h)))
+    if (append(w, &h, sizeof(h)) || flush(w))
         return w->err;
-    /* Each round on disk: a recording killed with SIGKILL loses at most the last round. */
-    return flush(w);
+    /* Each round on disk and in the early header's data size: a recording killed with
+     * SIGKILL loses at most the last round, and perf reads what is there. */
+    if (w->attrs_off) {
+        uint64_t size = w->pos - w->data_start;
+        if ((w->err = write_all(w->fd, &size, sizeof(size),
+                                offsetof(struct perf_file_header, data.size))))
+            w->err_off = offsetof(struct perf_file_header, data.size);
+    }
+    return w->err;
 }
 
 int perfdata_writer_record_fn(void *arg, const struct evlist *evl,

@@ -3,11 +3,12 @@
  *   open    creates the file (mode 0600, never through a symlink) with an all-zero header: a
  *           file that stops before the first record has no magic and is plainly unreadable
  *           ("header was never written").
- *   write   the first record writes the events' ids and attrs and a header with data size 0,
- *           meaning "records to the end of the file": a recording killed with SIGKILL stays
- *           readable (the reader warns). Records are appended exactly as they came from the ring
- *           buffers; round() appends a FINISHED_ROUND after each full drain, so readers can
- *           order records by time, and puts the round on disk.
+ *   write   the first record writes the events' ids and attrs and a header without feature
+ *           sections (an unfinished file: Prospect's reader reads it to the end and warns).
+ *           Records are appended exactly as they came from the ring buffers; round() appends
+ *           a FINISHED_ROUND after each full drain, so readers can order records by time, puts
+ *           the round on disk and the data size in the header: a recording killed with
+ *           SIGKILL stays readable, by perf too.
  *   close   appends the feature sections (hostname, osrelease, version, arch, nrcpus, cpudesc,
  *           cpuid, total_mem, cmdline, event_desc, sample_time, build ids), the events' ids and
  *           attrs again if they changed, and last rewrites the header with the sizes.
@@ -53,7 +54,7 @@ int perfdata_writer_add_build_id(struct perfdata_writer *w, int32_t pid, uint16_
 int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
                           struct perfdata_error *err);
 /* Frees the writer without finalizing: the file keeps what was flushed (every finished round)
- * under the data-size-0 header, or stays headerless if no record came. */
+ * under the unfinished header, or stays headerless if no record came. */
 void perfdata_writer_abort(struct perfdata_writer *w);
 
 /* The running kernel's build id from its ELF notes (/sys/kernel/notes), for [kernel.kallsyms].

@@ -105,7 +105,7 @@ check unknown_feature_explained grep -qE "newer perf|feature (table|section)" "$
 # perf killed before it finalized: data size 0 in the header.
 cp "$good" "$d/unfinished.data"; poke "$d/unfinished.data" 48 '\x00\x00\x00\x00\x00\x00\x00\x00'
 run unfinished -i "$d/unfinished.data" --flat
-check unfinished_perf_file_read_to_end grep -q "data size is 0" "$d/unfinished.err"
+check unfinished_perf_file_read_to_end grep -q "the recording did not finish" "$d/unfinished.err"
 check unfinished_perf_file_status [ "$(rc unfinished)" = 0 ]
 
 # The same kernel from another boot (KASLR moved it): kernel symbols would be wrong: said.
