@@ -545,7 +545,8 @@ TEST(interrupted_writer_leaves_a_readable_file)
     perfdata_error_str(&e, line, sizeof(line));
     CHECK(strstr(line, "offset 0x0: header was never written"));
     /* Killed (SIGKILL: abort flushes nothing) after a finished round and a record of the next:
-     * the round is read to the end of the file, with the data-size-0 warning. */
+     * the header says how much the round wrote; the file is read to its end, warned. */
+    unlink(path);
     CHECK(perfdata_writer_open(path, &evl, &w, &e) == 0);
     n = three_samples();
     for (size_t off = 0; off < n; off += ((struct perf_event_header *)(data + off))->size)
@@ -558,6 +559,7 @@ TEST(interrupted_writer_leaves_a_readable_file)
     CHECK(perfdata_process(pd, collect, &s, 0, &e) == 0);
     CHECK_EQ_U64(s.samples, 3);
     CHECK(perfdata_stats(pd)->data_size_missing);
+    CHECK_EQ_U64(perfdata_header(pd)->data.size, n + 8);       /* the records and the round */
     CHECK(!perfdata_stats(pd)->truncated);
     CHECK_EQ_U64(perfdata_evlist(pd)->nr, 1);
     CHECK_EQ_U64(perfdata_evlist(pd)->sel[0].nr_ids, 1);

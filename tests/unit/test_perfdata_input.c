@@ -38,6 +38,7 @@ static int write_file(const char *path)
     a.sample_period = 1000;
     a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
     a.sample_id_all = 1;
+    unlink(path);       /* the writer creates its file exclusively */
     evlist_init(&evl);
     if (!(sel = evlist_add(&evl, &a, "cpu-clock")) || evsel_add_id(sel, 7) ||
         evlist_finalize(&evl) || perfdata_writer_open(path, &evl, &w, &e)) {
