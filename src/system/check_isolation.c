@@ -1,6 +1,5 @@
-/* CPU isolation (isolcpus, nohz_full, rcu_nocbs) and the IRQs that may interrupt the CPU. */
+/* CPU isolation: isolcpus, nohz_full, rcu_nocbs. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +8,6 @@
 #include "util/cpulist.h"
 
 #define LIST_MAX 4096
-#define IRQ_SHOW 12         /* IRQ numbers named in the message */
-#define IRQ_MAX  100000     /* entries read from /proc/irq: a bound for hostile trees */
 
 /* isolcpus=[flag,...,]LIST: the flags are words (nohz, domain, managed_irq). */
 static const char *isolcpus_list(const char *v)
@@ -102,88 +99,4 @@ int check_isolation(struct sc_ctx *c)
     snprintf(a, sizeof(a), "boot with rcu_nocbs=%d: RCU callbacks then run in kthreads on "
              "other CPUs", c->cpu);
     return sc_add(c, "rcu_nocbs", CHECK_WARN, v, a);
-}
-
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
-int check_irq(struct sc_ctx *c)
-{
-    char dir[4096], names[256] = "", others[256] = "", v[512], a[512];
-    size_t nn = 0, hits = 0, seen = 0;
-    unsigned long shown[IRQ_SHOW];
-    cpu_set_t rest;
-    struct dirent *de;
-    DIR *d;
-
-    sc_path(c, "/proc/irq", dir, sizeof(dir));
-    d = opendir(dir);
-    if (!d && errno == ENOENT)
-        return sc_add(c, "irq_affinity", CHECK_NA, "no /proc/irq", NULL);
-    if (!d)
-        return sc_add(c, "irq_affinity", CHECK_NA, "/proc/irq is not readable",
-                      "run as root to see IRQ affinities");
-    while ((de = readdir(d)) && seen < IRQ_MAX) {
-        char path[512], line[LIST_MAX];
-        cpu_set_t set;
-        if (!all_digits(de->d_name) || strlen(de->d_name) > 10)
-            continue;
-        seen++;
-        snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", de->d_name);
-        if (sc_read_line(c, path, line, sizeof(line)) || cpulist_parse(line, &set))
-            continue;
-        if (!CPU_ISSET(c->cpu, &set))
-            continue;
-        /* Keep the lowest IRQ numbers, in order, whatever order readdir gives. */
-        unsigned long irq = strtoul(de->d_name, NULL, 10);
-        size_t k = hits < IRQ_SHOW ? hits : IRQ_SHOW;
-        hits++;
-        if (k == IRQ_SHOW && irq >= shown[IRQ_SHOW - 1])
-            continue;
-        if (k == IRQ_SHOW)
-            k--;
-        while (k > 0 && shown[k - 1] > irq) {
-            shown[k] = shown[k - 1];
-            k--;
-        }
-        shown[k] = irq;
-    }
-    closedir(d);
-    for (size_t i = 0; i < hits && i < IRQ_SHOW; i++) {
-        int w = snprintf(names + nn, sizeof(names) - nn, "%s%lu", nn ? " " : "", shown[i]);
-        if (w > 0 && (size_t)w < sizeof(names) - nn)
-            nn += (size_t)w;
-    }
-    if (!seen)
-        return sc_add(c, "irq_affinity", CHECK_NA, "no IRQs listed in /proc/irq", NULL);
-    if (!hits) {
-        snprintf(v, sizeof(v), "none of %zu IRQs may be delivered to CPU %d", seen, c->cpu);
-        return sc_add(c, "irq_affinity", CHECK_OK, v, NULL);
-    }
-    /* Suggest the other online, non-isolated CPUs as the new target. */
-    CPU_XOR(&rest, &c->online, &c->isolated);
-    CPU_AND(&rest, &rest, &c->online);
-    CPU_CLR(c->cpu, &rest);
-    if (!CPU_COUNT(&rest)) {
-        CPU_ZERO(&rest);
-        CPU_OR(&rest, &rest, &c->online);
-        CPU_CLR(c->cpu, &rest);
-    }
-    cpulist_format(&rest, others, sizeof(others));
-    snprintf(v, sizeof(v), "%zu of %zu IRQs may be delivered to CPU %d (%s%s)", hits, seen,
-             c->cpu, names, hits > IRQ_SHOW ? " ..." : "");
-    if (others[0])
-        snprintf(a, sizeof(a), "move them: for i in %.150s; do echo %.150s > /proc/irq/$i/"
-                 "smp_affinity_list; done (stop irqbalance first; some cannot move)", names,
-                 others);
-    else
-        snprintf(a, sizeof(a), "this is the only online CPU: IRQs cannot be moved away");
-    return sc_add(c, "irq_affinity", CHECK_WARN, v, a);
 }

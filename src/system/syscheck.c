@@ -188,24 +188,32 @@ static int choose_cpu(struct sc_ctx *c, const struct syscheck_opts *o)
     return 0;
 }
 
+bool sc_root_prefix(const char *root, char *buf, size_t len)
+{
+    size_t rl;
+
+    /* Paths are root + at most ~100 bytes: refuse roots that would truncate them. */
+    if (strlen(root ? root : "/") + 512 > len)
+        return false;
+    str_copy(buf, len, root ? root : "/");
+    rl = strlen(buf);
+    while (rl > 0 && buf[rl - 1] == '/')
+        buf[--rl] = '\0';
+    return true;
+}
+
 int syscheck_run(const struct syscheck_opts *o, struct syscheck *sc)
 {
     struct sc_ctx c;
     char root[4096];
-    size_t rl;
     int err;
 
     memset(sc, 0, sizeof(*sc));
     memset(&c, 0, sizeof(c));
-    /* Paths are root + at most ~100 bytes: refuse roots that would truncate them. */
-    if (strlen(o->root ? o->root : "/") > sizeof(root) - 512)
+    if (!sc_root_prefix(o->root, root, sizeof(root)))
         return -ENAMETOOLONG;
-    str_copy(root, sizeof(root), o->root ? o->root : "/");
-    rl = strlen(root);
-    while (rl > 0 && root[rl - 1] == '/')
-        root[--rl] = '\0';
     c.root = root;
-    c.live = rl == 0;
+    c.live = root[0] == '\0';
     c.privileged = o->privileged;
     c.sc = sc;
     err = choose_cpu(&c, o);
@@ -233,6 +241,9 @@ void syscheck_release(struct syscheck *sc)
     free(sc->items);
     sc->items = NULL;
     sc->n = sc->cap = 0;
+    free(sc->irqs);
+    sc->irqs = NULL;
+    sc->nirqs = 0;
 }
 
 const char *check_status_name(enum check_status s)

@@ -35,6 +35,9 @@ bool sc_has_flag(const struct sc_ctx *c, const char *flag);
 int sc_add(struct sc_ctx *c, const char *name, enum check_status st, const char *value,
            const char *advice);
 
+/* The root prefix of sc_path without the trailing '/' ("" for /). Returns false when too long. */
+bool sc_root_prefix(const char *root, char *buf, size_t len);
+
 int check_isolation(struct sc_ctx *c);
 int check_irq(struct sc_ctx *c);
 int check_cpufreq(struct sc_ctx *c);

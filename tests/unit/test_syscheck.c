@@ -71,8 +71,11 @@ TEST(noisy_machine_warns_with_advice)
     CHECK(strstr(adv(&sc, "isolcpus"), "isolcpus=3"));
     CHECK(st(&sc, "nohz_full") == CHECK_WARN && st(&sc, "rcu_nocbs") == CHECK_WARN);
     CHECK(st(&sc, "irq_affinity") == CHECK_WARN);
-    CHECK(strstr(val(&sc, "irq_affinity"), "3 of 4 IRQs may be delivered to CPU 3 (24 25 27)"));
-    CHECK(strstr(adv(&sc, "irq_affinity"), "for i in 24 25 27; do echo 0-2 > /proc/irq/$i/"));
+    CHECK(strstr(val(&sc, "irq_affinity"), "3 of 4 IRQs may be delivered to CPU 3 (24-25 27)"));
+    CHECK(strstr(adv(&sc, "irq_affinity"), "move them to CPU 0-2: prospect check --cpu 3 "
+                 "--move-irqs"));
+    CHECK_EQ_U64(sc.nirqs, 3);
+    CHECK_STR(sc.irq_target, "0-2");
     CHECK(st(&sc, "governor") == CHECK_WARN);
     CHECK(str_starts_(val(&sc, "governor"), "powersave"));
     CHECK(strstr(adv(&sc, "governor"), "frequency-set -g performance"));
@@ -174,6 +177,29 @@ TEST(live_system_answers_every_item)
     syscheck_release(&sc);
 }
 
+TEST(irq_ranges_list_every_irq)
+{
+    struct syscheck_irq v[40];
+    char buf[64];
+    size_t n = 0;
+
+    for (unsigned i = 24; i <= 26; i++)
+        v[n++].irq = i;
+    for (unsigned i = 28; i <= 43; i++)
+        v[n++].irq = i;
+    v[n++].irq = 50;
+    syscheck_irq_ranges(v, n, buf, sizeof(buf));
+    CHECK_STR(buf, "24-26 28-43 50");
+    /* Too many for the buffer: what is left out is counted, never silently dropped. */
+    n = 0;
+    for (unsigned i = 0; i < 40; i++)
+        v[n++].irq = 100 + 2 * i;
+    syscheck_irq_ranges(v, n, buf, 32);
+    CHECK_STR(buf, "100 102 104 106 108 (+35 more)");
+    CHECK(strstr(syscheck_irq_refusal(-EIO), "per-CPU"));
+    CHECK(syscheck_irq_refusal(-E2BIG) == NULL);
+}
+
 int main(void)
 {
     RUN(quiet_machine_is_all_ok);
@@ -183,5 +209,6 @@ int main(void)
     RUN(garbage_files_are_reported_not_trusted);
     RUN(missing_root_is_an_error);
     RUN(live_system_answers_every_item);
+    RUN(irq_ranges_list_every_irq);
     return 0;
 }
