@@ -1,6 +1,8 @@
-/* prospect list: the events that really open on this machine (each one is probe-opened). */
+/* prospect list: the events that really open on this machine (each one is probe-opened), with
+ * a description, optionally only those matching globs. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,38 +13,92 @@
 #include "util/tracefs.h"
 
 const char cmd_list_usage[] =
-"usage: prospect list [hardware|software|cache|tracepoint|pmu]...\n"
+"usage: prospect list [hardware|software|cache|tracepoint|pmu]... [GLOB]...\n"
 "\n"
-"Lists the events that open on this machine: every event is opened once (and closed) to\n"
-"check, so names that the kernel or the hardware refuses are not shown. Without an argument\n"
-"all kinds are listed. Tracepoints come from tracefs (SUBSYSTEM:EVENT): one is opened to\n"
-"check that tracepoint events work (each open costs tens of milliseconds), the others must\n"
-"have a readable id. PMUs come from /sys/bus/event_source/devices.\n";
+"Lists the events that open on this machine, with a short description: every event is\n"
+"opened once (and closed) to check, so names that the kernel or the hardware refuses are not\n"
+"shown. Without a kind all kinds are listed. A GLOB ('sched:*', 'page*') shows only the\n"
+"events whose name it matches; a word without * ? [ matches names that contain it.\n"
+"Tracepoints come from tracefs (SUBSYSTEM:EVENT), described by their fields: one is opened\n"
+"to check that tracepoint events work (each open costs tens of milliseconds), the others\n"
+"must have a readable id. PMUs come from /sys/bus/event_source/devices.\n"
+"\n"
+"Exit status: 0, or 1 when a GLOB was given and no event matches.\n";
+
+#define WIDTH 100      /* output columns */
+#define NAME_W 28      /* the name column (longer names push their description right) */
 
 struct list_state {
-    size_t shown, tried;
+    char *const *globs;
+    size_t nglobs;
+    size_t shown, tried, matched;
 };
+
+static bool matches(const struct list_state *st, const char *name)
+{
+    if (!st->nglobs)
+        return true;
+    for (size_t i = 0; i < st->nglobs; i++) {
+        const char *g = st->globs[i];
+        if (strpbrk(g, "*?[") ? !fnmatch(g, name, 0) : strstr(name, g) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* "  NAME   description", the description cut to fit WIDTH columns. */
+static void print_event(const char *name, const char *desc)
+{
+    int used = printf("  %-*s", NAME_W, name);
+    size_t room = used + 2 < WIDTH ? (size_t)(WIDTH - used - 2) : 0;
+    size_t dl = strlen(desc);
+
+    if (dl && room > 3)
+        printf("  %.*s%s", (int)(dl > room ? room - 3 : dl), desc, dl > room ? "..." : "");
+    putchar('\n');
+}
+
+static int count_match(void *arg, const char *name, const struct perf_event_attr *attr)
+{
+    struct list_state *st = arg;
+    (void)attr;
+    st->matched += matches(st, name);
+    return 0;
+}
 
 static int show_if_open(void *arg, const char *name, const struct perf_event_attr *attr)
 {
     struct list_state *st = arg;
+    char desc[128];
+
+    if (!matches(st, name))
+        return 0;
     st->tried++;
     if (event_available(attr)) {
-        printf("  %s\n", name);
+        event_describe(name, desc, sizeof(desc));
+        print_event(name, desc);
         st->shown++;
     }
     return 0;
 }
 
-static void list_generic(const char *kind)
+static void list_generic(const char *kind, struct list_state *all)
 {
-    struct list_state st = { 0 };
+    struct list_state st = { .globs = all->globs, .nglobs = all->nglobs };
+    /* With globs, a kind without a matching name is left out altogether. */
+    if (all->nglobs) {
+        struct list_state probe = st;
+        event_foreach_generic(kind, count_match, &probe);
+        if (!probe.matched)
+            return;
+    }
     printf("%s events:\n", kind);
     event_foreach_generic(kind, show_if_open, &st);
     if (!st.shown && strcmp(kind, "software"))
-        printf("  (none of the %zu %s events opens here: this machine exposes no hardware "
-               "performance counters, as is common in VMs; use software events such as "
+        printf("  (none of the %zu %s events opens here: this machine exposes no hardware\n"
+               "   performance counters, as is common in VMs; use software events such as "
                "task-clock)\n", st.tried, kind);
+    all->matched += st.tried;
     printf("\n");
 }
 
@@ -51,7 +107,41 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void list_tracepoints(void)
+/* "tracepoint: prev_comm prev_pid ..." from tracefs's format file (the event's own fields,
+ * not the common_ ones); just "tracepoint" when it cannot be read. */
+static void tracepoint_desc(const char *dir, const char *name, char *buf, size_t len)
+{
+    char path[1200], *fmt, *p;
+    const char *colon = strchr(name, ':');
+    size_t used;
+
+    used = (size_t)snprintf(buf, len, "tracepoint");
+    snprintf(path, sizeof(path), "%s/%.*s/%s/format", dir, (int)(colon - name), name, colon + 1);
+    if (file_read_all(path, &fmt, NULL, 64 * 1024))
+        return;
+    for (p = fmt; (p = strstr(p, "field:")) && used + 1 < len; p++) {
+        char *semi = strchr(p, ';'), *end, *start;
+        if (!semi)
+            break;
+        /* "field:unsigned int common_type;" or "field:char prev_comm[16];": the last word. */
+        end = semi;
+        while (end > p && end[-1] == ']') {
+            while (end > p && end[-1] != '[')
+                end--;
+            if (end > p)
+                end--;
+        }
+        start = end;
+        while (start > p && start[-1] != ' ' && start[-1] != ':' && start[-1] != '*')
+            start--;
+        if (end > start && strncmp(start, "common_", 7))
+            used += (size_t)snprintf(buf + used, len - used, "%s%.*s", used == 10 ? ": " : " ",
+                                     (int)(end - start), start);
+    }
+    free(fmt);
+}
+
+static void list_tracepoints(struct list_state *st)
 {
     const char *dir = event_tracefs_dir();
     size_t n = 0, cap = 0;
@@ -60,9 +150,9 @@ static void list_tracepoints(void)
     struct dirent *sub;
     DIR *d;
 
-    printf("tracepoint events:\n");
     if (!dir || !(d = opendir(dir))) {
-        printf("  (%s)\n\n", tracefs_advice(errno));
+        const char *advice = tracefs_advice(errno);
+        printf("tracepoint events:\n  (%s)\n\n", advice);
         return;
     }
     while ((sub = readdir(d))) {
@@ -81,6 +171,8 @@ static void list_tracepoints(void)
             if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
                 continue;
             snprintf(name, sizeof(name), "%s:%s", sub->d_name, ev->d_name);
+            if (!matches(st, name))
+                continue;
             /* Opening a tracepoint costs tens of milliseconds (registration and an RCU
              * grace period on close), and there are thousands: one is probe-opened to check
              * that tracepoint events work at all; the others need a readable id. */
@@ -106,70 +198,104 @@ static void list_tracepoints(void)
     closedir(d);
     if (n)
         qsort(names, n, sizeof(*names), cmp_str);
+    st->matched += n;
+    if (n || !st->nglobs)
+        printf("tracepoint events:\n");
     for (size_t i = 0; i < n; i++) {
-        if (works)
-            printf("  %s\n", names[i]);
+        if (works) {
+            char desc[256];
+            tracepoint_desc(dir, names[i], desc, sizeof(desc));
+            print_event(names[i], desc);
+        }
         free(names[i]);
     }
     free(names);
-    if (!n || !works)
+    if (!st->nglobs && (!n || !works))
         printf("  (none opens here%s)\n", n ? ": perf_event_open refuses tracepoints" : "");
-    printf("\n");
+    else if (n && !works)
+        printf("  (%zu match%s, but none opens here: perf_event_open refuses tracepoints)\n", n,
+               n == 1 ? "es" : "");
+    if (n || !st->nglobs)
+        printf("\n");
 }
 
-static void list_pmus(void)
+static void list_pmus(struct list_state *st)
 {
     const char *base = "/sys/bus/event_source/devices";
     struct dirent *de;
     DIR *d = opendir(base);
+    bool head = false;
 
-    printf("PMUs (perf_event_attr.type):\n");
     if (!d) {
-        printf("  (%s is not readable)\n\n", base);
+        if (!st->nglobs)
+            printf("PMUs (perf_event_attr.type):\n  (%s is not readable)\n\n", base);
         return;
     }
     while ((de = readdir(d))) {
         char p[600], *buf;
-        if (de->d_name[0] == '.')
+        if (de->d_name[0] == '.' || !matches(st, de->d_name))
             continue;
         snprintf(p, sizeof(p), "%s/%s/type", base, de->d_name);
         if (file_read_all(p, &buf, NULL, 64))
             continue;
         buf[strcspn(buf, "\n")] = '\0';
+        if (!head)
+            printf("PMUs (perf_event_attr.type):\n");
+        head = true;
         printf("  %-16s type %s\n", de->d_name, buf);
+        st->matched++;
         free(buf);
     }
     closedir(d);
-    printf("\n");
+    if (head || !st->nglobs)
+        printf("%s\n", head ? "" : "PMUs (perf_event_attr.type):");
 }
 
 int cmd_list(int argc, char **argv)
 {
     static const char *const kinds[] = { "hardware", "software", "cache", "tracepoint", "pmu" };
+    struct list_state st = { 0 };
     bool want[5] = { false };
     bool any = false;
+    char **globs = calloc((size_t)argc + 1, sizeof(*globs));
 
+    if (!globs)
+        return 1;
     for (int i = 1; i < argc; i++) {
         bool ok = false;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            free(globs);
             return cmd_help("list");
+        }
+        if (argv[i][0] == '-') {
+            free(globs);
+            return cmd_usage_error("list", "unknown option '%s'", argv[i]);
+        }
         for (size_t k = 0; k < 5; k++)
             if (!strcmp(argv[i], kinds[k]) || (k == 3 && !strcmp(argv[i], "trace"))) {
                 want[k] = ok = any = true;
             }
         if (!ok)
-            return cmd_usage_error("list", "unknown event kind '%s' (hardware, software, cache, "
-                                   "tracepoint, pmu)", argv[i]);
+            globs[st.nglobs++] = argv[i];
     }
+    st.globs = globs;
     for (size_t k = 0; k < 5; k++) {
         if (any && !want[k])
             continue;
         if (k < 3)
-            list_generic(kinds[k]);
+            list_generic(kinds[k], &st);
         else if (k == 3)
-            list_tracepoints();
+            list_tracepoints(&st);
         else
-            list_pmus();
+            list_pmus(&st);
     }
+    if (st.nglobs && !st.matched) {
+        cmd_error("list", "no event matches %s'%s'%s (kinds: hardware, software, cache, "
+                  "tracepoint, pmu)", st.nglobs > 1 ? "any of " : "", st.globs[0],
+                  st.nglobs > 1 ? ", ..." : "");
+        free(globs);
+        return 1;
+    }
+    free(globs);
     return 0;
 }

@@ -19,39 +19,66 @@ struct named_config {
     uint32_t type;
     uint64_t config;
     const char *kind;
+    const char *desc;       /* for `prospect list` */
 };
 
 static const struct named_config generic_events[] = {
-    { "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "hardware" },
-    { "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, NULL },
-    { "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "hardware" },
-    { "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "hardware" },
-    { "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "hardware" },
-    { "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "hardware" },
-    { "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, NULL },
-    { "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, "hardware" },
-    { "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, "hardware" },
-    { "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "hardware" },
-    { "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "hardware" },
-    { "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, "hardware" },
-    { "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "software" },
-    { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "software" },
-    { "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "software" },
-    { "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, NULL },
-    { "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, "software" },
-    { "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, "software" },
-    { "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "software" },
-    { "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, NULL },
-    { "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, "software" },
-    { "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, NULL },
-    { "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, "software" },
-    { "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, "software" },
-    { "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "software" },
+    { "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "hardware",
+      "CPU cycles (hardware counter)" },
+    { "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, NULL,
+      "CPU cycles (alias of cycles)" },
+    { "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "hardware",
+      "instructions retired" },
+    { "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "hardware",
+      "cache accesses (usually the last-level cache)" },
+    { "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "hardware",
+      "cache misses (usually the last-level cache)" },
+    { "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "hardware",
+      "branch instructions retired" },
+    { "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, NULL,
+      "branch instructions retired (alias)" },
+    { "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, "hardware",
+      "mispredicted branches" },
+    { "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, "hardware", "bus cycles" },
+    { "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "hardware",
+      "cycles the front end issued nothing" },
+    { "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "hardware",
+      "cycles the back end retired nothing" },
+    { "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, "hardware",
+      "reference cycles (not scaled by frequency changes)" },
+    { "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "software",
+      "CPU time, from a high-resolution timer (per CPU)" },
+    { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "software",
+      "CPU time of the task, from a high-resolution timer" },
+    { "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "software",
+      "page faults (minor and major)" },
+    { "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, NULL,
+      "page faults (alias of page-faults)" },
+    { "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, "software",
+      "page faults served without I/O" },
+    { "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, "software",
+      "page faults that needed I/O" },
+    { "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "software",
+      "context switches" },
+    { "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, NULL, "context switches (alias)" },
+    { "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, "software",
+      "moves of the task to another CPU" },
+    { "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, NULL,
+      "moves of the task to another CPU (alias)" },
+    { "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, "software",
+      "unaligned accesses fixed up by the kernel" },
+    { "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, "software",
+      "instructions the kernel emulated" },
+    { "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "software",
+      "counts nothing (carries side-band records)" },
 };
 
 /* perf's cache event naming: <cache>-<op>-<result>, e.g. L1-dcache-load-misses. */
 static const char *const cache_names[] = { "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB",
                                            "branch", "node" };
+static const char *const cache_descs[] = { "L1 data cache", "L1 instruction cache",
+                                           "last-level cache", "data TLB", "instruction TLB",
+                                           "branch predictor", "local NUMA node memory" };
 static const char *const cache_ops[] = { "load", "store", "prefetch" };
 static const char *const cache_results[] = { "loads", "load-misses", "stores", "store-misses",
                                              "prefetches", "prefetch-misses" };
@@ -337,6 +364,29 @@ void event_open_advice_for(int err, const struct perf_event_attr *attr, const ch
         break;
     default:
         snprintf(buf, len, "cannot open event '%s': %s", name, strerror(err));
+    }
+}
+
+void event_describe(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", "");
+    for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++)
+        if (!strcmp(generic_events[i].name, name)) {
+            snprintf(buf, len, "%s", generic_events[i].desc);
+            return;
+        }
+    for (size_t c = 0; c < sizeof(cache_names) / sizeof(*cache_names); c++) {
+        size_t cl = strlen(cache_names[c]);
+        if (!strncmp(name, cache_names[c], cl) && name[cl] == '-') {
+            /* "load-misses" -> "load misses" */
+            char what[32];
+            snprintf(what, sizeof(what), "%s", name + cl + 1);
+            for (char *p = what; *p; p++)
+                if (*p == '-')
+                    *p = ' ';
+            snprintf(buf, len, "%s: %s", cache_descs[c], what);
+            return;
+        }
     }
 }
 

@@ -43,6 +43,9 @@ void event_default_sampling(struct event_spec *out, char *why, size_t whylen);
 void event_foreach_generic(const char *kind, int (*fn)(void *arg, const char *name,
                            const struct perf_event_attr *attr), void *arg);
 
+/* A one-line description of a generic or cache event name ("" when unknown), for `list`. */
+void event_describe(const char *name, char *buf, size_t len);
+
 /* Directory of tracefs events ("/sys/kernel/tracing/events" or the debugfs one), or NULL. */
 const char *event_tracefs_dir(void);
 
