@@ -74,15 +74,22 @@ static char *join_argv(char *const *argv)
 static void describe_outcome(const struct collect_result *r, char *buf, size_t len)
 {
     int st = r->child_status;
+    const char *sig = r->stop_signal ? sigabbrev_np(r->stop_signal) : NULL;
+
     if (r->running) {
         snprintf(buf, len, "still running when --duration ended (pid %d, not killed)",
                  (int)r->child);
     } else if (r->abandoned) {
-        snprintf(buf, len, "profiling stopped by a second SIG%s; the command (pid %d) was "
-                 "still running and was left running", sigabbrev_np(r->stop_signal) ?
-                 sigabbrev_np(r->stop_signal) : "?", (int)r->child);
+        /* Short enough for the report's 100 columns with any pid. */
+        snprintf(buf, len, "profiling interrupted by SIG%s twice; command left running (pid %d)",
+                 sig ? sig : "?", (int)r->child);
     } else if (!r->child) {
         snprintf(buf, len, "profiling stopped%s", r->stop_signal ? " by a signal" : "");
+    } else if (WIFEXITED(st) && r->stop_signal) {
+        /* It caught or ignored the signal Prospect passed on and ended by itself later:
+         * profiling covered it all, but this is no ordinary end. */
+        snprintf(buf, len, "exit status %d, after the SIG%s passed to it", WEXITSTATUS(st),
+                 sig ? sig : "?");
     } else if (WIFEXITED(st)) {
         snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
     } else if (WIFSIGNALED(st)) {

@@ -86,6 +86,7 @@ const char cmd_stat_usage[] =
 "Mechanism, semantics and measurement skew: docs/stat.md.\n";
 
 static volatile sig_atomic_t stop_requested, stops;
+static pid_t left_running;   /* the command, when a second signal ended the wait without it */
 
 static void on_signal(int sig)
 {
@@ -100,8 +101,10 @@ static int waited_enough(int e, pid_t child, int *wstatus)
     if (e != -ECANCELED)
         return e;
     *wstatus = stop_requested & 0x7f;   /* reported as if the signal had ended it: 128+N */
-    cmd_error("stat", "stopped waiting; the command (pid %d) did not exit and keeps running",
-              (int)child);
+    left_running = child;
+    cmd_error("stat", "counting interrupted by SIG%s twice; the command was left running "
+              "(pid %d): the counts cover the run until then", sigabbrev_np(stop_requested) ?
+              sigabbrev_np(stop_requested) : "?", (int)child);
     return 0;
 }
 
@@ -379,9 +382,13 @@ static int report_exec_error(const char *cmd, int err)
 
 static int mirror_status(int wstatus)
 {
-    if (WIFSIGNALED(wstatus))
+    if (WIFSIGNALED(wstatus) && !left_running)
         fprintf(stderr, "prospect stat: command terminated by signal %d (%s)\n",
                 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    else if (WIFEXITED(wstatus) && stop_requested)
+        fprintf(stderr, "prospect stat: the command exited with status %d after the SIG%s "
+                "passed to it\n", WEXITSTATUS(wstatus), sigabbrev_np(stop_requested) ?
+                sigabbrev_np(stop_requested) : "?");
     return launch_exit_code(wstatus);
 }
 

@@ -134,7 +134,7 @@ exec 7<&-
 spid=$(pgrep -f "$WL/stubborn $fifo")
 check second_sigint_forwarded [ "$ack" = got ]
 check second_sigint_status [ "$rc" -eq 130 ]
-check second_sigint_report grep -q "profiling stopped by a second SIGINT" "$TEST_TMP/stubborn.txt"
+check second_sigint_report grep -q "profiling interrupted by SIGINT twice; command left running" "$TEST_TMP/stubborn.txt"
 check second_sigint_says_left_running grep -q "did not exit and keeps running" "$TEST_TMP/stubborn.err"
 check second_sigint_command_alive [ -n "$spid" ]
 [ -n "$spid" ] && kill -KILL $spid

@@ -18,5 +18,5 @@ spid=$(pgrep -f "$WL/stubborn $fifo")
 check stat_second_sigint_forwarded [ "$ack" = got ]
 check stat_second_sigint_status [ "$rc" -eq 130 ]
 check stat_second_sigint_counts_printed grep -q "task-clock" "$TEST_TMP/stat_stubborn.txt"
-check stat_second_sigint_says_left_running grep -q "did not exit and keeps running" "$TEST_TMP/stat_stubborn.err"
+check stat_second_sigint_says_left_running grep -q "counting interrupted by SIGINT twice; the command was left running" "$TEST_TMP/stat_stubborn.err"
 [ -n "$spid" ] && kill -KILL $spid

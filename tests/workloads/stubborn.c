@@ -1,22 +1,28 @@
 /* Survives SIGINT: acknowledges each one on the FIFO argv[1] (after first writing "ready"),
- * and keeps running. A second Ctrl-C must make Prospect stop profiling without it. */
+ * and keeps running. A second Ctrl-C must make Prospect stop profiling without it. With a
+ * second argument it exits with status 3 right after the first acknowledgement (a program
+ * that catches SIGINT and ends by itself). */
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 static int fd;
+static int exit_after;
 
 static void on_int(int sig)
 {
     (void)sig;
     if (write(fd, "got\n", 4) != 4)
         _exit(1);
+    if (exit_after)
+        _exit(3);
 }
 
 int main(int argc, char **argv)
 {
     struct sigaction sa;
+    exit_after = argc > 2;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_int;
     sigaction(SIGINT, &sa, NULL);
