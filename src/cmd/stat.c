@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/stat_cost.h"
 #include "perf/event.h"
 #include "report/stat_table.h"
 #include "symbol/elf_program.h"
@@ -74,6 +75,8 @@ const char cmd_stat_usage[] =
 "      --entry MODE     how functions are entered: jump (default: a command's functions\n"
 "                       that allow it jump to a probed trampoline, no single-step trap) or\n"
 "                       trap (a uprobe on the function's first instruction)\n"
+"      --progress       with -r, a progress line on stderr every second (crossings so far,\n"
+"                       time elapsed); on by default when stderr is a terminal\n"
 "  -v, --verbose        print every probed site and full region names (-vv: more)\n"
 "  -h, --help           this help\n"
 "\n"
@@ -119,6 +122,7 @@ struct stat_opts {
     bool ignore_missing;
     bool explicit_events;
     bool trap_entries;    /* --entry trap: no jump entries (plain uprobes everywhere) */
+    bool progress;        /* --progress: progress lines even when stderr is no terminal */
     int pin_cpu;          /* -1: not pinned */
     unsigned repeat;      /* --repeat: runs of the command (1 by default) */
     double interval;      /* -I: seconds between printed intervals, 0 for none */
@@ -220,7 +224,7 @@ static void free_opts(struct stat_opts *o)
 }
 
 enum { OPT_CSV = 256, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
-       OPT_CPU, OPT_ENTRY, OPT_REPEAT };
+       OPT_CPU, OPT_ENTRY, OPT_REPEAT, OPT_PROGRESS };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
@@ -239,6 +243,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         { "detail", no_argument, NULL, OPT_DETAIL }, { "per-thread", no_argument, NULL, OPT_PERTHREAD },
         { "cpu", required_argument, NULL, OPT_CPU },
         { "entry", required_argument, NULL, OPT_ENTRY },
+        { "progress", no_argument, NULL, OPT_PROGRESS },
         { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -306,6 +311,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         case OPT_IGNORE: o->ignore_missing = true; break;
         case OPT_DETAIL: o->rep.detail = true; break;
         case OPT_PERTHREAD: o->rep.per_thread = true; break;
+        case OPT_PROGRESS: o->progress = true; break;
         case OPT_CPU:
             if (cpu_parse(optarg, &o->pin_cpu))
                 return cmd_usage_error("stat", "invalid cpu '%s'", optarg);
@@ -394,7 +400,9 @@ static int mirror_status(int wstatus)
 
 static int tick_trace(void *arg, int timeout_ms, int wake_fd)
 {
-    return region_trace_poll(arg, timeout_ms, wake_fd);
+    int e = region_trace_poll(arg, timeout_ms, wake_fd);
+    stat_progress_tick(region_trace_counter(arg));
+    return e;
 }
 
 /* Results go to standard error, as perf stat's do, so the command's standard output (an
@@ -942,16 +950,20 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
     }
+    stat_progress_start(o->progress);
     {
         double t0;
         if ((e = start(o, &l, &out, hw_missing, &t0))) {
+            stat_progress_end();
             status = e;
             goto out;
         }
         w = (struct launch_wait_opts){ .child = l.pid > 0 ? l.pid : 0,
                                        .attach_pid = o->attach_pid, .stop_signal = &stop_requested,
                                        .stop_count = &stops, .tick = tick_trace, .tick_arg = rt };
-        if ((e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "tracing failed"))) {
+        e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "tracing failed");
+        stat_progress_end();
+        if (e) {
             status = e;
             goto out;
         }
@@ -1039,6 +1051,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
                             (unsigned long long)views[i].res->crossings);
         for (size_t i = 0; i < rl.regions.n; i++)
             warn_unreturned(views[i].label, views[i].res, st.lost);
+        stat_cost_notes(&rl, rc);
         jump_entry_problems(je, &rl, warn_line, NULL);
         warn_unpatched(rt, je);
         if (deep)

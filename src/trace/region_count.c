@@ -450,6 +450,15 @@ static int build_aggregates(struct region_counter *rc)
     return 0;
 }
 
+uint64_t region_counter_crossings(const struct region_counter *rc)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < rc->tab_cap; i++)
+        for (size_t r = 0; rc->tab[i] && r < rc->nr_regions; r++)
+            n += rc->tab[i]->res[r].crossings;
+    return n;
+}
+
 const struct rc_result *region_counter_total(struct region_counter *rc, int region)
 {
     if (region < 0 || (size_t)region >= rc->nr_regions || build_aggregates(rc))

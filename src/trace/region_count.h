@@ -86,6 +86,8 @@ int region_counter_feed(struct region_counter *rc, const struct rc_sample *s);
 void region_counter_exec(struct region_counter *rc, uint32_t tid);
 
 size_t region_counter_columns(const struct region_counter *rc);
+/* Crossings completed so far, all regions and threads (cheap: for progress lines). */
+uint64_t region_counter_crossings(const struct region_counter *rc);
 /* The aggregate of region r over all threads (owned by rc, valid until the next feed). */
 const struct rc_result *region_counter_total(struct region_counter *rc, int region);
 /* Per-thread results of region r: fills *out with an array owned by rc; returns the count. */
