@@ -15,7 +15,7 @@ static const struct { double inside_ns, per_crossing_ns; } reference[] = {
 
 const char *region_entry_kind_name(enum region_entry_kind kind)
 {
-    return kind == REGION_ENTRY_JUMP ? "jump entry" :
+    return kind == REGION_ENTRY_JUMP ? "entered by a jump" :
            kind == REGION_ENTRY_EMULATED ? "emulated uprobe" : "single-stepped uprobe";
 }
 

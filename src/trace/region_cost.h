@@ -32,6 +32,6 @@ enum region_entry_kind region_entry_kind(const struct region_list *rl, int regio
  * (share >= REGION_COST_NOTE_SHARE). False, *out zeroed but kind, when there was no crossing. */
 bool region_cost_estimate(enum region_entry_kind kind, double mean_ns, double min_ns,
                           struct region_cost *out);
-/* "jump entry", "emulated uprobe", "single-stepped uprobe". */
+/* "entered by a jump", "emulated uprobe", "single-stepped uprobe". */
 const char *region_entry_kind_name(enum region_entry_kind kind);
 #endif

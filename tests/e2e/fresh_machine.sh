@@ -28,7 +28,7 @@ else
         [ "$(stat -f -c %T /sys/kernel/tracing)" = tracefs ]' _ "$PROSPECT" 2>"$TEST_TMP/fresh.err"
     check fresh_tracepoint_event_mounts [ $? -eq 0 ]
     fresh "$PROSPECT" list tracepoint >"$TEST_TMP/fresh.list" 2>&1
-    check fresh_list_tracepoints grep -q '^  sched:sched_switch$' "$TEST_TMP/fresh.list"
+    check fresh_list_tracepoints grep -q '^  sched:sched_switch ' "$TEST_TMP/fresh.list"
     # Someone else's files under the mount point: Prospect never mounts over them.
     fresh bash -c 'mount -t tmpfs none /sys/kernel/tracing && touch /sys/kernel/tracing/keep &&
         "$1" run -e sched:sched_switch -o /dev/null -- true; echo "rc=$?";
