@@ -461,7 +461,7 @@ static int start(struct stat_opts *o, struct launch *l, FILE **out, bool hw_miss
         return 1;
     if (hw_missing)
         fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
-                        "instructions, caches): counting software events only\n");
+                        "instructions, caches):\n  counting software events only\n");
     install_signals();
     *t0 = now_s();
     if (l->pid > 0 && (e = launch_go(l))) {
