@@ -36,6 +36,12 @@ int cmd_finish_stdout(const char *cmd, int status);
 /* Prints the command's --help text to stdout; returns 0. */
 int cmd_help(const char *cmd);
 
+struct evlist;
+struct evsel;
+/* The event whose samples a report of a perf.data file shows: NAME, else the first that samples
+ * (not perf's side-band "dummy"); NULL if there is no such event (src/cmd/report.c). */
+const struct evsel *pick_evsel(const struct evlist *evl, const char *name);
+
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
 int cmd_record(int argc, char **argv);
@@ -48,4 +54,6 @@ int cmd_stat(int argc, char **argv);
 extern const char cmd_stat_usage[];
 int cmd_list(int argc, char **argv);
 extern const char cmd_list_usage[];
+int cmd_annotate(int argc, char **argv);
+extern const char cmd_annotate_usage[];
 #endif

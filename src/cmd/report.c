@@ -281,7 +281,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 
 /* The event whose samples the reports show: --event NAME, else the first one that can
  * sample (perf's -a adds a "dummy" event that only carries side-band records). */
-static const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
+const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 {
     for (size_t i = 0; i < evl->nr; i++) {
         const struct evsel *e = &evl->sel[i];

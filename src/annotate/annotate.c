@@ -1,0 +1,279 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "annotate/annotate.h"
+#include "annotate/srcline.h"
+#include "session/session.h"
+#include "session/symbolize.h"
+#include "symbol/dso.h"
+#include "trace/region.h"
+
+#define MAX_FUNC_BYTES (1u << 20)
+
+static uint64_t func_key(const struct dso *dso, uint64_t start)
+{
+    return (start ^ ((uint64_t)(uintptr_t)dso * 0x9e3779b97f4a7c15ull)) + 1;
+}
+
+static struct ann_func *find_func(struct ann_set *set, struct dso *dso, uint64_t start,
+                                  uint64_t key)
+{
+    struct ann_func *f = hashmap_get(&set->index, key);
+
+    if (f && f->dso == dso && f->start == start)
+        return f;
+    /* A hash collision (two keys mixing to one): rare, so a linear search is enough. */
+    for (size_t i = 0; i < set->funcs.n; i++)
+        if (set->funcs.v[i]->dso == dso && set->funcs.v[i]->start == start)
+            return set->funcs.v[i];
+    return NULL;
+}
+
+static int collect_hit(void *arg, const struct sym_hit *h)
+{
+    struct ann_set *set = arg;
+    uint64_t key;
+    struct ann_func *f;
+    struct ann_hit hit = { h->addr, h->samples, h->period };
+
+    if (!h->dso || !h->sym || h->bracket)
+        return 0;
+    key = func_key(h->dso, h->sym_start);
+    f = find_func(set, h->dso, h->sym_start, key);
+    if (!f) {
+        struct symres r = { 0 };
+        f = calloc(1, sizeof(*f));
+        if (!f || vec_push(&set->funcs, f)) {
+            free(f);
+            return -ENOMEM;
+        }
+        f->dso = h->dso;
+        f->name = h->sym;
+        f->start = h->sym_start;
+        if (dso_resolve(h->dso, h->sym_start, &r) == 0 && r.start == h->sym_start)
+            f->size = r.size;
+        if (!hashmap_get(&set->index, key) && hashmap_put(&set->index, key, f))
+            return -ENOMEM;
+    }
+    f->samples += h->samples;
+    f->period += h->period;
+    return vec_push(&f->hits, hit);
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+    const struct ann_hit *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int func_cmp(const void *a, const void *b)
+{
+    const struct ann_func *x = *(struct ann_func *const *)a, *y = *(struct ann_func *const *)b;
+    if (x->period != y->period)
+        return x->period > y->period ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Several processes and maps of one DSO hit the same addresses: one entry per address. */
+static void merge_hits(struct ann_func *f)
+{
+    size_t w = 0;
+
+    qsort(f->hits.v, f->hits.n, sizeof(*f->hits.v), hit_cmp);
+    for (size_t i = 0; i < f->hits.n; i++) {
+        if (w && f->hits.v[w - 1].addr == f->hits.v[i].addr) {
+            f->hits.v[w - 1].samples += f->hits.v[i].samples;
+            f->hits.v[w - 1].period += f->hits.v[i].period;
+        } else {
+            f->hits.v[w++] = f->hits.v[i];
+        }
+    }
+    f->hits.n = w;
+}
+
+int ann_collect(struct session *s, struct ann_set *set)
+{
+    uint64_t annotated = 0;
+    int err = 0;
+
+    memset(set, 0, sizeof(*set));
+    hashmap_init(&set->index);
+    for (size_t i = 0; i < s->procs.n && !err; i++)
+        err = symbolize_user(s->procs.v[i], collect_hit, set);
+    if (err)
+        return err;
+    for (size_t i = 0; i < set->funcs.n; i++) {
+        merge_hits(set->funcs.v[i]);
+        annotated += set->funcs.v[i]->samples;
+    }
+    qsort(set->funcs.v, set->funcs.n, sizeof(*set->funcs.v), func_cmp);
+    set->samples = s->stats.samples;
+    set->period = s->stats.period_total;
+    set->unannotated = set->samples > annotated ? set->samples - annotated : 0;
+    return 0;
+}
+
+void ann_set_release(struct ann_set *set)
+{
+    for (size_t i = 0; i < set->funcs.n; i++) {
+        vec_free(&set->funcs.v[i]->hits);
+        free(set->funcs.v[i]);
+    }
+    vec_free(&set->funcs);
+    hashmap_release(&set->index);
+}
+
+/* n bytes of path at ELF address vaddr (malloc'd), or NULL with errno set. */
+static uint8_t *read_code(const char *path, uint64_t vaddr, uint64_t n)
+{
+    uint64_t off;
+    uint8_t *buf;
+    int fd, e;
+
+    if ((e = elf_vaddr_to_offset(path, vaddr, &off))) {
+        errno = -e;
+        return NULL;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return NULL;
+    buf = malloc(n);
+    if (buf && pread(fd, buf, n, (off_t)off) != (ssize_t)n) {
+        free(buf);
+        buf = NULL;
+        errno = EIO;
+    }
+    close(fd);
+    return buf;
+}
+
+/* Hits onto instructions (both ascending): a hit between instruction starts is counted apart. */
+static void place_hits(const struct ann_func *f, struct ann_listing *l)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < f->hits.n; i++) {
+        const struct ann_hit *h = &f->hits.v[i];
+        while (j < l->n && l->lines[j].insn.addr < h->addr)
+            j++;
+        if (j < l->n && l->lines[j].insn.addr == h->addr) {
+            l->lines[j].samples += h->samples;
+            l->lines[j].period += h->period;
+        } else {
+            l->off_insn_samples += h->samples;
+        }
+    }
+}
+
+/* The line whose instruction starts at addr, or NULL (binary search). */
+static struct ann_line *line_at(struct ann_listing *l, uint64_t addr)
+{
+    size_t lo = 0, hi = l->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->lines[mid].insn.addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->lines[lo].insn.addr == addr ? &l->lines[lo] : NULL;
+}
+
+static void add_source(struct ann_listing *l, struct dso *dso)
+{
+    const char *dbg = dso_debug_path(dso);
+
+    if (!dbg || ann_src_open(dbg, &l->src))
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        struct ann_srcpos p;
+        if (ann_src_lookup(l->src, l->lines[i].insn.addr, &p) == 0) {
+            l->lines[i].file = p.file;
+            l->lines[i].line = p.line;
+            l->lines[i].inlined = p.inlined;
+            l->has_source = true;
+        }
+    }
+}
+
+int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct ann_listing *out,
+                      char *err, size_t errlen)
+{
+    const char *path = dso_path(f->dso);
+    struct ann_insn *insns;
+    uint8_t *code;
+    long n;
+
+    memset(out, 0, sizeof(*out));
+    out->func = f;
+    out->code_path = path;
+    if (dso_kind(f->dso) != DSO_FILE) {
+        snprintf(err, errlen, "%s: only code from files is disassembled", dso_short_name(f->dso));
+        return -ENOENT;
+    }
+    if (dso_status(f->dso) == DSO_BUILD_ID_MISMATCH) {
+        snprintf(err, errlen, "%s is not the file that was profiled (rebuilt or replaced)", path);
+        return -ESTALE;
+    }
+    if (!f->size || f->size > MAX_FUNC_BYTES) {
+        snprintf(err, errlen, "%s in %s: %s", f->name, path,
+                 f->size ? "over 1 MiB of code, not disassembled" : "size unknown");
+        return -EFBIG;
+    }
+    errno = 0;
+    code = read_code(path, f->start, f->size);
+    if (!code) {
+        int e = errno ? errno : EIO;
+        snprintf(err, errlen, "cannot read %s at %#llx: %s", path,
+                 (unsigned long long)f->start, strerror(e));
+        return -e;
+    }
+    n = ann_disasm(code, f->size, f->start, syntax, &insns);
+    free(code);
+    if (n < 0) {
+        snprintf(err, errlen, "cannot disassemble %s: %s", f->name, strerror((int)-n));
+        return (int)n;
+    }
+    out->lines = calloc((size_t)n ? (size_t)n : 1, sizeof(*out->lines));
+    if (!out->lines) {
+        free(insns);
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    out->n = (size_t)n;
+    for (size_t i = 0; i < out->n; i++)
+        out->lines[i].insn = insns[i];
+    free(insns);
+    for (size_t i = 0; i < out->n; i++) {
+        const struct ann_insn *in = &out->lines[i].insn;
+        struct ann_line *t;
+        if (in->jump && in->has_target && (t = line_at(out, in->target)))
+            t->jump_target = true;
+    }
+    place_hits(f, out);
+    add_source(out, f->dso);
+    return 0;
+}
+
+void ann_listing_release(struct ann_listing *l)
+{
+    free(l->lines);
+    ann_src_close(l->src);
+    memset(l, 0, sizeof(*l));
+}
+
+bool ann_name_addr(const struct ann_func *f, uint64_t vaddr, char *buf, size_t len)
+{
+    struct symres r = { 0 };
+
+    if (dso_resolve(f->dso, vaddr, &r) || !r.name || r.bracket)
+        return false;
+    if (vaddr == r.start)
+        snprintf(buf, len, "%s", r.name);
+    else
+        snprintf(buf, len, "%s+%#llx", r.name, (unsigned long long)(vaddr - r.start));
+    return true;
+}

@@ -1,0 +1,71 @@
+/* `prospect annotate`: a profile's hits per instruction of the functions that got them.
+ * ann_collect gathers the session's user-space hits per (DSO, function) at ELF virtual
+ * addresses; ann_listing_build disassembles one function and puts its hits and source
+ * positions on the instructions. Rendering is in annotate/render.c. */
+#ifndef PROSPECT_ANNOTATE_ANNOTATE_H
+#define PROSPECT_ANNOTATE_ANNOTATE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "annotate/disasm.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
+
+struct session;
+struct dso;
+
+struct ann_hit {
+    uint64_t addr;              /* ELF virtual address */
+    uint64_t samples, period;
+};
+
+struct ann_func {
+    struct dso *dso;
+    const char *name;           /* owned by the DSO */
+    uint64_t start, size;       /* ELF virtual addresses; size 0 if unknown */
+    uint64_t samples, period;
+    VEC(struct ann_hit) hits;   /* ascending addresses once collected */
+};
+
+struct ann_set {
+    VEC(struct ann_func *) funcs;  /* hottest (period) first, ties by name */
+    struct hashmap index;          /* (dso, start) hash -> func, for collecting */
+    uint64_t samples, period;      /* every sample of the session (user, kernel, other) */
+    uint64_t unannotated;          /* samples of kernel code, unmapped or unnamed addresses */
+};
+
+/* Collects the session's user-space hits that resolve to a named function (not brackets).
+ * 0 or -ENOMEM. */
+int ann_collect(struct session *s, struct ann_set *set);
+void ann_set_release(struct ann_set *set);
+
+struct ann_line {
+    struct ann_insn insn;
+    uint64_t samples, period;
+    const char *file;           /* source position (NULL, 0 without DWARF) */
+    unsigned line;
+    const char *inlined;        /* function inlined here, or NULL */
+    bool jump_target;           /* a jump inside the function lands here */
+};
+
+struct ann_listing {
+    const struct ann_func *func;
+    struct ann_line *lines;
+    size_t n;
+    uint64_t off_insn_samples;  /* hits that fell on no instruction start (bad decode) */
+    bool has_source;            /* DWARF line information was found */
+    const char *code_path;      /* the file the bytes were read from */
+    struct ann_src *src;        /* keeps the file names alive */
+};
+
+/* Disassembles f from its DSO's file and attaches hits and source lines. 0, or -errno with a
+ * one-line reason in err: -ENOENT (file not readable), -ESTALE (the file on disk is not the
+ * one profiled), -EFBIG (function over 1 MiB), -ENOMEM. */
+int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct ann_listing *out,
+                      char *err, size_t errlen);
+void ann_listing_release(struct ann_listing *l);
+
+/* The function of f's DSO that contains vaddr, as "name" or "name+0x1a" (for branch targets
+ * leaving the function); false if none. */
+bool ann_name_addr(const struct ann_func *f, uint64_t vaddr, char *buf, size_t len);
+#endif

@@ -1,0 +1,227 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "annotate/render.h"
+#include "report/csv.h"
+#include "symbol/dso.h"
+#include "util/strutil.h"
+
+#define TARGET_NAME_WIDTH 40     /* text: a branch target's name, elided beyond (not --wide) */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The instruction as shown: mnemonic and operands, a direct branch's operand as objdump writes
+ * it ("11b8 <divide+0x18>"). */
+static void insn_text(const struct ann_out *o, const struct ann_listing *l,
+                      const struct ann_line *ln, char *buf, size_t len)
+{
+    const struct ann_insn *in = &ln->insn;
+    char name[512], pbuf[512], ebuf[256];
+    const char *shown;
+
+    if (!in->operands[0]) {
+        snprintf(buf, len, "%s", in->mnemonic);
+        return;
+    }
+    if (!in->has_target || !ann_name_addr(l->func, in->target, name, sizeof(name))) {
+        snprintf(buf, len, "%-6s %s", in->mnemonic, in->operands);
+        return;
+    }
+    shown = str_printable(name, pbuf, sizeof(pbuf));
+    if (o->fmt == REPORT_TEXT && !o->wide)
+        shown = str_elide(shown, TARGET_NAME_WIDTH, ebuf, sizeof(ebuf));
+    snprintf(buf, len, "%-6s %" PRIx64 " <%s>", in->mnemonic, in->target, shown);
+}
+
+void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *input,
+                      const char *event)
+{
+    static const char *const cols[] = { "function", "dso", "address", "hits", "percent",
+                                        "source_file", "line", "inlined", "instruction" };
+    char pbuf[512];
+
+    switch (o->fmt) {
+    case REPORT_CSV:
+        csv_row(o->f, cols, sizeof(cols) / sizeof(cols[0]));
+        return;
+    case REPORT_JSON:
+        json_init(&o->j, o->f);
+        json_begin_object(&o->j, NULL);
+        json_str(&o->j, "input", input);
+        json_str(&o->j, "event", event);
+        json_u64(&o->j, "samples", set->samples);
+        json_u64(&o->j, "samples_not_annotated", set->unannotated);
+        json_begin_array(&o->j, "functions");
+        return;
+    case REPORT_TEXT:
+        break;
+    }
+    fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
+            str_printable(input, pbuf, sizeof(pbuf)), set->samples, event ? event : "?");
+    if (set->unannotated)
+        fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in kernel code or in code without a "
+                "function symbol: not annotated\n", set->unannotated,
+                set->unannotated == 1 ? "" : "s", pct(set->unannotated, set->samples),
+                set->unannotated == 1 ? "is" : "are");
+    fprintf(o->f,
+        "# Percent: of the function's samples (period-weighted, as perf annotate); Hits: "
+        "samples.\n"
+        "# Skid: a sample names the instruction that was about to run when the interrupt came,\n"
+        "# so the time of a slow instruction shows on the one after it. On this VM the hits of a\n"
+        "# div land on the next instruction: read a hot instruction right after a div (or a\n"
+        "# load that misses) as the cost of that one. '>' marks where jumps inside the\n"
+        "# function land; 'v' and '^' mark such jumps (forward, backward).\n");
+}
+
+static void text_listing(struct ann_out *o, const struct ann_set *set,
+                         const struct ann_listing *l)
+{
+    const struct ann_func *f = l->func;
+    char pbuf[512], fbuf[512], text[512];
+    const char *prev_file = NULL;
+    unsigned prev_line = 0, aw = 4;
+    const char *prev_inl = NULL;
+
+    for (uint64_t a = f->start + f->size; a >> (4 * aw); )
+        aw++;
+    fprintf(o->f, "\n%s  %s  (%" PRIu64 " samples, %.2f%% of all)\n",
+            str_printable(f->name, pbuf, sizeof(pbuf)),
+            str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
+            pct(f->samples, set->samples));
+    if (!l->has_source)
+        fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
+                str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
+    if (l->off_insn_samples)
+        fprintf(o->f, "# %" PRIu64 " samples fell between instruction starts (code that does "
+                "not decode from the symbol's start)\n", l->off_insn_samples);
+    fprintf(o->f, " Percent    Hits  %*s  Instruction\n", (int)aw + 1, "Address");
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ann_line *ln = &l->lines[i];
+        const struct ann_insn *in = &ln->insn;
+        char mark = ' ';
+
+        if (ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
+                         !prev_file || strcmp(ln->file, prev_file))) {
+            fprintf(o->f, "%*s%s:%u", 18 + (int)aw, "",
+                    str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
+            if (ln->inlined)
+                fprintf(o->f, "  (inlined %s)", str_printable(ln->inlined, fbuf, sizeof(fbuf)));
+            fputc('\n', o->f);
+            prev_file = ln->file;
+            prev_line = ln->line;
+            prev_inl = ln->inlined;
+        }
+        if (in->jump && in->has_target && in->target >= f->start &&
+            in->target < f->start + f->size)
+            mark = in->target > in->addr ? 'v' : '^';
+        insn_text(o, l, ln, text, sizeof(text));
+        if (ln->samples)
+            fprintf(o->f, "%8.2f %7" PRIu64, pct(ln->period, f->period), ln->samples);
+        else
+            fprintf(o->f, "%8s %7s", "", "");
+        fprintf(o->f, "  %*" PRIx64 ":%c%c %s\n", (int)aw, in->addr,
+                ln->jump_target ? '>' : ' ', mark, text);
+    }
+}
+
+static void csv_listing(struct ann_out *o, const struct ann_listing *l)
+{
+    const struct ann_func *f = l->func;
+    char addr[32], text[512];
+
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ann_line *ln = &l->lines[i];
+        snprintf(addr, sizeof(addr), "%#" PRIx64, ln->insn.addr);
+        insn_text(o, l, ln, text, sizeof(text));
+        csv_field(o->f, f->name, false);
+        csv_field(o->f, dso_path(f->dso), false);
+        csv_field(o->f, addr, false);
+        csv_u64(o->f, ln->samples, false);
+        csv_double(o->f, pct(ln->period, f->period), 2, false);
+        csv_field(o->f, ln->file ? ln->file : "", false);
+        if (ln->line)
+            csv_u64(o->f, ln->line, false);
+        else
+            csv_field(o->f, "", false);
+        csv_field(o->f, ln->inlined ? ln->inlined : "", false);
+        csv_field(o->f, text, true);
+    }
+}
+
+static void json_func_head(struct ann_out *o, const struct ann_set *set,
+                           const struct ann_func *f)
+{
+    json_begin_object(&o->j, NULL);
+    json_str(&o->j, "function", f->name);
+    json_str(&o->j, "dso", dso_path(f->dso));
+    json_u64(&o->j, "start", f->start);
+    json_u64(&o->j, "size", f->size);
+    json_u64(&o->j, "samples", f->samples);
+    json_double(&o->j, "percent_of_all", pct(f->samples, set->samples), 2);
+}
+
+static void json_listing(struct ann_out *o, const struct ann_set *set,
+                         const struct ann_listing *l)
+{
+    char text[512];
+
+    json_func_head(o, set, l->func);
+    json_u64(&o->j, "samples_between_instructions", l->off_insn_samples);
+    json_begin_array(&o->j, "instructions");
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ann_line *ln = &l->lines[i];
+        insn_text(o, l, ln, text, sizeof(text));
+        json_begin_object(&o->j, NULL);
+        json_u64(&o->j, "address", ln->insn.addr);
+        json_u64(&o->j, "hits", ln->samples);
+        json_double(&o->j, "percent", pct(ln->period, l->func->period), 2);
+        json_str(&o->j, "source_file", ln->file);
+        json_u64(&o->j, "line", ln->line);
+        json_str(&o->j, "inlined", ln->inlined);
+        json_str(&o->j, "instruction", text);
+        json_bool(&o->j, "jump_target", ln->jump_target);
+        json_end_object(&o->j);
+    }
+    json_end_array(&o->j);
+    json_end_object(&o->j);
+}
+
+void ann_render_listing(struct ann_out *o, const struct ann_set *set,
+                        const struct ann_listing *l)
+{
+    switch (o->fmt) {
+    case REPORT_TEXT: text_listing(o, set, l); break;
+    case REPORT_CSV: csv_listing(o, l); break;
+    case REPORT_JSON: json_listing(o, set, l); break;
+    }
+}
+
+void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
+                        const char *why)
+{
+    char pbuf[512], wbuf[512];
+
+    if (o->fmt == REPORT_TEXT) {
+        fprintf(o->f, "\n%s  (%" PRIu64 " samples, %.2f%% of all): not annotated: %s\n",
+                str_printable(f->name, pbuf, sizeof(pbuf)), f->samples,
+                pct(f->samples, set->samples), str_printable(why, wbuf, sizeof(wbuf)));
+    } else if (o->fmt == REPORT_JSON) {
+        json_func_head(o, set, f);
+        json_str(&o->j, "error", why);
+        json_end_object(&o->j);
+    }
+}
+
+int ann_render_end(struct ann_out *o)
+{
+    if (o->fmt == REPORT_JSON) {
+        json_end_array(&o->j);
+        json_end_object(&o->j);
+        json_finish(&o->j);
+    }
+    return fflush(o->f) || ferror(o->f) ? -EIO : 0;
+}

@@ -1,0 +1,31 @@
+/* Rendering annotated functions: text (perf annotate's columns, source lines interleaved),
+ * CSV (one row per instruction) and JSON. */
+#ifndef PROSPECT_ANNOTATE_RENDER_H
+#define PROSPECT_ANNOTATE_RENDER_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "annotate/annotate.h"
+#include "report/format.h"
+#include "report/json.h"
+
+struct ann_out {
+    FILE *f;
+    enum report_format fmt;
+    bool wide;                  /* text: whole names (else branch targets elided to fit) */
+    struct json j;
+};
+
+/* Starts the output: the text header (what the numbers mean, skid), the CSV header row or the
+ * JSON document. input and event name the profile. */
+void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *input,
+                      const char *event);
+/* One function's listing. */
+void ann_render_listing(struct ann_out *o, const struct ann_set *set,
+                        const struct ann_listing *l);
+/* A function that could not be listed, with the reason (text: a line; CSV: nothing; JSON: an
+ * entry with "error"). */
+void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
+                        const char *why);
+/* Ends the output; returns -EIO on a write error. */
+int ann_render_end(struct ann_out *o);
+#endif

@@ -1,0 +1,21 @@
+/* Code address -> source position for `prospect annotate`, from the DWARF line table and the
+ * inline scopes (libdw). One handle per ELF file with DWARF, opened once per listing. */
+#ifndef PROSPECT_ANNOTATE_SRCLINE_H
+#define PROSPECT_ANNOTATE_SRCLINE_H
+#include <stdint.h>
+
+struct ann_src;
+
+struct ann_srcpos {
+    const char *file;       /* source path as the compiler wrote it (owned by the handle) */
+    unsigned line;          /* 0: unknown */
+    const char *inlined;    /* innermost function inlined at this address, or NULL */
+};
+
+/* Opens the DWARF of elf_path. 0, -ENODATA (no DWARF), -ENOMEM or -errno (unreadable). */
+int ann_src_open(const char *elf_path, struct ann_src **out);
+void ann_src_close(struct ann_src *s);
+/* The line-table row covering addr (the last row at or below it in its compilation unit) and
+ * the innermost inlined subroutine there. 0, or -ENOENT when no unit covers addr. */
+int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos);
+#endif

@@ -1,0 +1,286 @@
+#define LOG_PREFIX "annotate"
+/* prospect annotate: hits per instruction of a perf.data file's functions (src/annotate/). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "annotate/annotate.h"
+#include "annotate/render.h"
+#include "cmd/cmd.h"
+#include "perf/evlist.h"
+#include "perf/perfdata.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+const char cmd_annotate_usage[] =
+"usage: prospect annotate [-i FILE] [options] [SYMBOL...]\n"
+"\n"
+"Disassembles the functions of a perf.data file (written by 'prospect record' or 'perf\n"
+"record') and shows the samples of each instruction, with the source file:line of the code\n"
+"interleaved when the file has DWARF line information (-g). Without SYMBOL, the functions\n"
+"that got samples, hottest first. User-space code only.\n"
+"\n"
+"  -i, --input FILE       the file to read (default: perf.data)\n"
+"      --top N            without SYMBOL: the N hottest functions (default 10, 0 for all)\n"
+"      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
+"  -M, --disassembler-style STYLE  att or intel (perf's option)\n"
+"  -d, --dso NAME         only functions of this shared object (name or path)\n"
+"  -e, --event NAME       the event whose samples to show (default: the first)\n"
+"      --pid PID          only samples of this process\n"
+"      --comm NAME        only samples of processes with this command name\n"
+"      --format FMT       text (default), csv (one row per instruction: function, dso,\n"
+"                         address, hits, percent, source_file, line, inlined, instruction)\n"
+"                         or json\n"
+"      --wide             whole branch-target names (text elides them to fit 100 columns)\n"
+"      --stdio            accepted for perf users: the output is always text on stdout\n"
+"  -v, --verbose          more diagnostics\n"
+"  -h, --help             this help\n"
+"\n"
+"Percent is of the function's samples (weighted by period, as perf annotate's default).\n"
+"Skid: a sample names the instruction about to run, so a slow instruction's time shows on\n"
+"the next one (docs/annotate.md).\n"
+"\n"
+"Examples:\n"
+"  prospect annotate -i perf.data\n"
+"  prospect annotate -i perf.data divide --format csv > divide.csv\n";
+
+struct annotate_opts {
+    const char *input, *event, *dso;
+    unsigned top;
+    enum ann_syntax syntax;
+    enum report_format fmt;
+    bool wide;
+    struct session_filter filter;
+    char **syms;
+    int nsyms;
+};
+
+static int parse_args(int argc, char **argv, struct annotate_opts *o)
+{
+    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM };
+    static const struct option longs[] = {
+        { "input", required_argument, NULL, 'i' },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "intel", no_argument, NULL, OPT_INTEL },
+        { "disassembler-style", required_argument, NULL, 'M' },
+        { "dso", required_argument, NULL, 'd' },
+        { "event", required_argument, NULL, 'e' },
+        { "pid", required_argument, NULL, OPT_PID },
+        { "comm", required_argument, NULL, OPT_COMM },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "wide", no_argument, NULL, OPT_WIDE },
+        { "stdio", no_argument, NULL, OPT_STDIO },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    uint64_t v;
+    int c;
+
+    o->input = "perf.data";
+    o->top = 10;
+    o->filter.pid = o->filter.tid = -1;
+    o->filter.cpu = -1;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":i:M:d:e:vh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'i': o->input = optarg; break;
+        case OPT_TOP:
+            if (parse_u64(optarg, &v) || v > 1000000)
+                return cmd_usage_error("annotate", "invalid --top '%s'", optarg);
+            o->top = (unsigned)v;
+            break;
+        case OPT_INTEL: o->syntax = ANN_INTEL; break;
+        case 'M':
+            if (strcmp(optarg, "att") && strcmp(optarg, "intel"))
+                return cmd_usage_error("annotate", "--disassembler-style must be att or intel, "
+                                       "not '%s'", optarg);
+            o->syntax = strcmp(optarg, "intel") ? ANN_ATT : ANN_INTEL;
+            break;
+        case 'd': o->dso = optarg; break;
+        case 'e': o->event = optarg; break;
+        case OPT_PID:
+            if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
+                return cmd_usage_error("annotate", "invalid --pid '%s'", optarg);
+            o->filter.pid = (pid_t)v;
+            break;
+        case OPT_COMM: o->filter.comm = optarg; break;
+        case OPT_FORMAT:
+            if (report_format_parse(optarg, &o->fmt))
+                return cmd_usage_error("annotate", "--format must be text, csv or json, not "
+                                       "'%s'", optarg);
+            break;
+        case OPT_WIDE: o->wide = true; break;
+        case OPT_STDIO: break;
+        case 'v': log_verbosity++; break;
+        case 'h': return -1;
+        default: return cmd_bad_option("annotate", argv, optind, optopt, c);
+        }
+    }
+    o->syms = argv + optind;
+    o->nsyms = argc - optind;
+    return 0;
+}
+
+/* The records of every event, the samples of one. */
+struct feed {
+    struct session *s;
+    const struct evsel *sel;
+    uint64_t other_samples;
+};
+
+static int feed_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
+                       uint64_t time)
+{
+    struct feed *fd = arg;
+    if (h->type == PERF_RECORD_SAMPLE && evlist_evsel_for(evl, h) != fd->sel) {
+        fd->other_samples++;
+        return 0;
+    }
+    return session_record(fd->s, evl, h, time);
+}
+
+/* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
+static bool name_matches(const char *name, const char *want)
+{
+    size_t n = strlen(want);
+    return !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '(');
+}
+
+static bool dso_matches(const struct ann_func *f, const char *dso)
+{
+    return !dso || !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
+}
+
+static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
+{
+    if (!dso_matches(f, o->dso))
+        return false;
+    if (!o->nsyms)
+        return true;
+    for (int i = 0; i < o->nsyms; i++)
+        if (name_matches(f->name, o->syms[i]))
+            return true;
+    return false;
+}
+
+/* Lists the chosen functions; 0, 1 (a SYMBOL has no samples) or -errno (write error). */
+static int annotate_all(const struct annotate_opts *o, const struct ann_set *set,
+                        const char *event)
+{
+    struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0 };
+    unsigned shown = 0;
+    int ret = 0, err;
+
+    for (int i = 0; i < o->nsyms; i++) {
+        bool found = false;
+        for (size_t k = 0; k < set->funcs.n && !found; k++)
+            found = name_matches(set->funcs.v[k]->name, o->syms[i]) &&
+                    dso_matches(set->funcs.v[k], o->dso);
+        if (!found) {
+            cmd_error("annotate", "%s: no samples in a function named '%s'%s%s", o->input,
+                      o->syms[i], o->dso ? " of " : "", o->dso ? o->dso : "");
+            ret = 1;
+        }
+    }
+    for (size_t k = 0; k < set->funcs.n && !shown; k++)
+        shown = chosen(o, set->funcs.v[k]);
+    if (!shown) {
+        if (!o->nsyms)
+            cmd_error("annotate", "%s: no user-space samples in a named function%s%s",
+                      o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
+        return 1;
+    }
+    shown = 0;
+    ann_render_begin(&out, set, o->input, event);
+    for (size_t k = 0; k < set->funcs.n; k++) {
+        const struct ann_func *f = set->funcs.v[k];
+        struct ann_listing l;
+        char why[512];
+
+        if (!chosen(o, f))
+            continue;
+        if (!o->nsyms && o->top && shown == o->top)
+            break;
+        shown++;
+        err = ann_listing_build(f, o->syntax, &l, why, sizeof(why));
+        if (err == -ENOMEM)
+            return err;
+        if (err)
+            ann_render_skipped(&out, set, f, why);
+        else
+            ann_render_listing(&out, set, &l);
+        ann_listing_release(&l);
+    }
+    err = ann_render_end(&out);
+    return err ? err : ret;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+    struct annotate_opts o = { 0 };
+    struct perfdata_error perr;
+    struct perfdata *pd;
+    struct session session;
+    struct ann_set set;
+    struct feed fd = { 0 };
+    char line[1024];
+    int ret = parse_args(argc, argv, &o);
+
+    if (ret < 0)
+        return cmd_help("annotate");
+    if (ret)
+        return ret;
+    if (perfdata_open(o.input, &pd, &perr)) {
+        perfdata_error_str(&perr, line, sizeof(line));
+        cmd_error("annotate", "%s", line);
+        return 1;
+    }
+    if (session_init(&session)) {
+        cmd_error("annotate", "out of memory");
+        perfdata_close(pd);
+        return 1;
+    }
+    session.filter = o.filter;
+    fd.s = &session;
+    fd.sel = pick_evsel(perfdata_evlist(pd), o.event);
+    ret = 1;
+    if (!fd.sel) {
+        cmd_error("annotate", "%s: no event%s%s%s in the file", o.input, o.event ? " named '" : "",
+                  o.event ? o.event : "", o.event ? "'" : "");
+        goto out;
+    }
+    if (session_add_build_ids(&session, perfdata_info(pd))) {
+        cmd_error("annotate", "out of memory");
+        goto out;
+    }
+    if (perfdata_process(pd, feed_record, &fd, 0, &perr)) {
+        perfdata_error_str(&perr, line, sizeof(line));
+        cmd_error("annotate", "%s", line);
+        goto out;
+    }
+    if (fd.other_samples)
+        cmd_error("annotate", "note: the samples of '%s' are shown; %llu samples of other events "
+                  "are not (choose with --event NAME)", fd.sel->name,
+                  (unsigned long long)fd.other_samples);
+    if (ann_collect(&session, &set)) {
+        cmd_error("annotate", "out of memory");
+        goto out;
+    }
+    ret = annotate_all(&o, &set, fd.sel->name);
+    if (ret < 0) {
+        int werr = cmd_stream_errno(stdout);
+        cmd_error("annotate", "%s%s", ret == -EIO ? "writing the listing: " : "",
+                  strerror(werr ? werr : -ret));
+        ret = 1;
+    }
+    ann_set_release(&set);
+out:
+    session_release(&session);
+    perfdata_close(pd);
+    return ret;
+}

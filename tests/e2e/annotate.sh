@@ -1,0 +1,120 @@
+# prospect annotate (issue 11): hits per instruction against perf annotate --stdio on the same
+# perf.data (every instruction of 1% or more within 1 point), addresses against objdump, source
+# lines from DWARF, AT&T and Intel syntax, CSV and JSON, errors.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then
+    skip annotate_perf "perf is not installed or cannot record here"
+    exit 0
+fi
+build_workload annotate_div annotate_div -O2 -g || { fail annotate_perf "cannot build annotate_div"; exit 0; }
+build_workload annotate_div_nodwarf annotate_div -O2 || { fail annotate_perf "cannot build"; exit 0; }
+prog=$WL/annotate_div
+data=$TEST_TMP/div.data
+perf record -q -o "$data" -- "$prog" 20000000 >/dev/null 2>&1 ||
+    { fail annotate_perf "perf record failed"; exit 0; }
+
+# perf's lines "    82.99 :   11d2:   add ..." as address|percent (address without 0x).
+perf_pct() {
+    perf annotate --stdio -i "$data" "$1" 2>/dev/null |
+        awk '$2 == ":" && $3 ~ /^[0-9a-f]+:$/ { a = $3; sub(":", "", a); print a "|" $1 }'
+}
+# Ours from the CSV: function,dso,address,hits,percent,...
+our_csv() { "$PROSPECT" annotate -i "$data" --format csv "$@"; }
+our_pct() { our_csv "$1" | awk -F, -v f="$1" '$1 == f { a = $3; sub("0x", "", a); print a "|" $5 }'; }
+
+for fn in divide mix; do
+    perf_pct $fn > "$TEST_TMP/$fn.perf"
+    our_pct $fn > "$TEST_TMP/$fn.ours"
+    # Every instruction either side shows at 1% or more is within 1 point on the other.
+    bad=$(awk -F'|' 'NR == FNR { ours[$1] = $2; next } { perf[$1] = $2 }
+        END { for (a in perf) if (perf[a] >= 1) { d = ours[a] - perf[a]; if (d < 0) d = -d;
+                  if (!(a in ours) || d > 1) printf "%s perf %s ours %s; ", a, perf[a], ours[a] }
+              for (a in ours) if (ours[a] >= 1 && !(a in perf)) printf "%s only ours %s; ", a, ours[a] }' \
+        "$TEST_TMP/$fn.ours" "$TEST_TMP/$fn.perf")
+    hot=$(awk -F'|' '$2 >= 1' "$TEST_TMP/$fn.perf" | wc -l)
+    if [ "$hot" -eq 0 ]; then
+        fail "annotate_${fn}_matches_perf" "perf annotate showed no instruction of 1% or more"
+    elif [ -n "$bad" ]; then
+        fail "annotate_${fn}_matches_perf" "$bad"
+    else
+        pass "annotate_${fn}_matches_perf"
+    fi
+    # The addresses are perf's and objdump's: every instruction of the function (objdump goes
+    # on through the alignment padding up to the next symbol).
+    cut -d'|' -f1 "$TEST_TMP/$fn.ours" > "$TEST_TMP/$fn.addrs"
+    cut -d'|' -f1 "$TEST_TMP/$fn.perf" > "$TEST_TMP/$fn.paddrs"
+    objdump -d --no-show-raw-insn "$prog" | awk -v f="<$fn>:" '
+        $2 == f { on = 1; next } on && NF == 0 { exit } on { a = $1; sub(":", "", a); print a }' |
+        head -n "$(wc -l < "$TEST_TMP/$fn.addrs")" > "$TEST_TMP/$fn.objdump"
+    check "annotate_${fn}_addresses_are_perfs" cmp -s "$TEST_TMP/$fn.paddrs" "$TEST_TMP/$fn.addrs"
+    check "annotate_${fn}_addresses_are_objdumps" \
+        cmp -s "$TEST_TMP/$fn.objdump" "$TEST_TMP/$fn.addrs"
+done
+
+# The percentages of a function add up to 100; the hits to its sample count in the header.
+our_csv divide > "$TEST_TMP/divide.csv"
+sum=$(awk -F, 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TEST_TMP/divide.csv")
+check annotate_percent_sums_to_100 [ "$sum" = 100 ]
+hits=$(awk -F, 'NR > 1 { s += $4 } END { print s + 0 }' "$TEST_TMP/divide.csv")
+"$PROSPECT" annotate -i "$data" divide > "$TEST_TMP/divide.txt"
+check annotate_hits_sum_to_function_samples \
+    grep -q "^divide  $prog  ($hits samples" "$TEST_TMP/divide.txt"
+
+# Source lines: the div is the `acc += ...` line of the source (line 12), with its absolute path.
+check annotate_csv_div_on_its_source_line \
+    grep -Eq '^divide,[^,]*,0x[0-9a-f]+,[0-9]+,[0-9.]+,/[^,]*/annotate_div.c,12,,"?div' \
+    "$TEST_TMP/divide.csv"
+check annotate_text_interleaves_source grep -Eq '^ +annotate_div.c:12$' "$TEST_TMP/divide.txt"
+# The loop's backward jump: marked, its target named as objdump does and marked as landed on.
+check annotate_backward_jump_marked \
+    grep -Eq ': \^ j[a-z]+ +[0-9a-f]+ <divide\+0x[0-9a-f]+>$' "$TEST_TMP/divide.txt"
+check annotate_jump_target_marked grep -Eq '^ +[0-9a-f]+:> ' "$TEST_TMP/divide.txt"
+check annotate_header_explains_skid grep -q "hits of a.*div land on the next instruction" \
+    <(tr '\n' ' ' < "$TEST_TMP/divide.txt" | sed 's/ # / /g')
+# Instructions without hits are listed too (blank columns), AT&T by default.
+check annotate_cold_instructions_listed grep -Eq '^ {18}[0-9a-f]+: .*ret' "$TEST_TMP/divide.txt"
+check annotate_att_default grep -q '%r' "$TEST_TMP/divide.txt"
+"$PROSPECT" annotate -i "$data" --intel divide > "$TEST_TMP/intel.txt"
+check annotate_intel_syntax sh -c "! grep -Eq '^ .*:.*%r' '$TEST_TMP/intel.txt' && grep -q 'div .*rcx' '$TEST_TMP/intel.txt'"
+"$PROSPECT" annotate -i "$data" -M intel divide | cmp -s - "$TEST_TMP/intel.txt"
+check annotate_perf_M_intel [ $? = 0 ]
+
+# Default: functions with hits, hottest first; --top limits them.
+"$PROSPECT" annotate -i "$data" > "$TEST_TMP/all.txt"
+first=$(grep -E '^[^ #].*  \(' "$TEST_TMP/all.txt" | head -1 | cut -d' ' -f1)
+check annotate_default_hottest_first [ "$first" = divide ]
+n=$("$PROSPECT" annotate -i "$data" --top 1 | grep -cE '^[^ #].*  \([0-9]+ samples')
+check annotate_top_limits [ "$n" = 1 ]
+"$PROSPECT" annotate -i "$data" --format json divide mix > "$TEST_TMP/a.json"
+check annotate_json_valid python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x['function']: x for x in d['functions']}
+assert set(f) == {'divide', 'mix'}, f.keys()
+assert sum(i['hits'] for i in f['divide']['instructions']) == f['divide']['samples']
+assert any(i['line'] == 12 for i in f['divide']['instructions'])
+" "$TEST_TMP/a.json"
+
+# Without DWARF: the listing still comes, and says why there are no lines.
+ndata=$TEST_TMP/nodwarf.data
+if perf record -q -o "$ndata" -- "$WL/annotate_div_nodwarf" 5000000 >/dev/null 2>&1; then
+    "$PROSPECT" annotate -i "$ndata" divide > "$TEST_TMP/nod.txt" 2>&1
+    check annotate_without_dwarf_says_so grep -q "no DWARF line information" "$TEST_TMP/nod.txt"
+    check annotate_without_dwarf_lists grep -Eq 'div' "$TEST_TMP/nod.txt"
+else
+    fail annotate_without_dwarf "perf record failed"
+fi
+
+# Errors: one line each, status 1 (nothing to show) or 2 (usage).
+out=$("$PROSPECT" annotate -i "$data" nosuch 2>&1); rc=$?
+check annotate_unknown_symbol [ $rc = 1 -a "$(echo "$out" | wc -l)" = 1 ]
+check annotate_unknown_symbol_names_it grep -q "no samples in a function named 'nosuch'" <<<"$out"
+"$PROSPECT" annotate -i "$data" --format xml >/dev/null 2>&1
+check annotate_bad_format_is_usage [ $? = 2 ]
+"$PROSPECT" annotate -i "$data" -M foo >/dev/null 2>&1
+check annotate_bad_style_is_usage [ $? = 2 ]
+out=$("$PROSPECT" annotate -i "$TEST_TMP/none.data" 2>&1); rc=$?
+check annotate_missing_file [ $rc = 1 -a "$(echo "$out" | wc -l)" = 1 ]
+"$PROSPECT" annotate --help | grep -q -- '--intel'
+check annotate_help [ $? = 0 ]

@@ -1,0 +1,30 @@
+/* A hot loop with a division, for `prospect annotate` against `perf annotate`: divide() spends
+ * its time on one `div` (whose samples skid onto the next instruction on this VM), mix() on
+ * cheap arithmetic, so two symbols have hits. argv[1] scales the work. */
+#include <stdlib.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) unsigned long divide(unsigned long n, unsigned long d)
+{
+    unsigned long acc = 0;
+    for (unsigned long i = 1; i <= n; i++)
+        acc += (i * 7 + acc) / (d + (i & 7));
+    return acc;
+}
+
+__attribute__((noinline)) unsigned long mix(unsigned long n)
+{
+    unsigned long h = 0;
+    for (unsigned long i = 0; i < n; i++)
+        h = (h ^ i) * 0x9e3779b97f4a7c15ul + (h >> 7);
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000000;
+    sink = divide(n, 3);
+    sink += mix(n);
+    return 0;
+}
