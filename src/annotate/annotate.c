@@ -39,6 +39,11 @@ static int collect_hit(void *arg, const struct sym_hit *h)
     struct ann_func *f;
     struct ann_hit hit = { h->addr, h->samples, h->period };
 
+    if (h->dso && (!h->sym || h->bracket) && dso_kind(h->dso) == DSO_FILE) {
+        set->unnamed += h->samples;
+        if (!set->unnamed_dso)
+            set->unnamed_dso = h->dso;
+    }
     if (!h->dso || !h->sym || h->bracket)
         return 0;
     key = func_key(h->dso, h->sym_start);
@@ -82,7 +87,8 @@ static void merge_hits(struct ann_func *f)
 {
     size_t w = 0;
 
-    qsort(f->hits.v, f->hits.n, sizeof(*f->hits.v), hit_cmp);
+    if (f->hits.n > 1)
+        qsort(f->hits.v, f->hits.n, sizeof(*f->hits.v), hit_cmp);
     for (size_t i = 0; i < f->hits.n; i++) {
         if (w && f->hits.v[w - 1].addr == f->hits.v[i].addr) {
             f->hits.v[w - 1].samples += f->hits.v[i].samples;
@@ -109,7 +115,8 @@ int ann_collect(struct session *s, struct ann_set *set)
         merge_hits(set->funcs.v[i]);
         annotated += set->funcs.v[i]->samples;
     }
-    qsort(set->funcs.v, set->funcs.n, sizeof(*set->funcs.v), func_cmp);
+    if (set->funcs.n > 1)
+        qsort(set->funcs.v, set->funcs.n, sizeof(*set->funcs.v), func_cmp);
     set->samples = s->stats.samples;
     set->period = s->stats.period_total;
     set->unannotated = set->samples > annotated ? set->samples - annotated : 0;
@@ -202,7 +209,7 @@ static void add_source(struct ann_listing *l, struct dso *dso)
 int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct ann_listing *out,
                       char *err, size_t errlen)
 {
-    const char *path = dso_path(f->dso);
+    const char *path = dso_code_path(f->dso);
     struct ann_insn *insns;
     uint8_t *code;
     long n;
@@ -215,8 +222,13 @@ int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct a
         return -ENOENT;
     }
     if (dso_status(f->dso) == DSO_BUILD_ID_MISMATCH) {
-        snprintf(err, errlen, "%s is not the file that was profiled (rebuilt or replaced)", path);
+        snprintf(err, errlen, "%s is not the file that was profiled (rebuilt or replaced)",
+                 dso_path(f->dso));
         return -ESTALE;
+    }
+    if (!path) {
+        snprintf(err, errlen, "%s: %s", dso_path(f->dso), dso_status_str(dso_status(f->dso)));
+        return -ENOENT;
     }
     if (!f->size || f->size > MAX_FUNC_BYTES) {
         snprintf(err, errlen, "%s in %s: %s", f->name, path,

@@ -32,6 +32,8 @@ struct ann_set {
     struct hashmap index;          /* (dso, start) hash -> func, for collecting */
     uint64_t samples, period;      /* every sample of the session (user, kernel, other) */
     uint64_t unannotated;          /* samples of kernel code, unmapped or unnamed addresses */
+    uint64_t unnamed;              /* of those: in a mapped file without a name for them */
+    struct dso *unnamed_dso;       /* the first such file (its dso_status says why) */
 };
 
 /* Collects the session's user-space hits that resolve to a named function (not brackets).

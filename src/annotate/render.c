@@ -88,10 +88,10 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
 
     for (uint64_t a = f->start + f->size; a >> (4 * aw); )
         aw++;
-    fprintf(o->f, "\n%s  %s  (%" PRIu64 " samples, %.2f%% of all)\n",
+    fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
             str_printable(f->name, pbuf, sizeof(pbuf)),
             str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
-            pct(f->samples, set->samples));
+            f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
     if (!l->has_source)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
                 str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
@@ -206,8 +206,8 @@ void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const stru
     char pbuf[512], wbuf[512];
 
     if (o->fmt == REPORT_TEXT) {
-        fprintf(o->f, "\n%s  (%" PRIu64 " samples, %.2f%% of all): not annotated: %s\n",
-                str_printable(f->name, pbuf, sizeof(pbuf)), f->samples,
+        fprintf(o->f, "\n%s  (%" PRIu64 " sample%s, %.2f%% of all): not annotated: %s\n",
+                str_printable(f->name, pbuf, sizeof(pbuf)), f->samples, f->samples == 1 ? "" : "s",
                 pct(f->samples, set->samples), str_printable(why, wbuf, sizeof(wbuf)));
     } else if (o->fmt == REPORT_JSON) {
         json_func_head(o, set, f);

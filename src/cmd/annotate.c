@@ -2,6 +2,7 @@
 /* prospect annotate: hits per instruction of a perf.data file's functions (src/annotate/). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,26 @@ static int feed_record(void *arg, const struct evlist *evl, const struct perf_ev
     return session_record(fd->s, evl, h, time);
 }
 
+/* A damaged or unfinished file is still listed, from what could be read: say so on stderr. */
+static void damage_warning(const struct perfdata *pd, const char *path)
+{
+    const struct perfdata_stats *st = perfdata_stats(pd);
+    char line[1024];
+
+    if (st->truncated) {
+        perfdata_error_str(&st->damage, line, sizeof(line));
+        cmd_error("annotate", "warning: %s; the listing covers the %" PRIu64 " records before "
+                  "it", line, st->nr_records);
+    } else if (st->bad) {
+        perfdata_error_str(&st->first_bad, line, sizeof(line));
+        cmd_error("annotate", "warning: %s (%" PRIu64 " records that did not decode skipped)",
+                  line, st->bad);
+    } else if (st->data_size_missing) {
+        cmd_error("annotate", "%s: warning: the recording did not finish: read to the end of "
+                  "the file", path);
+    }
+}
+
 /* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
 static bool name_matches(const char *name, const char *want)
 {
@@ -166,6 +187,18 @@ static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
         if (name_matches(f->name, o->syms[i]))
             return true;
     return false;
+}
+
+/* Samples in files that gave no name for them: say which file and why (rebuilt, stripped). */
+static void unnamed_note(const struct ann_set *set)
+{
+    char pbuf[512];
+    enum dso_status st = dso_status(set->unnamed_dso);
+
+    cmd_error("annotate", "note: %" PRIu64 " samples are in code without a function name, as "
+              "in %s (%s)", set->unnamed,
+              str_printable(dso_path(set->unnamed_dso), pbuf, sizeof(pbuf)),
+              st == DSO_OK_SYMTAB ? "no symbol covers them" : dso_status_str(st));
 }
 
 /* Lists the chosen functions; 0, 1 (a SYMBOL has no samples) or -errno (write error). */
@@ -193,9 +226,13 @@ static int annotate_all(const struct annotate_opts *o, const struct ann_set *set
         if (!o->nsyms)
             cmd_error("annotate", "%s: no user-space samples in a named function%s%s",
                       o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
+        if (set->unnamed)
+            unnamed_note(set);
         return 1;
     }
     shown = 0;
+    if (set->unnamed && o->fmt == REPORT_TEXT)
+        unnamed_note(set);
     ann_render_begin(&out, set, o->input, event);
     for (size_t k = 0; k < set->funcs.n; k++) {
         const struct ann_func *f = set->funcs.v[k];
@@ -263,6 +300,7 @@ int cmd_annotate(int argc, char **argv)
         cmd_error("annotate", "%s", line);
         goto out;
     }
+    damage_warning(pd, o.input);
     if (fd.other_samples)
         cmd_error("annotate", "note: the samples of '%s' are shown; %llu samples of other events "
                   "are not (choose with --event NAME)", fd.sel->name,

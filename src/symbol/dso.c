@@ -43,6 +43,7 @@ static void dso_free(struct dso *d)
     symtab_release(&d->tab);
     free(d->segs);
     free(d->debug_path);
+    free(d->code_path);
     free(d->path);
     free(d);
 }
@@ -409,6 +410,12 @@ void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symb
 {
     if (!dso_load(dso))
         symtab_foreach(&dso->tab, fn, arg);
+}
+
+const char *dso_code_path(struct dso *dso)
+{
+    dso_load(dso);
+    return dso->code_path;
 }
 
 const char *dso_debug_path(struct dso *dso)

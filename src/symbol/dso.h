@@ -114,6 +114,9 @@ size_t dso_find_symbols(struct dso *dso, const char *name, struct symbol_match *
 /* Calls fn for every function symbol (for "did you mean" suggestions). */
 void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symbol_match *m),
                         void *arg);
+/* The file the DSO's symbols were read from: its path, under --symfs, or the copy in perf's
+ * build-id cache of a file deleted or rebuilt since (the one whose code ran); NULL if none. */
+const char *dso_code_path(struct dso *dso);
 /* The path of the ELF that carries DWARF for this DSO (itself, or separate debug info found by
  * build-id or .gnu_debuglink), or NULL. */
 const char *dso_debug_path(struct dso *dso);

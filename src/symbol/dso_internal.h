@@ -24,6 +24,7 @@ struct dso {
     struct load_seg *segs;        /* PT_LOAD segments, for dso_map_to_vaddr */
     size_t nsegs;
     char *debug_path;             /* the ELF with DWARF, or NULL */
+    char *code_path;              /* the file the symbols came from (build-id cache, symfs) */
 };
 
 const char *dso_cache_debug_root(const struct dso_cache *cache);

@@ -69,6 +69,8 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
     err = elf_read_loads(ef->elf, &dso->segs, &dso->nsegs);
     if (err)
         goto out;
+    if (ef->fd >= 0 && !(dso->code_path = strdup(path)))
+        return -ENOMEM;
     if (ef->fd >= 0 && has_section_data(ef->elf, ".debug_info")) {
         dso->debug_path = strdup(path);
         if (!dso->debug_path)

@@ -76,7 +76,8 @@ check annotate_header_explains_skid grep -q "hits of a.*div land on the next ins
 check annotate_cold_instructions_listed grep -Eq '^ {18}[0-9a-f]+: .*ret' "$TEST_TMP/divide.txt"
 check annotate_att_default grep -q '%r' "$TEST_TMP/divide.txt"
 "$PROSPECT" annotate -i "$data" --intel divide > "$TEST_TMP/intel.txt"
-check annotate_intel_syntax sh -c "! grep -Eq '^ .*:.*%r' '$TEST_TMP/intel.txt' && grep -q 'div .*rcx' '$TEST_TMP/intel.txt'"
+check annotate_intel_syntax sh -c "! grep -Eq '^ .*:.*%r' '$TEST_TMP/intel.txt' &&
+    grep -q 'div .*rcx' '$TEST_TMP/intel.txt'"
 "$PROSPECT" annotate -i "$data" -M intel divide | cmp -s - "$TEST_TMP/intel.txt"
 check annotate_perf_M_intel [ $? = 0 ]
 
@@ -106,14 +107,45 @@ else
     fail annotate_without_dwarf "perf record failed"
 fi
 
+# A program rebuilt after its recording: the code that ran comes from the build-id cache
+# (prospect record keeps a copy), never from the new file at the same path.
+export PERF_BUILDID_DIR=$TEST_TMP/bidcache
+mkdir -p "$TEST_TMP/rb"
+rb=$TEST_TMP/rb/prog
+src=$(dirname "$0")/../workloads/annotate_div.c
+if gcc -O2 -g -o "$rb" "$src" && "$PROSPECT" record -o "$TEST_TMP/rb.data" -- "$rb" 5000000 \
+        >/dev/null 2>&1; then
+    "$PROSPECT" annotate -i "$TEST_TMP/rb.data" divide > "$TEST_TMP/rb.before"
+    gcc -O0 -g -o "$rb" "$src"
+    "$PROSPECT" annotate -i "$TEST_TMP/rb.data" divide > "$TEST_TMP/rb.after"
+    check annotate_rebuilt_uses_buildid_cache cmp -s "$TEST_TMP/rb.before" "$TEST_TMP/rb.after"
+    out=$(PERF_BUILDID_DIR=$TEST_TMP/empty "$PROSPECT" annotate -i "$TEST_TMP/rb.data" divide 2>&1)
+    check annotate_rebuilt_without_cache_says_why grep -q "no samples in a function named \
+'divide'.*samples are in code without a function name, as in $rb (changed on disk" <<<"$(echo $out)"
+else
+    fail annotate_rebuilt "cannot build or record"
+fi
+
 # Errors: one line each, status 1 (nothing to show) or 2 (usage).
 out=$("$PROSPECT" annotate -i "$data" nosuch 2>&1); rc=$?
-check annotate_unknown_symbol [ $rc = 1 -a "$(echo "$out" | wc -l)" = 1 ]
+check annotate_unknown_symbol [ $rc = 1 ]
 check annotate_unknown_symbol_names_it grep -q "no samples in a function named 'nosuch'" <<<"$out"
 "$PROSPECT" annotate -i "$data" --format xml >/dev/null 2>&1
 check annotate_bad_format_is_usage [ $? = 2 ]
 "$PROSPECT" annotate -i "$data" -M foo >/dev/null 2>&1
 check annotate_bad_style_is_usage [ $? = 2 ]
+if perf record -q -e major-faults -o "$TEST_TMP/empty.data" -- true >/dev/null 2>&1; then
+    out=$("$PROSPECT" annotate -i "$TEST_TMP/empty.data" 2>&1); rc=$?
+    check annotate_no_samples [ $rc = 1 -a "$(echo "$out" | wc -l)" = 1 ]
+else
+    fail annotate_no_samples "perf record -e major-faults failed"
+fi
+# A file cut short: what was read is listed, with a warning naming the damage.
+size=$(stat -c %s "$data")
+head -c $((size * 2 / 3)) "$data" > "$TEST_TMP/cut.data"
+"$PROSPECT" annotate -i "$TEST_TMP/cut.data" divide > "$TEST_TMP/cut.out" 2> "$TEST_TMP/cut.err"
+check annotate_cut_file_warns grep -q "warning" "$TEST_TMP/cut.err"
+check annotate_cut_file_lists grep -q "^divide " "$TEST_TMP/cut.out"
 out=$("$PROSPECT" annotate -i "$TEST_TMP/none.data" 2>&1); rc=$?
 check annotate_missing_file [ $rc = 1 -a "$(echo "$out" | wc -l)" = 1 ]
 "$PROSPECT" annotate --help | grep -q -- '--intel'
