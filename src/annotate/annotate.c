@@ -131,6 +131,9 @@ void ann_set_release(struct ann_set *set)
     }
     vec_free(&set->funcs);
     hashmap_release(&set->index);
+    for (size_t i = 0; i < set->dwarf.n; i++)
+        ann_src_close(set->dwarf.v[i].src);
+    vec_free(&set->dwarf);
 }
 
 /* n bytes of path at ELF address vaddr (malloc'd), or NULL with errno set. */
@@ -189,12 +192,30 @@ static struct ann_line *line_at(struct ann_listing *l, uint64_t addr)
     return lo < l->n && l->lines[lo].insn.addr == addr ? &l->lines[lo] : NULL;
 }
 
-static void add_source(struct ann_listing *l, struct dso *dso)
+/* The DSO's DWARF, opened on first use (NULL: none). */
+static struct ann_src *dwarf_of(struct ann_set *set, struct dso *dso)
 {
-    const char *dbg = dso_debug_path(dso);
+    struct ann_dwarf d = { dso, NULL };
+    const char *dbg;
 
-    if (!dbg || ann_src_open(dbg, &l->src))
+    for (size_t i = 0; i < set->dwarf.n; i++)
+        if (set->dwarf.v[i].dso == dso)
+            return set->dwarf.v[i].src;
+    dbg = dso_debug_path(dso);
+    if (dbg && ann_src_open(dbg, &d.src))
+        d.src = NULL;
+    if (vec_push(&set->dwarf, d)) {
+        ann_src_close(d.src);
+        return NULL;
+    }
+    return d.src;
+}
+
+static void add_source(struct ann_set *set, struct ann_listing *l, struct dso *dso)
+{
+    if (!(l->src = dwarf_of(set, dso)))
         return;
+    ann_src_function(l->src, l->func->start);
     for (size_t i = 0; i < l->n; i++) {
         struct ann_srcpos p;
         if (ann_src_lookup(l->src, l->lines[i].insn.addr, &p) == 0) {
@@ -206,8 +227,8 @@ static void add_source(struct ann_listing *l, struct dso *dso)
     }
 }
 
-int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct ann_listing *out,
-                      char *err, size_t errlen)
+int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_syntax syntax,
+                      struct ann_listing *out, char *err, size_t errlen)
 {
     const char *path = dso_code_path(f->dso);
     struct ann_insn *insns;
@@ -266,14 +287,13 @@ int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct a
             t->jump_target = true;
     }
     place_hits(f, out);
-    add_source(out, f->dso);
+    add_source(set, out, f->dso);
     return 0;
 }
 
 void ann_listing_release(struct ann_listing *l)
 {
     free(l->lines);
-    ann_src_close(l->src);
     memset(l, 0, sizeof(*l));
 }
 

@@ -13,6 +13,7 @@
 
 struct session;
 struct dso;
+struct ann_src;
 
 struct ann_hit {
     uint64_t addr;              /* ELF virtual address */
@@ -34,6 +35,9 @@ struct ann_set {
     uint64_t unannotated;          /* samples of kernel code, unmapped or unnamed addresses */
     uint64_t unnamed;              /* of those: in a mapped file without a name for them */
     struct dso *unnamed_dso;       /* the first such file (its dso_status says why) */
+    VEC(struct ann_dwarf { struct dso *dso; struct ann_src *src; }) dwarf;
+                                   /* DWARF opened once per file (decompressing debug
+                                      sections costs more than the listings) */
 };
 
 /* Collects the session's user-space hits that resolve to a named function (not brackets).
@@ -57,14 +61,14 @@ struct ann_listing {
     uint64_t off_insn_samples;  /* hits that fell on no instruction start (bad decode) */
     bool has_source;            /* DWARF line information was found */
     const char *code_path;      /* the file the bytes were read from */
-    struct ann_src *src;        /* keeps the file names alive */
+    struct ann_src *src;        /* the file names' owner (the set's DWARF cache), or NULL */
 };
 
 /* Disassembles f from its DSO's file and attaches hits and source lines. 0, or -errno with a
  * one-line reason in err: -ENOENT (file not readable), -ESTALE (the file on disk is not the
  * one profiled), -EFBIG (function over 1 MiB), -ENOMEM. */
-int ann_listing_build(const struct ann_func *f, enum ann_syntax syntax, struct ann_listing *out,
-                      char *err, size_t errlen);
+int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_syntax syntax,
+                      struct ann_listing *out, char *err, size_t errlen);
 void ann_listing_release(struct ann_listing *l);
 
 /* The function of f's DSO that contains vaddr, as "name" or "name+0x1a" (for branch targets

@@ -2,6 +2,7 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,18 @@ struct joined {
     char *path;
 };
 
+/* One address range of an inlined subroutine of the current function. */
+struct inl {
+    uint64_t lo, hi;
+    unsigned depth;         /* nesting: the deepest range holding an address is innermost */
+    const char *name;
+};
+
 struct ann_src {
     int fd;
     Dwarf *dw;
     VEC(struct joined) paths;
+    VEC(struct inl) inl;    /* of the function ann_src_function prepared */
 };
 
 int ann_src_open(const char *elf_path, struct ann_src **out)
@@ -50,6 +59,7 @@ void ann_src_close(struct ann_src *s)
     for (size_t i = 0; i < s->paths.n; i++)
         free(s->paths.v[i].path);
     vec_free(&s->paths);
+    vec_free(&s->inl);
     dwarf_end(s->dw);
     close(s->fd);
     free(s);
@@ -80,23 +90,74 @@ static const char *absolute(struct ann_src *s, Dwarf_Die *cu, const char *raw)
     return j.path;
 }
 
-/* The name of the innermost inlined subroutine whose scope holds addr (via its abstract
- * origin, where the name lives), or NULL. */
-static const char *inlined_name(Dwarf_Die *cu, uint64_t addr)
+/* The inlined subroutines below die (at depth), each range apart. */
+static int collect_inlines(struct ann_src *s, Dwarf_Die *die, unsigned depth)
 {
-    Dwarf_Die *scopes = NULL;
-    const char *name = NULL;
-    int n = dwarf_getscopes(cu, addr, &scopes);
+    Dwarf_Die child;
 
-    for (int i = 0; i < n && !name; i++) {
-        Dwarf_Attribute a;
-        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-            break;
-        if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-            name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+    if (depth > 64 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_inlined_subroutine) {
+            Dwarf_Attribute a;
+            const char *name = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_name, &a));
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t off = 0;
+            while (name && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+                struct inl in = { lo, hi, depth, name };
+                if (vec_push(&s->inl, in))
+                    return -ENOMEM;
+            }
+        }
+        if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+            collect_inlines(s, &child, depth + 1))
+            return -ENOMEM;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+struct func_find {
+    uint64_t pc;
+    Dwarf_Die die;
+    bool found;
+};
+
+static int func_at(Dwarf_Die *die, void *arg)
+{
+    struct func_find *ff = arg;
+    if (dwarf_haspc(die, ff->pc) != 1)
+        return DWARF_CB_OK;
+    ff->die = *die;
+    ff->found = true;
+    return DWARF_CB_ABORT;
+}
+
+int ann_src_function(struct ann_src *s, uint64_t lo)
+{
+    struct func_find ff = { .pc = lo };
+    Dwarf_Die cu;
+
+    s->inl.n = 0;
+    if (!dwarf_addrdie(s->dw, lo, &cu))
+        return -ENOENT;
+    /* The concrete function (dwarf_getscopes would go up through an inlined callee's abstract
+     * definition), walked once per function rather than per instruction. */
+    dwarf_getfuncs(&cu, func_at, &ff, 0);
+    return ff.found ? collect_inlines(s, &ff.die, 1) : -ENOENT;
+}
+
+/* The innermost inlined subroutine covering addr, of the current function, or NULL. */
+static const char *inlined_name(const struct ann_src *s, uint64_t addr)
+{
+    const struct inl *best = NULL;
+
+    for (size_t i = 0; i < s->inl.n; i++) {
+        const struct inl *in = &s->inl.v[i];
+        if (addr >= in->lo && addr < in->hi && (!best || in->depth > best->depth))
+            best = in;
     }
-    free(scopes);
-    return name;
+    return best ? best->name : NULL;
 }
 
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)
@@ -115,6 +176,6 @@ int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)
         pos->line = (unsigned)ln;
     if (pos->file)
         pos->file = absolute(s, &cu, pos->file);
-    pos->inlined = inlined_name(&cu, addr);
+    pos->inlined = inlined_name(s, addr);
     return pos->file ? 0 : -ENOENT;
 }

@@ -15,7 +15,11 @@ struct ann_srcpos {
 /* Opens the DWARF of elf_path. 0, -ENODATA (no DWARF), -ENOMEM or -errno (unreadable). */
 int ann_src_open(const char *elf_path, struct ann_src **out);
 void ann_src_close(struct ann_src *s);
+/* Prepares the lookups of one function (the one containing lo): its inlined subroutines, read
+ * once. 0, -ENOENT (no function DIE there: no inlined names) or -ENOMEM. */
+int ann_src_function(struct ann_src *s, uint64_t lo);
 /* The line-table row covering addr (the last row at or below it in its compilation unit) and
- * the innermost inlined subroutine there. 0, or -ENOENT when no unit covers addr. */
+ * the innermost inlined subroutine there (of the function last prepared). 0, or -ENOENT when
+ * no unit covers addr. */
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos);
 #endif

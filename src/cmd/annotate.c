@@ -202,7 +202,7 @@ static void unnamed_note(const struct ann_set *set)
 }
 
 /* Lists the chosen functions; 0, 1 (a SYMBOL has no samples) or -errno (write error). */
-static int annotate_all(const struct annotate_opts *o, const struct ann_set *set,
+static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
                         const char *event)
 {
     struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0 };
@@ -244,7 +244,7 @@ static int annotate_all(const struct annotate_opts *o, const struct ann_set *set
         if (!o->nsyms && o->top && shown == o->top)
             break;
         shown++;
-        err = ann_listing_build(f, o->syntax, &l, why, sizeof(why));
+        err = ann_listing_build(set, f, o->syntax, &l, why, sizeof(why));
         if (err == -ENOMEM)
             return err;
         if (err)

@@ -1,6 +1,6 @@
 /* A hot loop with a division, for `prospect annotate` against `perf annotate`: divide() spends
  * its time on one `div` (whose samples skid onto the next instruction on this VM), mix() on
- * cheap arithmetic, so two symbols have hits. argv[1] scales the work. */
+ * cheap arithmetic (inlined from mix_step), so two symbols have hits. argv[1] scales the work. */
 #include <stdlib.h>
 
 static volatile unsigned long sink;
@@ -13,11 +13,18 @@ __attribute__((noinline)) unsigned long divide(unsigned long n, unsigned long d)
     return acc;
 }
 
+/* Inlined into mix(): its instructions carry its name in the listing. */
+static inline __attribute__((always_inline)) unsigned long mix_step(unsigned long h,
+                                                                   unsigned long i)
+{
+    return (h ^ i) * 0x9e3779b97f4a7c15ul + (h >> 7);
+}
+
 __attribute__((noinline)) unsigned long mix(unsigned long n)
 {
     unsigned long h = 0;
     for (unsigned long i = 0; i < n; i++)
-        h = (h ^ i) * 0x9e3779b97f4a7c15ul + (h >> 7);
+        h = mix_step(h, i);
     return h;
 }
 
