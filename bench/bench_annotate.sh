@@ -1,0 +1,38 @@
+# prospect annotate vs perf annotate --stdio, every symbol of one perf.data (issue 11): the
+# profile is prospect itself (-O2 -g, ~80 functions with samples, libc with its debug info)
+# reading a 40k-sample file 10 times; RUNS runs of each, interleaved, medians of wall time.
+# Target: prospect at least 10x faster.
+set -u
+RUNS=${RUNS:-5}
+T=$BENCH_TMP/annotate
+mkdir -p "$T"
+command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
+gcc -O2 -g -o "$T/div" tests/workloads/annotate_div.c || exit 1
+cp "$PROSPECT" "$T/prospect-profiled"
+perf record -q -F 20000 -o "$T/input.data" -- "$T/div" 300000000 >/dev/null 2>&1 &&
+perf record -q -F 20000 -o "$T/self.data" -- sh -c "for i in 1 2 3 4 5; do
+    '$T/prospect-profiled' report -i '$T/input.data' --flat >/dev/null
+    '$T/prospect-profiled' report -i '$T/input.data' >/dev/null; done" >/dev/null 2>&1 ||
+    { echo "perf record failed"; exit 1; }
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+wall() {    # wall OUT CMD...: the command's wall time in seconds
+    local out=$1 t0 t1; shift
+    t0=$EPOCHREALTIME
+    "$@" > "$out" 2>/dev/null
+    t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+: > "$T/ours_t"; : > "$T/perf_t"
+for i in $(seq "$RUNS"); do
+    wall "$T/ours.txt" "$PROSPECT" annotate -i "$T/self.data" --top 0 >> "$T/ours_t"
+    wall "$T/perf.txt" perf annotate --stdio -i "$T/self.data" >> "$T/perf_t"
+done
+n=$(grep -cE '^[^ #].*  \([0-9]+ samples?, ' "$T/ours.txt")
+pn=$(grep -c 'Percent |' "$T/perf.txt")
+ot=$(median < "$T/ours_t"); pt=$(median < "$T/perf_t")
+echo "perf.data: $("$PROSPECT" report -i "$T/self.data" --header | awk '$1 == "samples" { print $2 }')" \
+     "samples; functions listed: prospect $n, perf $pn; $RUNS runs each, interleaved, medians"
+printf "%-36s %10s %10s %10s\n" "" "time (s)" "perf (s)" "speedup"
+printf "%-36s %10s %10s %10s\n" "prospect annotate --top 0" "$ot" "$pt" \
+    "$(awk -v a="$pt" -v b="$ot" 'BEGIN { printf("%.1fx", b > 0 ? a / b : 0) }')"
