@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "cmd/cmd.h"
 #include <sys/utsname.h>
+#include "annotate/srcline_report.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
 #include "report/file_header.h"
@@ -39,7 +40,8 @@ const char cmd_report_usage[] =
 "                         --dso are its options and imply it (as perf's --sort)\n"
 "  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
 "                         (default comm,dso,sym); pid is per process. tid alone: per\n"
-"                         thread, tid:comm (what perf's own pid key shows)\n"
+"                         thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
+"                         per source file:line, from DWARF (docs/annotate.md)\n"
 "  -n, --show-nr-samples  a Samples column\n"
 "      --percentage M     absolute (default): % of every sample's period, filters hide\n"
 "                         rows; relative: % of what the filters left\n"
@@ -77,6 +79,7 @@ const char cmd_report_usage[] =
 struct report_cmd_opts {
     const char *input;
     bool header, stats, flat, wide;
+    bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -192,7 +195,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_FLAT: o->flat = true; break;
         /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
-            if (flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
+            o->srcline = !strcmp(optarg, "srcline");
+            if (!o->srcline && flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
             o->flat = true;
             break;
@@ -542,7 +546,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             fo.total_period = oe->all_period;
         }
         fo.threads = oe->threads;
-        err = report_flat(stdout, s, ks, &fo);
+        err = o->srcline ? report_srcline(stdout, s, ks, &fo) : report_flat(stdout, s, ks, &fo);
     } else {
         struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
                                   .wide = o->flat_opts.wide };

@@ -100,12 +100,36 @@ assert sum(i['hits'] for i in f['divide']['instructions']) == f['divide']['sampl
 assert any(i['line'] == 12 for i in f['divide']['instructions'])
 " "$TEST_TMP/a.json"
 
+# report --sort srcline: the rows of the workload's lines are perf's (same samples: within 0.1
+# point), in CSV with the full path and the line apart; "??:0" where a file has no DWARF.
+perf report -i "$data" --stdio --sort srcline 2>/dev/null |
+    awk '$1 ~ /%$/ && $2 ~ /^annotate_div.c:/ { sub("%", "", $1); print $2 "|" $1 }' > "$TEST_TMP/sl.perf"
+"$PROSPECT" report -i "$data" --sort srcline |
+    awk '$1 ~ /%$/ { sub("%", "", $1); print $2 "|" $1 }' > "$TEST_TMP/sl.ours"
+bad=$(awk -F'|' 'NR == FNR { ours[$1] = $2; next } $2 >= 0.5 { d = ours[$1] - $2; if (d < 0) d = -d;
+        if (!($1 in ours) || d > 0.1) printf "%s perf %s ours %s; ", $1, $2, ours[$1] }' \
+    "$TEST_TMP/sl.ours" "$TEST_TMP/sl.perf")
+if [ ! -s "$TEST_TMP/sl.perf" ]; then
+    fail report_srcline_matches_perf "perf report --sort srcline showed no row of the workload"
+else
+    check report_srcline_matches_perf [ -z "$bad" ]
+fi
+check report_srcline_csv grep -Eq '^[0-9.]+,[0-9]+,[0-9]+,annotate_div.c:12,/[^,]*/annotate_div.c,12$' \
+    <("$PROSPECT" report -i "$data" --sort srcline --format csv)
+"$PROSPECT" report -i "$data" --sort srcline --format json | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert any(r['srcline'] == 'annotate_div.c:12' and r['line'] == 12 for r in d['rows'])"
+check report_srcline_json [ $? = 0 ]
+
 # Without DWARF: the listing still comes, and says why there are no lines.
 ndata=$TEST_TMP/nodwarf.data
 if perf record -q -o "$ndata" -- "$WL/annotate_div_nodwarf" 5000000 >/dev/null 2>&1; then
     "$PROSPECT" annotate -i "$ndata" divide > "$TEST_TMP/nod.txt" 2>&1
     check annotate_without_dwarf_says_so grep -q "no DWARF line information" "$TEST_TMP/nod.txt"
     check annotate_without_dwarf_lists grep -Eq 'div' "$TEST_TMP/nod.txt"
+    check report_srcline_without_dwarf grep -Eq '^ +[0-9.]+%  \?\?:0$' \
+        <("$PROSPECT" report -i "$ndata" --sort srcline)
 else
     fail annotate_without_dwarf "perf record failed"
 fi
