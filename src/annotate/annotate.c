@@ -1,9 +1,7 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "annotate/annotate.h"
 #include "annotate/srcline.h"
 #include "session/session.h"
@@ -131,32 +129,7 @@ void ann_set_release(struct ann_set *set)
     }
     vec_free(&set->funcs);
     hashmap_release(&set->index);
-    for (size_t i = 0; i < set->dwarf.n; i++)
-        ann_src_close(set->dwarf.v[i].src);
-    vec_free(&set->dwarf);
-}
-
-/* n bytes of path at ELF address vaddr (malloc'd), or NULL with errno set. */
-static uint8_t *read_code(const char *path, uint64_t vaddr, uint64_t n)
-{
-    uint64_t off;
-    uint8_t *buf;
-    int fd, e;
-
-    if ((e = elf_vaddr_to_offset(path, vaddr, &off))) {
-        errno = -e;
-        return NULL;
-    }
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return NULL;
-    buf = malloc(n);
-    if (buf && pread(fd, buf, n, (off_t)off) != (ssize_t)n) {
-        free(buf);
-        buf = NULL;
-        errno = EIO;
-    }
-    close(fd);
-    return buf;
+    ann_src_cache_release(&set->dwarf);
 }
 
 /* Hits onto instructions (both ascending): a hit between instruction starts is counted apart. */
@@ -192,28 +165,9 @@ static struct ann_line *line_at(struct ann_listing *l, uint64_t addr)
     return lo < l->n && l->lines[lo].insn.addr == addr ? &l->lines[lo] : NULL;
 }
 
-/* The DSO's DWARF, opened on first use (NULL: none). */
-static struct ann_src *dwarf_of(struct ann_set *set, struct dso *dso)
-{
-    struct ann_dwarf d = { dso, NULL };
-    const char *dbg;
-
-    for (size_t i = 0; i < set->dwarf.n; i++)
-        if (set->dwarf.v[i].dso == dso)
-            return set->dwarf.v[i].src;
-    dbg = dso_debug_path(dso);
-    if (dbg && ann_src_open(dbg, &d.src))
-        d.src = NULL;
-    if (vec_push(&set->dwarf, d)) {
-        ann_src_close(d.src);
-        return NULL;
-    }
-    return d.src;
-}
-
 static void add_source(struct ann_set *set, struct ann_listing *l, struct dso *dso)
 {
-    if (!(l->src = dwarf_of(set, dso)))
+    if (!(l->src = ann_src_cache_get(&set->dwarf, dso)))
         return;
     ann_src_function(l->src, l->func->start);
     for (size_t i = 0; i < l->n; i++) {
@@ -256,13 +210,11 @@ int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_sy
                  f->size ? "over 1 MiB of code, not disassembled" : "size unknown");
         return -EFBIG;
     }
-    errno = 0;
-    code = read_code(path, f->start, f->size);
+    code = elf_read_code(path, f->start, f->size);
     if (!code) {
-        int e = errno ? errno : EIO;
-        snprintf(err, errlen, "cannot read %s at %#llx: %s", path,
-                 (unsigned long long)f->start, strerror(e));
-        return -e;
+        snprintf(err, errlen, "cannot read %s at %#llx (unreadable, or not in a loaded segment)",
+                 path, (unsigned long long)f->start);
+        return -ENOENT;
     }
     n = ann_disasm(code, f->size, f->start, syntax, &insns);
     free(code);

@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "annotate/disasm.h"
+#include "annotate/srcline.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
 struct session;
 struct dso;
-struct ann_src;
 
 struct ann_hit {
     uint64_t addr;              /* ELF virtual address */
@@ -35,9 +35,7 @@ struct ann_set {
     uint64_t unannotated;          /* samples of kernel code, unmapped or unnamed addresses */
     uint64_t unnamed;              /* of those: in a mapped file without a name for them */
     struct dso *unnamed_dso;       /* the first such file (its dso_status says why) */
-    VEC(struct ann_dwarf { struct dso *dso; struct ann_src *src; }) dwarf;
-                                   /* DWARF opened once per file (decompressing debug
-                                      sections costs more than the listings) */
+    struct ann_src_cache dwarf;    /* each file's DWARF, opened once */
 };
 
 /* Collects the session's user-space hits that resolve to a named function (not brackets).

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "annotate/srcline.h"
+#include "symbol/dso.h"
 #include "util/vec.h"
 
 /* A line table's relative file name joined with its unit's compilation directory. */
@@ -178,4 +179,30 @@ int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)
         pos->file = absolute(s, &cu, pos->file);
     pos->inlined = inlined_name(s, addr);
     return pos->file ? 0 : -ENOENT;
+}
+
+struct ann_src *ann_src_cache_get(struct ann_src_cache *c, struct dso *dso)
+{
+    struct ann_src_entry e = { dso, NULL };
+    const char *dbg;
+
+    /* Hits come map by map: the last file asked for is the likely one. */
+    for (size_t i = c->v.n; i-- > 0; )
+        if (c->v.v[i].dso == dso)
+            return c->v.v[i].src;
+    dbg = dso_debug_path(dso);
+    if (dbg && ann_src_open(dbg, &e.src))
+        e.src = NULL;
+    if (vec_push(&c->v, e)) {
+        ann_src_close(e.src);
+        return NULL;
+    }
+    return e.src;
+}
+
+void ann_src_cache_release(struct ann_src_cache *c)
+{
+    for (size_t i = 0; i < c->v.n; i++)
+        ann_src_close(c->v.v[i].src);
+    vec_free(&c->v);
 }

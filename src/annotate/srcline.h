@@ -3,8 +3,10 @@
 #ifndef PROSPECT_ANNOTATE_SRCLINE_H
 #define PROSPECT_ANNOTATE_SRCLINE_H
 #include <stdint.h>
+#include "util/vec.h"
 
 struct ann_src;
+struct dso;
 
 struct ann_srcpos {
     const char *file;       /* source path as the compiler wrote it (owned by the handle) */
@@ -22,4 +24,13 @@ int ann_src_function(struct ann_src *s, uint64_t lo);
  * the innermost inlined subroutine there (of the function last prepared). 0, or -ENOENT when
  * no unit covers addr. */
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos);
+
+/* Each DSO's DWARF, opened on first use and kept: decompressing a large debug file's sections
+ * (libc's) cost more than every listing of a profile when it was opened per function. */
+struct ann_src_cache {
+    VEC(struct ann_src_entry { struct dso *dso; struct ann_src *src; }) v;
+};
+/* The DSO's DWARF (its own or its separate debug file), or NULL when it has none. */
+struct ann_src *ann_src_cache_get(struct ann_src_cache *c, struct dso *dso);
+void ann_src_cache_release(struct ann_src_cache *c);
 #endif

@@ -23,33 +23,9 @@ struct sl_ctx {
     const struct flat_opts *o;
     VEC(struct sl_row) rows;
     VEC(char *) owned;          /* kernel names made here */
-    VEC(struct sl_dwarf { struct dso *dso; struct ann_src *src; }) dwarf;
+    struct ann_src_cache dwarf;
     uint64_t samples, period;   /* of the rows kept (--dso) */
 };
-
-static struct ann_src *dwarf_for(struct sl_ctx *c, struct dso *dso)
-{
-    struct sl_dwarf d = { dso, NULL };
-    const char *dbg;
-
-    if (c->dwarf.n && c->dwarf.v[c->dwarf.n - 1].dso == dso)
-        return c->dwarf.v[c->dwarf.n - 1].src;
-    for (size_t i = 0; i < c->dwarf.n; i++)
-        if (c->dwarf.v[i].dso == dso) {
-            struct sl_dwarf t = c->dwarf.v[i];      /* most recent last: hits come per map */
-            c->dwarf.v[i] = c->dwarf.v[c->dwarf.n - 1];
-            c->dwarf.v[c->dwarf.n - 1] = t;
-            return t.src;
-        }
-    dbg = dso_debug_path(dso);
-    if (dbg && ann_src_open(dbg, &d.src))
-        d.src = NULL;
-    if (vec_push(&c->dwarf, d)) {
-        ann_src_close(d.src);
-        return NULL;
-    }
-    return d.src;
-}
 
 static bool dso_wanted(const struct sl_ctx *c, struct dso *dso)
 {
@@ -80,7 +56,7 @@ static int add_hit(void *arg, const struct sym_hit *h)
     } else if (!dso_wanted(c, h->dso)) {
         return 0;
     } else if (h->dso && dso_kind(h->dso) == DSO_FILE) {
-        struct ann_src *src = dwarf_for(c, h->dso);
+        struct ann_src *src = ann_src_cache_get(&c->dwarf, h->dso);
         struct ann_srcpos p;
         if (src && ann_src_lookup(src, h->addr, &p) == 0 && p.line) {
             r.path = p.file;
@@ -247,9 +223,7 @@ int report_srcline(FILE *f, struct session *s, const struct ksyms *ks,
     for (size_t i = 0; i < c.owned.n; i++)
         free(c.owned.v[i]);
     vec_free(&c.owned);
-    for (size_t i = 0; i < c.dwarf.n; i++)
-        ann_src_close(c.dwarf.v[i].src);
-    vec_free(&c.dwarf);
+    ann_src_cache_release(&c.dwarf);
     vec_free(&c.rows);
     return err;
 }

@@ -305,8 +305,7 @@ bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *ou
     return cf.found;
 }
 
-/* Reads `size` bytes of `path` at ELF address `vaddr`: malloc'd, or NULL. */
-static uint8_t *read_code(const char *path, uint64_t vaddr, uint64_t size)
+uint8_t *elf_read_code(const char *path, uint64_t vaddr, uint64_t size)
 {
     uint64_t off;
     uint8_t *buf;
@@ -338,7 +337,7 @@ static int function_exits(struct dso *dso, const char *path, const struct symbol
     if (region_cold_part(dso, f->name, &cold))
         parts[np++] = (struct code_part){ .vaddr = cold.start, .n = cold.size };
     for (size_t i = 0; i < np; i++)
-        parts[i].code = read_code(path, parts[i].vaddr, parts[i].n);
+        parts[i].code = elf_read_code(path, parts[i].vaddr, parts[i].n);
     for (size_t i = 0; i < np; i++)
         if (!parts[i].code) {
             snprintf(why, whylen, "%s", !parts[i].n ? "its symbol has no size"
@@ -375,7 +374,7 @@ static bool no_return(const char *name)
 static bool fragment_falls_through(struct dso *dso, const char *path,
                                    const struct addr_range *rg)
 {
-    uint8_t *code = read_code(path, rg->lo, rg->hi - rg->lo);
+    uint8_t *code = elf_read_code(path, rg->lo, rg->hi - rg->lo);
     struct symres sr;
     uint64_t callee;
     bool falls;
@@ -407,7 +406,7 @@ static bool instance_jumps_to(const char *path, const struct inline_site *is, ui
     struct jump_to j = { .target = target };
     for (size_t r = 0; r < is->nr_ranges && !j.found; r++) {
         const struct addr_range *rg = &is->ranges[r];
-        uint8_t *code = read_code(path, rg->lo, rg->hi - rg->lo);
+        uint8_t *code = elf_read_code(path, rg->lo, rg->hi - rg->lo);
         if (!code)
             return true;
         jump_code_branch_targets(code, rg->hi - rg->lo, rg->lo, on_jump_to, &j);

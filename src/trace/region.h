@@ -75,6 +75,8 @@ int region_find_library(const char *name, const char *exe, char *out, size_t out
 
 /* ELF virtual address -> file offset through the PT_LOAD segment containing it. */
 int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset);
+/* `size` bytes (at most 1 MiB) of `path` at ELF address `vaddr`: malloc'd, or NULL. */
+uint8_t *elf_read_code(const char *path, uint64_t vaddr, uint64_t size);
 
 /* The cold part gcc split off function `name` ("f.cold", "f(int) [clone .cold]"), if any:
  * true with *out set. */
