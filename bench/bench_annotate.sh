@@ -1,7 +1,8 @@
 # prospect annotate vs perf annotate --stdio, every symbol of one perf.data (issue 11): the
 # profile is prospect itself (-O2 -g, ~80 functions with samples, libc with its debug info)
 # reading a 40k-sample file 10 times; RUNS runs of each, interleaved, medians of wall time.
-# Target: prospect at least 10x faster.
+# Also report --sort srcline vs perf report --sort srcline on the same file.
+# Target: annotate at least 10x faster, srcline 20x (issue 11).
 set -u
 RUNS=${RUNS:-5}
 T=$BENCH_TMP/annotate
@@ -23,10 +24,12 @@ wall() {    # wall OUT CMD...: the command's wall time in seconds
     t1=$EPOCHREALTIME
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
-: > "$T/ours_t"; : > "$T/perf_t"
+: > "$T/ours_t"; : > "$T/perf_t"; : > "$T/osl_t"; : > "$T/psl_t"
 for i in $(seq "$RUNS"); do
     wall "$T/ours.txt" "$PROSPECT" annotate -i "$T/self.data" --top 0 >> "$T/ours_t"
     wall "$T/perf.txt" perf annotate --stdio -i "$T/self.data" >> "$T/perf_t"
+    wall "$T/osl.txt" "$PROSPECT" report -i "$T/self.data" --sort srcline >> "$T/osl_t"
+    wall "$T/psl.txt" perf report --stdio -i "$T/self.data" --sort srcline >> "$T/psl_t"
 done
 n=$(grep -cE '^[^ #].*  \([0-9]+ samples?, ' "$T/ours.txt")
 pn=$(grep -c 'Percent |' "$T/perf.txt")
@@ -34,5 +37,7 @@ ot=$(median < "$T/ours_t"); pt=$(median < "$T/perf_t")
 echo "perf.data: $("$PROSPECT" report -i "$T/self.data" --header | awk '$1 == "samples" { print $2 }')" \
      "samples; functions listed: prospect $n, perf $pn; $RUNS runs each, interleaved, medians"
 printf "%-36s %10s %10s %10s\n" "" "time (s)" "perf (s)" "speedup"
-printf "%-36s %10s %10s %10s\n" "prospect annotate --top 0" "$ot" "$pt" \
-    "$(awk -v a="$pt" -v b="$ot" 'BEGIN { printf("%.1fx", b > 0 ? a / b : 0) }')"
+row() { printf "%-36s %10s %10s %10s\n" "$1" "$2" "$3" \
+    "$(awk -v a="$3" -v b="$2" 'BEGIN { printf("%.1fx", b > 0 ? a / b : 0) }')"; }
+row "prospect annotate --top 0" "$ot" "$pt"
+row "prospect report --sort srcline" "$(median < "$T/osl_t")" "$(median < "$T/psl_t")"

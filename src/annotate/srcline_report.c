@@ -58,7 +58,9 @@ static int add_hit(void *arg, const struct sym_hit *h)
     } else if (h->dso && dso_kind(h->dso) == DSO_FILE) {
         struct ann_src *src = ann_src_cache_get(&c->dwarf, h->dso);
         struct ann_srcpos p;
-        if (src && ann_src_lookup(src, h->addr, &p) == 0 && p.line) {
+        /* Line 0 (code of no source line, e.g. gcc's jump tables) keeps its file: perf
+         * shows "file.c:0" too. */
+        if (src && ann_src_lookup(src, h->addr, &p) == 0) {
             r.path = p.file;
             r.name = path_basename(p.file);
             r.line = p.line;

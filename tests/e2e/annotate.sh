@@ -84,6 +84,14 @@ check annotate_intel_syntax sh -c "! grep -Eq '^ .*:.*%r' '$TEST_TMP/intel.txt' 
 "$PROSPECT" annotate -i "$data" -M intel divide | cmp -s - "$TEST_TMP/intel.txt"
 check annotate_perf_M_intel [ $? = 0 ]
 
+# --dso and --comm choose; a filter that matches nothing lists nothing (status 1).
+n=$("$PROSPECT" annotate -i "$data" --dso annotate_div --top 0 | grep -cE '^[^ #].*  \([0-9]+ samples?, ')
+check annotate_dso_filter [ "$n" = 2 ]
+"$PROSPECT" annotate -i "$data" --comm nosuchcomm >/dev/null 2>&1
+check annotate_comm_filter_empty [ $? = 1 ]
+"$PROSPECT" annotate -i "$data" --comm annotate_div divide | grep -q '^divide '
+check annotate_comm_filter [ $? = 0 ]
+
 # Default: functions with hits, hottest first; --top limits them.
 "$PROSPECT" annotate -i "$data" > "$TEST_TMP/all.txt"
 first=$(grep -E '^[^ #].*  \(' "$TEST_TMP/all.txt" | head -1 | cut -d' ' -f1)
