@@ -92,6 +92,9 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
             str_printable(f->name, pbuf, sizeof(pbuf)),
             str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
+    if (l->code_path && strcmp(l->code_path, dso_path(f->dso)))
+        fprintf(o->f, "# code read from %s (the file as profiled)\n",
+                str_printable(l->code_path, pbuf, sizeof(pbuf)));
     if (!l->has_source)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
                 str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
