@@ -1,0 +1,26 @@
+/* Reports of call stacks (callgraph/stacks.h): FlameGraph's folded stacks and perf's
+ * Children/Self table. */
+#ifndef PROSPECT_REPORT_CALLGRAPH_OUT_H
+#define PROSPECT_REPORT_CALLGRAPH_OUT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
+
+/* One line per distinct stack, "comm;outer;...;leaf COUNT" (samples), sorted as
+ * stackcollapse-perf.pl sorts them; kernel frames end in "_[k]". 0 or -ENOMEM/-EIO. */
+int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
+
+struct children_opts {
+    const char *event;        /* for the header, may be NULL */
+    double percent_limit;     /* hide rows whose Children is below */
+    bool show_nr_samples;
+    bool wide;                /* no eliding to 100 columns */
+};
+
+/* perf's --children table: per (DSO, symbol), the share of the period of the samples whose
+ * stack holds it (once per sample, however deep it recurses) and of those where it is the
+ * leaf; sorted by Children, then Self. 0 or -ENOMEM/-EIO. */
+int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                    const struct children_opts *o);
+#endif

@@ -1,0 +1,181 @@
+/* Call stacks from samples (callgraph/stacks.c) and the reports made of them (folded stacks,
+ * the Children/Self table). */
+#include <stdlib.h>
+#include <string.h>
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
+#include "perf/record.h"
+#include "report/callgraph_out.h"
+#include "session/process.h"
+#include "test.h"
+
+TEST(chain_markers_and_return_addresses)
+{
+    struct process *p = process_new(42, "prog");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000200ull,
+                               PERF_CONTEXT_HV, 0x1234, PERF_CONTEXT_USER, 0x401010, 0x402020 };
+    struct sample smp = { .cpumode = PERF_RECORD_MISC_KERNEL, .ip = 0xffffffff81000010ull,
+                          .nr_callchain = 8, .callchain = chain };
+    struct cg_store cs;
+    const struct cg_frame *f;
+
+    CHECK(p);
+    cg_store_init(&cs);
+    CHECK(cg_store_add(&cs, p, &smp, 10) == 0);
+    CHECK_EQ_U64(cs.nstacks, 1);
+    CHECK_EQ_U64(cs.stacks[0].n, 4);      /* the hypervisor frame is left out */
+    f = cg_stack_frames(&cs, &cs.stacks[0]);
+    CHECK_EQ_U64(f[0].addr, 0xffffffff81000010ull);   /* the sampled ip as it is */
+    CHECK(f[0].map == &cg_kernel_map);
+    CHECK_EQ_U64(f[1].addr, 0xffffffff810001ffull);   /* callers: return address - 1 */
+    CHECK(f[1].map == &cg_kernel_map);
+    CHECK_EQ_U64(f[2].addr, 0x40100f);
+    CHECK(f[2].map == NULL);                           /* user, outside every map */
+    CHECK_EQ_U64(f[3].addr, 0x40201f);
+    cg_store_release(&cs);
+    process_free(p);
+}
+
+TEST(equal_stacks_are_stored_once_per_process)
+{
+    struct process *p = process_new(1, "a"), *q = process_new(2, "b");
+    const uint64_t chain[] = { PERF_CONTEXT_USER, 0x1000, 0x2000 };
+    struct sample smp = { .cpumode = PERF_RECORD_MISC_USER, .ip = 0x1000, .nr_callchain = 3,
+                          .callchain = chain };
+    struct sample bare = { .cpumode = PERF_RECORD_MISC_USER, .ip = 0x5000 };
+    struct cg_store cs;
+
+    CHECK(p && q);
+    cg_store_init(&cs);
+    for (int i = 0; i < 3000; i++)       /* past the first table growth */
+        CHECK(cg_store_add(&cs, p, &smp, 2) == 0);
+    CHECK(cg_store_add(&cs, q, &smp, 5) == 0);
+    CHECK(cg_store_add(&cs, q, &bare, 1) == 0);   /* no call chain: the ip alone */
+    CHECK_EQ_U64(cs.nstacks, 3);
+    CHECK_EQ_U64(cs.stacks[0].samples, 3000);
+    CHECK_EQ_U64(cs.stacks[0].period, 6000);
+    CHECK_EQ_U64(cs.stacks[1].period, 5);
+    CHECK_EQ_U64(cs.stacks[2].n, 1);
+    CHECK_EQ_U64(cg_stack_frames(&cs, &cs.stacks[2])[0].addr, 0x5000);
+    CHECK_EQ_U64(cs.samples, 3002);
+    CHECK_EQ_U64(cs.period, 6006);
+    cg_store_release(&cs);
+    process_free(p);
+    process_free(q);
+}
+
+/* Stacks over hand-made symbols: frame i of the store gets symbol syms[i]. */
+struct fixture {
+    struct cg_store cs;
+    struct cg_syms cy;
+    struct cg_sym table[4];
+    uint32_t frame_sym[64];
+};
+
+enum { S_MAIN, S_REC, S_LEAF, S_KFUNC };
+
+static int add(struct fixture *fx, const struct process *p, const uint32_t *syms, uint32_t n,
+               uint64_t period, uint64_t base)
+{
+    struct cg_frame f[16];
+    size_t before = fx->cs.nframes;
+    for (uint32_t i = 0; i < n; i++) {
+        f[i].addr = base + i;
+        f[i].map = syms[i] == S_KFUNC ? &cg_kernel_map : NULL;
+    }
+    int err = cg_store_add_frames(&fx->cs, p, f, n, period);
+    for (size_t i = before; i < fx->cs.nframes; i++)
+        fx->frame_sym[i] = syms[i - before];
+    return err;
+}
+
+static void fixture_init(struct fixture *fx)
+{
+    memset(fx, 0, sizeof(*fx));
+    cg_store_init(&fx->cs);
+    fx->table[S_MAIN] = (struct cg_sym){ .name = "main" };
+    fx->table[S_REC] = (struct cg_sym){ .name = "rec" };
+    fx->table[S_LEAF] = (struct cg_sym){ .name = "ns::leaf(int;x)" };
+    fx->table[S_KFUNC] = (struct cg_sym){ .name = "do_syscall_64", .kernel = true };
+    fx->cy.syms = fx->table;
+    fx->cy.nsyms = 4;
+    fx->cy.frame_sym = fx->frame_sym;
+}
+
+static char *render(struct fixture *fx, bool folded)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct children_opts o = { .wide = true };
+    int err;
+
+    if (!f)
+        return NULL;
+    err = folded ? report_folded(f, &fx->cs, &fx->cy) : report_children(f, &fx->cs, &fx->cy, &o);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+TEST(children_count_a_recursive_symbol_once_per_sample)
+{
+    struct process *p = process_new(7, "prog");
+    const uint32_t deep[] = { S_LEAF, S_REC, S_REC, S_REC, S_MAIN };
+    const uint32_t flat[] = { S_LEAF, S_MAIN };
+    struct fixture fx;
+    char *out;
+
+    CHECK(p);
+    fixture_init(&fx);
+    CHECK(add(&fx, p, deep, 5, 3, 0x100) == 0);
+    CHECK(add(&fx, p, flat, 2, 1, 0x200) == 0);
+    out = render(&fx, false);
+    CHECK(out);
+    /* rec is in 3 of 4 periods: 75%, not 3 x 75%; leaf is every sample's own. */
+    CHECK(strstr(out, "   100.00%    100.00%  [unknown]      [.] ns::leaf(int;x)\n"));
+    CHECK(strstr(out, "   100.00%      0.00%  [unknown]      [.] main\n"));
+    CHECK(strstr(out, "    75.00%      0.00%  [unknown]      [.] rec\n"));
+    CHECK(strstr(out, "leaf") < strstr(out, "main"));     /* ties: more self first */
+    CHECK(strstr(out, "main") < strstr(out, "rec"));
+    free(out);
+    cg_store_release(&fx.cs);
+    process_free(p);
+}
+
+TEST(folded_lines_merge_equal_names_and_mark_the_kernel)
+{
+    struct process *p = process_new(9, "my prog");
+    const uint32_t user[] = { S_LEAF, S_MAIN };
+    const uint32_t kern[] = { S_KFUNC, S_MAIN };
+    struct fixture fx;
+    char *out;
+
+    CHECK(p);
+    fixture_init(&fx);
+    /* Two stacks at other addresses but of the same functions make one line. */
+    CHECK(add(&fx, p, user, 2, 1, 0x100) == 0);
+    CHECK(add(&fx, p, user, 2, 1, 0x300) == 0);
+    CHECK(add(&fx, p, user, 2, 1, 0x300) == 0);
+    CHECK(add(&fx, p, kern, 2, 1, 0x500) == 0);
+    CHECK_EQ_U64(fx.cs.nstacks, 3);
+    out = render(&fx, true);
+    CHECK(out);
+    CHECK_STR(out, "my_prog;main;do_syscall_64_[k] 1\n"
+                   "my_prog;main;ns::leaf 3\n");
+    free(out);
+    cg_store_release(&fx.cs);
+    process_free(p);
+}
+
+int main(void)
+{
+    RUN(chain_markers_and_return_addresses);
+    RUN(equal_stacks_are_stored_once_per_process);
+    RUN(children_count_a_recursive_symbol_once_per_sample);
+    RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
+    return 0;
+}
