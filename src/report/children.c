@@ -55,7 +55,7 @@ static void print_rows(FILE *f, const struct row *rows, size_t n, const struct c
         d = str_printable(cg_sym_dso(s, dbuf, sizeof(dbuf)), pbuf, sizeof(pbuf));
         if (!o->wide)
             d = str_elide(d, dw, ebuf, sizeof(ebuf));
-        fprintf(f, "%9.2f%% %9.2f%%", pct(r->children, cs->period), pct(r->self, cs->period));
+        fprintf(f, "%9.2f%%%9.2f%%", pct(r->children, cs->period), pct(r->self, cs->period));
         if (o->show_nr_samples)
             fprintf(f, "  %7" PRIu64, r->samples);
         fprintf(f, "  %-*s  [%c] ", (int)dw, d, s->kernel ? 'k' : '.');

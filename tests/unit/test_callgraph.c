@@ -136,9 +136,9 @@ TEST(children_count_a_recursive_symbol_once_per_sample)
     out = render(&fx, false);
     CHECK(out);
     /* rec is in 3 of 4 periods: 75%, not 3 x 75%; leaf is every sample's own. */
-    CHECK(strstr(out, "   100.00%    100.00%  [unknown]      [.] ns::leaf(int;x)\n"));
-    CHECK(strstr(out, "   100.00%      0.00%  [unknown]      [.] main\n"));
-    CHECK(strstr(out, "    75.00%      0.00%  [unknown]      [.] rec\n"));
+    CHECK(strstr(out, "   100.00%   100.00%  [unknown]      [.] ns::leaf(int;x)\n"));
+    CHECK(strstr(out, "   100.00%     0.00%  [unknown]      [.] main\n"));
+    CHECK(strstr(out, "    75.00%     0.00%  [unknown]      [.] rec\n"));
     CHECK(strstr(out, "leaf") < strstr(out, "main"));     /* ties: more self first */
     CHECK(strstr(out, "main") < strstr(out, "rec"));
     free(out);
