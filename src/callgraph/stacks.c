@@ -129,8 +129,11 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         /* A caller's frame holds the return address, which may be the first instruction of
          * the next function (a call at a function's end): ip - 1 is inside the call. */
         struct cg_frame *f = &cs->scratch[n];
+        struct map *m = ctx == CTX_KERNEL ? NULL : process_find_map(p, ip);
         f->addr = n ? ip - 1 : ip;
-        f->map = ctx == CTX_KERNEL ? &cg_kernel_map : process_find_map(p, ip);
+        f->map = ctx == CTX_KERNEL ? &cg_kernel_map : m;
+        if (m)
+            m->in_stack = true;   /* a map replaced later must outlive the stack */
         n++;
     }
     return cg_store_add_frames(cs, p, cs->scratch, n, period);

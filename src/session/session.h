@@ -22,6 +22,7 @@ struct map {
     struct dso *dso;              /* never NULL for maps made from records */
     uint32_t prot, flags;
     struct hitstore hits;         /* user hits at absolute addresses in [start, end) */
+    bool in_stack;                /* a kept call stack has a frame in it: keep it when retired */
 };
 
 struct process {

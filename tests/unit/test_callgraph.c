@@ -7,6 +7,7 @@
 #include "perf/record.h"
 #include "report/callgraph_out.h"
 #include "session/process.h"
+#include "symbol/dso.h"
 #include "test.h"
 
 TEST(chain_markers_and_return_addresses)
@@ -62,6 +63,32 @@ TEST(equal_stacks_are_stored_once_per_process)
     cg_store_release(&cs);
     process_free(p);
     process_free(q);
+}
+
+TEST(a_replaced_map_outlives_the_stacks_through_it)
+{
+    struct dso_cache *dc = dso_cache_new();
+    struct process *p = process_new(5, "jit");
+    struct dso *d = dc ? dso_cache_get(dc, DSO_ANON, "//anon", NULL, 0, 5) : NULL;
+    const uint64_t chain[] = { PERF_CONTEXT_USER, 0x9000, 0x10010 };
+    struct sample smp = { .cpumode = PERF_RECORD_MISC_USER, .ip = 0x9000, .nr_callchain = 3,
+                          .callchain = chain };
+    struct cg_store cs;
+    const struct cg_frame *f;
+
+    CHECK(p && d);
+    cg_store_init(&cs);
+    CHECK(process_add_map(p, 0x10000, 0x1000, 0, d, 5, 0) == 0);
+    CHECK(cg_store_add(&cs, p, &smp, 1) == 0);
+    /* The caller's map has no hit of its own; a new mapping over it retires it. */
+    CHECK(process_add_map(p, 0x10000, 0x1000, 0, d, 5, 0) == 0);
+    f = cg_stack_frames(&cs, &cs.stacks[0]);
+    CHECK(f[1].map && f[1].map != p->maps.v[0]);
+    CHECK_EQ_U64(p->retired.n, 1);
+    CHECK_EQ_U64(f[1].map->start, 0x10000);      /* still readable (ASan) */
+    cg_store_release(&cs);
+    process_free(p);
+    dso_cache_free(dc);
 }
 
 /* Stacks over hand-made symbols: frame i of the store gets symbol syms[i]. */
@@ -175,6 +202,7 @@ int main(void)
 {
     RUN(chain_markers_and_return_addresses);
     RUN(equal_stacks_are_stored_once_per_process);
+    RUN(a_replaced_map_outlives_the_stacks_through_it);
     RUN(children_count_a_recursive_symbol_once_per_sample);
     RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
     return 0;
