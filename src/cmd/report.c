@@ -579,7 +579,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         struct children_opts co = { .event = sel ? sel->name : NULL,
                                     .percent_limit = o->flat_opts.percent_limit,
                                     .show_nr_samples = o->flat_opts.show_nr_samples,
-                                    .wide = o->flat_opts.wide };
+                                    .wide = o->flat_opts.wide,
+                                    .total_period = oe->filtered ? oe->all_period : 0 };
         struct cg_syms cy;
         err = cg_resolve(s->chains, ks, &cy);
         if (!err)

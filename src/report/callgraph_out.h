@@ -13,6 +13,8 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
 
 struct children_opts {
     const char *event;        /* for the header, may be NULL */
+    uint64_t total_period;    /* the 100% (every sample of the event, before --pid/--comm/...
+                                 filters, as perf's absolute percentages); 0: the kept ones */
     double percent_limit;     /* hide rows whose Children is below */
     bool show_nr_samples;
     bool wide;                /* no eliding to 100 columns */

@@ -31,11 +31,12 @@ static void print_rows(FILE *f, const struct row *rows, size_t n, const struct c
 {
     char dbuf[256], nbuf[256], pbuf[1024], ebuf[1024];
     size_t dw = strlen("Shared Object"), fixed;
+    uint64_t total = o->total_period ? o->total_period : cs->period;
 
     for (size_t i = 0; i < n; i++) {
         const char *d = str_printable(cg_sym_dso(&cy->syms[rows[i].sym], dbuf, sizeof(dbuf)),
                                       pbuf, sizeof(pbuf));
-        if (pct(rows[i].children, cs->period) >= o->percent_limit && str_width(d) > dw)
+        if (pct(rows[i].children, total) >= o->percent_limit && str_width(d) > dw)
             dw = str_width(d);
     }
     if (dw > 24 && !o->wide)
@@ -50,12 +51,12 @@ static void print_rows(FILE *f, const struct row *rows, size_t n, const struct c
         const struct cg_sym *s = &cy->syms[r->sym];
         const char *d, *name;
 
-        if (pct(r->children, cs->period) < o->percent_limit)
+        if (pct(r->children, total) < o->percent_limit)
             continue;
         d = str_printable(cg_sym_dso(s, dbuf, sizeof(dbuf)), pbuf, sizeof(pbuf));
         if (!o->wide)
             d = str_elide(d, dw, ebuf, sizeof(ebuf));
-        fprintf(f, "%9.2f%%%9.2f%%", pct(r->children, cs->period), pct(r->self, cs->period));
+        fprintf(f, "%9.2f%%%9.2f%%", pct(r->children, total), pct(r->self, total));
         if (o->show_nr_samples)
             fprintf(f, "  %7" PRIu64, r->samples);
         fprintf(f, "  %-*s  [%c] ", (int)dw, d, s->kernel ? 'k' : '.');

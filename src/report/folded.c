@@ -33,7 +33,8 @@ static int text_reserve(struct text *t, size_t extra)
 }
 
 /* A frame's name as stackcollapse-perf.pl tidies it: ';' would split the frame, a C++
- * parameter list goes ("(anonymous namespace)" stays), spaces in a command become '_'. */
+ * parameter list goes ("(anonymous namespace)" stays), spaces in a command become '_'. A
+ * control character (a newline in a command name) would break the line format: '_' too. */
 static int put_name(struct text *t, const char *s, bool params, bool spaces)
 {
     size_t len = strlen(s);
@@ -44,7 +45,9 @@ static int put_name(struct text *t, const char *s, bool params, bool spaces)
         char c = s[i];
         if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i)
             break;
-        t->p[t->n++] = c == ';' ? ':' : (spaces && c == ' ') ? '_' : c;
+        if ((unsigned char)c < 0x20 || c == 0x7f || (spaces && c == ' '))
+            c = '_';
+        t->p[t->n++] = c == ';' ? ':' : c;
     }
     return 0;
 }

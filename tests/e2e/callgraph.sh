@@ -29,9 +29,10 @@ fi
 out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children --format folded 2>&1)
 check report_children_and_folded_exclude_each_other [ $? -eq 2 -a -n "$(grep "choose one" <<<"$out")" ]
 
-# share FILE SYMBOL: the Children percentage of SYMBOL in our table.
+# share FILE SYMBOL [OPTIONS]: the Children percentage of SYMBOL in our table.
 share() {
-    "$PROSPECT" report -i "$1" --children | awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
+    "$PROSPECT" report -i "$1" --children "${@:3}" |
+        awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
 }
 in_range() { awk -v v="${1:-x}" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "x" && v >= lo && v <= hi) }'; }
 a=$(share "$TEST_TMP/p.data" via_a); b=$(share "$TEST_TMP/p.data" via_b)
@@ -89,6 +90,14 @@ precord() {
 }
 
 agree prospect_g "$TEST_TMP/p.data"
+# Filters hide rows, they do not rescale them (perf's --percentage absolute): two programs,
+# one filtered out.
+cp "$CG" "$WL/cg_rec"
+"$PROSPECT" record -g -o "$TEST_TMP/two.data" -- sh -c "'$CG' 1000; '$WL/cg_rec' 1000 rec" \
+    >/dev/null 2>&1
+all=$(share "$TEST_TMP/two.data" via_a); only=$(share "$TEST_TMP/two.data" via_a --comm callgraph)
+check children_filter_keeps_absolute_shares [ -n "$all" -a "$only" = "$all" -a \
+    -z "$(share "$TEST_TMP/two.data" rec --comm callgraph)" ]
 if precord -g -o "$TEST_TMP/perf.data" -- "$CG" 2000; then
     agree perf_g "$TEST_TMP/perf.data"
     # perf script's stacks collapsed here (function names, kernel ones suffixed _[k] as

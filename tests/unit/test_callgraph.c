@@ -175,7 +175,7 @@ TEST(children_count_a_recursive_symbol_once_per_sample)
 
 TEST(folded_lines_merge_equal_names_and_mark_the_kernel)
 {
-    struct process *p = process_new(9, "my prog");
+    struct process *p = process_new(9, "my prog\n");   /* a newline would cut the line */
     const uint32_t user[] = { S_LEAF, S_MAIN };
     const uint32_t kern[] = { S_KFUNC, S_MAIN };
     struct fixture fx;
@@ -191,8 +191,8 @@ TEST(folded_lines_merge_equal_names_and_mark_the_kernel)
     CHECK_EQ_U64(fx.cs.nstacks, 3);
     out = render(&fx, true);
     CHECK(out);
-    CHECK_STR(out, "my_prog;main;do_syscall_64_[k] 1\n"
-                   "my_prog;main;ns::leaf 3\n");
+    CHECK_STR(out, "my_prog_;main;do_syscall_64_[k] 1\n"
+                   "my_prog_;main;ns::leaf 3\n");
     free(out);
     cg_store_release(&fx.cs);
     process_free(p);
