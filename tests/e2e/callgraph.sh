@@ -82,12 +82,6 @@ agree() {
         pass "${name}_children_match_perf"
     fi
 }
-# perf record, once more if it crashes (perf 6.1 here aborts now and then with -g).
-precord() {
-    local i
-    for i in 1 2 3; do perf record -q "$@" >/dev/null 2>&1 && return 0; done
-    return 1
-}
 
 agree prospect_g "$TEST_TMP/p.data"
 # Filters hide rows, they do not rescale them (perf's --percentage absolute): two programs,
