@@ -50,6 +50,29 @@ total=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children | awk '/^# Samples:/
 check folded_counts_add_up_to_samples [ "$(awk '{ n += $NF } END { print n + 0 }' \
     "$TEST_TMP/p.folded")" = "${total:-x}" ]
 
+# A call chain longer than its record (hostile input): one line naming the file and offset,
+# the sample left out, the rest reported.
+python3 - "$TEST_TMP/p.data" "$TEST_TMP/bad.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', b, 40)
+pos = off
+while pos + 8 <= off + size:
+    typ, misc, sz = struct.unpack_from('<IHH', b, pos)
+    if sz < 8:
+        break
+    if typ == 9 and sz > 64:    # SAMPLE: id ip pid/tid time cpu period, then nr
+        struct.pack_into('<Q', b, pos + 8 + 48, 1 << 40)
+        break
+    pos += sz
+open(sys.argv[2], 'wb').write(b)
+PY
+for mode in --children "--format folded"; do
+    out=$("$PROSPECT" report -i "$TEST_TMP/bad.data" $mode 2>&1 >"$TEST_TMP/bad.out")
+    check "damaged_chain_named_${mode##*[- ]}" [ $? -eq 0 -a -s "$TEST_TMP/bad.out" -a \
+        -n "$(grep "bad.data: offset 0x[0-9a-f]*: sample does not match" <<<"$out")" ]
+done
+
 if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then
     skip callgraph_perf_agreement "perf is not installed or cannot record here"
     exit 0
