@@ -67,6 +67,8 @@ const char cmd_report_usage[] =
 "                         collapsed stacks, one 'comm;outer;...;leaf COUNT' line per stack\n"
 "      --children         perf's Children/Self table from the call chains (-g files):\n"
 "                         -n and --percent-limit apply, --sort sym or dso,sym\n"
+"      --callers NAME     the tree of who calls function NAME (from -g files)\n"
+"      --callees NAME     the tree of what function NAME spends its time in\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
 "      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
 "      --wide             full names; by default text lines fit 100 columns (long names\n"
@@ -84,6 +86,7 @@ struct report_cmd_opts {
     const char *input;
     bool header, stats, flat, wide;
     bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
+    const char *callers, *callees;
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -151,23 +154,26 @@ static int check_path(const char *opt, const char *path, mode_t type)
 static int check_callgraph_opts(struct report_cmd_opts *o)
 {
     const struct flat_opts *fo = &o->flat_opts;
-    const char *what = o->folded ? "--format folded" : "--children";
+    const char *what = o->folded ? "--format folded" : o->children ? "--children" :
+                       o->callers ? "--callers" : "--callees";
 
-    if (o->children && o->folded)
-        return cmd_usage_error("report", "--children and --format folded are two reports; "
-                               "choose one");
+    if (o->children + o->folded + !!o->callers + !!o->callees > 1)
+        return cmd_usage_error("report", "--children, --format folded, --callers and --callees "
+                               "are four reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
         fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
         return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "
                                "--stats, -t, --dso, --percentage, --no-bracket%s", what,
                                o->folded ? ", --flat, --sort, -n, --percent-limit" : "");
-    for (size_t k = 0; o->sort_given && k < fo->nkeys; k++)
+    for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
         if (fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
             return cmd_usage_error("report", "--children rows are per symbol (--sort sym or "
                                    "dso,sym); other keys are not implemented yet");
-    if (o->children && o->fmt != REPORT_TEXT)
-        return cmd_usage_error("report", "--children is a text table (csv and json are not "
-                               "implemented yet)");
+    if (!o->folded && o->fmt != REPORT_TEXT)
+        return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
+                               what);
+    if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
+        return cmd_usage_error("report", "%s takes --percent-limit, not -n or --sort", what);
     o->flat = false;
     return 0;
 }
@@ -176,11 +182,14 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
-           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN };
+           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
+           OPT_CALLEES };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
         { "children", no_argument, NULL, OPT_CHILDREN },
+        { "callers", required_argument, NULL, OPT_CALLERS },
+        { "callees", required_argument, NULL, OPT_CALLEES },
         { "sort", required_argument, NULL, 's' },
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
@@ -230,6 +239,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->flat = o->sort_given = true;
             break;
         case OPT_CHILDREN: o->children = true; break;
+        case OPT_CALLERS: o->callers = optarg; break;
+        case OPT_CALLEES: o->callees = optarg; break;
         case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
         case OPT_PERCENTAGE:
             if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
@@ -309,7 +320,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     for (size_t k = 0; k < o->flat_opts.nkeys; k++)
         if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
             return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
-    if ((o->children || o->folded) && check_callgraph_opts(o))
+    if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
@@ -575,7 +586,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }
-    if (o->children || o->folded) {
+    if (o->children || o->folded || o->callers || o->callees) {
         struct children_opts co = { .event = sel ? sel->name : NULL,
                                     .percent_limit = o->flat_opts.percent_limit,
                                     .show_nr_samples = o->flat_opts.show_nr_samples,
@@ -583,9 +594,20 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .total_period = oe->filtered ? oe->all_period : 0 };
         struct cg_syms cy;
         err = cg_resolve(s->chains, ks, &cy);
-        if (!err)
+        struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
+                                    .callers = o->callers != NULL,
+                                    .percent_limit = co.percent_limit,
+                                    .total_period = co.total_period, .wide = co.wide };
+        if (!err && (o->callers || o->callees)) {
+            err = report_calltree(stdout, s->chains, &cy, &to);
+            if (err == -ENOENT) {
+                cmd_error("report", "no call stack holds a function named '%s'", to.name);
+                err = 1;        /* said: exit status 1 */
+            }
+        } else if (!err) {
             err = o->folded ? report_folded(stdout, s->chains, &cy)
                             : report_children(stdout, s->chains, &cy, &co);
+        }
         cg_syms_release(&cy);
     } else if (o->flat) {
         struct flat_opts fo = o->flat_opts;
@@ -657,7 +679,7 @@ int cmd_report(int argc, char **argv)
     }
     session.filter = o.filter;
     cg_store_init(&chains);
-    if (o.children || o.folded)
+    if (o.children || o.folded || o.callers || o.callees)
         session.chains = &chains;
     thread_tally_init(&threads);
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
@@ -707,6 +729,8 @@ int cmd_report(int argc, char **argv)
                   "are not (choose with --event NAME)", oe.sel->name,
                   (unsigned long long)oe.other_samples);
     ret = print_reports(&o, pd, &session, &kjob, &oe);
+    if (ret > 0)
+        goto out;
     if (ret == -EIO && (werr = cmd_stream_errno(stdout)))
         ret = -werr;        /* the write's own errno: "No space left on device" */
     if (ret) {

@@ -25,4 +25,18 @@ struct children_opts {
  * leaf; sorted by Children, then Self. 0 or -ENOMEM/-EIO. */
 int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                     const struct children_opts *o);
+
+/* The callers' (o->callers) or callees' tree of the function `name` (callgraph/tree.h), one
+ * line per node: its share of the period, indented by depth, the name ("[k]" marks the
+ * kernel); children by share, nodes under --percent-limit hidden with their subtrees.
+ * -ENOENT when no stack holds `name` (nothing printed), else 0, -ENOMEM or -EIO. */
+struct calltree_opts {
+    const char *name;
+    bool callers;
+    double percent_limit;
+    uint64_t total_period;    /* as in children_opts */
+    bool wide;
+};
+int report_calltree(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                    const struct calltree_opts *o);
 #endif

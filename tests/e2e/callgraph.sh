@@ -107,6 +107,21 @@ agree() {
 }
 
 agree prospect_g "$TEST_TMP/p.data"
+# Caller and callee trees: the same shares as the Children table, in the known structure.
+# node FILE DEPTH NAME OPTIONS...: the share of the first node NAME at DEPTH (0: the root).
+node() {
+    "$PROSPECT" report -i "$1" "${@:4}" | awk -v d="$2" -v s="$3" '!/^#/ {
+        match($0, /^ *[0-9.]+%  */); ind = (RLENGTH - 12) / 2
+        if (ind == d && $2 == s) { sub("%", "", $1); print $1; exit } }'
+}
+check callers_of_leaf_via_a_as_children [ -n "$a" -a "$(node "$TEST_TMP/p.data" 1 via_a --callers leaf)" = "$a" ]
+check callers_of_leaf_main_above_via_a [ -n "$a" -a "$(node "$TEST_TMP/p.data" 2 main --callers leaf)" = "$a" ]
+check callees_of_main_via_b_as_children [ "$(node "$TEST_TMP/p.data" 1 via_b --callees main)" = "$b" ]
+check callees_percent_limit_hides_subtree [ -z "$(node "$TEST_TMP/p.data" 1 via_b --callees main \
+    --percent-limit 50)" -a -n "$(node "$TEST_TMP/p.data" 1 via_a --callees main --percent-limit 50)" ]
+out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --callers no_such_function 2>&1 >/dev/null)
+check callers_of_unknown_function_fails [ $? -eq 1 -a -n "$(grep "no call stack holds a function named 'no_such_function'" <<<"$out")" ]
+
 # Filters hide rows, they do not rescale them (perf's --percentage absolute): two programs,
 # one filtered out.
 cp "$CG" "$WL/cg_rec"

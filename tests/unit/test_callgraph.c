@@ -4,6 +4,7 @@
 #include <string.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "callgraph/tree.h"
 #include "perf/record.h"
 #include "report/callgraph_out.h"
 #include "session/process.h"
@@ -198,6 +199,70 @@ TEST(folded_lines_merge_equal_names_and_mark_the_kernel)
     process_free(p);
 }
 
+static char *render_tree(struct fixture *fx, const char *name, bool callers, double limit)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct calltree_opts o = { .name = name, .callers = callers, .percent_limit = limit,
+                               .wide = true };
+    int err;
+
+    if (!f)
+        return NULL;
+    err = report_calltree(f, &fx->cs, &fx->cy, &o);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+TEST(caller_and_callee_trees_count_recursion_once)
+{
+    struct process *p = process_new(7, "prog");
+    const uint32_t deep[] = { S_LEAF, S_REC, S_REC, S_MAIN };
+    const uint32_t flat[] = { S_LEAF, S_MAIN };
+    const uint32_t sys[] = { S_KFUNC, S_MAIN };
+    struct fixture fx;
+    struct cg_tree t;
+    char *out;
+
+    CHECK(p);
+    fixture_init(&fx);
+    CHECK(add(&fx, p, deep, 4, 6, 0x100) == 0);
+    CHECK(add(&fx, p, flat, 2, 3, 0x200) == 0);
+    CHECK(add(&fx, p, sys, 2, 1, 0x300) == 0);
+    /* Callees of rec start at its outermost frame: rec -> rec -> leaf, 60% each. */
+    CHECK(cg_tree_build(&fx.cs, &fx.cy, "rec", false, &t) == 0);
+    CHECK_EQ_U64(t.n, 4);
+    CHECK_EQ_U64(t.nodes[1].period, 6);
+    cg_tree_release(&t);
+    out = render_tree(&fx, "main", false, 0);
+    CHECK(out);
+    CHECK_STR(out, "# Callees of main: what it spends its time in (% of every sample's period)\n#\n"
+                   "   100.00%  main\n"
+                   "    60.00%    rec\n"
+                   "    60.00%      rec\n"
+                   "    60.00%        ns::leaf(int;x)\n"
+                   "    30.00%    ns::leaf(int;x)\n"
+                   "    10.00%    do_syscall_64 [k]\n");
+    free(out);
+    /* Callers of leaf start at its innermost frame; the limit hides a subtree. */
+    out = render_tree(&fx, "ns::leaf(int;x)", true, 50);
+    CHECK(out);
+    CHECK(strstr(out, "    90.00%  ns::leaf(int;x)\n"
+                      "    60.00%    rec\n"
+                      "    60.00%      rec\n"
+                      "    60.00%        main\n"));
+    CHECK(!strstr(out, "30.00%"));
+    free(out);
+    CHECK(!render_tree(&fx, "absent", true, 0));
+    cg_store_release(&fx.cs);
+    process_free(p);
+}
+
 int main(void)
 {
     RUN(chain_markers_and_return_addresses);
@@ -205,5 +270,6 @@ int main(void)
     RUN(a_replaced_map_outlives_the_stacks_through_it);
     RUN(children_count_a_recursive_symbol_once_per_sample);
     RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
+    RUN(caller_and_callee_trees_count_recursion_once);
     return 0;
 }
