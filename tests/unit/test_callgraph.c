@@ -105,7 +105,7 @@ enum { S_MAIN, S_REC, S_LEAF, S_KFUNC };
 static int add(struct fixture *fx, const struct process *p, const uint32_t *syms, uint32_t n,
                uint64_t period, uint64_t base)
 {
-    struct cg_frame f[16];
+    struct cg_frame f[64];
     size_t before = fx->cs.nframes;
     for (uint32_t i = 0; i < n; i++) {
         f[i].addr = base + i;
@@ -259,6 +259,20 @@ TEST(caller_and_callee_trees_count_recursion_once)
     CHECK(!strstr(out, "30.00%"));
     free(out);
     CHECK(!render_tree(&fx, "absent", true, 0));
+    cg_store_release(&fx.cs);
+    /* Deep trees stop indenting at 60 columns and print the depth. */
+    fixture_init(&fx);
+    uint32_t chain[40];
+    for (int i = 0; i < 40; i++)
+        chain[i] = i ? S_REC : S_LEAF;
+    CHECK(add(&fx, p, chain, 16, 1, 0x100) == 0);     /* fixture room: 64 frames */
+    CHECK(add(&fx, p, chain, 40, 1, 0x400) == 0);
+    out = render_tree(&fx, "ns::leaf(int;x)", true, 0);
+    CHECK(out);
+    CHECK(strstr(out, "\n    50.00%  " "                                                            "
+                      "(32) rec\n"));
+    CHECK(!strstr(out, "(31)"));
+    free(out);
     cg_store_release(&fx.cs);
     process_free(p);
 }
