@@ -66,7 +66,8 @@ const char cmd_report_usage[] =
 "      --format FMT       text (default), csv or json (every table); folded: FlameGraph's\n"
 "                         collapsed stacks, one 'comm;outer;...;leaf COUNT' line per stack\n"
 "      --children         perf's Children/Self table from the call chains (-g files):\n"
-"                         -n and --percent-limit apply, --sort sym or dso,sym\n"
+"                         -n and --percent-limit apply; --sort comm,dso,sym (default),\n"
+"                         dso,sym or sym\n"
 "      --callers NAME     the tree of who calls function NAME (from -g files)\n"
 "      --callees NAME     the tree of what function NAME spends its time in\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
@@ -150,6 +151,14 @@ static int check_path(const char *opt, const char *path, mode_t type)
     return 0;
 }
 
+static bool sort_has(const struct flat_opts *fo, enum flat_key key)
+{
+    for (size_t k = 0; k < fo->nkeys; k++)
+        if (fo->keys[k] == key)
+            return true;
+    return false;
+}
+
 /* --children and --format folded take only the options that mean something for them. */
 static int check_callgraph_opts(struct report_cmd_opts *o)
 {
@@ -166,9 +175,10 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                                "--stats, -t, --dso, --percentage, --no-bracket%s", what,
                                o->folded ? ", --flat, --sort, -n, --percent-limit" : "");
     for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
-        if (fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
-            return cmd_usage_error("report", "--children rows are per symbol (--sort sym or "
-                                   "dso,sym); other keys are not implemented yet");
+        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
+            return cmd_usage_error("report", "--children rows are per symbol (--sort "
+                                   "comm,dso,sym, dso,sym or sym); pid and tid are not "
+                                   "implemented yet");
     if (!o->folded && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
@@ -590,6 +600,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         struct children_opts co = { .event = sel ? sel->name : NULL,
                                     .percent_limit = o->flat_opts.percent_limit,
                                     .show_nr_samples = o->flat_opts.show_nr_samples,
+                                    .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
         struct cg_syms cy;

@@ -17,12 +17,13 @@ struct children_opts {
                                  filters, as perf's absolute percentages); 0: the kept ones */
     double percent_limit;     /* hide rows whose Children is below */
     bool show_nr_samples;
+    bool by_comm;             /* rows per (command, DSO, symbol), perf's default sort */
     bool wide;                /* no eliding to 100 columns */
 };
 
-/* perf's --children table: per (DSO, symbol), the share of the period of the samples whose
- * stack holds it (once per sample, however deep it recurses) and of those where it is the
- * leaf; sorted by Children, then Self. 0 or -ENOMEM/-EIO. */
+/* perf's --children table: per ([command,] DSO, symbol), the share of the period of the
+ * samples whose stack holds it (once per sample, however deep it recurses) and of those where
+ * it is the leaf; sorted by Children, then Self. 0 or -ENOMEM/-EIO. */
 int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                     const struct children_opts *o);
 

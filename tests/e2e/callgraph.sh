@@ -78,25 +78,31 @@ if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" --
     exit 0
 fi
 
-# perf's and our Children tables as dso|sym|children lines.
+# perf's and our Children tables as key|key...|children lines (keys: dso,sym or comm,dso,sym;
+# our text columns are Children, Self, [Command,] Shared Object, then "[.] symbol").
 perf_children() {
-    perf report -i "$1" --children --stdio --sort dso,sym -g none -t '|' --percent-limit 0 \
+    perf report -i "$1" --children --stdio --sort "$2" -g none -t '|' --percent-limit 0 \
         2>/dev/null | grep -v '^#' | grep . |
         awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
-                     print $3 "|" $4 "|" $1 }'
+                     k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
 }
-# agree NAME FILE: every perf row of 1% or more has ours within 1 point.
+our_children() {
+    "$PROSPECT" report -i "$1" --children --sort "$2" --wide | grep -v '^#' |
+        awk -v n="$(tr ',' '\n' <<<"$2" | grep -vc sym)" '{ c = $1; sub("%", "", c); k = ""
+            for (i = 3; i < 3 + n; i++) k = k $i "|"
+            s = $0; for (i = 0; i < 2 + n; i++) sub(/^ *[^ ]+/, "", s); sub(/^ +/, "", s)
+            print k s "|" c }'
+}
+# agree NAME FILE [KEYS]: every perf row of 1% or more has ours within 1 point.
 agree() {
-    local name=$1 data=$2 bad rows
-    perf_children "$data" > "$TEST_TMP/$name.perf"
-    "$PROSPECT" report -i "$data" --children --sort dso,sym --wide | grep -v '^#' |
-        awk '{ c = $1; sub("%", "", c); d = $3; s = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +/, "", s);
-               print d "|" s "|" c }' > "$TEST_TMP/$name.ours"
-    bad=$(awk -F'|' 'NR == FNR { ours[$1 "|" $2] = $3; next }
-        $3 >= 1 { k = $1 "|" $2; d = ours[k] - $3; if (d < 0) d = -d;
-                  if (!(k in ours) || d > 1) printf "%s perf %s%% ours %s%%; ", k, $3, ours[k] }' \
+    local name=$1 data=$2 keys=${3:-dso,sym} bad rows
+    perf_children "$data" "$keys" > "$TEST_TMP/$name.perf"
+    our_children "$data" "$keys" > "$TEST_TMP/$name.ours"
+    bad=$(awk -F'|' 'NR == FNR { k = $1; for (i = 2; i < NF; i++) k = k "|" $i; ours[k] = $NF; next }
+        $NF >= 1 { k = $1; for (i = 2; i < NF; i++) k = k "|" $i; d = ours[k] - $NF; if (d < 0) d = -d;
+                   if (!(k in ours) || d > 1) printf "%s perf %s%% ours %s%%; ", k, $NF, ours[k] }' \
         "$TEST_TMP/$name.ours" "$TEST_TMP/$name.perf")
-    rows=$(awk -F'|' '$3 >= 1' "$TEST_TMP/$name.perf" | wc -l)
+    rows=$(awk -F'|' '$NF >= 1' "$TEST_TMP/$name.perf" | wc -l)
     if [ "$rows" -lt 3 ]; then
         fail "${name}_children_match_perf" "perf printed $rows rows of 1% or more"
     elif [ -n "$bad" ]; then
@@ -130,6 +136,8 @@ cp "$CG" "$WL/cg_rec"
 all=$(share "$TEST_TMP/two.data" via_a); only=$(share "$TEST_TMP/two.data" via_a --comm callgraph)
 check children_filter_keeps_absolute_shares [ -n "$all" -a "$only" = "$all" -a \
     -z "$(share "$TEST_TMP/two.data" rec --comm callgraph)" ]
+# perf's default table (--sort comm,dso,sym): three commands (sh, callgraph, cg_rec).
+agree two_commands "$TEST_TMP/two.data" comm,dso,sym
 if precord -g -o "$TEST_TMP/perf.data" -- "$CG" 2000; then
     agree perf_g "$TEST_TMP/perf.data"
     # perf script's stacks collapsed here (function names, kernel ones suffixed _[k] as

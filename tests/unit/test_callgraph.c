@@ -130,12 +130,12 @@ static void fixture_init(struct fixture *fx)
     fx->cy.frame_sym = fx->frame_sym;
 }
 
-static char *render(struct fixture *fx, bool folded)
+static char *render_opts(struct fixture *fx, bool folded, const struct children_opts *co)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct children_opts o = { .wide = true };
+    struct children_opts o = co ? *co : (struct children_opts){ .wide = true };
     int err;
 
     if (!f)
@@ -147,6 +147,11 @@ static char *render(struct fixture *fx, bool folded)
         return NULL;
     }
     return buf;
+}
+
+static char *render(struct fixture *fx, bool folded)
+{
+    return render_opts(fx, folded, NULL);
 }
 
 TEST(children_count_a_recursive_symbol_once_per_sample)
@@ -269,12 +274,39 @@ TEST(caller_and_callee_trees_count_recursion_once)
     CHECK(add(&fx, p, chain, 40, 1, 0x400) == 0);
     out = render_tree(&fx, "ns::leaf(int;x)", true, 0);
     CHECK(out);
-    CHECK(strstr(out, "\n    50.00%  " "                                                            "
-                      "(32) rec\n"));
+    CHECK(strstr(out, "\n    50.00%  "
+                      "                                                            (32) rec\n"));
     CHECK(!strstr(out, "(31)"));
     free(out);
     cg_store_release(&fx.cs);
     process_free(p);
+}
+
+TEST(children_rows_per_command_name)
+{
+    struct process *p = process_new(1, "app"), *q = process_new(2, "app");
+    struct process *r = process_new(3, "sh");
+    const uint32_t st[] = { S_LEAF, S_MAIN };
+    struct children_opts o = { .wide = true, .by_comm = true };
+    struct fixture fx;
+    char *out;
+
+    CHECK(p && q && r);
+    fixture_init(&fx);
+    CHECK(add(&fx, p, st, 2, 2, 0x100) == 0);     /* two processes of one name: one row */
+    CHECK(add(&fx, q, st, 2, 1, 0x100) == 0);
+    CHECK(add(&fx, r, st, 2, 1, 0x100) == 0);
+    CHECK_EQ_U64(fx.cs.nstacks, 3);
+    out = render_opts(&fx, false, &o);
+    CHECK(out);
+    CHECK(strstr(out, "# Children      Self  Command  Shared Object  Symbol\n"));
+    CHECK(strstr(out, "    75.00%    75.00%  app      [unknown]      [.] ns::leaf(int;x)\n"));
+    CHECK(strstr(out, "    25.00%     0.00%  sh       [unknown]      [.] main\n"));
+    free(out);
+    cg_store_release(&fx.cs);
+    process_free(p);
+    process_free(q);
+    process_free(r);
 }
 
 int main(void)
@@ -285,5 +317,6 @@ int main(void)
     RUN(children_count_a_recursive_symbol_once_per_sample);
     RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
     RUN(caller_and_callee_trees_count_recursion_once);
+    RUN(children_rows_per_command_name);
     return 0;
 }
