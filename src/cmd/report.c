@@ -298,8 +298,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             }
             if (report_format_parse(optarg, &o->fmt))
                 return cmd_usage_error("report", "--format must be text, csv, json or folded, "
-                                       "not '%s'",
-                                       optarg);
+                                       "not '%s'", optarg);
             break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
@@ -604,6 +603,9 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
         struct cg_syms cy;
+        if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+            cmd_error("report", "note: the samples of '%s' have no call chains (record with "
+                      "-g): every stack is its sampled function alone", sel->name);
         err = cg_resolve(s->chains, ks, &cy);
         struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
                                     .callers = o->callers != NULL,

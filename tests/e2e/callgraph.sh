@@ -29,6 +29,12 @@ fi
 out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children --format folded 2>&1)
 check report_children_and_folded_exclude_each_other [ $? -eq 2 -a -n "$(grep "choose one" <<<"$out")" ]
 
+# A file without call chains: said, and every stack is the sampled function alone.
+"$PROSPECT" record -o "$TEST_TMP/flat.data" -- "$CG" 300 >/dev/null 2>&1
+out=$("$PROSPECT" report -i "$TEST_TMP/flat.data" --children 2>&1 >"$TEST_TMP/flat.out")
+check children_without_chains_says_so [ -n "$(grep "have no call chains (record with -g)" <<<"$out")" \
+    -a -n "$(grep "\[\.\] leaf$" "$TEST_TMP/flat.out")" -a -z "$(grep "\[\.\] via_a$" "$TEST_TMP/flat.out")" ]
+
 # share FILE SYMBOL [OPTIONS]: the Children percentage of SYMBOL in our table.
 share() {
     "$PROSPECT" report -i "$1" --children "${@:3}" |
