@@ -1,6 +1,6 @@
-# Call-graph reports vs perf on one system-wide `-a -g` file (issue 10, section 3): the file
-# bench_report.sh recorded when it ran first, else a new `perf record -a -F FREQ -g` while a
-# CPU-bound worker per CPU runs. RUNS runs interleaved, medians:
+# Call-graph reports vs perf on one system-wide `-a -g` file (issue 10, section 3): a
+# `perf record -a -F FREQ -g` while a CPU-bound worker per CPU runs (or bench_report.sh's file,
+# $BENCH_TMP/report/big.data, when it is there). RUNS runs interleaved, medians:
 #   A: prospect report --children         vs  perf report --stdio (children with call graphs, perf's default)
 #   B: prospect report --format folded    vs  perf script | stackcollapse-perf.pl (perf script
 #      alone when stackcollapse-perf.pl is not installed: then the ratio flatters perf)
@@ -14,17 +14,7 @@ mkdir -p "$T"
 command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time (Debian package 'time') missing: skipping"; exit 0; }
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
-timed() {   # timed PREFIX OUTFILE CMD...: sets <prefix>_wall (s) and <prefix>_rss (KiB)
-    local p=$1 out=$2 t0 t1 w r; shift 2
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f "%e %M" -o "$T/time.txt" "$@" >"$out" 2>"$T/err.txt" || return 1
-    t1=$EPOCHREALTIME
-    w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    read -r _ r < <(tail -1 "$T/time.txt")
-    eval "${p}_wall=\$w; ${p}_rss=\$r"
-}
+. bench/lib.sh
 
 DATA=$BENCH_TMP/report/big.data
 if [ ! -s "$DATA" ]; then
@@ -61,7 +51,6 @@ for i in $(seq "$RUNS"); do
         { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
     echo "$pf_wall" >> "$T/pf_t"; echo "$pf_rss" >> "$T/pf_m"
 done
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 row() {   # row NAME OURS_T PEER_T OURS_M PEER_M
     printf "%-36s %10s %10s %10s %14s %10s\n" "$1" "$2" "$3" "$(ratio "$3" "$2")x" \
         "$(mib "$4") / $(mib "$5")" "$(ratio "$4" "$5")"
