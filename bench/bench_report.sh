@@ -14,17 +14,7 @@ command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time (Debian package 'time') missing: skipping"; exit 0; }
 gcc -O2 -g -o "$T/split" tests/workloads/split.c || exit 1
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
-timed() {   # timed PREFIX OUTFILE CMD...: sets <prefix>_wall (s, to the microsecond) and <prefix>_rss (KiB)
-    local p=$1 out=$2 t0 t1 w r; shift 2
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f "%e %M" -o "$T/time.txt" "$@" >"$out" 2>"$T/err.txt" || return 1
-    t1=$EPOCHREALTIME
-    w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    read -r _ r < <(tail -1 "$T/time.txt")
-    eval "${p}_wall=\$w; ${p}_rss=\$r"
-}
+. bench/lib.sh
 
 # The recording: one CPU-bound process per CPU for the whole window.
 pids=""
@@ -53,7 +43,6 @@ done
 ft=$(median < "$T/flat_t"); fm=$(median < "$T/flat_m")
 bt=$(median < "$T/pros_t"); bm=$(median < "$T/pros_m")
 pt=$(median < "$T/perf_t"); pm=$(median < "$T/perf_m")
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 printf "%-36s %10s %10s %10s %14s %10s\n" "" "time (s)" "perf (s)" "speedup" "memory (MiB)" "mem ratio"
 printf "%-36s %10s %10s %10s %14s %10s\n" "prospect report --flat" "$ft" "$pt" "$(ratio "$pt" "$ft")x" \
     "$(mib "$fm") / $(mib "$pm")" "$(ratio "$fm" "$pm")"

@@ -63,6 +63,21 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
     case 'g':
         po->collect.callchain = true;
         return 0;
+    case PROFILE_OPT_CALL_GRAPH:
+        /* perf's syntax: fp, dwarf[,SIZE], lbr. Only frame pointers are unwound today. */
+        if (!strcmp(arg, "fp")) {
+            po->collect.callchain = true;
+            return 0;
+        }
+        if (!strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6) || !strcmp(arg, "lbr")) {
+            cmd_error(cmd, "--call-graph %s: not yet: %s; use -g (frame pointers, code built "
+                      "with -fno-omit-frame-pointer)", arg, arg[0] == 'l' ?
+                      "LBR call stacks are not implemented" :
+                      "DWARF unwinding is not implemented");
+            return -EINVAL;
+        }
+        cmd_usage_error(cmd, "--call-graph must be fp or dwarf[,SIZE], not '%s'", arg);
+        return -EINVAL;
     case 'm':
         if (parse_u64(arg, &v) || v == 0 || (v & (v - 1)) || v > 65536) {
             cmd_usage_error(cmd, "invalid --mmap-pages '%s' (a power of two, at most 65536)", arg);

@@ -17,13 +17,14 @@ struct profile_opts {
 
 #define PROFILE_SHORT_OPTS "aF:c:e:p:gm:d:"
 #define PROFILE_OPT_CPU 900
+#define PROFILE_OPT_CALL_GRAPH 901
 #define PROFILE_LONG_OPTS \
     { "all-cpus", no_argument, NULL, 'a' }, \
     { "freq", required_argument, NULL, 'F' }, \
     { "count", required_argument, NULL, 'c' }, \
     { "event", required_argument, NULL, 'e' }, \
     { "pid", required_argument, NULL, 'p' }, \
-    { "call-graph", no_argument, NULL, 'g' }, \
+    { "call-graph", required_argument, NULL, PROFILE_OPT_CALL_GRAPH }, \
     { "mmap-pages", required_argument, NULL, 'm' }, \
     { "duration", required_argument, NULL, 'd' }, \
     { "cpu", required_argument, NULL, PROFILE_OPT_CPU }
@@ -35,7 +36,8 @@ struct profile_opts {
 "                         (default: cycles where the machine counts them, else cpu-clock)\n" \
 "  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
 "  -c, --count N          one sample every N events instead of a frequency\n" \
-"  -g, --call-graph       record call chains (frame pointers; 'record' only)\n" \
+"  -g                     record call chains (frame pointers; 'record' only)\n" \
+"      --call-graph MODE  fp: as -g; dwarf[,SIZE] is not implemented yet ('record' only)\n" \
 "  -d, --duration SEC     profile for SEC seconds; a COMMAND still running then is not\n" \
 "                         killed: prospect waits for it and exits with its status\n" \
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \

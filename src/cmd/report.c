@@ -12,8 +12,11 @@
 #include "cmd/cmd.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
+#include "report/callgraph_out.h"
 #include "report/file_header.h"
 #include "report/flat.h"
 #include "report/format.h"
@@ -62,7 +65,13 @@ const char cmd_report_usage[] =
 "      --header           what the file says about itself: host, kernel, cmdline, events,\n"
 "                         samples, lost, build ids, features\n"
 "      --stats            the number of records of each type\n"
-"      --format FMT       text (default), csv or json (every table)\n"
+"      --format FMT       text (default), csv or json (every table); folded: FlameGraph's\n"
+"                         collapsed stacks, one 'comm;outer;...;leaf COUNT' line per stack\n"
+"      --children         perf's Children/Self table from the call chains (-g files):\n"
+"                         -n and --percent-limit apply; --sort comm,dso,sym (default),\n"
+"                         dso,sym or sym\n"
+"      --callers NAME     the tree of who calls function NAME (from -g files)\n"
+"      --callees NAME     the tree of what function NAME spends its time in\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
 "      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
 "      --wide             full names; by default text lines fit 100 columns (long names\n"
@@ -80,6 +89,8 @@ struct report_cmd_opts {
     const char *input;
     bool header, stats, flat, wide;
     bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
+    bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
+    const char *callers, *callees;
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -143,14 +154,58 @@ static int check_path(const char *opt, const char *path, mode_t type)
     return 0;
 }
 
+static bool sort_has(const struct flat_opts *fo, enum flat_key key)
+{
+    for (size_t k = 0; k < fo->nkeys; k++)
+        if (fo->keys[k] == key)
+            return true;
+    return false;
+}
+
+/* --children and --format folded take only the options that mean something for them. */
+static int check_callgraph_opts(struct report_cmd_opts *o)
+{
+    const struct flat_opts *fo = &o->flat_opts;
+    const char *what = o->folded ? "--format folded" : o->children ? "--children" :
+                       o->callers ? "--callers" : "--callees";
+
+    if (o->children + o->folded + !!o->callers + !!o->callees > 1)
+        return cmd_usage_error("report", "--children, --format folded, --callers and --callees "
+                               "are four reports; choose one");
+    if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
+        fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
+        return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "
+                               "--stats, -t, --dso, --percentage, --no-bracket%s", what,
+                               o->folded ? ", --flat, --sort, -n, --percent-limit" : "");
+    if (o->srcline)
+        return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
+                               what);
+    for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
+        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
+            return cmd_usage_error("report", "--children rows are per symbol (--sort "
+                                   "comm,dso,sym, dso,sym or sym); pid and tid are not "
+                                   "implemented yet");
+    if (!o->folded && o->fmt != REPORT_TEXT)
+        return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
+                               what);
+    if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
+        return cmd_usage_error("report", "%s takes --percent-limit, not -n or --sort", what);
+    o->flat = false;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
-           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS };
+           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
+           OPT_CALLEES };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
+        { "children", no_argument, NULL, OPT_CHILDREN },
+        { "callers", required_argument, NULL, OPT_CALLERS },
+        { "callees", required_argument, NULL, OPT_CALLEES },
         { "sort", required_argument, NULL, 's' },
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
@@ -198,8 +253,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->srcline = !strcmp(optarg, "srcline");
             if (!o->srcline && flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
-            o->flat = true;
+            o->flat = o->sort_given = true;
             break;
+        case OPT_CHILDREN: o->children = true; break;
+        case OPT_CALLERS: o->callers = optarg; break;
+        case OPT_CALLEES: o->callees = optarg; break;
         case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
         case OPT_PERCENTAGE:
             if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
@@ -241,9 +299,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
         case OPT_FORMAT:
+            if (!strcmp(optarg, "folded")) {
+                o->folded = true;
+                break;
+            }
             if (report_format_parse(optarg, &o->fmt))
-                return cmd_usage_error("report", "--format must be text, csv or json, not '%s'",
-                                       optarg);
+                return cmd_usage_error("report", "--format must be text, csv, json or folded, "
+                                       "not '%s'", optarg);
             break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
@@ -274,6 +336,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     for (size_t k = 0; k < o->flat_opts.nkeys; k++)
         if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
             return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
+    if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
+        return EXIT_USAGE;
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
                                "table (--flat, or an option of it: --sort, -n, --percentage, "
@@ -538,7 +602,34 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }
-    if (o->flat) {
+    if (o->children || o->folded || o->callers || o->callees) {
+        struct children_opts co = { .event = sel ? sel->name : NULL,
+                                    .percent_limit = o->flat_opts.percent_limit,
+                                    .show_nr_samples = o->flat_opts.show_nr_samples,
+                                    .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
+                                    .wide = o->flat_opts.wide,
+                                    .total_period = oe->filtered ? oe->all_period : 0 };
+        struct cg_syms cy;
+        if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+            cmd_error("report", "note: the samples of '%s' have no call chains (record with "
+                      "-g): every stack is its sampled function alone", sel->name);
+        err = cg_resolve(s->chains, ks, &cy);
+        struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
+                                    .callers = o->callers != NULL,
+                                    .percent_limit = co.percent_limit,
+                                    .total_period = co.total_period, .wide = co.wide };
+        if (!err && (o->callers || o->callees)) {
+            err = report_calltree(stdout, s->chains, &cy, &to);
+            if (err == -ENOENT) {
+                cmd_error("report", "no call stack holds a function named '%s'", to.name);
+                err = 1;        /* said: exit status 1 */
+            }
+        } else if (!err) {
+            err = o->folded ? report_folded(stdout, s->chains, &cy)
+                            : report_children(stdout, s->chains, &cy, &co);
+        }
+        cg_syms_release(&cy);
+    } else if (o->flat) {
         struct flat_opts fo = o->flat_opts;
         fo.event = sel ? sel->name : NULL;
         if (oe->filtered) {
@@ -586,6 +677,7 @@ int cmd_report(int argc, char **argv)
     struct ksyms_job kjob = { 0 };
     struct one_event oe = { 0 };
     struct thread_tally threads;
+    struct cg_store chains;
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
@@ -606,6 +698,9 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     session.filter = o.filter;
+    cg_store_init(&chains);
+    if (o.children || o.folded || o.callers || o.callees)
+        session.chains = &chains;
     thread_tally_init(&threads);
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
@@ -654,6 +749,8 @@ int cmd_report(int argc, char **argv)
                   "are not (choose with --event NAME)", oe.sel->name,
                   (unsigned long long)oe.other_samples);
     ret = print_reports(&o, pd, &session, &kjob, &oe);
+    if (ret > 0)
+        goto out;
     if (ret == -EIO && (werr = cmd_stream_errno(stdout)))
         ret = -werr;        /* the write's own errno: "No space left on device" */
     if (ret) {
@@ -669,6 +766,7 @@ out:
     }
     thread_tally_release(&threads);
     session_release(&session);
+    cg_store_release(&chains);
     perfdata_close(pd);
     return ret;
 }

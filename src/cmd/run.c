@@ -227,8 +227,9 @@ int cmd_run(int argc, char **argv)
     if (po.collect.nr_pids)
         return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
     if (po.collect.callchain)
-        return cmd_usage_error("run", "the run report is flat and shows no call graphs; record "
-                               "them with 'prospect record -g'");
+        return cmd_usage_error("run", "the run report shows no call graphs yet; record them "
+                               "with 'prospect record -g', read them with 'prospect report "
+                               "--children' (or --callers, --callees, --format folded)");
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;

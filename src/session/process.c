@@ -59,10 +59,10 @@ static struct map *map_new(uint64_t start, uint64_t end, uint64_t pgoff, struct 
 }
 
 /* Retires a map: it keeps its hits for the report but no longer takes new ones. Maps without
- * hits are simply freed. */
+ * hits (nor call-stack frames) are simply freed. */
 static int retire(struct process *p, struct map *m)
 {
-    if (!hitstore_count(&m->hits)) {
+    if (!hitstore_count(&m->hits) && !m->in_stack) {
         map_free(m);
         return 0;
     }

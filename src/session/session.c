@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "callgraph/stacks.h"
 #include "perf/collect.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
@@ -254,7 +255,7 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
     struct map *m;
     int err;
 
-    /* Only the fixed fields are used here (no call chains): the cheap decoder suffices. */
+    /* The fixed fields first (the cheap decoder); call chains only when they are kept. */
     if (!sel || sample_parse_fixed(sel, h, &smp)) {
         s->stats.bad_samples++;
         return 0;
@@ -290,6 +291,13 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         p->first_time = smp.time;
     if (smp.time > p->last_time)
         p->last_time = smp.time;
+    if (s->chains) {
+        /* The full decoder for the call chain; a chain that does not decode leaves the ip. */
+        struct sample full;
+        err = cg_store_add(s->chains, p, sample_parse(sel, h, &full) ? &smp : &full, smp.period);
+        if (err)
+            return err;
+    }
 
     switch (smp.cpumode) {
     case PERF_RECORD_MISC_KERNEL:

@@ -12,6 +12,7 @@
 #include "util/hashmap.h"
 #include "util/vec.h"
 
+struct cg_store;
 struct dso;
 struct dso_cache;
 struct evlist;
@@ -21,6 +22,7 @@ struct map {
     struct dso *dso;              /* never NULL for maps made from records */
     uint32_t prot, flags;
     struct hitstore hits;         /* user hits at absolute addresses in [start, end) */
+    bool in_stack;                /* a kept call stack has a frame in it: keep it when retired */
 };
 
 struct process {
@@ -73,6 +75,7 @@ struct session {
     uint32_t last_tid;            /* one-entry cache of by_tid: samples come in runs */
     struct process *last_proc;
     const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
+    struct cg_store *chains;      /* when set, every kept sample's call stack goes there too */
 };
 
 int session_init(struct session *s);

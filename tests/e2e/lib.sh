@@ -15,3 +15,10 @@ build_workload() {
     local out=$WL/$1 src=$2; shift 2
     [ -x "$out" ] || gcc -o "$out" "$(dirname "${BASH_SOURCE[0]}")/../workloads/$src.c" "$@" || return 1
 }
+# precord ARGS...: perf record -q ARGS, up to three times (perf 6.1 here aborts now and then
+# with -g).
+precord() {
+    local i
+    for i in 1 2 3; do perf record -q "$@" >/dev/null 2>&1 && return 0; done
+    return 1
+}

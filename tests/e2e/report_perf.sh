@@ -22,12 +22,6 @@ our_rows() {
     "$PROSPECT" report -i "$1" --flat --sort comm,dso,sym -t '|' "${@:2}" | grep -v '^#' |
         awk -F'|' '{ sub("%", "", $1); print $2 "|" $3 "|" $4 "|" $1 }'
 }
-# perf record, once more if it crashes (perf 6.1 here aborts now and then with -g).
-precord() {
-    local i
-    for i in 1 2 3; do perf record -q "$@" >/dev/null 2>&1 && return 0; done
-    return 1
-}
 samples_of() { "$PROSPECT" report -i "$1" --flat | awk '/^# Samples:/ { print $3; exit }'; }
 perf_samples() {
     perf report -i "$1" --stdio --no-children -g none --sort comm 2>/dev/null |

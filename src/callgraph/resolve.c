@@ -1,0 +1,195 @@
+/* Frames -> symbols, each distinct (map, address) once. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "callgraph/resolve.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "symbol/ksyms.h"
+#include "util/hash.h"
+
+/* Open-addressing table from a 2-word key to a symbol index. */
+struct slot {
+    uint64_t a, b;
+    uint32_t val;             /* index + 1, 0 empty */
+};
+
+struct table {
+    struct slot *s;
+    size_t cap, n;
+};
+
+static uint64_t key_hash(uint64_t a, uint64_t b)
+{
+    return hash_u64(a ^ hash_u64(b));
+}
+
+static int table_grow(struct table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    struct slot *s = calloc(cap, sizeof(*s));
+
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->s[i].val)
+            continue;
+        size_t j = key_hash(t->s[i].a, t->s[i].b) & (cap - 1);
+        while (s[j].val)
+            j = (j + 1) & (cap - 1);
+        s[j] = t->s[i];
+    }
+    free(t->s);
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* The slot of (a, b): found (val != 0) or the empty one to fill. NULL: -ENOMEM. */
+static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
+{
+    size_t j;
+
+    if ((t->n + 1) * 2 > t->cap && table_grow(t))
+        return NULL;
+    for (j = key_hash(a, b) & (t->cap - 1); t->s[j].val; j = (j + 1) & (t->cap - 1))
+        if (t->s[j].a == a && t->s[j].b == b)
+            break;
+    return &t->s[j];
+}
+
+struct ctx {
+    struct cg_syms *out;
+    size_t cap_syms;
+    struct table frames, syms;
+    const struct ksyms *ks;
+};
+
+static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
+{
+    uint64_t a = (uint64_t)(uintptr_t)sym->dso ^ (sym->kernel ? 1 : 0);
+    uint64_t b = (uint64_t)(uintptr_t)(sym->name ? sym->name : sym->module);
+    struct slot *sl = table_slot(&c->syms, a, b);
+
+    if (!sl)
+        return -ENOMEM;
+    if (!sl->val) {
+        struct cg_syms *o = c->out;
+        if (o->nsyms == c->cap_syms) {
+            size_t cap = c->cap_syms ? c->cap_syms * 2 : 256;
+            struct cg_sym *v = realloc(o->syms, cap * sizeof(*v));
+            if (!v)
+                return -ENOMEM;
+            o->syms = v;
+            c->cap_syms = cap;
+        }
+        o->syms[o->nsyms++] = *sym;
+        sl->a = a;
+        sl->b = b;
+        sl->val = (uint32_t)o->nsyms;
+        c->syms.n++;
+    }
+    *idx = sl->val - 1;
+    return 0;
+}
+
+static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
+{
+    memset(sym, 0, sizeof(*sym));
+    if (f->map == &cg_kernel_map) {
+        struct ksym_res r = {0};
+        sym->kernel = true;
+        if (c->ks && ksyms_resolve(c->ks, f->addr, &r) == 0) {
+            sym->name = r.name;
+            sym->module = r.module;
+        }
+        return;
+    }
+    if (f->map) {
+        struct dso *d = f->map->dso;
+        struct symres r = {0};
+        uint64_t vaddr;
+        sym->dso = d;
+        dso_load(d);
+        if (dso_map_to_vaddr(d, f->map->start, f->map->pgoff, f->addr, &vaddr))
+            vaddr = f->addr - f->map->start + f->map->pgoff;
+        /* A return address right after a symbol's end (a frame the frame-pointer walk got
+         * wrong, e.g. through code without frame pointers) is named as perf names it. */
+        if (dso_resolve(d, vaddr, &r) == 0 && !r.name)
+            dso_resolve(d, vaddr + 1, &r);
+        sym->name = r.name;
+    }
+}
+
+int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+{
+    struct ctx c = { .out = out, .ks = ks };
+    int err = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
+    if (!out->frame_sym)
+        return -ENOMEM;
+    for (size_t i = 0; i < cs->nframes && !err; i++) {
+        const struct cg_frame *f = &cs->frames[i];
+        struct slot *sl = table_slot(&c.frames, f->addr, (uint64_t)(uintptr_t)f->map);
+        struct cg_sym sym;
+        uint32_t idx;
+
+        if (!sl) {
+            err = -ENOMEM;
+            break;
+        }
+        if (sl->val) {
+            out->frame_sym[i] = sl->val - 1;
+            continue;
+        }
+        resolve_frame(&c, f, &sym);
+        err = sym_index(&c, &sym, &idx);
+        if (err)
+            break;
+        /* sym_index may have grown c.syms, never c.frames: sl still points into it. */
+        sl->a = f->addr;
+        sl->b = (uint64_t)(uintptr_t)f->map;
+        sl->val = idx + 1;
+        c.frames.n++;
+        out->frame_sym[i] = idx;
+    }
+    free(c.frames.s);
+    free(c.syms.s);
+    if (err)
+        cg_syms_release(out);
+    return err;
+}
+
+void cg_syms_release(struct cg_syms *cy)
+{
+    free(cy->syms);
+    free(cy->frame_sym);
+    memset(cy, 0, sizeof(*cy));
+}
+
+const char *cg_sym_dso(const struct cg_sym *s, char *buf, size_t len)
+{
+    if (s->kernel) {
+        if (!s->module)
+            return "[kernel.kallsyms]";
+        snprintf(buf, len, "[%s]", s->module);
+        return buf;
+    }
+    return s->dso ? dso_short_name(s->dso) : "[unknown]";
+}
+
+const char *cg_sym_name(const struct cg_sym *s, char *buf, size_t len)
+{
+    if (s->name)
+        return s->name;
+    if (s->kernel && !s->module)
+        return "[kernel.kallsyms]";
+    if (s->kernel || s->dso) {
+        snprintf(buf, len, "[%s]", s->kernel ? s->module : dso_short_name(s->dso));
+        return buf;
+    }
+    return "[unknown]";
+}

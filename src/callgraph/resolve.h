@@ -1,0 +1,35 @@
+/* Symbols of a cg_store's frames: each distinct (map, address) resolved once (user frames
+ * through their DSO, kernel frames through kallsyms), every frame given the index of its
+ * symbol. A symbol is one (DSO, name); unresolved addresses of a DSO share one symbol named
+ * after the DSO, as "[libfoo.so]". */
+#ifndef PROSPECT_CALLGRAPH_RESOLVE_H
+#define PROSPECT_CALLGRAPH_RESOLVE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "callgraph/stacks.h"
+
+struct dso;
+struct ksyms;
+
+struct cg_sym {
+    const char *name;         /* the symbol, a->b bracket, or NULL (unresolved) */
+    struct dso *dso;          /* NULL for kernel frames and frames outside every map */
+    const char *module;       /* kernel: the module, NULL for the core kernel */
+    bool kernel;
+};
+
+struct cg_syms {
+    struct cg_sym *syms;
+    size_t nsyms;
+    uint32_t *frame_sym;      /* parallel to cg_store.frames */
+};
+
+/* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). 0 or -ENOMEM. */
+int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
+void cg_syms_release(struct cg_syms *cy);
+
+/* The name a symbol shows: its own, else "[dso]", "[kernel.kallsyms]" or "[unknown]". */
+const char *cg_sym_name(const struct cg_sym *s, char *buf, size_t len);
+/* The shared object column: the DSO's short name, "[kernel.kallsyms]", "[module]", "[unknown]". */
+const char *cg_sym_dso(const struct cg_sym *s, char *buf, size_t len);
+#endif

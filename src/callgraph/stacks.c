@@ -1,0 +1,140 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "callgraph/stacks.h"
+#include "perf/record.h"
+#include "session/session.h"
+#include "util/hash.h"
+
+const struct map cg_kernel_map;
+
+void cg_store_init(struct cg_store *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+}
+
+void cg_store_release(struct cg_store *cs)
+{
+    free(cs->frames);
+    free(cs->stacks);
+    free(cs->table);
+    free(cs->scratch);
+    memset(cs, 0, sizeof(*cs));
+}
+
+static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, uint32_t n)
+{
+    uint64_t h = hash_u64((uint64_t)(uintptr_t)p ^ n);
+    for (uint32_t i = 0; i < n; i++)
+        h = hash_u64(h ^ f[i].addr) + (uint64_t)(uintptr_t)f[i].map;
+    return h;
+}
+
+static int grow_table(struct cg_store *cs)
+{
+    size_t cap = cs->table_cap ? cs->table_cap * 2 : 1024;
+    uint32_t *t = calloc(cap, sizeof(*t));
+
+    if (!t)
+        return -ENOMEM;
+    for (size_t i = 0; i < cs->nstacks; i++) {
+        size_t j = cs->stacks[i].hash & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = (uint32_t)i + 1;
+    }
+    free(cs->table);
+    cs->table = t;
+    cs->table_cap = cap;
+    return 0;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    size_t c = *cap ? *cap : 256;
+    void *nv;
+
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    nv = realloc(*v, c * elem);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
+int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+                        uint32_t n, uint64_t period)
+{
+    uint64_t h = stack_hash(p, f, n);
+    struct cg_stack *st;
+    size_t j;
+
+    if (cs->nstacks >= UINT32_MAX - 1)
+        return -ENOMEM;
+    if ((cs->nstacks + 1) * 2 > cs->table_cap && grow_table(cs))
+        return -ENOMEM;
+    for (j = h & (cs->table_cap - 1); cs->table[j]; j = (j + 1) & (cs->table_cap - 1)) {
+        st = &cs->stacks[cs->table[j] - 1];
+        if (st->hash == h && st->proc == p && st->n == n &&
+            !memcmp(cs->frames + st->off, f, n * sizeof(*f)))
+            goto found;
+    }
+    if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||
+        grow((void **)&cs->frames, &cs->cap_frames, cs->nframes + n, sizeof(*cs->frames)))
+        return -ENOMEM;
+    if (n)
+        memcpy(cs->frames + cs->nframes, f, n * sizeof(*f));
+    st = &cs->stacks[cs->nstacks];
+    *st = (struct cg_stack){ .proc = p, .hash = h, .off = cs->nframes, .n = n };
+    cs->nframes += n;
+    cs->table[j] = (uint32_t)++cs->nstacks;
+found:
+    st->samples++;
+    st->period += period;
+    cs->samples++;
+    cs->period += period;
+    return 0;
+}
+
+enum ctx { CTX_KERNEL, CTX_USER, CTX_OTHER };
+
+int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *smp,
+                 uint64_t period)
+{
+    enum ctx ctx = smp->cpumode == PERF_RECORD_MISC_KERNEL ? CTX_KERNEL :
+                   smp->cpumode == PERF_RECORD_MISC_USER ? CTX_USER : CTX_OTHER;
+    const uint64_t *ips = smp->callchain;
+    uint64_t nips = smp->nr_callchain, one = smp->ip;
+    uint32_t n = 0;
+
+    if (!nips) {
+        ips = &one;
+        nips = 1;
+    }
+    if (grow((void **)&cs->scratch, &cs->cap_scratch, nips, sizeof(*cs->scratch)))
+        return -ENOMEM;
+    for (uint64_t i = 0; i < nips; i++) {
+        uint64_t ip = ips[i];
+        if (ip >= PERF_CONTEXT_MAX) {
+            ctx = ip == PERF_CONTEXT_KERNEL ? CTX_KERNEL :
+                  ip == PERF_CONTEXT_USER ? CTX_USER : CTX_OTHER;
+            continue;
+        }
+        if (ctx == CTX_OTHER)
+            continue;
+        /* A caller's frame holds the return address, which may be the first instruction of
+         * the next function (a call at a function's end): ip - 1 is inside the call. */
+        struct cg_frame *f = &cs->scratch[n];
+        struct map *m = ctx == CTX_KERNEL ? NULL : process_find_map(p, ip);
+        f->addr = n ? ip - 1 : ip;
+        f->map = ctx == CTX_KERNEL ? &cg_kernel_map : m;
+        if (m)
+            m->in_stack = true;   /* a map replaced later must outlive the stack */
+        n++;
+    }
+    return cg_store_add_frames(cs, p, cs->scratch, n, period);
+}

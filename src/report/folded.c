@@ -1,0 +1,105 @@
+/* FlameGraph's collapsed stacks, as stackcollapse-perf.pl --all writes them from perf script. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/callgraph_out.h"
+#include "session/session.h"
+
+struct line {
+    size_t off;               /* in the text arena */
+    uint64_t samples;
+};
+
+struct text {
+    char *p;
+    size_t n, cap;
+};
+
+static int text_reserve(struct text *t, size_t extra)
+{
+    size_t cap = t->cap ? t->cap : 4096;
+    char *p;
+
+    if (t->n + extra <= t->cap)
+        return 0;
+    while (cap < t->n + extra)
+        cap *= 2;
+    if (!(p = realloc(t->p, cap)))
+        return -ENOMEM;
+    t->p = p;
+    t->cap = cap;
+    return 0;
+}
+
+/* A frame's name as stackcollapse-perf.pl tidies it: ';' would split the frame, a C++
+ * parameter list goes ("(anonymous namespace)" stays), spaces in a command become '_'. A
+ * control character (a newline in a command name) would break the line format: '_' too. */
+static int put_name(struct text *t, const char *s, bool params, bool spaces)
+{
+    size_t len = strlen(s);
+
+    if (text_reserve(t, len + 6))
+        return -ENOMEM;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i)
+            break;
+        if ((unsigned char)c < 0x20 || c == 0x7f || (spaces && c == ' '))
+            c = '_';
+        t->p[t->n++] = c == ';' ? ':' : c;
+    }
+    return 0;
+}
+
+static int cmp_line(const void *a, const void *b, void *arg)
+{
+    const char *base = arg;
+    return strcmp(base + ((const struct line *)a)->off, base + ((const struct line *)b)->off);
+}
+
+int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
+{
+    struct line *lines = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*lines));
+    struct text t = { 0 };
+    size_t nl = 0;
+    char buf[256];
+    int err = 0;
+
+    if (!lines)
+        return -ENOMEM;
+    for (size_t i = 0; i < cs->nstacks && !err; i++) {
+        const struct cg_stack *st = &cs->stacks[i];
+        if (!st->n)
+            continue;
+        lines[nl] = (struct line){ .off = t.n, .samples = st->samples };
+        err = put_name(&t, st->proc->comm, true, true);
+        for (uint32_t k = st->n; k-- > 0 && !err;) {
+            const struct cg_sym *s = &cy->syms[cy->frame_sym[st->off + k]];
+            t.p[t.n++] = ';';
+            err = put_name(&t, cg_sym_name(s, buf, sizeof(buf)), false, false);
+            if (!err && s->kernel) {
+                memcpy(t.p + t.n, "_[k]", 4);
+                t.n += 4;
+            }
+        }
+        if (!err && !(err = text_reserve(&t, 1)))
+            t.p[t.n++] = '\0';
+        nl++;
+    }
+    if (!err) {
+        /* Different addresses of one function give one line: sort, then add up equal ones. */
+        qsort_r(lines, nl, sizeof(*lines), cmp_line, t.p);
+        for (size_t i = 0; i < nl; i++) {
+            uint64_t n = lines[i].samples;
+            while (i + 1 < nl && !strcmp(t.p + lines[i].off, t.p + lines[i + 1].off))
+                n += lines[++i].samples;
+            fprintf(f, "%s %" PRIu64 "\n", t.p + lines[i].off, n);
+        }
+        if (fflush(f) || ferror(f))
+            err = -EIO;
+    }
+    free(lines);
+    free(t.p);
+    return err;
+}

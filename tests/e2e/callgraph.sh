@@ -1,0 +1,172 @@
+# Call graphs from frame pointers (issue 10, first part): record -g / --call-graph fp, report
+# --children (perf's Children/Self table) and --format folded (FlameGraph's collapsed stacks),
+# on Prospect's and perf's -g files, against perf report and perf script.
+. "$(dirname "$0")/lib.sh"
+
+build_workload callgraph callgraph -O0 -fno-omit-frame-pointer ||
+    { fail callgraph_build "cannot build tests/workloads/callgraph.c"; exit 0; }
+CG=$WL/callgraph
+
+# --call-graph takes perf's modes; dwarf is refused plainly and nothing runs.
+out=$("$PROSPECT" record --call-graph dwarf -o "$TEST_TMP/d.data" -- touch "$TEST_TMP/ran" 2>&1)
+rc=$?
+check record_call_graph_dwarf_refused_not_run \
+    [ "$rc" -eq 2 -a ! -e "$TEST_TMP/ran" -a ! -e "$TEST_TMP/d.data" ]
+check record_call_graph_dwarf_says_not_yet \
+    grep -q "not yet: DWARF unwinding is not implemented" <<<"$out"
+out=$("$PROSPECT" record --call-graph dwarf,16384 -o "$TEST_TMP/d.data" -- true 2>&1)
+check record_call_graph_dwarf_size_refused [ $? -eq 2 -a ! -e "$TEST_TMP/d.data" -a \
+    -n "$(grep "dwarf,16384: not yet" <<<"$out")" ]
+"$PROSPECT" record --call-graph frames -o "$TEST_TMP/d.data" -- true >/dev/null 2>&1
+check record_call_graph_bad_mode_is_usage_error [ $? -eq 2 ]
+
+# Prospect's own recording, with perf's long option.
+if ! "$PROSPECT" record --call-graph fp -o "$TEST_TMP/p.data" -- "$CG" 2000 >/dev/null 2>&1; then
+    fail record_call_graph_fp "prospect record --call-graph fp failed"
+    exit 0
+fi
+
+out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children --format folded 2>&1)
+check report_children_and_folded_exclude_each_other [ $? -eq 2 -a -n "$(grep "choose one" <<<"$out")" ]
+
+# A file without call chains: said, and every stack is the sampled function alone.
+"$PROSPECT" record -o "$TEST_TMP/flat.data" -- "$CG" 300 >/dev/null 2>&1
+out=$("$PROSPECT" report -i "$TEST_TMP/flat.data" --children 2>&1 >"$TEST_TMP/flat.out")
+check children_without_chains_says_so [ -n "$(grep "have no call chains (record with -g)" <<<"$out")" \
+    -a -n "$(grep "\[\.\] leaf$" "$TEST_TMP/flat.out")" -a -z "$(grep "\[\.\] via_a$" "$TEST_TMP/flat.out")" ]
+
+# share FILE SYMBOL [OPTIONS]: the Children percentage of SYMBOL in our table.
+share() {
+    "$PROSPECT" report -i "$1" --children "${@:3}" |
+        awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
+}
+in_range() { awk -v v="${1:-x}" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "x" && v >= lo && v <= hi) }'; }
+a=$(share "$TEST_TMP/p.data" via_a); b=$(share "$TEST_TMP/p.data" via_b)
+m=$(share "$TEST_TMP/p.data" main); l=$(share "$TEST_TMP/p.data" leaf)
+check children_known_structure_via_a_3_of_5 in_range "$a" 50 70
+check children_known_structure_via_b_2_of_5 in_range "$b" 30 50
+check children_known_structure_main_and_leaf_whole in_range "$(awk -v m="${m:-0}" -v l="${l:-0}" \
+    'BEGIN { print (m < l ? m : l) }')" 90 100
+
+# Folded: the two paths, counts adding up to the samples.
+"$PROSPECT" report -i "$TEST_TMP/p.data" --format folded > "$TEST_TMP/p.folded"
+check folded_has_path_via_a grep -q '^callgraph;.*;main;via_a;leaf [0-9]*$' "$TEST_TMP/p.folded"
+check folded_has_path_via_b grep -q '^callgraph;.*;main;via_b;leaf [0-9]*$' "$TEST_TMP/p.folded"
+total=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children | awk '/^# Samples:/ { print $3 }')
+check folded_counts_add_up_to_samples [ "$(awk '{ n += $NF } END { print n + 0 }' \
+    "$TEST_TMP/p.folded")" = "${total:-x}" ]
+
+# A call chain longer than its record (hostile input): one line naming the file and offset,
+# the sample left out, the rest reported.
+python3 - "$TEST_TMP/p.data" "$TEST_TMP/bad.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', b, 40)
+pos = off
+while pos + 8 <= off + size:
+    typ, misc, sz = struct.unpack_from('<IHH', b, pos)
+    if sz < 8:
+        break
+    if typ == 9 and sz > 64:    # SAMPLE: id ip pid/tid time cpu period, then nr
+        struct.pack_into('<Q', b, pos + 8 + 48, 1 << 40)
+        break
+    pos += sz
+open(sys.argv[2], 'wb').write(b)
+PY
+for mode in --children "--format folded"; do
+    out=$("$PROSPECT" report -i "$TEST_TMP/bad.data" $mode 2>&1 >"$TEST_TMP/bad.out")
+    check "damaged_chain_named_${mode##*[- ]}" [ $? -eq 0 -a -s "$TEST_TMP/bad.out" -a \
+        -n "$(grep "bad.data: offset 0x[0-9a-f]*: sample does not match" <<<"$out")" ]
+done
+
+if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then
+    skip callgraph_perf_agreement "perf is not installed or cannot record here"
+    exit 0
+fi
+
+# perf's and our Children tables as key|key...|children lines (keys: dso,sym or comm,dso,sym;
+# our text columns are Children, Self, [Command,] Shared Object, then "[.] symbol").
+perf_children() {
+    perf report -i "$1" --children --stdio --sort "$2" -g none -t '|' --percent-limit 0 \
+        2>/dev/null | grep -v '^#' | grep . |
+        awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
+                     k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
+}
+our_children() {
+    "$PROSPECT" report -i "$1" --children --sort "$2" --wide | grep -v '^#' |
+        awk -v n="$(tr ',' '\n' <<<"$2" | grep -vc sym)" '{ c = $1; sub("%", "", c); k = ""
+            for (i = 3; i < 3 + n; i++) k = k $i "|"
+            s = $0; for (i = 0; i < 2 + n; i++) sub(/^ *[^ ]+/, "", s); sub(/^ +/, "", s)
+            print k s "|" c }'
+}
+# agree NAME FILE [KEYS]: every perf row of 1% or more has ours within 1 point.
+agree() {
+    local name=$1 data=$2 keys=${3:-dso,sym} bad rows
+    perf_children "$data" "$keys" > "$TEST_TMP/$name.perf"
+    our_children "$data" "$keys" > "$TEST_TMP/$name.ours"
+    bad=$(awk -F'|' 'NR == FNR { k = $1; for (i = 2; i < NF; i++) k = k "|" $i; ours[k] = $NF; next }
+        $NF >= 1 { k = $1; for (i = 2; i < NF; i++) k = k "|" $i; d = ours[k] - $NF; if (d < 0) d = -d;
+                   if (!(k in ours) || d > 1) printf "%s perf %s%% ours %s%%; ", k, $NF, ours[k] }' \
+        "$TEST_TMP/$name.ours" "$TEST_TMP/$name.perf")
+    rows=$(awk -F'|' '$NF >= 1' "$TEST_TMP/$name.perf" | wc -l)
+    if [ "$rows" -lt 3 ]; then
+        fail "${name}_children_match_perf" "perf printed $rows rows of 1% or more"
+    elif [ -n "$bad" ]; then
+        fail "${name}_children_match_perf" "$bad"
+    else
+        pass "${name}_children_match_perf"
+    fi
+}
+
+agree prospect_g "$TEST_TMP/p.data"
+# Caller and callee trees: the same shares as the Children table, in the known structure.
+# node FILE DEPTH NAME OPTIONS...: the share of the first node NAME at DEPTH (0: the root).
+node() {
+    "$PROSPECT" report -i "$1" "${@:4}" | awk -v d="$2" -v s="$3" '!/^#/ {
+        match($0, /^ *[0-9.]+%  */); ind = (RLENGTH - 12) / 2
+        if (ind == d && $2 == s) { sub("%", "", $1); print $1; exit } }'
+}
+check callers_of_leaf_via_a_as_children [ -n "$a" -a "$(node "$TEST_TMP/p.data" 1 via_a --callers leaf)" = "$a" ]
+check callers_of_leaf_main_above_via_a [ -n "$a" -a "$(node "$TEST_TMP/p.data" 2 main --callers leaf)" = "$a" ]
+check callees_of_main_via_b_as_children [ "$(node "$TEST_TMP/p.data" 1 via_b --callees main)" = "$b" ]
+check callees_percent_limit_hides_subtree [ -z "$(node "$TEST_TMP/p.data" 1 via_b --callees main \
+    --percent-limit 50)" -a -n "$(node "$TEST_TMP/p.data" 1 via_a --callees main --percent-limit 50)" ]
+out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --callers no_such_function 2>&1 >/dev/null)
+check callers_of_unknown_function_fails [ $? -eq 1 -a -n "$(grep "no call stack holds a function named 'no_such_function'" <<<"$out")" ]
+
+# Filters hide rows, they do not rescale them (perf's --percentage absolute): two programs,
+# one filtered out.
+cp "$CG" "$WL/cg_rec"
+"$PROSPECT" record -g -o "$TEST_TMP/two.data" -- sh -c "'$CG' 1000; '$WL/cg_rec' 1000 rec" \
+    >/dev/null 2>&1
+all=$(share "$TEST_TMP/two.data" via_a); only=$(share "$TEST_TMP/two.data" via_a --comm callgraph)
+check children_filter_keeps_absolute_shares [ -n "$all" -a "$only" = "$all" -a \
+    -z "$(share "$TEST_TMP/two.data" rec --comm callgraph)" ]
+# perf's default table (--sort comm,dso,sym): three commands (sh, callgraph, cg_rec).
+agree two_commands "$TEST_TMP/two.data" comm,dso,sym
+if precord -g -o "$TEST_TMP/perf.data" -- "$CG" 2000; then
+    agree perf_g "$TEST_TMP/perf.data"
+    # perf script's stacks collapsed here (function names, kernel ones suffixed _[k] as
+    # stackcollapse-perf.pl --all does): the stacks through main are ours, line for line.
+    perf script -i "$TEST_TMP/perf.data" -F comm,ip,sym 2>/dev/null |
+        awk '/^[^\t]/ { comm = $1; n = 0; next }
+             /^\t/ { f[++n] = $2 ($1 ~ /^ffff/ ? "_[k]" : ""); next }
+             /^$/ { if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ } n = 0 }
+             END { if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+                   for (s in c) print s, c[s] }' | grep ';main;' | sort > "$TEST_TMP/perf.folded"
+    "$PROSPECT" report -i "$TEST_TMP/perf.data" --format folded | grep ';main;' |
+        sort > "$TEST_TMP/ours.folded"
+    if [ ! -s "$TEST_TMP/perf.folded" ]; then
+        fail folded_matches_perf_script "perf script gave no stack through main"
+    else
+        check folded_matches_perf_script cmp -s "$TEST_TMP/perf.folded" "$TEST_TMP/ours.folded"
+    fi
+else
+    skip perf_g_children_match_perf "perf record -g failed three times"
+fi
+
+# Recursion: rec is on the stack 5 times per sample and counts once (perf's semantics).
+"$PROSPECT" record -g -o "$TEST_TMP/rec.data" -- "$CG" 800 rec >/dev/null 2>&1
+r=$(share "$TEST_TMP/rec.data" rec)
+check children_recursive_symbol_counts_once in_range "$r" 90 100
+agree recursive "$TEST_TMP/rec.data"
