@@ -140,7 +140,7 @@ static int parse_tracepoint(const char *name, struct perf_event_attr *a)
     if (!colon || strchr(colon + 1, ':') || strchr(name, '/') || colon == name)
         return -ENOENT;
     if (!(dir = event_tracefs_dir()))   /* mounts tracefs where it may */
-        return errno == ENOENT ? -ENOENT : -errno;   /* EACCES, EPERM: tracefs says why */
+        return -errno;   /* ENOENT: no tracefs; EACCES, EPERM, EBUSY: tracefs says why */
     snprintf(path, sizeof(path), "%s/%.*s/%s/id", dir, (int)(colon - name), name, colon + 1);
     err = file_read_all(path, &buf, NULL, 64);
     if (err)

@@ -8,9 +8,6 @@ static void end(FILE *f, bool last)
     fputc(last ? '\n' : ',', f);
 }
 
-/* Control characters and malformed UTF-8 are escaped as the text reports print them (\xNN),
- * so a symbol name cannot move a terminal's cursor or break a UTF-8 reader; a field with a
- * comma, quote or escape is quoted. */
 void csv_field(FILE *f, const char *s, bool last)
 {
     csv_field_sep(f, s, ',', last);
@@ -34,6 +31,9 @@ void csv_row(FILE *f, const char *const *fields, size_t n)
         csv_field(f, fields[i], i + 1 == n);
 }
 
+/* Control characters and malformed UTF-8 are escaped as the text reports print them (\xNN),
+ * so a symbol name cannot move a terminal's cursor or break a UTF-8 reader; a field with the
+ * separator, a quote or escape is quoted. */
 void csv_field_sep(FILE *f, const char *s, char sep, bool last)
 {
     bool quote = false;
