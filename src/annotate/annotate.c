@@ -7,7 +7,7 @@
 #include "session/session.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
-#include "trace/region.h"
+#include "probe/region.h"
 
 #define MAX_FUNC_BYTES (1u << 20)
 

@@ -2,7 +2,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/stat_cost.h"
-#include "trace/region_cost.h"
+#include "probe/region_cost.h"
 
 static void fmt_ns(double ns, char *buf, size_t len)
 {

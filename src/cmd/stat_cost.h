@@ -3,8 +3,8 @@
 #define PROSPECT_CMD_STAT_COST_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "trace/region.h"
-#include "trace/region_count.h"
+#include "probe/region.h"
+#include "probe/region_count.h"
 
 /* Notes on stderr, for each region whose probe handling is a large share of its time. */
 void stat_cost_notes(const struct region_list *rl, struct region_counter *rc);

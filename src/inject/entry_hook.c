@@ -1,6 +1,6 @@
 /* The entry hook: a tiny shared library that `prospect stat -r` preloads (LD_PRELOAD) into the
  * command it launches. It is not part of libpcore: it runs inside the measured program, is built
- * without sanitizers and embedded into prospect as bytes (see src/trace/jump_entry.c).
+ * without sanitizers and embedded into prospect as bytes (see src/probe/jump_entry.c).
  *
  * Why: a uprobe on a function's first instruction costs one int3 trap plus, when the kernel
  * cannot emulate that instruction (mov, lea, add, ... : most leaf functions), a single-step

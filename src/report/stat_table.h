@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "trace/program_count.h"
-#include "trace/region_count.h"
+#include "probe/program_count.h"
+#include "probe/region_count.h"
 
 struct stat_region_view {
     const char *label;

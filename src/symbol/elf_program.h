@@ -1,5 +1,5 @@
 /* What a program's ELF headers say about how it starts and where its code is: enough to decide
- * whether Prospect may preload its entry hook into it (src/trace/jump_entry.c). */
+ * whether Prospect may preload its entry hook into it (src/probe/jump_entry.c). */
 #ifndef PROSPECT_SYMBOL_ELF_PROGRAM_H
 #define PROSPECT_SYMBOL_ELF_PROGRAM_H
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "test.h"
-#include "trace/jump_code.h"
+#include "probe/jump_code.h"
 
 static char why[256];
 

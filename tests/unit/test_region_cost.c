@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "test.h"
-#include "trace/region_cost.h"
+#include "probe/region_cost.h"
 
 TEST(tiny_region_gets_the_note)
 {

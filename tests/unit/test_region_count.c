@@ -2,8 +2,8 @@
  * the uretprobe nesting limit, exec, percentiles; and the region helpers. */
 #include <stdlib.h>
 #include "test.h"
-#include "trace/region.h"
-#include "trace/region_count.h"
+#include "probe/region.h"
+#include "probe/region_count.h"
 
 /* Feeds one sample of group 0 with a single value (task-clock). */
 static int feed(struct region_counter *rc, enum rc_role role, uint32_t tid, uint32_t cpu,

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "symbol/ifunc.h"
 #include "test.h"
-#include "trace/region_names.h"
+#include "probe/region_names.h"
 
 static const char *unclone(const char *name, bool *was)
 {

@@ -1,4 +1,4 @@
-/* Internal to jump entries (src/trace/jump_*.c): the files Prospect writes for the entry hook. */
+/* Internal to jump entries (src/probe/jump_*.c): the files Prospect writes for the entry hook. */
 #ifndef PROSPECT_TRACE_JUMP_FILES_H
 #define PROSPECT_TRACE_JUMP_FILES_H
 #include <stddef.h>

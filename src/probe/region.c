@@ -13,9 +13,9 @@
 #include "symbol/dwarf_inline.h"
 #include "symbol/dwarf_lines.h"
 #include "symbol/ifunc.h"
-#include "trace/jump_code.h"
-#include "trace/region.h"
-#include "trace/region_names.h"
+#include "probe/jump_code.h"
+#include "probe/region.h"
+#include "probe/region_names.h"
 #include "util/log.h"
 #include "util/strutil.h"
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "trace/jump_files.h"
+#include "probe/jump_files.h"
 
 int jump_write_file(const char *dir, const char *name, const void *data, size_t len,
                     mode_t mode)

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "perf/event.h"
-#include "trace/region.h"
-#include "trace/region_count.h"
+#include "probe/region.h"
+#include "probe/region_count.h"
 
 struct counter_group {
     struct event_spec *ev;      /* the user's counters (task-clock is added as leader) */

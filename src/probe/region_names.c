@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/region.h"
-#include "trace/region_names.h"
+#include "probe/region.h"
+#include "probe/region_names.h"
 #include "util/strutil.h"
 
 #define NAME_LEN 1024

@@ -7,7 +7,7 @@
 #define PROSPECT_TRACE_REGION_COST_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "trace/region.h"
+#include "probe/region.h"
 
 enum region_entry_kind {
     REGION_ENTRY_JUMP,       /* a jump entry: the uprobe sits on the trampoline's nop */

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/region_count.h"
+#include "probe/region_count.h"
 #include "util/hash.h"
 
 /* The kernel stops hijacking return addresses past this many pending uretprobes per task

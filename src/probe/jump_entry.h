@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace/region.h"
+#include "probe/region.h"
 
 struct jump_entry;
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace/region_count.h"
+#include "probe/region_count.h"
 #include "util/vec.h"
 
 struct dso_cache;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/program_count.h"
+#include "probe/program_count.h"
 #include "util/cpulist.h"
 #include "util/file.h"
 #include "util/strutil.h"

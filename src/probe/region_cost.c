@@ -2,7 +2,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/region_cost.h"
+#include "probe/region_cost.h"
 
 /* docs/stat.md "Cost and skew", medians on the development VM (kernel 6.18): the task-clock a
  * crossing of an almost empty region shows, and the whole cost per crossing against a run

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "trace/jump_code.h"
+#include "probe/jump_code.h"
 
 /* A capstone x86-64 decoder walking a buffer, with operand details. */
 struct dec {

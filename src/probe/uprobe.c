@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/uprobe.h"
+#include "probe/uprobe.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
