@@ -1,0 +1,260 @@
+/* Library-call traces: the in-memory form and the binary file (format in tracefile.h). */
+#include "calltrace/tracefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/file.h"
+
+static const char trace_magic[8] = {'P', 'R', 'S', 'P', 'C', 'T', 'R', 'C'};
+#define TRACE_VERSION 1u
+#define TRACE_HEADER 16u
+#define KIND_FUNC 1u
+#define KIND_CALL 2u
+#define CALL_SIZE 80u
+#define MAX_FUNCS 65536u
+#define MAX_TRACE_BYTES (64ull << 30)
+
+void call_trace_init(struct call_trace *t)
+{
+    memset(t, 0, sizeof(*t));
+}
+
+void call_trace_release(struct call_trace *t)
+{
+    for (uint32_t i = 0; i < t->nfuncs; i++)
+        free(t->funcs[i]);
+    free(t->funcs);
+    free(t->recs);
+    call_trace_init(t);
+}
+
+static int add_func(struct call_trace *t, const char *name, size_t len)
+{
+    if (t->nfuncs >= MAX_FUNCS)
+        return -E2BIG;
+    char **nf = realloc(t->funcs, (t->nfuncs + 1) * sizeof(*nf));
+    if (!nf)
+        return -ENOMEM;
+    t->funcs = nf;
+    char *s = strndup(name, len);
+    if (!s)
+        return -ENOMEM;
+    t->funcs[t->nfuncs] = s;
+    return (int)t->nfuncs++;
+}
+
+int call_trace_func(struct call_trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->nfuncs; i++)
+        if (strcmp(t->funcs[i], name) == 0)
+            return (int)i;
+    size_t len = strlen(name);
+    if (len == 0 || len > 255)
+        return -EINVAL;
+    return add_func(t, name, len);
+}
+
+int call_trace_add(struct call_trace *t, const struct call_rec *r)
+{
+    if (t->nrecs == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        struct call_rec *n = realloc(t->recs, cap * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        t->recs = n;
+        t->cap = cap;
+    }
+    t->recs[t->nrecs++] = *r;
+    return 0;
+}
+
+/* Little-endian stores and loads (the format's byte order whatever the host's). */
+static void put16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static void put32(unsigned char *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
+static void put64(unsigned char *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+static uint16_t get16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const unsigned char *p) { return get16(p) | (uint32_t)get16(p + 2) << 16; }
+static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static int put_bytes(struct tracefile_writer *w, const void *b, size_t n)
+{
+    return fwrite(b, 1, n, w->fp) == n ? 0 : -EIO;
+}
+
+int tracefile_write_header(struct tracefile_writer *w, FILE *fp)
+{
+    unsigned char h[TRACE_HEADER];
+    memcpy(h, trace_magic, 8);
+    put32(h + 8, TRACE_VERSION);
+    put32(h + 12, 0);
+    w->fp = fp;
+    w->nfuncs_written = 0;
+    return put_bytes(w, h, sizeof(h));
+}
+
+int tracefile_write_func(struct tracefile_writer *w, uint32_t idx, const char *name)
+{
+    size_t len = strlen(name);
+    if (idx != w->nfuncs_written || idx >= MAX_FUNCS || len == 0 || len > 255)
+        return -EINVAL;
+    unsigned char h[6];
+    put16(h, KIND_FUNC);
+    put16(h + 2, (uint16_t)idx);
+    put16(h + 4, (uint16_t)len);
+    int err = put_bytes(w, h, sizeof(h));
+    if (!err)
+        err = put_bytes(w, name, len);
+    if (!err)
+        w->nfuncs_written++;
+    return err;
+}
+
+int tracefile_write_call(struct tracefile_writer *w, const struct call_rec *r)
+{
+    if (r->func >= w->nfuncs_written || r->flags > 0xffff)
+        return -EINVAL;
+    unsigned char b[CALL_SIZE];
+    put16(b, KIND_CALL);
+    put16(b + 2, (uint16_t)r->flags);
+    put32(b + 4, r->func);
+    put32(b + 8, r->pid);
+    put32(b + 12, r->tid);
+    put64(b + 16, r->time_ns);
+    put64(b + 24, r->dur_ns);
+    for (int i = 0; i < 4; i++)
+        put64(b + 32 + 8 * i, r->args[i]);
+    put64(b + 64, r->ret);
+    put64(b + 72, r->caller);
+    return put_bytes(w, b, sizeof(b));
+}
+
+int tracefile_write(FILE *fp, const struct call_trace *t)
+{
+    struct tracefile_writer w;
+    int err = tracefile_write_header(&w, fp);
+    for (uint32_t i = 0; !err && i < t->nfuncs; i++)
+        err = tracefile_write_func(&w, i, t->funcs[i]);
+    for (size_t i = 0; !err && i < t->nrecs; i++)
+        err = tracefile_write_call(&w, &t->recs[i]);
+    return err;
+}
+
+int tracefile_is_trace(const void *buf, size_t len)
+{
+    return len >= sizeof(trace_magic) && memcmp(buf, trace_magic, sizeof(trace_magic)) == 0;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int bad(struct tracefile_error *err, uint64_t off, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+        err->offset = off;
+    }
+    return -EINVAL;
+}
+
+int tracefile_read_buf(const void *buf, size_t len, struct call_trace *t,
+                       struct tracefile_error *err)
+{
+    const unsigned char *p = buf;
+    call_trace_init(t);
+    if (len < TRACE_HEADER || !tracefile_is_trace(buf, len))
+        return bad(err, 0, "not a Prospect trace (no PRSPCTRC header)");
+    if (get32(p + 8) != TRACE_VERSION)
+        return bad(err, 8, "trace version %u, this Prospect reads version %u", get32(p + 8),
+                   TRACE_VERSION);
+    size_t off = TRACE_HEADER;
+    int ret = 0;
+    while (off < len && !ret) {
+        if (len - off < 2) {
+            ret = bad(err, off, "truncated record");
+            break;
+        }
+        uint16_t kind = get16(p + off);
+        if (kind == KIND_FUNC) {
+            if (len - off < 6) {
+                ret = bad(err, off, "truncated function name record");
+                break;
+            }
+            uint16_t idx = get16(p + off + 2), n = get16(p + off + 4);
+            if (idx != t->nfuncs)
+                ret = bad(err, off, "function index %u out of order (expected %u)", idx,
+                          t->nfuncs);
+            else if (n == 0 || n > 255)
+                ret = bad(err, off, "function name length %u (1..255)", n);
+            else if (len - off - 6 < n)
+                ret = bad(err, off, "truncated function name");
+            else if (memchr(p + off + 6, 0, n))
+                ret = bad(err, off, "NUL byte in a function name");
+            else {
+                int r = add_func(t, (const char *)p + off + 6, n);
+                if (r < 0)
+                    ret = r;
+                off += 6u + n;
+            }
+        } else if (kind == KIND_CALL) {
+            if (len - off < CALL_SIZE) {
+                ret = bad(err, off, "truncated call record (%zu of %u bytes)", len - off,
+                          CALL_SIZE);
+                break;
+            }
+            const unsigned char *b = p + off;
+            struct call_rec r = {
+                .flags = get16(b + 2), .func = get32(b + 4), .pid = get32(b + 8),
+                .tid = get32(b + 12), .time_ns = get64(b + 16), .dur_ns = get64(b + 24),
+                .ret = get64(b + 64), .caller = get64(b + 72),
+            };
+            for (int i = 0; i < 4; i++)
+                r.args[i] = get64(b + 32 + 8 * i);
+            if (r.func >= t->nfuncs)
+                ret = bad(err, off, "call of function %u, which has no name record", r.func);
+            else
+                ret = call_trace_add(t, &r);
+            off += CALL_SIZE;
+        } else {
+            ret = bad(err, off, "unknown record kind %u", kind);
+        }
+    }
+    if (ret)
+        call_trace_release(t);
+    return ret;
+}
+
+int tracefile_read(const char *path, struct call_trace *t, struct tracefile_error *err)
+{
+    call_trace_init(t);
+    /* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return S_ISDIR(st.st_mode) ? -EISDIR : bad(err, 0, "not a regular file");
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    char *buf;
+    size_t len;
+    int r = file_read_fd(fd, &buf, &len, MAX_TRACE_BYTES);
+    close(fd);
+    if (r < 0)
+        return r;
+    r = tracefile_read_buf(buf, len, t, err);
+    free(buf);
+    return r;
+}
