@@ -105,13 +105,13 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
 
 int profile_opts_finish(struct profile_opts *po, const char *cmd)
 {
-    char err[256];
+    char err[512];
 
     if (po->freq_given && po->period_given)
         return cmd_usage_error(cmd, "-F and -c exclude each other");
     if (po->event_str) {
         int ret = event_parse(po->event_str, &po->collect.event, err, sizeof(err));
-        if (ret == -EACCES || ret == -EPERM || ret == -EBUSY) { /* a real event, not a typo */
+        if (ret == -EACCES || ret == -EPERM || ret == -EBUSY || ret == -ENODEV) { /* a real event */
             cmd_error(cmd, "%s", err);
             return 1;
         }

@@ -140,7 +140,7 @@ static int add_events(struct stat_opts *o, struct counter_group *g, const char *
     for (;;) {
         size_t len = strcspn(p, ",");
         struct event_spec es, *ne;
-        char err[256];
+        char err[512];
 
         if (len == 0 || len >= sizeof(tok))
             return cmd_usage_error("stat", "invalid event list '%s'", list);
