@@ -132,7 +132,8 @@ void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
     const struct perf_event_attr *a = &po->collect.event.attr;
     ro->system_wide = po->collect.system_wide;
     ro->event = po->collect.event.name;
-    ro->event_why = po->event_why[0] ? po->event_why : NULL;
+    ro->event_why = po->event_why[0] ? po->event_why :
+                    po->collect.event.note[0] ? po->collect.event.note : NULL;
     ro->freq_mode = !po->collect.event.period && !po->collect.period &&
                     (po->collect.freq || a->type != PERF_TYPE_TRACEPOINT);
     ro->freq = po->collect.freq ? po->collect.freq : COLLECT_DEFAULT_FREQ;
