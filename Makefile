@@ -24,7 +24,9 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 
 # src/inject/ runs inside the measured program: built on its own (no sanitizers), embedded.
 INJECT_SRC := $(sort $(wildcard src/inject/*.c))
-LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC),$(shell find src -name '*.c' | sort))
+# src/markers/lib_*.c run inside users' programs: libprospect only, never in Prospect itself.
+MARKERS_LIB_SRC := $(sort $(wildcard src/markers/lib_*.c))
+LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 # The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
@@ -160,7 +162,7 @@ clean:
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 PUBLIC_HEADERS := $(sort $(wildcard include/prospect/*.h))
-PLIB_SRC := $(sort $(wildcard src/timing/*.c))
+PLIB_SRC := $(sort $(wildcard src/timing/*.c)) $(MARKERS_LIB_SRC)
 PLIB_OBJ := $(PLIB_SRC:%.c=build/pic/%.o)
 PLIB_SOVER := 0
 PLIB_A  := build/lib/libprospect.a
