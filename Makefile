@@ -170,6 +170,7 @@ PLIB_SO := build/lib/libprospect.so.$(PLIB_SOVER)
 # The libprospect examples (examples/hotspots.c is the demo workload, built by scripts/demo).
 EXAMPLE_SRC := examples/sqrt_timing.c examples/malloc_bench.c
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=build/examples/%)
+SEED003_BIN := build/examples/no_alignment build/examples/alignment
 .PHONY: lib examples install install-lib
 
 build/pic/%.o: %.c
@@ -206,7 +207,16 @@ build/examples/%: examples/%.c $(PLIB_A) $(PUBLIC_HEADERS)
 	@$(if $(Q),echo "  EXAMPLE $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Iinclude $(WARN) -o $@ $< $(PLIB_A) -lm
 
-examples: $(EXAMPLE_BIN)
+examples: $(EXAMPLE_BIN) $(SEED003_BIN)
+
+# Seed 003 (false sharing): the two programs, then scripts/seed003 runs them under prospect run
+# and stat and samples the CPU's cache events where it can (SEED003_LOOPS: outer loop count).
+build/examples/no_alignment build/examples/alignment: build/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $<
+.PHONY: seed003
+seed003: prospect $(SEED003_BIN)
+	@scripts/seed003
 
 # The tests use the library, the examples and the C++ header check.
 test-bins: lib examples
