@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # In-program markers (`stat --markers`, libprospect) vs `stat -r` on the same region: a function
-# whose body is one marked region, called N times. Per crossing = (time for N calls - time for
-# 1 call) / (N - 1), medians of REPS runs, pinned to one CPU as bench_stat.sh does. Also the
+# whose body is one marked region, called N times. Per crossing = the target's own loop time /
+# N (process start and setup are outside the loop), medians of REPS runs, pinned to one CPU as
+# bench_stat.sh does. Also the
 # markers' cost outside Prospect (one predictable branch each). Issue 13's target: <= 1.1 us per
 # crossing with software events (here task-clock, read as the thread's CPU clock), and the
 # same with two events (task-clock,page-faults: one read of the counter group per end).
@@ -14,26 +15,18 @@ PROSPECT=${PROSPECT:-$PWD/prospect}
 make -s --no-print-directory lib
 gcc -O2 -g -Iinclude -o "$T/markers_target" bench/markers_target.c build/lib/libprospect.a -lm
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
-now() { date +%s.%N; }
-elapsed() { local a b; a=$(now); taskset -c "$CPU" "$@" >/dev/null 2>&1; b=$(now); echo "$b - $a" | bc -l; }
-median() { sort -n | sed -n "$(( (REPS + 1) / 2 ))p"; }
-per() { echo "($1 - $2) * 1000000000 / ($N - 1)" | bc -l; }   # ns per crossing
+# loop CMD...: the target's own ns per call (its standard output), pinned.
+loop() { taskset -c "$CPU" "$@" 2>/dev/null | tail -1; }
+median() { sort -g | sed -n "$(( (REPS + 1) / 2 ))p"; }
 
 "$PROSPECT" stat --markers -e task-clock -o "$T/m.txt" "$T/markers_target" "$N" >/dev/null 2>&1
 grep -q "unit: $N calls, $N crossings" "$T/m.txt" || { echo "markers missed crossings"; cat "$T/m.txt"; exit 1; }
 : >"$T/b"; : >"$T/m"; : >"$T/m2"; : >"$T/r"
 for _ in $(seq "$REPS"); do
-    b1=$(elapsed "$T/markers_target" 1); bn=$(elapsed "$T/markers_target" "$N")
-    per "$bn" "$b1" >>"$T/b"
-    m1=$(elapsed "$PROSPECT" stat --markers -e task-clock "$T/markers_target" 1)
-    mn=$(elapsed "$PROSPECT" stat --markers -e task-clock "$T/markers_target" "$N")
-    per "$mn" "$m1" >>"$T/m"
-    m1=$(elapsed "$PROSPECT" stat --markers -e task-clock,page-faults "$T/markers_target" 1)
-    mn=$(elapsed "$PROSPECT" stat --markers -e task-clock,page-faults "$T/markers_target" "$N")
-    per "$mn" "$m1" >>"$T/m2"
-    r1=$(elapsed "$PROSPECT" stat -e task-clock -r unit "$T/markers_target" 1)
-    rn=$(elapsed "$PROSPECT" stat -e task-clock -r unit "$T/markers_target" "$N")
-    per "$rn" "$r1" >>"$T/r"
+    loop "$T/markers_target" "$N" >>"$T/b"
+    loop "$PROSPECT" stat --markers -e task-clock "$T/markers_target" "$N" >>"$T/m"
+    loop "$PROSPECT" stat --markers -e task-clock,page-faults "$T/markers_target" "$N" >>"$T/m2"
+    loop "$PROSPECT" stat -e task-clock -r unit "$T/markers_target" "$N" >>"$T/r"
 done
 b=$(median <"$T/b"); m=$(median <"$T/m"); m2=$(median <"$T/m2"); r=$(median <"$T/r")
 printf 'region "unit" (a function around one marked region), %d crossings, median of %d, CPU %d:\n' \

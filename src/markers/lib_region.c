@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ struct thread_state {
     int fd[MARKERS_MAX_EVENTS];
     int open_err;                       /* errno of a counter that did not open, else 0 */
     int cputime;                        /* task-clock alone: read as the thread's CPU clock */
+    struct perf_event_mmap_page *pc[MARKERS_MAX_EVENTS];   /* for rdpmc, NULL if unmapped */
     struct region_slot **tab;           /* open addressing by key */
     size_t n, cap;
     struct frame stack[MAX_DEPTH];
@@ -60,11 +62,16 @@ static int flushed;
 
 static void close_counters(struct thread_state *t)
 {
-    for (size_t i = 0; i < markers_cfg.nev; i++)
+    for (size_t i = 0; i < markers_cfg.nev; i++) {
+        if (t->pc[i]) {
+            munmap(t->pc[i], (size_t)sysconf(_SC_PAGESIZE));
+            t->pc[i] = NULL;
+        }
         if (t->fd[i] >= 0) {
             close(t->fd[i]);
             t->fd[i] = -1;
         }
+    }
 }
 
 /* A thread that ends keeps its table (written at exit) but gives its descriptors back. */
@@ -104,6 +111,50 @@ static void open_counters(struct thread_state *t)
         if (group < 0)
             group = (int)fd;
     }
+    /* The counters' user pages: where the PMU allows user reads (cap_user_rdpmc, a hardware
+     * counter scheduled), the ends read them with rdpmc instead of a system call. */
+    for (size_t i = 0; i < markers_cfg.nev; i++) {
+        void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, t->fd[i], 0);
+        t->pc[i] = p == MAP_FAILED ? NULL : p;
+    }
+}
+
+static inline uint64_t rdpmc(uint32_t counter)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* The self-monitoring read of perf_event_mmap_page's comment: 0, or -1 when this counter
+ * cannot be read from user space now (software event, not scheduled, not allowed). */
+static int read_user(const volatile struct perf_event_mmap_page *pc, uint64_t *out)
+{
+    uint32_t seq, idx;
+    uint64_t count;
+
+    do {
+        seq = pc->lock;
+        __asm__ volatile("" ::: "memory");
+        idx = pc->index;
+        if (!pc->cap_user_rdpmc || !idx || !pc->pmc_width)
+            return -1;
+        uint64_t pmc = rdpmc(idx - 1);
+        unsigned shift = 64u - pc->pmc_width;
+        count = pc->offset + (uint64_t)((int64_t)(pmc << shift) >> shift);
+        __asm__ volatile("" ::: "memory");
+    } while (pc->lock != seq);
+    *out = count;
+    return 0;
+}
+
+/* Every event by rdpmc, or none (the values of one crossing come from one method). */
+static int read_all_user(const struct thread_state *t, uint64_t *v)
+{
+    for (size_t i = 0; i < markers_cfg.nev; i++)
+        if (!t->pc[i] || read_user(t->pc[i], &v[i]))
+            return -1;
+    return 0;
 }
 
 static struct thread_state *thread_init(void)
@@ -178,19 +229,33 @@ static struct region_slot *lookup(struct thread_state *t, const char *key)
     return s;
 }
 
-/* Wall time in ns, then the group's values (one read of the group). */
-static void read_now(struct thread_state *t, uint64_t *v)
+/* The events' values: the thread's CPU clock (task-clock alone), rdpmc where the PMU allows
+ * it, else one read() of the group; zeros when the counters did not open. */
+static void read_counters(struct thread_state *t, uint64_t *v)
 {
     uint64_t buf[1 + MARKERS_MAX_EVENTS];
+    size_t len = (1 + markers_cfg.nev) * 8;
     struct timespec ts;
 
-    if (t->cputime && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-        v[1] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    else if (t->fd[0] >= 0 && read(t->fd[0], buf, (1 + markers_cfg.nev) * 8) ==
-                              (ssize_t)((1 + markers_cfg.nev) * 8))
-        memcpy(v + 1, buf + 1, markers_cfg.nev * 8);
-    else
-        memset(v + 1, 0, markers_cfg.nev * 8);
+    if (t->cputime && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        v[0] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        return;
+    }
+    if (t->pc[0] && read_all_user(t, v) == 0)
+        return;
+    if (t->fd[0] >= 0 && read(t->fd[0], buf, len) == (ssize_t)len) {
+        memcpy(v, buf + 1, markers_cfg.nev * 8);
+        return;
+    }
+    memset(v, 0, markers_cfg.nev * 8);
+}
+
+/* Wall time in ns, then the events. */
+static void read_now(struct thread_state *t, uint64_t *v)
+{
+    struct timespec ts;
+
+    read_counters(t, v + 1);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     v[0] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
