@@ -315,10 +315,32 @@ static int show_pfm_pmu(void *arg, const char *pmu, const char *desc, int nevent
     return 0;
 }
 
+static int count_pfm_event(void *arg, const struct pfm_event_listing *ev)
+{
+    struct pfm_list *pl = arg;
+    pl->shown += pfm_matches(pl->st, ev->pmu, ev->name);
+    return 0;
+}
+
+static int count_pfm_pmu(void *arg, const char *pmu, const char *desc, int nevents)
+{
+    (void)desc;
+    (void)nevents;
+    return event_pfm_foreach_event(pmu, count_pfm_event, arg) > 0;
+}
+
 /* The CPU's PMU models and their events, as oprofile's ophelp lists them. */
 static void list_pfm(struct list_state *st)
 {
     struct pfm_list pl = { .st = st };
+
+    /* With globs, nothing at all when no event of the models matches. */
+    if (st->nglobs && event_pfm_model()) {
+        struct pfm_list count = { .st = st };
+        event_pfm_foreach_pmu(count_pfm_pmu, &count);
+        if (!count.shown)
+            return;
+    }
 
     if (!event_pfm_model()) {
         if (!st->nglobs)

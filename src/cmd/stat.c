@@ -146,15 +146,24 @@ static int add_events(struct stat_opts *o, struct counter_group *g, const char *
     if (!*list)
         return cmd_usage_error("stat", "empty event list");
     for (;;) {
-        size_t len = strcspn(p, ",");
+        size_t len = 0;
+        int slashes = 0;
         struct event_spec es, *ne;
         char err[512];
 
+        /* Commas inside PMU/terms/ belong to the terms. */
+        while (p[len] && (p[len] != ',' || slashes == 1))
+            slashes += p[len++] == '/';
         if (len == 0 || len >= sizeof(tok))
             return cmd_usage_error("stat", "invalid event list '%s'", list);
         memcpy(tok, p, len);
         tok[len] = '\0';
-        if (event_parse(tok, &es, err, sizeof(err)))
+        int ret = event_parse(tok, &es, err, sizeof(err));
+        if (ret == -ENODEV || ret == -EACCES || ret == -EPERM) {   /* a real event */
+            cmd_error("stat", "%s", err);
+            return 1;
+        }
+        if (ret)
             return cmd_usage_error("stat", "%s", err);
         ne = realloc(g->ev, (g->n + 1) * sizeof(*ne));
         if (!ne)

@@ -97,3 +97,6 @@ check run_sections_per_event test "$(grep -c "^==== event [12] of 2: " "$TEST_TM
 # A software PMU event in the PMU/term form opens and samples.
 "$PROSPECT" record -e software/config=1/ -o "$TEST_TMP/sw.data" -- "$WL/faults" 2000 >/dev/null 2>&1
 check pmu_terms_software_records test $? -eq 0
+# stat: commas inside PMU/terms/ belong to the terms.
+"$PROSPECT" stat -e software/config=1/,page-faults -- "$WL/faults" 10 >/dev/null 2>"$TEST_TMP/st.txt"
+check stat_pmu_terms_in_list bash -c 'grep -q "software/config=1/" "$1" && grep -q "page-faults" "$1"' _ "$TEST_TMP/st.txt"
