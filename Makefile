@@ -24,7 +24,9 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 
 # src/inject/ runs inside the measured program: built on its own (no sanitizers), embedded.
 INJECT_SRC := $(sort $(wildcard src/inject/*.c))
-LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC),$(shell find src -name '*.c' | sort))
+# src/markers/lib_*.c run inside users' programs: libprospect only, never in Prospect itself.
+MARKERS_LIB_SRC := $(sort $(wildcard src/markers/lib_*.c))
+LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 # The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
@@ -160,7 +162,7 @@ clean:
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 PUBLIC_HEADERS := $(sort $(wildcard include/prospect/*.h))
-PLIB_SRC := $(sort $(wildcard src/timing/*.c))
+PLIB_SRC := $(sort $(wildcard src/timing/*.c)) $(MARKERS_LIB_SRC)
 PLIB_OBJ := $(PLIB_SRC:%.c=build/pic/%.o)
 PLIB_SOVER := 0
 PLIB_A  := build/lib/libprospect.a
@@ -168,6 +170,7 @@ PLIB_SO := build/lib/libprospect.so.$(PLIB_SOVER)
 # The libprospect examples (examples/hotspots.c is the demo workload, built by scripts/demo).
 EXAMPLE_SRC := examples/sqrt_timing.c examples/malloc_bench.c
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=build/examples/%)
+SEED003_BIN := build/examples/no_alignment build/examples/alignment
 .PHONY: lib examples install install-lib
 
 build/pic/%.o: %.c
@@ -204,7 +207,16 @@ build/examples/%: examples/%.c $(PLIB_A) $(PUBLIC_HEADERS)
 	@$(if $(Q),echo "  EXAMPLE $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Iinclude $(WARN) -o $@ $< $(PLIB_A) -lm
 
-examples: $(EXAMPLE_BIN)
+examples: $(EXAMPLE_BIN) $(SEED003_BIN)
+
+# Seed 003 (false sharing): the two programs, then scripts/seed003 runs them under prospect run
+# and stat and samples the CPU's cache events where it can (SEED003_LOOPS: outer loop count).
+build/examples/no_alignment build/examples/alignment: build/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $<
+.PHONY: seed003
+seed003: prospect $(SEED003_BIN)
+	@scripts/seed003
 
 # The tests use the library, the examples and the C++ header check.
 test-bins: lib examples

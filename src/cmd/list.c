@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cmd/cmd.h"
 #include "perf/event.h"
+#include "perf/event_pfm.h"
 #include "util/file.h"
 #include "util/strutil.h"
 #include "util/tracefs.h"
@@ -21,7 +22,11 @@ const char cmd_list_usage[] =
 "events whose name it matches; a word without * ? [ matches names that contain it.\n"
 "Tracepoints come from tracefs (SUBSYSTEM:EVENT), described by their fields: one is opened\n"
 "to check that tracepoint events work (each open costs tens of milliseconds), the others\n"
-"must have a readable id. PMUs come from /sys/bus/event_source/devices.\n"
+"must have a readable id. PMUs come from /sys/bus/event_source/devices; 'pmu' also lists\n"
+"the CPU's PMU model as libpfm4 knows it, with every event, its description and unit masks\n"
+"(as oprofile's ophelp), even where the counters cannot be opened (then it says so once).\n"
+"Those names work with -e as NAME, NAME:UMASK, pmu::NAME:UMASK:u or oprofile's\n"
+"NAME:PERIOD:UNITMASK (docs/events.md).\n"
 "\n"
 "Exit status: 0, or 1 when a GLOB was given and no event matches.\n";
 
@@ -251,6 +256,106 @@ static void list_pmus(struct list_state *st)
         printf("%s\n", head ? "" : "PMUs (perf_event_attr.type):");
 }
 
+/* A libpfm4 name matches a glob case-insensitively, alone or as pmu::NAME. */
+static bool pfm_matches(const struct list_state *st, const char *pmu, const char *name)
+{
+    char full[256];
+    if (!st->nglobs)
+        return true;
+    snprintf(full, sizeof(full), "%s::%s", pmu, name);
+    for (size_t i = 0; i < st->nglobs; i++) {
+        const char *g = st->globs[i];
+        if (strpbrk(g, "*?[") ? !fnmatch(g, name, FNM_CASEFOLD) || !fnmatch(g, full, FNM_CASEFOLD)
+                              : strcasestr(full, g) != NULL)
+            return true;
+    }
+    return false;
+}
+
+struct pfm_list {
+    struct list_state *st;
+    size_t shown;
+};
+
+static int show_pfm_event(void *arg, const struct pfm_event_listing *ev)
+{
+    struct pfm_list *pl = arg;
+    char head[64];
+
+    if (!pfm_matches(pl->st, ev->pmu, ev->name))
+        return 0;
+    print_event(ev->name, ev->desc);
+    for (size_t i = 0; i < ev->nr_umasks; i++) {
+        const struct pfm_umask_info *u = &ev->umasks[i];
+        char desc[200];
+        snprintf(head, sizeof(head), "  :%s", u->name);
+        snprintf(desc, sizeof(desc), "0x%02llx %s%s", u->code, u->desc,
+                 u->is_default ? " (default)" : "");
+        print_event(head, desc);
+    }
+    pl->shown++;
+    return 0;
+}
+
+static int show_pfm_pmu(void *arg, const char *pmu, const char *desc, int nevents)
+{
+    struct pfm_list *pl = arg;
+    struct pfm_list mine = { .st = pl->st };
+    const char *note = event_pfm_model_note();
+    const char *core = event_pfm_model();
+
+    printf("PMU model %s (%s, %d events, libpfm4)%s\n", pmu, desc, nevents,
+           core && !strcmp(core, pmu) && note[0] ? ":" : "");
+    if (core && !strcmp(core, pmu) && note[0])
+        printf("  (%s)\n", note);
+    event_pfm_foreach_event(pmu, show_pfm_event, &mine);
+    if (!mine.shown)
+        printf("  (no event matches)\n");
+    pl->shown += mine.shown;
+    return 0;
+}
+
+static int count_pfm_event(void *arg, const struct pfm_event_listing *ev)
+{
+    struct pfm_list *pl = arg;
+    pl->shown += pfm_matches(pl->st, ev->pmu, ev->name);
+    return 0;
+}
+
+static int count_pfm_pmu(void *arg, const char *pmu, const char *desc, int nevents)
+{
+    (void)desc;
+    (void)nevents;
+    return event_pfm_foreach_event(pmu, count_pfm_event, arg) > 0;
+}
+
+/* The CPU's PMU models and their events, as oprofile's ophelp lists them. */
+static void list_pfm(struct list_state *st)
+{
+    struct pfm_list pl = { .st = st };
+
+    /* With globs, nothing at all when no event of the models matches. */
+    if (st->nglobs && event_pfm_model()) {
+        struct pfm_list count = { .st = st };
+        event_pfm_foreach_pmu(count_pfm_pmu, &count);
+        if (!count.shown)
+            return;
+    }
+
+    if (!event_pfm_model()) {
+        if (!st->nglobs)
+            printf("PMU models (libpfm4):\n  (libpfm4 knows no PMU model for this CPU)\n\n");
+        return;
+    }
+    if (!event_pmu_exposed())
+        printf("Hardware counters cannot be opened here: the kernel exposes no CPU PMU (a VM "
+               "without a\nvirtual PMU). The names below are this CPU's; -e with them fails "
+               "until the PMU is\nenabled for the guest (KVM/QEMU: -cpu host,pmu=on).\n\n");
+    event_pfm_foreach_pmu(show_pfm_pmu, &pl);
+    st->matched += pl.shown;
+    printf("\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
     static const char *const kinds[] = { "hardware", "software", "cache", "tracepoint", "pmu" };
@@ -286,8 +391,10 @@ int cmd_list(int argc, char **argv)
             list_generic(kinds[k], &st);
         else if (k == 3)
             list_tracepoints(&st);
-        else
+        else {
             list_pmus(&st);
+            list_pfm(&st);
+        }
     }
     if (st.nglobs && !st.matched) {
         cmd_error("list", "no event matches %s'%s'%s (kinds: hardware, software, cache, "

@@ -42,12 +42,13 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->period_given = true;
         return 0;
     case 'e':
-        if (po->event_str) {
-            cmd_usage_error(cmd, "one sampling event at a time ('-e %s' and '-e %s')",
-                            po->event_str, arg);
+        if (po->nr_event_args == COLLECT_MAX_EVENTS) {
+            cmd_usage_error(cmd, "at most %d sampling events", COLLECT_MAX_EVENTS);
             return -EINVAL;
         }
-        po->event_str = arg;
+        if (!po->event_str)
+            po->event_str = arg;
+        po->event_args[po->nr_event_args++] = arg;
         return 0;
     case 'p':
         if (parse_u64(arg, &v) || v == 0 || v > INT32_MAX) {
@@ -103,23 +104,78 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
     }
 }
 
+/* One -e token: the first goes into collect.event, the others after it. */
+static int add_event(struct profile_opts *po, const char *cmd, const char *tok)
+{
+    size_t n = po->collect.nr_more_events;
+    struct event_spec *es = po->collect.event.name[0] ? &po->collect.more_events[n] :
+                            &po->collect.event;
+    char err[512];
+    int ret;
+
+    if (po->collect.event.name[0] && n == COLLECT_MAX_EVENTS - 1)
+        return cmd_usage_error(cmd, "at most %d sampling events", COLLECT_MAX_EVENTS);
+    ret = event_parse(tok, es, err, sizeof(err));
+    if (ret == -EACCES || ret == -EPERM || ret == -EBUSY || ret == -ENODEV) {
+        cmd_error(cmd, "%s", err);   /* a real event, not a typo */
+        return 1;
+    }
+    if (ret)
+        return cmd_usage_error(cmd, "%s", err);
+    if (es != &po->collect.event) {
+        bool dup = !strcmp(es->name, po->collect.event.name);
+        for (size_t i = 0; i < n; i++)
+            dup |= !strcmp(es->name, po->collect.more_events[i].name);
+        if (dup)
+            return cmd_usage_error(cmd, "event '%s' given twice", es->name);
+        po->collect.nr_more_events++;
+    }
+    return 0;
+}
+
+/* Every -e, each a comma-separated list; commas inside PMU/terms/ belong to the terms. */
+static int parse_event_list(struct profile_opts *po, const char *cmd)
+{
+    char tok[256];
+    int ret;
+
+    for (size_t a = 0; a < po->nr_event_args; a++) {
+        const char *p = po->event_args[a];
+        for (;;) {
+            size_t len = 0;
+            int slashes = 0;
+            while (p[len] && (p[len] != ',' || slashes == 1))
+                slashes += p[len++] == '/';
+            if (!len || len >= sizeof(tok))
+                return cmd_usage_error(cmd, "invalid event list '%s'", po->event_args[a]);
+            memcpy(tok, p, len);
+            tok[len] = '\0';
+            if ((ret = add_event(po, cmd, tok)))
+                return ret;
+            if (!p[len])
+                break;
+            p += len + 1;
+        }
+    }
+    return 0;
+}
+
 int profile_opts_finish(struct profile_opts *po, const char *cmd)
 {
-    char err[256];
 
     if (po->freq_given && po->period_given)
         return cmd_usage_error(cmd, "-F and -c exclude each other");
     if (po->event_str) {
-        int ret = event_parse(po->event_str, &po->collect.event, err, sizeof(err));
-        if (ret == -EACCES || ret == -EPERM || ret == -EBUSY) { /* a real event, not a typo */
-            cmd_error(cmd, "%s", err);
-            return 1;
-        }
+        int ret = parse_event_list(po, cmd);
         if (ret)
-            return cmd_usage_error(cmd, "%s", err);
+            return ret;
     } else {
         event_default_sampling(&po->collect.event, po->event_why, sizeof(po->event_why));
     }
+    for (size_t i = 0; i < po->collect.nr_more_events; i++)
+        if (po->collect.more_events[i].period && (po->freq_given || po->period_given))
+            return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c",
+                                   po->collect.more_events[i].name);
     if (po->collect.event.period && (po->freq_given || po->period_given))
         return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c", po->event_str);
     if (po->collect.pin_cpu >= 0 && !po->collect.argv)
@@ -129,15 +185,20 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
 
 void profile_opts_report(const struct profile_opts *po, struct report_opts *ro)
 {
-    const struct perf_event_attr *a = &po->collect.event.attr;
+    profile_opts_report_event(po, 0, ro);
+}
+
+void profile_opts_report_event(const struct profile_opts *po, size_t i, struct report_opts *ro)
+{
+    const struct event_spec *ev = i ? &po->collect.more_events[i - 1] : &po->collect.event;
+    const struct perf_event_attr *a = &ev->attr;
     ro->system_wide = po->collect.system_wide;
-    ro->event = po->collect.event.name;
-    ro->event_why = po->event_why[0] ? po->event_why : NULL;
-    ro->freq_mode = !po->collect.event.period && !po->collect.period &&
+    ro->event = ev->name;
+    ro->event_why = !i && po->event_why[0] ? po->event_why : ev->note[0] ? ev->note : NULL;
+    ro->freq_mode = !ev->period && !po->collect.period &&
                     (po->collect.freq || a->type != PERF_TYPE_TRACEPOINT);
     ro->freq = po->collect.freq ? po->collect.freq : COLLECT_DEFAULT_FREQ;
-    ro->period = po->collect.event.period ? po->collect.event.period :
-                 po->collect.period ? po->collect.period : 1;
+    ro->period = ev->period ? ev->period : po->collect.period ? po->collect.period : 1;
     ro->time_event = a->type == PERF_TYPE_SOFTWARE &&
                      (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }

@@ -10,6 +10,8 @@ struct report_opts;
 struct profile_opts {
     struct collect_opts collect;
     const char *event_str;        /* -e as given, NULL for the default */
+    const char *event_args[COLLECT_MAX_EVENTS];   /* every -e (each may be a list a,b) */
+    size_t nr_event_args;
     char event_why[160];          /* why the default event was chosen */
     bool freq_given, period_given;
     pid_t pids[64];
@@ -32,7 +34,9 @@ struct profile_opts {
 #define PROFILE_OPTS_HELP \
 "  -a, --all-cpus         profile every process on the machine (with or without COMMAND)\n" \
 "  -e, --event NAME       sampling event: cpu-clock, task-clock, cycles, page-faults, a\n" \
-"                         tracepoint or a libpfm4 name; NAME:PERIOD sets the period\n" \
+"                         tracepoint, a libpfm4 name (prospect list pmu), rNNNN,\n" \
+"                         PMU/term=value/ or oprofile's NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]];\n" \
+"                         several: -e a,b or -e a -e b (docs/events.md)\n" \
 "                         (default: cycles where the machine counts them, else cpu-clock)\n" \
 "  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
 "  -c, --count N          one sample every N events instead of a frequency\n" \
@@ -59,4 +63,6 @@ int profile_opts_collected(const struct profile_opts *po, const char *cmd, int r
                            const char *partial, const char *doing);
 /* Fills the event/sampling fields of a report from the options. */
 void profile_opts_report(const struct profile_opts *po, struct report_opts *ro);
+/* The same for event i of -e a,b (0 is collect.event). */
+void profile_opts_report_event(const struct profile_opts *po, size_t i, struct report_opts *ro);
 #endif

@@ -668,6 +668,43 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     return err;
 }
 
+/* A file with several sampling events and no --event: one report per event, each as
+ * `report --event NAME` prints it (perf report's per-event sections). -1 when the file has one
+ * sampling event (or the output is not text): the caller reports as usual. */
+static int report_each_event(int argc, char **argv, const struct report_cmd_opts *o,
+                             const struct evlist *evl)
+{
+    size_t n = 0, k = 0;
+    int status = 0;
+
+    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded)
+        return -1;
+    for (size_t i = 0; i < evl->nr; i++)
+        n += !(evl->sel[i].attr.type == PERF_TYPE_SOFTWARE &&
+               evl->sel[i].attr.config == PERF_COUNT_SW_DUMMY);
+    if (n < 2)
+        return -1;
+    char **av = calloc((size_t)argc + 3, sizeof(*av));
+    if (!av)
+        return 1;
+    for (int i = 0; i < argc; i++)
+        av[i] = argv[i];
+    av[argc] = "--event";
+    for (size_t i = 0; i < evl->nr && !status; i++) {
+        const struct evsel *e = &evl->sel[i];
+        if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+            continue;
+        printf("%s# ==== event %zu of %zu: %s ====\n", k ? "\n" : "", k + 1, n, e->name);
+        k++;
+        fflush(stdout);
+        av[argc + 1] = e->name;
+        status = cmd_report(argc + 2, av);
+        fflush(stdout);
+    }
+    free(av);
+    return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct report_cmd_opts o = { 0 };
@@ -691,6 +728,10 @@ int cmd_report(int argc, char **argv)
                   !strcmp(err.msg, strerror(ENOENT)) ? " (record one with 'prospect record' "
                   "or 'perf record', or name it with -i)" : "");
         return 1;
+    }
+    if ((ret = report_each_event(argc, argv, &o, perfdata_evlist(pd))) >= 0) {
+        perfdata_close(pd);
+        return ret;
     }
     if (session_init(&session)) {
         cmd_error("report", "out of memory");

@@ -42,11 +42,38 @@ PROFILE_OPTS_HELP
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n";
 
-/* The collector's launch hook: the command is known by name from its very first sample. */
-static int on_launched(void *session, pid_t pid)
+/* One session per sampling event (-e a,b): each event's samples go to its own, every other
+ * record (maps, comms, forks) to all of them. */
+struct run_sessions {
+    struct session s[COLLECT_MAX_EVENTS];
+    size_t n;
+};
+
+static int run_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
+                      uint64_t time)
 {
-    struct session *s = session;
-    return session_add_launcher(s, pid, s->launcher_argv0);
+    struct run_sessions *rs = arg;
+    const struct evsel *sel;
+    int err = 0;
+
+    if (rs->n == 1)
+        return session_record(&rs->s[0], evl, h, time);
+    if (h->type == PERF_RECORD_SAMPLE && (sel = evlist_evsel_for(evl, h)) &&
+        (size_t)sel->idx < rs->n)
+        return session_record(&rs->s[sel->idx], evl, h, time);
+    for (size_t i = 0; i < rs->n && !err; i++)
+        err = session_record(&rs->s[i], evl, h, time);
+    return err;
+}
+
+/* The collector's launch hook: the command is known by name from its very first sample. */
+static int on_launched(void *arg, pid_t pid)
+{
+    struct run_sessions *rs = arg;
+    int err = 0;
+    for (size_t i = 0; i < rs->n && !err; i++)
+        err = session_add_launcher(&rs->s[i], pid, rs->s[i].launcher_argv0);
+    return err;
 }
 
 static char *join_argv(char *const *argv)
@@ -174,9 +201,10 @@ int cmd_run(int argc, char **argv)
     };
     struct profile_opts po;
     struct report_opts ro = { .top = 25, .min_percent = 0.5 };
-    struct collect_outlets outlets = { .ordered = session_record, .launched = on_launched };
+    struct collect_outlets outlets = { .ordered = run_record, .launched = on_launched };
     struct collect_result res;
-    struct session session;
+    static struct run_sessions rs;
+    struct session *session = &rs.s[0];
     struct ksyms *ks = NULL;
     const char *output = NULL;
     char err[512], outcome[128], knote[256] = "", pnote[160] = "";
@@ -242,13 +270,17 @@ int cmd_run(int argc, char **argv)
         }
         out = of.fp;
     }
-    if (session_init(&session)) {
-        cmd_error("run", "out of memory");
-        return 1;
+    for (rs.n = 0; rs.n < 1 + po.collect.nr_more_events; rs.n++) {
+        if (session_init(&rs.s[rs.n])) {
+            cmd_error("run", "out of memory");
+            for (size_t i = 0; i < rs.n; i++)
+                session_release(&rs.s[i]);
+            return 1;
+        }
+        rs.s[rs.n].self_pid = getpid();
+        rs.s[rs.n].launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     }
-    session.self_pid = getpid();
-    session.launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
-    outlets.ordered_arg = &session;
+    outlets.ordered_arg = &rs;
     collect_install_stop_handlers();
     po.collect.return_at_duration = true;
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
@@ -256,11 +288,14 @@ int cmd_run(int argc, char **argv)
                                     "the report covers what was collected", "profiling");
     if (status >= 0)
         goto done;
+    for (size_t i = 1; i < rs.n && !session->stats.kernel; i++)
+        if (rs.s[i].stats.kernel)
+            session = &rs.s[i];   /* only to see whether kernel symbols are needed */
     if (res.kernel_excluded)
         snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
                  "this user sample user space (run as root, or 'sysctl "
                  "kernel.perf_event_paranoid=1')");
-    else if (load_kernel_symbols(&session, &ks, knote, sizeof(knote))) {
+    else if (load_kernel_symbols(session, &ks, knote, sizeof(knote))) {
         cmd_error("run", "out of memory");
         status = 1;
         goto done;
@@ -279,7 +314,15 @@ int cmd_run(int argc, char **argv)
                  "samples show as ':PID'", (unsigned long long)res.proc_unreadable,
                  (int)res.proc_first_unreadable);
     ro.proc_note = pnote[0] ? pnote : NULL;
-    ret = report_prospect(out, &session, ks, &ro);
+    for (size_t i = 0; i < rs.n && (!ret || i == 0); i++) {
+        /* -e a,b: one report per event, each headed by its own statistics. */
+        if (rs.n > 1) {
+            profile_opts_report_event(&po, i, &ro);
+            fprintf(out, "%s==== event %zu of %zu: %s ====\n", i ? "\n" : "", i + 1, rs.n,
+                    ro.event);
+        }
+        ret = report_prospect(out, &rs.s[i], ks, &ro);
+    }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
     reported = !ret || ret == -EIO;
     if (ret && (out == stderr || ret != -EIO))
@@ -299,7 +342,8 @@ done:
     free(command);
     ksyms_free(ks);
     collect_release(&res);
-    session_release(&session);
+    for (size_t i = 0; i < rs.n; i++)
+        session_release(&rs.s[i]);
     /* Ctrl-C: after the report, die of the same signal so callers (shells, make) see it. */
     if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&
         WTERMSIG(res.child_status) == SIGINT) {

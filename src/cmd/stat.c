@@ -20,6 +20,8 @@
 #include "report/stat_table.h"
 #include "symbol/elf_program.h"
 #include "util/launch.h"
+#include "markers/read.h"
+#include "markers/wire.h"
 #include "probe/jump_entry.h"
 #include "probe/program_count.h"
 #include "probe/region.h"
@@ -34,6 +36,7 @@ const char cmd_stat_usage[] =
 "usage: prospect stat [options] [-r REGION]... [--] COMMAND [ARGS]\n"
 "       prospect stat [options] [-r REGION...] -p PID [--duration SECONDS]\n"
 "       prospect stat -a [options] [--duration SECONDS] [-- COMMAND [ARGS]]\n"
+"       prospect stat --markers [-e EVENTS] [options] [--] COMMAND [ARGS]\n"
 "\n"
 "Counts events over a whole program (like perf stat) or, with -r, only while the program is\n"
 "inside chosen regions of an unmodified binary. Each region's result is an aggregate over\n"
@@ -54,6 +57,10 @@ const char cmd_stat_usage[] =
 "  -g, --group LIST     events counted together as one group (repeatable)\n"
 "  -r, --region REGION  count only inside REGION (repeatable); perf stat's -r (repeat) is\n"
 "                       --repeat here, as -r is Perforator's region flag\n"
+"      --markers        count inside the regions the program marks itself with\n"
+"                       <prospect/region.h> (prospect_region_begin/end, libprospect): each\n"
+"                       thread counts -e's events itself (at most 8; default task-clock, and\n"
+"                       cycles and instructions where the machine counts them)\n"
 "  -p, --pid PID        attach to a running process; probes are removed when done\n"
 "  -a, --all-cpus       count every process on every CPU (while COMMAND runs, or until\n"
 "                       Ctrl-C or --duration); needs perf_event_paranoid <= 0 or root\n"
@@ -127,6 +134,7 @@ struct stat_opts {
     unsigned repeat;      /* --repeat: runs of the command (1 by default) */
     double interval;      /* -I: seconds between printed intervals, 0 for none */
     bool system_wide;     /* -a */
+    bool markers;         /* --markers: the program's own region markers */
     char **argv;
 };
 
@@ -138,15 +146,24 @@ static int add_events(struct stat_opts *o, struct counter_group *g, const char *
     if (!*list)
         return cmd_usage_error("stat", "empty event list");
     for (;;) {
-        size_t len = strcspn(p, ",");
+        size_t len = 0;
+        int slashes = 0;
         struct event_spec es, *ne;
-        char err[256];
+        char err[512];
 
+        /* Commas inside PMU/terms/ belong to the terms. */
+        while (p[len] && (p[len] != ',' || slashes == 1))
+            slashes += p[len++] == '/';
         if (len == 0 || len >= sizeof(tok))
             return cmd_usage_error("stat", "invalid event list '%s'", list);
         memcpy(tok, p, len);
         tok[len] = '\0';
-        if (event_parse(tok, &es, err, sizeof(err)))
+        int ret = event_parse(tok, &es, err, sizeof(err));
+        if (ret == -ENODEV || ret == -EACCES || ret == -EPERM) {   /* a real event */
+            cmd_error("stat", "%s", err);
+            return 1;
+        }
+        if (ret)
             return cmd_usage_error("stat", "%s", err);
         ne = realloc(g->ev, (g->n + 1) * sizeof(*ne));
         if (!ne)
@@ -224,7 +241,7 @@ static void free_opts(struct stat_opts *o)
 }
 
 enum { OPT_CSV = 256, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
-       OPT_CPU, OPT_ENTRY, OPT_REPEAT, OPT_PROGRESS };
+       OPT_CPU, OPT_ENTRY, OPT_REPEAT, OPT_PROGRESS, OPT_MARKERS };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
@@ -244,6 +261,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         { "cpu", required_argument, NULL, OPT_CPU },
         { "entry", required_argument, NULL, OPT_ENTRY },
         { "progress", no_argument, NULL, OPT_PROGRESS },
+        { "markers", no_argument, NULL, OPT_MARKERS },
         { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -312,6 +330,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         case OPT_DETAIL: o->rep.detail = true; break;
         case OPT_PERTHREAD: o->rep.per_thread = true; break;
         case OPT_PROGRESS: o->progress = true; break;
+        case OPT_MARKERS: o->markers = true; break;
         case OPT_CPU:
             if (cpu_parse(optarg, &o->pin_cpu))
                 return cmd_usage_error("stat", "invalid cpu '%s'", optarg);
@@ -339,6 +358,10 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
     if (o->regions.n && (o->repeat || o->interval > 0 || o->system_wide))
         return cmd_usage_error("stat", "--repeat, -I and -a apply to whole-program counting, "
                                "not to -r regions");
+    if (o->markers && (o->regions.n || o->attach_pid || o->system_wide || o->repeat ||
+                       o->interval > 0 || o->groups.n > 1))
+        return cmd_usage_error("stat", "--markers counts a command's own marked regions: not "
+                               "with -r, -p, -a, -g, --repeat or -I");
     if (o->repeat > 1 && !o->argv[0])
         return cmd_usage_error("stat", "--repeat runs a command again: give one");
     if (o->repeat > 1 && o->interval > 0)
@@ -1088,6 +1111,132 @@ out:
 /* The kernel detaches every perf event of a process (perf_event_exit_task) when its exec
  * changes its credentials: a set-user-ID or set-group-ID program of another owner, or file
  * capabilities that raise an unprivileged user's. Counting stops at that exec, silently. */
+/* --markers: the command's libprospect counts its own regions and writes the aggregates into
+ * a private channel; the table is stat -r's. */
+static int marker_events(struct stat_opts *o)
+{
+    static const char *const dfl[] = { "task-clock", "cycles", "instructions" };
+    struct counter_group *g = &o->groups.v[0];
+    char err[128];
+
+    if (o->explicit_events) {
+        if (g->n > MARKERS_MAX_EVENTS)
+            return cmd_usage_error("stat", "--markers counts at most %d events, not %zu",
+                                   MARKERS_MAX_EVENTS, g->n);
+        return 0;
+    }
+    if (!(g->ev = calloc(3, sizeof(*g->ev))))
+        return 1;
+    for (size_t i = 0; i < 3; i++) {
+        event_parse(dfl[i], &g->ev[g->n], err, sizeof(err));
+        if (i == 0 || event_available(&g->ev[g->n].attr))
+            g->n++;
+    }
+    return 0;
+}
+
+static int run_markers_mode(struct stat_opts *o)
+{
+    struct counter_group *g = &o->groups.v[0];
+    struct perf_event_attr attrs[MARKERS_MAX_EVENTS];
+    const char *cols[MARKERS_MAX_EVENTS];
+    struct stat_region_view *views = NULL;
+    struct markers_result mr = { 0 };
+    struct launch_wait_opts w;
+    struct launch l;
+    char env[64], msg[512], *envp[2] = { env, NULL };
+    int fd, e, status = 1, wstatus = 0;
+    bool running, written = false;
+    FILE *out = NULL;
+    double t0;
+
+    if ((e = marker_events(o)))
+        return e;
+    /* Every event must open here (in this thread, as the command's threads will), or the
+     * command would run for nothing. */
+    for (size_t i = 0; i < g->n; i++) {
+        struct perf_event_attr a = g->ev[i].attr;
+        int efd;
+        a.disabled = 1;
+        if ((efd = perf_event_open_fd(&a, 0, -1, -1, 0)) < 0) {
+            event_open_advice(-efd, &g->ev[i].attr, g->ev[i].name, msg, sizeof(msg));
+            cmd_error("stat", "%s", msg);
+            return 1;
+        }
+        close(efd);
+        attrs[i] = g->ev[i].attr;
+        cols[i] = g->ev[i].name;
+    }
+    if (o->rep.sort_key && stat_sort_key_check(o->rep.sort_key, cols, g->n, msg, sizeof(msg)))
+        return cmd_usage_error("stat", "%s", msg);
+    if ((fd = markers_channel_create(attrs, g->n)) < 0) {
+        cmd_error("stat", "cannot create the markers channel: %s", strerror(-fd));
+        return 1;
+    }
+    snprintf(env, sizeof(env), "%s=%d", MARKERS_ENV, fd);
+    if ((e = launch_prepare_env(&l, o->argv, envp))) {
+        close(fd);
+        cmd_error("stat", "cannot start %s: %s", o->argv[0], strerror(-e));
+        return 1;
+    }
+    if ((e = start(o, &l, &out, false, &t0))) {
+        close(fd);
+        return e;
+    }
+    w = (struct launch_wait_opts){ .child = l.pid, .stop_signal = &stop_requested,
+                                   .stop_count = &stops };
+    if ((e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "waiting failed"))) {
+        close(fd);
+        return e;
+    }
+    /* With --duration the command may run on: what its processes wrote so far is read. */
+    e = markers_read(fd, g->n, o->rep.detail, &mr, msg, sizeof(msg));
+    close(fd);
+    if (e) {
+        cmd_error("stat", "%s", e == -EINVAL ? msg : strerror(-e));
+        goto out;
+    }
+    if (!(views = calloc(mr.n + 1, sizeof(*views))))
+        goto out;
+    for (size_t i = 0; i < mr.n; i++) {
+        views[i].label = mr.r[i].name;
+        views[i].res = &mr.r[i].res;
+    }
+    if (!mr.n)
+        fprintf(stderr, "prospect stat: no marked region was crossed: the command sent no "
+                "results (is it linked with libprospect, calling prospect_region_begin/end, and "
+                "did it end through exit() rather than _exit() or a signal?)\n");
+    else {
+        e = stat_report_regions(out, views, mr.n, cols, g->n, &o->rep, msg, sizeof(msg));
+        written = !e || e == -EIO;
+        if (e == -EINVAL) {
+            status = cmd_usage_error("stat", "%s", msg);
+            goto out;
+        }
+    }
+    if (mr.open_errors)
+        fprintf(stderr, "prospect stat: warning: the counters did not open in %llu threads "
+                "(%s): their crossings have times, no counts\n",
+                (unsigned long long)mr.open_errors, strerror(mr.first_errno));
+    if (mr.unmatched)
+        fprintf(stderr, "prospect stat: warning: %llu prospect_region_end calls had no open "
+                "region of that name\n", (unsigned long long)mr.unmatched);
+    for (size_t i = 0; i < mr.n; i++)
+        if (mr.r[i].res.open)
+            fprintf(stderr, "prospect stat: warning: %s: %llu threads were still inside at exit "
+                    "(not counted)\n", mr.r[i].name, (unsigned long long)mr.r[i].res.open);
+    if (running && (e = wait_rest(o, &w, out, &wstatus))) {
+        status = e;
+        goto out;
+    }
+    status = mirror_status(wstatus);
+out:
+    status = close_output(o, &out, written, status);
+    free(views);
+    markers_result_free(&mr);
+    return status;
+}
+
 static void warn_setid(const char *exe)
 {
     struct stat st;
@@ -1124,7 +1273,7 @@ int cmd_stat(int argc, char **argv)
         free_opts(&o);
         return e < 0 ? cmd_help("stat") : e;
     }
-    if ((!o.explicit_events && default_events(&o.groups.v[0], &hw_missing)) ||
+    if ((!o.explicit_events && !o.markers && default_events(&o.groups.v[0], &hw_missing)) ||
         (o.regions.n && split_hardware(&o))) {
         free_opts(&o);
         return 1;
@@ -1134,7 +1283,8 @@ int cmd_stat(int argc, char **argv)
         if (launch_resolve(o.argv[0], exe, sizeof(exe)) == 0)
             warn_setid(exe);
     }
-    e = o.regions.n ? run_region_mode(&o, hw_missing) : run_program_mode(&o, hw_missing);
+    e = o.markers ? run_markers_mode(&o) : o.regions.n ? run_region_mode(&o, hw_missing) :
+        run_program_mode(&o, hw_missing);
     free_opts(&o);
     return e;
 }

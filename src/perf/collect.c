@@ -61,15 +61,21 @@ static uint64_t now_ns(void)
 
 void collect_setup_attr(const struct collect_opts *o, struct perf_event_attr *a)
 {
-    *a = o->event.attr;
+    collect_setup_attr_for(o, &o->event, a);
+}
+
+void collect_setup_attr_for(const struct collect_opts *o, const struct event_spec *ev,
+                            struct perf_event_attr *a)
+{
+    *a = ev->attr;
     a->size = sizeof(*a);
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
     if (o->callchain)
         a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-    if (o->event.period || o->period) {
+    if (ev->period || o->period) {
         a->freq = 0;
-        a->sample_period = o->event.period ? o->event.period : o->period;
+        a->sample_period = ev->period ? ev->period : o->period;
     } else if (!o->freq && a->type == PERF_TYPE_TRACEPOINT) {
         /* A tracepoint is an event worth seeing each time, as perf samples it. */
         a->freq = 0;
@@ -210,13 +216,30 @@ static int on_synth(void *arg, const struct perf_event_header *h)
     return on_raw_record(arg, h);
 }
 
+/* -e a,b: every event after the first, as evsels of their own (samples carry ids). */
+static int add_more_events(struct evlist *evl, const struct collect_opts *o, bool user_only)
+{
+    for (size_t i = 0; i < o->nr_more_events; i++) {
+        struct perf_event_attr a;
+        collect_setup_attr_for(o, &o->more_events[i], &a);
+        if (user_only) {
+            a.exclude_kernel = 1;
+            a.exclude_hv = 1;
+        }
+        if (!evlist_add(evl, &a, o->more_events[i].name))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int reopen(struct collect_result *res, const struct perf_event_attr *attr,
                   const struct collect_opts *o, const pid_t *targets, size_t ntargets,
                   const int *cpus, size_t ncpus, char *err, size_t errlen)
 {
     evlist_release(&res->evlist);
     evlist_init(&res->evlist);
-    if (!evlist_add(&res->evlist, attr, o->event.name))
+    if (!evlist_add(&res->evlist, attr, o->event.name) ||
+        add_more_events(&res->evlist, o, true))
         return -ENOMEM;
     return evlist_open(&res->evlist, targets, ntargets, cpus, ncpus, err, errlen);
 }
@@ -247,7 +270,8 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
     }
     res->nr_cpus = ncpus;
     collect_setup_attr(o, &attr);
-    if (!evlist_add(&res->evlist, &attr, o->event.name)) {
+    if (!evlist_add(&res->evlist, &attr, o->event.name) ||
+        add_more_events(&res->evlist, o, false)) {
         ret = -ENOMEM;
         goto out;
     }

@@ -17,8 +17,13 @@
  * period was asked; samples still carry the asked period, so consumers clamp it. */
 #define CLOCK_EVENT_MIN_PERIOD_NS 10000
 
+#define COLLECT_MAX_EVENTS 8
+
 struct collect_opts {
     struct event_spec event;      /* the sampling event (parsed by the caller) */
+    struct event_spec more_events[COLLECT_MAX_EVENTS - 1];   /* -e a,b: the others, each an
+                                                                evsel of its own */
+    size_t nr_more_events;
     uint64_t freq;                /* samples/s per CPU (attr.freq); 0: the default (1000 Hz,
                                      or every event for a tracepoint) */
     uint64_t period;              /* fixed sampling period */
@@ -89,4 +94,7 @@ int collect_exit_status(const struct collect_result *r);
 /* Fills attr sampling settings shared by `run` and `record` (sample_type, freq/period, mmap,
  * comm, task, sample_id_all, build ids ...). */
 void collect_setup_attr(const struct collect_opts *opts, struct perf_event_attr *attr);
+/* The same for one of the events (its own period). */
+void collect_setup_attr_for(const struct collect_opts *opts, const struct event_spec *ev,
+                            struct perf_event_attr *attr);
 #endif

@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "perf/event.h"
+#include "perf/event_pfm.h"
+#include "perf/event_terms.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -154,38 +156,6 @@ static int parse_tracepoint(const char *name, struct perf_event_attr *a)
     return 0;
 }
 
-static int pfm_ready(void)
-{
-    static int state;   /* 0 untried, 1 ok, -1 failed */
-    if (!state)
-        state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
-    return state > 0;
-}
-
-static int parse_pfm(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
-{
-    pfm_perf_encode_arg_t arg;
-    struct perf_event_attr pa;
-    int ret;
-
-    if (!pfm_ready())
-        return -ENOENT;
-    memset(&arg, 0, sizeof(arg));
-    memset(&pa, 0, sizeof(pa));
-    arg.attr = &pa;
-    arg.size = sizeof(arg);
-    ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
-    if (ret != PFM_SUCCESS) {
-        if (ret != PFM_ERR_NOTFOUND)
-            snprintf(err, errlen, "event '%s': %s", name, pfm_strerror(ret));
-        return ret == PFM_ERR_NOTFOUND ? -ENOENT : -EINVAL;
-    }
-    attr_init(a, pa.type, pa.config);
-    a->config1 = pa.config1;
-    a->config2 = pa.config2;
-    return 0;
-}
-
 /* Splits "name:u" / "name:k" / "name:PERIOD" suffixes off; returns 0 or -EINVAL. */
 static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *excl_kernel)
 {
@@ -209,11 +179,58 @@ static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *
     }
 }
 
+/* oprofile's NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]] (the second field a decimal number; NAME may
+ * carry a "pmu::" prefix). Cuts buf to NAME; 1 when it was one, 0 when not, -EINVAL. */
+static int split_oprofile(char *buf, struct event_spec *out, char *umask, size_t umlen,
+                          int *excl_user, int *excl_kernel)
+{
+    char *f[6], *name = strstr(buf, "::") ? strstr(buf, "::") + 2 : buf;
+    size_t n = 0;
+    uint64_t p;
+
+    umask[0] = '\0';
+    for (char *s = name; n < 6;) {
+        f[n++] = s;
+        s = strchr(s, ':');
+        if (!s)
+            break;
+        s++;
+    }
+    if (n < 2 || n > 5)
+        return 0;
+    size_t l1 = strcspn(f[1], ":");
+    if (!l1 || strspn(f[1], "0123456789") != l1)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        f[i][-1] = '\0';
+    if (parse_u64(f[1], &p) || p == 0)
+        return -EINVAL;
+    out->period = p;
+    if (n > 2)
+        str_copy(umask, umlen, f[2]);
+    for (size_t i = 3; i < n; i++) {
+        if (strcmp(f[i], "0") && strcmp(f[i], "1"))
+            return -EINVAL;
+        *(i == 3 ? excl_kernel : excl_user) = f[i][0] == '0';
+    }
+    return 1;
+}
+
+static int no_pmu_error(const char *str, char *err, size_t errlen)
+{
+    const char *model = event_pfm_model();
+    snprintf(err, errlen, "event '%s' needs the CPU's hardware counters (PMU model %s), and they "
+             "are not available to this machine (a VM without a virtual PMU): use -e cpu-clock, "
+             "or enable the PMU for the guest", str, model ? model : "unknown to libpfm4");
+    return -ENODEV;
+}
+
 int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen)
 {
-    char buf[256];
-    int excl_user = 0, excl_kernel = 0, ret, tp_ret;
+    char buf[256], umask[64], pfmname[320], canon[200], equiv[128], e2[256];
+    int excl_user = 0, excl_kernel = 0, ret, tp_ret, oprofile;
     struct perf_event_attr *a = &out->attr;
+    bool equiv_pfm;
 
     memset(out, 0, sizeof(*out));
     if (err && errlen)
@@ -227,39 +244,96 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     tp_ret = parse_tracepoint(buf, a);
     if (tp_ret == 0)
         goto done;
-    if (split_suffixes(buf, out, &excl_user, &excl_kernel)) {
+    if (strchr(buf, '/')) {
+        ret = event_parse_terms(buf, a, &out->period, e2, sizeof(e2));
+        if (ret == -ENOENT && str_starts(buf, "cpu/") && !event_pmu_exposed())
+            return no_pmu_error(str, err, errlen);
+        if (ret) {
+            snprintf(err, errlen, "event '%s': %s", str, e2);
+            return ret;
+        }
+        str_copy(out->name, sizeof(out->name), buf);
+        return 0;
+    }
+    oprofile = split_oprofile(buf, out, umask, sizeof(umask), &excl_user, &excl_kernel);
+    if (oprofile < 0) {
+        snprintf(err, errlen, "event '%s': expected NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]] "
+                 "(a positive period, KERNEL and USER 0 or 1)", str);
+        return -EINVAL;
+    }
+    if (!oprofile && split_suffixes(buf, out, &excl_user, &excl_kernel)) {
         snprintf(err, errlen, "event '%s': invalid period", str);
         return -EINVAL;
     }
     for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++) {
         if (!strcmp(buf, generic_events[i].name)) {
             attr_init(a, generic_events[i].type, generic_events[i].config);
-            goto done;
+            goto done_plain;
         }
     }
     if (parse_cache(buf, a) == 0 || parse_tracepoint(buf, a) == 0)
-        goto done;
+        goto done_plain;
     if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
         attr_init(a, PERF_TYPE_RAW, strtoull(buf + 1, NULL, 16));
-        goto done;
+        goto done_plain;
     }
-    ret = parse_pfm(buf, a, err, errlen);
+    snprintf(pfmname, sizeof(pfmname), "%s%s%s", buf, umask[0] ? ":" : "", umask);
+    ret = event_pfm_encode(pfmname, a, canon, sizeof(canon), err, errlen);
     if (ret == 0)
         goto done;
+    if (ret != -ENOENT)
+        return ret;
+    /* oprofile's generic names, where this model calls the event otherwise. */
+    if (event_oprofile_equivalent(buf, equiv, sizeof(equiv), &equiv_pfm) == 0) {
+        if (umask[0] && strcmp(umask, "0") && strcmp(umask, "0x0") && strcmp(umask, "0x00")) {
+            snprintf(err, errlen, "event '%s': the unit mask %s is oprofile's %s on another CPU; "
+                     "here %s is %s (give its own unit masks: prospect list pmu)", str, umask,
+                     buf, buf, equiv);
+            return -EINVAL;
+        }
+        if (equiv_pfm) {
+            event_pfm_encode(equiv, a, canon, sizeof(canon), err, errlen);
+            snprintf(out->note, sizeof(out->note), "%s is oprofile's name; on this CPU %s",
+                     buf, equiv);
+        } else {
+            struct event_spec g;
+            event_parse(equiv, &g, e2, sizeof(e2));   /* a perf generic name: always parses */
+            *a = g.attr;
+            snprintf(out->note, sizeof(out->note), "%s is oprofile's name; here perf's generic "
+                     "'%s' (the kernel's mapping for this CPU)", buf, equiv);
+        }
+        goto done;
+    }
     /* SUBSYSTEM:EVENT that is nothing else: a tracepoint we could not look up. */
-    if (ret == -ENOENT && tp_ret != -ENOENT) {
+    if (tp_ret != -ENOENT) {
         snprintf(err, errlen, "event '%s': %s", str, tracefs_advice(-tp_ret));
         return tp_ret;
     }
-    if (ret == -ENOENT)
+    if (event_pfm_model()) {
+        event_pfm_suggest(buf, e2, sizeof(e2));
+        snprintf(err, errlen, "unknown event '%s': neither a perf name nor an event of this CPU's "
+                 "PMU model (%s)%s%s%s", str, event_pfm_model(), e2[0] ? "; did you mean " : "",
+                 e2, e2[0] ? "? (prospect list pmu)" : "; see 'prospect list pmu'");
+    } else {
         snprintf(err, errlen, "unknown event '%s' (see 'prospect list' for the events here)",
                  str);
-    return ret == -ENOENT ? -ENOENT : -EINVAL;
+    }
+    return -ENOENT;
+done_plain:
+    if (umask[0]) {
+        snprintf(err, errlen, "event '%s': a unit mask applies to the CPU's PMU events only, not "
+                 "to '%s'", str, buf);
+        return -EINVAL;
+    }
 done:
-    a->exclude_user = excl_user;
-    a->exclude_kernel = excl_kernel;
+    a->exclude_user |= excl_user;
+    a->exclude_kernel |= excl_kernel;
     str_copy(out->name, sizeof(out->name), buf);
-    if (excl_user || excl_kernel) {
+    if (umask[0]) {
+        size_t n = strlen(out->name);
+        snprintf(out->name + n, sizeof(out->name) - n, ":%s", umask);
+    }
+    if (excl_user != excl_kernel) {
         size_t n = strlen(out->name);
         snprintf(out->name + n, sizeof(out->name) - n, ":%s", excl_user ? "k" : "u");
     }
@@ -336,10 +410,16 @@ void event_open_advice_for(int err, const struct perf_event_attr *attr, const ch
     case ENOENT:
     case EOPNOTSUPP:
     case ENODEV:
-        if (hw)
-            snprintf(buf, len, "event '%s' is not supported here: this machine exposes no hardware "
-                     "performance counters (common in VMs); try a software event such as "
-                     "-e cpu-clock or -e task-clock", name);
+        if (hw && !event_pmu_exposed())
+            snprintf(buf, len, "event '%s' is valid for this CPU's PMU model (%s), but hardware "
+                     "counters are not available to this machine (a VM without a virtual PMU): "
+                     "use -e cpu-clock or -e task-clock, or enable the PMU for the guest "
+                     "(KVM/QEMU: -cpu host,pmu=on)", name,
+                     event_pfm_model() ? event_pfm_model() : "unknown to libpfm4");
+        else if (hw)
+            snprintf(buf, len, "event '%s' is not supported by this CPU's PMU (%s) or the kernel's "
+                     "driver for it (%s)", name,
+                     event_pfm_model() ? event_pfm_model() : "unknown to libpfm4", strerror(err));
         else
             snprintf(buf, len, "event '%s' is not supported by this kernel (%s)", name,
                      strerror(err));

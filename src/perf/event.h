@@ -10,17 +10,23 @@ struct event_spec {
     struct perf_event_attr attr;   /* type, config, config1/2 and exclude_* set; no sampling */
     char name[128];                /* canonical name as printed in reports */
     uint64_t period;               /* from "NAME:PERIOD", 0 when not given */
+    char note[512];                /* how a name was mapped (oprofile's generic names), for the
+                                    * report's header; "" when it was used as is */
 };
 
-/* Parses an event as users write it:
+/* Parses an event as users write it (docs/events.md):
  *   generic names       cycles, instructions, cpu-clock, task-clock, page-faults, ...
  *   cache events        L1-dcache-load-misses, LLC-loads, dTLB-load-misses, ...
  *   tracepoints         sched:sched_switch
  *   raw                 r01c2
- *   libpfm4 names       INST_RETIRED:ANY_P, CPU_CLK_UNHALTED (the PMU's own event names)
+ *   PMU terms           cpu/event=0xc0,umask=0/u, software/config=0/ (sysfs formats)
+ *   libpfm4 names       RETIRED_INSTRUCTIONS:u, pmu::EVENT:UMASK (this CPU's PMU model)
  *   modifiers           cycles:u, cycles:k
- *   a sampling period   CPU_CLK_UNHALTED:100000, cpu-clock:250000 (seed 003's EVENT:PERIOD)
- * Returns 0, or -EINVAL / -ENOENT with a one-line reason in err. */
+ *   oprofile specs      NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]], CPU_CLK_UNHALTED:100000,
+ *                       L2_LINES_IN:100000:0xf0; oprofile's generic names are mapped to this
+ *                       CPU's equivalent (out->note says to which)
+ * Returns 0, or -EINVAL / -ENOENT with a one-line reason in err: a name this CPU's PMU lacks
+ * gets suggestions from its own list. */
 int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen);
 
 /* Explains a failed perf_event_open(attr) (err is a positive errno) as advice a person can act

@@ -2,6 +2,30 @@
 # promise. Structure only: no timing thresholds (the cold first call is printed, not asserted).
 source "$(dirname "$0")/lib.sh"
 EX=build/examples
+
+# Seed 003 (make seed003): both programs under prospect run and stat, times and where the
+# samples fall; the cache events sampled where there is a PMU, else prospect's reason.
+if [ -x "$EX/no_alignment" ] && [ -x "$EX/alignment" ]; then
+    SEED003_LOOPS=1000 PROSPECT=$PROSPECT scripts/seed003 >"$TEST_TMP/seed003.txt" 2>&1
+    check seed003_runs test $? -eq 0
+    for p in no_alignment alignment; do
+        sec=$(sed -n "/^== $p:/,/^$/p" "$TEST_TMP/seed003.txt")
+        check "seed003_${p}_time_under_run" grep -qE "under prospect run: $p: [0-9.]+ s" <<<"$sec"
+        check "seed003_${p}_time_under_stat" grep -qE "under prospect stat: [0-9.]+ s elapsed" <<<"$sec"
+        # Both loops run the same work on two threads: each gets samples.
+        check "seed003_${p}_hits_in_both_loops" \
+            bash -c 'grep -qE "proc1_loop +[1-9]" <<<"$1" && grep -qE "proc2_loop +[1-9]" <<<"$1"' _ "$sec"
+        if [ -r /sys/bus/event_source/devices/cpu/type ]; then
+            check "seed003_${p}_cache_samples" grep -q "samples fall (the line" <<<"$sec"
+        else
+            check "seed003_${p}_says_why_no_cache_events" \
+                grep -q "not sampled: .*hardware counters are not available to this machine" <<<"$sec"
+        fi
+    done
+    check seed003_compares grep -qE "^no_alignment / alignment: [0-9.]+x" "$TEST_TMP/seed003.txt"
+else
+    fail seed003_built "$EX/no_alignment or $EX/alignment missing (make examples)"
+fi
 if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo && grep -qw rdtscp /proc/cpuinfo; then :; else
     skip examples "the TSC is not invariant here; the examples refuse to run"; exit 0
 fi

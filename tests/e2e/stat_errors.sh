@@ -47,7 +47,7 @@ if "$PROSPECT" list hardware | grep -q '^  cycles$'; then
 else
     "$PROSPECT" stat -e cycles true >/dev/null 2>"$err"
     check hw_event_exit_1 [ $? = 1 ]
-    check hw_event_advice grep -q "no hardware performance counters" "$err"
+    check hw_event_advice grep -q "hardware counters are not available to this machine" "$err"
 fi
 
 # --cpu N: the command runs on that CPU only; an offline CPU is an error, garbage a usage error.

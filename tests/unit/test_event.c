@@ -61,7 +61,11 @@ TEST(advice_names_the_fix)
     memset(&a, 0, sizeof(a));
     a.type = PERF_TYPE_HARDWARE;
     event_open_advice(ENOENT, &a, "cycles", buf, sizeof(buf));
-    CHECK(strstr(buf, "no hardware performance counters") && strstr(buf, "-e cpu-clock"));
+    if (access("/sys/bus/event_source/devices/cpu/type", R_OK))   /* no PMU exposed */
+        CHECK(strstr(buf, "hardware counters are not available to this machine") &&
+              strstr(buf, "-e cpu-clock"));
+    else
+        CHECK(strstr(buf, "not supported by this CPU's PMU"));
     event_open_advice(EACCES, &a, "cycles", buf, sizeof(buf));
     CHECK(strstr(buf, "perf_event_paranoid") && strstr(buf, "CAP_PERFMON"));
     a.freq = 1;
