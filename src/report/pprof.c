@@ -18,6 +18,7 @@
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hash.h"
+#include "util/hashmap.h"
 
 /* (a, b) -> id, open addressing. */
 struct pair_slot {
@@ -251,6 +252,49 @@ static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
     return fflush(f) || ferror(f) ? -EIO : 0;
 }
 
+/* pprof takes the first mapping for the main binary ("File:", "Build ID:"): the heaviest
+ * process's executable, found as the mapping of its frames named like its command. */
+static void main_mapping_first(struct enc *e, const struct cg_store *cs,
+                               const struct pprof_opts *o)
+{
+    const struct process *heavy = NULL;
+    struct hashmap per_proc;             /* process -> its samples (never 0 once there) */
+    uintptr_t best = 0;
+
+    hashmap_init(&per_proc);
+    for (size_t i = 0; i < cs->nstacks; i++) {
+        const struct cg_stack *st = &cs->stacks[i];
+        uint64_t key = (uint64_t)(uintptr_t)st->proc;
+        uintptr_t n = (uintptr_t)hashmap_get(&per_proc, key) + (uintptr_t)st->samples;
+        if (!st->samples)
+            continue;
+        if (hashmap_put(&per_proc, key, (void *)n))
+            break;                       /* out of memory: only the order of mappings suffers */
+        if (n > best) {
+            best = n;
+            heavy = st->proc;
+        }
+    }
+    hashmap_release(&per_proc);
+    for (size_t i = 0; heavy && i < cs->nstacks; i++) {
+        const struct cg_stack *st = &cs->stacks[i];
+        if (st->proc != heavy)
+            continue;
+        for (uint32_t k = 0; k < st->n; k++) {
+            const struct map *m = cs->frames[st->off + k].map;
+            const char *base;
+            if (!m || m == &cg_kernel_map)
+                continue;
+            base = strrchr(dso_path(m->dso), '/');
+            base = base ? base + 1 : dso_path(m->dso);
+            if (*heavy->comm && !strncmp(base, heavy->comm, strlen(heavy->comm))) {
+                mapping(e, m, o);
+                return;
+            }
+        }
+    }
+}
+
 int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                  const struct pprof_opts *o)
 {
@@ -264,6 +308,7 @@ int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     value_type(&e, 1, "samples", "count");
     value_type(&e, 1, type, unit);
     functions(&e, cy);
+    main_mapping_first(&e, cs, o);
     samples(&e, cs, cy, o);
     pb_uint(&e.out, 10, o->duration_ns);
     value_type(&e, 11, type, unit);
