@@ -103,6 +103,21 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
         cmd_error("diff", "%s", line);
         return 1;
     }
+    /* Damage is not fatal (as in report): say what was not read. */
+    const struct perfdata_stats *st = perfdata_stats(p->pd);
+    if (st->data_size_missing)
+        cmd_error("diff", "%s: warning: the recording did not finish: read the records up to "
+                  "the end of the file", p->path);
+    if (st->truncated) {
+        perfdata_error_str(&st->damage, line, sizeof(line));
+        cmd_error("diff", "%s; stopped there: %llu bytes not read", line,
+                  (unsigned long long)st->bytes_unread);
+    }
+    if (st->bad) {
+        perfdata_error_str(&st->first_bad, line, sizeof(line));
+        cmd_error("diff", "%s (%llu records that did not decode skipped)", line,
+                  (unsigned long long)st->bad);
+    }
     if (p->s.stats.kernel && (e = ksyms_load(kallsyms ? kallsyms : "/proc/kallsyms", &p->ks)))
         cmd_error("diff", "note: cannot read kernel symbols from %s: %s: kernel frames are "
                   "[kernel.kallsyms]", kallsyms ? kallsyms : "/proc/kallsyms", strerror(-e));
