@@ -8,6 +8,7 @@
 #include "report/speedscope.h"
 #include "session/session.h"
 #include "symbol/dso.h"
+#include "util/hashmap.h"
 
 struct proc_prof {
     const struct process *proc;
@@ -27,30 +28,62 @@ static uint64_t weight(const struct cg_stack *st, bool time)
     return time ? st->period : st->samples;
 }
 
+struct by_proc {
+    uint32_t stack;
+    uint32_t rank;            /* the process's place in the output */
+};
+
+static int cmp_by_proc(const void *a, const void *b)
+{
+    const struct by_proc *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
 int report_speedscope(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                       const struct speedscope_opts *o)
 {
-    struct proc_prof *procs = calloc(cs->nstacks ? cs->nstacks : 1, sizeof(*procs));
-    size_t np = 0;
+    size_t cap = cs->nstacks ? cs->nstacks : 1, np = 0, nb = 0;
+    struct proc_prof *procs = calloc(cap, sizeof(*procs));
+    struct by_proc *order = calloc(cap, sizeof(*order));
+    struct hashmap index;     /* process -> its place in procs + 1 */
     char buf[256], name[96];
+    int err = 0;
 
-    if (!procs)
-        return -ENOMEM;
-    /* The processes, by their stacks (few processes: a linear search per stack of a new
-     * process, then the last one found is usually the next one's). */
-    for (size_t i = 0, last = 0; i < cs->nstacks; i++) {
+    hashmap_init(&index);
+    if (!procs || !order)
+        err = -ENOMEM;
+    for (size_t i = 0; i < cs->nstacks && !err; i++) {
         const struct cg_stack *st = &cs->stacks[i];
+        uint64_t key = (uint64_t)(uintptr_t)st->proc;
+        uintptr_t k = (uintptr_t)hashmap_get(&index, key);
         if (!st->n)
             continue;
-        if (!np || procs[last].proc != st->proc) {
-            for (last = 0; last < np && procs[last].proc != st->proc; last++)
-                ;
-            if (last == np)
-                procs[np++].proc = st->proc;
+        if (!k) {
+            procs[np].proc = st->proc;
+            k = ++np;
+            if ((err = hashmap_put(&index, key, (void *)k)))
+                break;
         }
-        procs[last].weight += weight(st, o->time_event);
+        procs[k - 1].weight += weight(st, o->time_event);
     }
-    qsort(procs, np, sizeof(*procs), cmp_prof);
+    if (!err) {
+        qsort(procs, np, sizeof(*procs), cmp_prof);
+        for (size_t p = 0; p < np && !err; p++)
+            err = hashmap_put(&index, (uint64_t)(uintptr_t)procs[p].proc, (void *)(p + 1));
+    }
+    for (size_t i = 0; i < cs->nstacks && !err; i++)
+        if (cs->stacks[i].n)
+            order[nb++] = (struct by_proc){ (uint32_t)i, (uint32_t)(uintptr_t)hashmap_get(
+                                                &index, (uint64_t)(uintptr_t)cs->stacks[i].proc) };
+    hashmap_release(&index);
+    if (err) {
+        free(procs);
+        free(order);
+        return err;
+    }
+    qsort(order, nb, sizeof(*order), cmp_by_proc);
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
           "\"exporter\":\"prospect\",\"name\":", f);
     json_put(f, o->name ? o->name : "profile");
@@ -65,36 +98,32 @@ int report_speedscope(FILE *f, const struct cg_store *cs, const struct cg_syms *
         fputc('}', f);
     }
     fputs("]},\n\"profiles\":[", f);
-    for (size_t p = 0; p < np; p++) {
+    for (size_t p = 0, b = 0; p < np; p++) {
         const struct process *proc = procs[p].proc;
-        bool first = true;
+        size_t end = b;
+        while (end < nb && order[end].rank == p + 1)
+            end++;
         snprintf(name, sizeof(name), "%s (%d)", proc->comm, (int)proc->pid);
         fputs(p ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", f);
         json_put(f, name);
         fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
                 o->time_event ? "nanoseconds" : "none", procs[p].weight);
-        for (size_t i = 0; i < cs->nstacks; i++) {
-            const struct cg_stack *st = &cs->stacks[i];
-            if (st->proc != proc || !st->n)
-                continue;
-            fputs(first ? "[" : ",\n[", f);
-            first = false;
+        for (size_t i = b; i < end; i++) {
+            const struct cg_stack *st = &cs->stacks[order[i].stack];
+            fputs(i > b ? ",\n[" : "[", f);
             for (uint32_t k = st->n; k-- > 0;)
                 fprintf(f, k + 1 < st->n ? ",%" PRIu32 : "%" PRIu32, cy->frame_sym[st->off + k]);
             fputc(']', f);
         }
         fputs("],\n\"weights\":[", f);
-        first = true;
-        for (size_t i = 0; i < cs->nstacks; i++) {
-            const struct cg_stack *st = &cs->stacks[i];
-            if (st->proc != proc || !st->n)
-                continue;
-            fprintf(f, first ? "%" PRIu64 : ",%" PRIu64, weight(st, o->time_event));
-            first = false;
-        }
+        for (size_t i = b; i < end; i++)
+            fprintf(f, i > b ? ",%" PRIu64 : "%" PRIu64,
+                    weight(&cs->stacks[order[i].stack], o->time_event));
         fputs("]}", f);
+        b = end;
     }
     fputs("]}\n", f);
     free(procs);
+    free(order);
     return fflush(f) || ferror(f) ? -EIO : 0;
 }
