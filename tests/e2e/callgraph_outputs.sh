@@ -136,22 +136,27 @@ bad = [p for p, fr in got.items() if p is None or pref.get(p) != fr[2] or abs(fr
 missing = [p for p, n in pref.items() if n * W / total >= 0.1 and p not in got]
 say('widths', fr0 and not bad and not missing and fr0[0][2] == total,
     'bad %s missing %s' % (bad[:3], missing[:3]))
-# Zoomed on via_b: it is full width, via_a hidden, main an ancestor drawn faded.
-z = {fr[0]: fr for fr in (steps.get(4) or [])}
-say('zoom', z.get('via_b', [0] * 6)[4] == W and 'hide' in z.get('via_a', [''] * 6)[5] and
-    'parent' in z.get('main', [''] * 6)[5] and steps.get(5) == 'via_b', str([z.get(k) for k in ('via_a', 'via_b', 'main')]) + str(steps.get(5)))
-u = {fr[0]: fr for fr in (steps.get(7) or [])}
-va = pref.get(next((p for p in pref if p[-1:] == ('via_a',)), ()), 0)
-say('unzoom', abs(u.get('via_a', [0] * 6)[4] - va * W / total) < 0.011 and 'hide' not in u['via_a'][5], str(u.get('via_a')))
+# Zoomed on via_b: it fills the width, every via_a is hidden, a main is an ancestor (faded).
+z = steps.get(4) or []
+say('zoom', any(f[0] == 'via_b' and f[4] == W for f in z) and
+    all('hide' in f[5] for f in z if f[0] == 'via_a') and
+    any(f[0] == 'main' and 'parent' in f[5] for f in z) and steps.get(5) == 'via_b',
+    str([f for f in z if f[0] in ('via_a', 'via_b', 'main')]) + str(steps.get(5)))
+# Reset: every frame back where it was, none hidden or faded.
+u = steps.get(7) or []
+say('unzoom', len(u) == len(fr0) and all(a[:5] == b[:5] and b[5] == 'f' for a, b in zip(fr0, u)),
+    str([(a, b) for a, b in zip(fr0, u) if a != b][:3]))
+va = max((n for p, n in pref.items() if p[-1:] == ('via_a',)), default=0)
 vab = sum(n for p, n in pref.items() if p[-1:] in (('via_a',), ('via_b',)))
 say('search', abs(steps.get(8, -1) - 100.0 * vab / total) < 0.01 and
     steps.get(9) == 'Matched: %.2f%%' % (100.0 * vab / total), '%s %s' % (steps.get(8), steps.get(9)))
-say('hover', (steps.get(11) or '').startswith('via_a (%d samples, ' % va), str(steps.get(11)))
-print(' '.join('%s=%s' % kv for kv in res.items()))
+say('hover', any((steps.get(11) or '').startswith('via_a (%d samples, %.2f%%)' % (f[2], 100.0 * f[2] / total))
+                 for f in fr0 if f[0] == 'via_a'), str(steps.get(11)))
+print('\n'.join('%s=%s' % kv for kv in res.items()))
 PY
 )
         for k in loads widths zoom unzoom search hover; do
-            v=$(tr ' ' '\n' <<<"$out" | sed -n "s/^$k=//p")
+            v=$(sed -n "s/^$k=//p" <<<"$out")
             verdict "svg_chromium_${k}_$f" "${v:-$out}"
         done
         check "svg_screenshot_$f" [ "$(head -c 8 "$TEST_TMP/$f.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
@@ -159,12 +164,15 @@ PY
     # Icicle: --inverted draws top-down from the leaf: leaf above its callers.
     "$PROSPECT" report -i "$TEST_TMP/p.data" --format svg --inverted --title "Callers of the hot code" -o "$TEST_TMP/inv.svg"
     out=$(timeout 120 node "$HERE/browser.js" "file://$TEST_TMP/inv.svg" \
-        "eval:(function(){var y={};document.querySelectorAll('g.f').forEach(g=>{if(!(g.fname in y)||g.fd<y[g.fname][0])y[g.fname]=[g.fd,+g.querySelector('rect').getAttribute('y')]});return JSON.stringify([y.leaf,y.via_a,y.main,document.getElementById('title').textContent])})()" 2>&1)
+        "eval:(function(){var y={};document.querySelectorAll('g.f').forEach(g=>{(y[g.fname]=y[g.fname]||[]).push([g.fd,+g.querySelector('rect').getAttribute('y')])});return JSON.stringify([y.leaf,y.via_a,y.main,document.getElementById('title').textContent])})()" 2>&1)
+    # The path leaf -> via_a -> main at depths 1, 2, 3, drawn downwards.
     check svg_inverted_leaf_on_top_callers_below python3 -c '
 import json, sys
 l = [json.loads(x) for x in sys.argv[1].splitlines() if x.startswith("{")]
 leaf, via_a, main, title = json.loads(l[0]["value"])
-sys.exit(not (leaf[0] == 1 and via_a[0] == 2 and leaf[1] < via_a[1] < main[1] and
+y = lambda v, d: [b for a, b in v if a == d]
+sys.exit(not (y(leaf, 1) and y(via_a, 2) and y(main, 3) and
+              y(leaf, 1)[0] < y(via_a, 2)[0] < y(main, 3)[0] and
               title == "Callers of the hot code" and l[-1]["errors"] == []))' "$out"
 fi
 
