@@ -238,12 +238,15 @@ int cmd_diff(int argc, char **argv)
         err = report_diff(f, &a, &b, &o);
     }
     if (output) {
+        if (err == -EIO && of.err)
+            err = of.err;                /* the write's own errno */
         if (err)
             outfile_abort(&of);
         else
             err = outfile_commit(&of);
-    } else if (err == -EIO && cmd_stream_errno(stdout)) {
-        err = -cmd_stream_errno(stdout);
+    } else if (err == -EIO) {
+        int e = cmd_stream_errno(stdout);
+        err = e ? -e : err;
     }
     if (err) {
         cmd_error("diff", "writing %s: %s", output ? output : "the report", strerror(-err));

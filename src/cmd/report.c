@@ -186,8 +186,8 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                        o->callers ? "--callers" : "--callees";
 
     if (o->children + o->folded + !!o->callers + !!o->callees > 1)
-        return cmd_usage_error("report", "--children, --format folded, --callers and --callees "
-                               "are four reports; choose one");
+        return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope, "
+                               "--callers and --callees are separate reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
         fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
         return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "

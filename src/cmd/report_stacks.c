@@ -101,9 +101,10 @@ int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *c
                       "(or redirect stdout)");
             return 1;
         }
+        int e;
         err = write_one(stdout, r, cs, cy);
-        if (err == -EIO && cmd_stream_errno(stdout))
-            err = -cmd_stream_errno(stdout);
+        if (err == -EIO && (e = cmd_stream_errno(stdout)))
+            err = -e;                    /* the write's own errno: "No space left on device" */
         if (err) {
             cmd_error("report", "writing the %s output: %s", stacks_format_name(r->fmt),
                       strerror(-err));
@@ -116,6 +117,8 @@ int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *c
         return 1;
     }
     if ((err = write_one(of.fp, r, cs, cy))) {
+        if (err == -EIO && of.err)
+            err = of.err;                /* the write's own errno */
         outfile_abort(&of);
         cmd_error("report", "writing %s: %s", r->output, strerror(-err));
         return 1;
