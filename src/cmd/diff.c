@@ -222,6 +222,9 @@ int cmd_diff(int argc, char **argv)
     }
     if (load(&prof[0], event, kallsyms) || load(&prof[1], event, kallsyms))
         goto out;
+    if (strcmp(prof[0].sel->name, prof[1].sel->name))
+        cmd_error("diff", "note: comparing '%s' samples of %s with '%s' samples of %s",
+                  prof[0].sel->name, prof[0].path, prof[1].sel->name, prof[1].path);
     if (output && (err = outfile_open(&of, output, 0666))) {
         cmd_error("diff", "cannot write %s: %s", output, outfile_strerror(err));
         goto out;
