@@ -15,7 +15,8 @@ const os = require('os');
 const path = require('path');
 
 const [url, ...steps] = process.argv.slice(2);
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'prospect-chromium-'));
+// A private profile directory (0700), inside the test's scratch directory when there is one.
+const profile = fs.mkdtempSync(path.join(process.env.TEST_TMP || os.tmpdir(), 'chromium-'));
 const chrome = spawn(process.env.CHROMIUM || 'chromium',
     ['--headless=new', '--no-sandbox', '--disable-gpu', '--use-angle=swiftshader',
      '--enable-unsafe-swiftshader', '--remote-debugging-pipe', '--no-first-run',
@@ -134,6 +135,8 @@ main().catch((e) => {
     const exited = new Promise((r) => chrome.exitCode !== null ? r() : chrome.once('exit', r));
     chrome.kill();
     await Promise.race([exited, sleep(5000)]);
-    try { fs.rmSync(profile, { recursive: true, force: true }); } catch (e) { /* still busy */ }
+    try {
+        fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) { /* still busy: TEST_TMP's removal takes it */ }
     process.exit(status);
 });
