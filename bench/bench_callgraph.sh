@@ -4,6 +4,9 @@
 #   A: prospect report --children         vs  perf report --stdio (children with call graphs, perf's default)
 #   B: prospect report --format folded    vs  perf script | stackcollapse-perf.pl (perf script
 #      alone when stackcollapse-perf.pl is not installed: then the ratio flatters perf)
+#   C: prospect report --format svg, pprof and speedscope (-o FILE) beside B, against the same
+#      peer (what a flame graph costs via perf: perf script | stackcollapse-perf.pl, before
+#      flamegraph.pl, which is not timed; so these ratios flatter perf)
 # Targets: A >= 10x at <= 1/10 of perf's memory, B >= 30x.
 set -u
 RUNS=${RUNS:-5}
@@ -36,7 +39,7 @@ samples=$(./prospect report -i "$DATA" --header | awk '$1 == "samples" { print $
 echo "perf.data: $(du -mL "$DATA" | cut -f1) MB, $samples samples ($DATA); $RUNS runs each," \
      "interleaved, medians"
 
-for f in c_t c_m pc_t pc_m f_t f_m pf_t pf_m; do : > "$T/$f"; done
+for f in c_t c_m pc_t pc_m f_t f_m pf_t pf_m s_t s_m g_t g_m j_t j_m; do : > "$T/$f"; done
 for i in $(seq "$RUNS"); do
     timed c "$T/children.txt" ./prospect report -i "$DATA" --children ||
         { echo "prospect report --children failed"; cat "$T/err.txt"; exit 1; }
@@ -50,6 +53,12 @@ for i in $(seq "$RUNS"); do
     timed pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' folded_peer" ||
         { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
     echo "$pf_wall" >> "$T/pf_t"; echo "$pf_rss" >> "$T/pf_m"
+    for x in s:svg:flame.svg g:pprof:prof.pb.gz j:speedscope:prof.json; do
+        IFS=: read -r k fmt out <<<"$x"
+        timed "$k" /dev/null ./prospect report -i "$DATA" --format "$fmt" -o "$T/$out" ||
+            { echo "prospect report --format $fmt failed"; cat "$T/err.txt"; exit 1; }
+        eval "echo \"\$${k}_wall\" >> \"$T/${k}_t\"; echo \"\$${k}_rss\" >> \"$T/${k}_m\""
+    done
 done
 row() {   # row NAME OURS_T PEER_T OURS_M PEER_M
     printf "%-36s %10s %10s %10s %14s %10s\n" "$1" "$2" "$3" "$(ratio "$3" "$2")x" \
@@ -60,5 +69,11 @@ row "report --children" "$(median < "$T/c_t")" "$(median < "$T/pc_t")" "$(median
     "$(median < "$T/pc_m")"
 row "report --format folded" "$(median < "$T/f_t")" "$(median < "$T/pf_t")" "$(median < "$T/f_m")" \
     "$(median < "$T/pf_m")"
+for x in s:svg g:pprof j:speedscope; do
+    IFS=: read -r k fmt <<<"$x"
+    row "report --format $fmt *" "$(median < "$T/${k}_t")" "$(median < "$T/pf_t")" \
+        "$(median < "$T/${k}_m")" "$(median < "$T/pf_m")"
+done
+echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
 [ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
 echo "targets: --children >= 10x at memory ratio <= 0.10; folded >= 30x"

@@ -7,6 +7,7 @@ const struct command prospect_commands[] = {
     { "run", cmd_run, "profile a command (or the whole system) and print the report", cmd_run_usage },
     { "record", cmd_record, "profile like run, but write a perf.data file", cmd_record_usage },
     { "report", cmd_report, "read a perf.data file and report it", cmd_report_usage },
+    { "diff", cmd_diff, "compare two perf.data files per symbol (perf diff), or as a differential flame graph", cmd_diff_usage },
     { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", cmd_annotate_usage },
     { "stat", cmd_stat, "count events over a program or over regions of it (-r)", cmd_stat_usage },
     { "list", cmd_list, "list the events that open on this machine", cmd_list_usage },

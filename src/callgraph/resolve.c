@@ -119,6 +119,7 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
         if (dso_resolve(d, vaddr, &r) == 0 && !r.name)
             dso_resolve(d, vaddr + 1, &r);
         sym->name = r.name;
+        sym->bracket = r.bracket && r.name;
     }
 }
 

@@ -16,6 +16,7 @@ struct cg_sym {
     struct dso *dso;          /* NULL for kernel frames and frames outside every map */
     const char *module;       /* kernel: the module, NULL for the core kernel */
     bool kernel;
+    bool bracket;             /* name is an a->b bracket (a stripped DSO's gap) */
 };
 
 struct cg_syms {

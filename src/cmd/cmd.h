@@ -54,6 +54,8 @@ int cmd_stat(int argc, char **argv);
 extern const char cmd_stat_usage[];
 int cmd_list(int argc, char **argv);
 extern const char cmd_list_usage[];
+int cmd_diff(int argc, char **argv);
+extern const char cmd_diff_usage[];
 int cmd_annotate(int argc, char **argv);
 extern const char cmd_annotate_usage[];
 #endif

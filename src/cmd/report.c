@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/report_stacks.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
 #include "callgraph/resolve.h"
@@ -65,8 +66,16 @@ const char cmd_report_usage[] =
 "      --header           what the file says about itself: host, kernel, cmdline, events,\n"
 "                         samples, lost, build ids, features\n"
 "      --stats            the number of records of each type\n"
-"      --format FMT       text (default), csv or json (every table); folded: FlameGraph's\n"
-"                         collapsed stacks, one 'comm;outer;...;leaf COUNT' line per stack\n"
+"      --format FMT       text (default), csv or json (every table); the call stacks:\n"
+"                         folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
+"                         svg: interactive flame graph (click to zoom, search, hover)\n"
+"                         pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
+"                         speedscope: speedscope's JSON, a sampled profile per process\n"
+"  -o, --output FILE      write the folded, svg, pprof or speedscope output to FILE (a\n"
+"                         symlink is refused; the file is replaced whole or not at all)\n"
+"      --inverted         svg: an icicle graph of inverted stacks, hot functions on top and\n"
+"                         their callers below (perf's --inverted: callers of the leaf)\n"
+"      --title TEXT       svg: the graph's title\n"
 "      --children         perf's Children/Self table from the call chains (-g files):\n"
 "                         -n and --percent-limit apply; --sort comm,dso,sym (default),\n"
 "                         dso,sym or sym\n"
@@ -83,7 +92,9 @@ const char cmd_report_usage[] =
 "Examples:\n"
 "  prospect report -i perf.data\n"
 "  prospect report -i perf.data --flat --sort dso,sym --percent-limit 0.5 --comm myprog\n"
-"  prospect report -i perf.data --flat --format csv > profile.csv\n";
+"  prospect report -i perf.data --flat --format csv > profile.csv\n"
+"  prospect report -i perf.data --format svg -o flame.svg\n"
+"  prospect report -i perf.data --format pprof -o prof.pb.gz && go tool pprof -top prof.pb.gz\n";
 
 struct report_cmd_opts {
     const char *input;
@@ -91,6 +102,9 @@ struct report_cmd_opts {
     bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
     bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
     const char *callers, *callees;
+    enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope (folded is set too) */
+    const char *output, *title;   /* -o, --title */
+    bool inverted;
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -166,12 +180,14 @@ static bool sort_has(const struct flat_opts *fo, enum flat_key key)
 static int check_callgraph_opts(struct report_cmd_opts *o)
 {
     const struct flat_opts *fo = &o->flat_opts;
-    const char *what = o->folded ? "--format folded" : o->children ? "--children" :
+    char fmtname[40];
+    snprintf(fmtname, sizeof(fmtname), "--format %s", stacks_format_name(o->stacks));
+    const char *what = o->folded ? fmtname : o->children ? "--children" :
                        o->callers ? "--callers" : "--callees";
 
     if (o->children + o->folded + !!o->callers + !!o->callees > 1)
-        return cmd_usage_error("report", "--children, --format folded, --callers and --callees "
-                               "are four reports; choose one");
+        return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope, "
+                               "--callers and --callees are separate reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
         fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
         return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "
@@ -190,6 +206,10 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                                what);
     if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
         return cmd_usage_error("report", "%s takes --percent-limit, not -n or --sort", what);
+    if ((o->output && !o->folded) || ((o->inverted || o->title) && o->stacks != STACKS_SVG))
+        return cmd_usage_error("report", "%s is for %s", o->output ? "-o" : o->inverted ?
+                               "--inverted" : "--title", o->output ? "--format folded, svg, "
+                               "pprof or speedscope" : "--format svg");
     o->flat = false;
     return 0;
 }
@@ -199,7 +219,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
            OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-           OPT_CALLEES };
+           OPT_CALLEES, OPT_INVERTED, OPT_TITLE };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -223,6 +243,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "header", no_argument, NULL, OPT_HEADER },
         { "stats", no_argument, NULL, OPT_STATS },
         { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
+        { "inverted", no_argument, NULL, OPT_INVERTED },
+        { "title", required_argument, NULL, OPT_TITLE },
         { "top", required_argument, NULL, OPT_TOP },
         { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
         { "symfs", required_argument, NULL, OPT_SYMFS },
@@ -244,7 +267,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:s:t:e:nvh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:s:t:e:o:nvh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_FLAT: o->flat = true; break;
@@ -299,13 +322,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_HEADER: o->header = true; break;
         case OPT_STATS: o->stats = true; break;
         case OPT_FORMAT:
-            if (!strcmp(optarg, "folded")) {
+            if ((o->stacks = stacks_format_parse(optarg)) != STACKS_NONE) {
                 o->folded = true;
                 break;
             }
             if (report_format_parse(optarg, &o->fmt))
-                return cmd_usage_error("report", "--format must be text, csv, json or folded, "
-                                       "not '%s'", optarg);
+                return cmd_usage_error("report", "--format must be text, csv, json, folded, "
+                                       "svg, pprof or speedscope, not '%s'", optarg);
             break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
@@ -326,6 +349,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
                 return EXIT_USAGE;
             *(c == OPT_SYMFS ? &o->symfs : &o->kallsyms) = optarg;
             break;
+        case 'o':
+            if (!*optarg)
+                return cmd_usage_error("report", "empty -o");
+            o->output = optarg;
+            break;
+        case OPT_INVERTED: o->inverted = true; break;
+        case OPT_TITLE: o->title = optarg; break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
         default: return cmd_bad_option("report", argv, optind, optopt, c);
@@ -338,6 +368,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
+    if ((o->output || o->inverted || o->title) && !o->folded)
+        return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
+                               "outputs (--format folded, svg, pprof, speedscope)");
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
                                "table (--flat, or an option of it: --sort, -n, --percentage, "
@@ -624,9 +657,20 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                 cmd_error("report", "no call stack holds a function named '%s'", to.name);
                 err = 1;        /* said: exit status 1 */
             }
+        } else if (!err && o->folded) {
+            struct stacks_out_req rq = { .fmt = o->stacks, .output = o->output,
+                                         .title = o->title, .inverted = o->inverted,
+                                         .input = o->input, .sel = sel };
+            if (st->nr_samples > 1)
+                rq.duration_ns = st->last_sample_time - st->first_sample_time;
+            for (size_t i = 0; i < in->nr_build_ids; i++)
+                if (!strcmp(in->build_ids[i].path, "[kernel.kallsyms]")) {
+                    rq.kernel_build_id = in->build_ids[i].id;
+                    rq.kernel_build_id_len = in->build_ids[i].size;
+                }
+            err = report_write_stacks(&rq, s->chains, &cy);   /* 1: said */
         } else if (!err) {
-            err = o->folded ? report_folded(stdout, s->chains, &cy)
-                            : report_children(stdout, s->chains, &cy, &co);
+            err = report_children(stdout, s->chains, &cy, &co);
         }
         cg_syms_release(&cy);
     } else if (o->flat) {

@@ -1,0 +1,131 @@
+/* The call-stack exports of report: pick the writer, open the output, commit or abort. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/cmd.h"
+#include "cmd/report_stacks.h"
+#include "flame/flametree.h"
+#include "flame/svg.h"
+#include "perf/evlist.h"
+#include "report/callgraph_out.h"
+#include "report/pprof.h"
+#include "report/speedscope.h"
+#include "util/outfile.h"
+
+static const char *const names[] = {
+    [STACKS_FOLDED] = "folded", [STACKS_SVG] = "svg", [STACKS_PPROF] = "pprof",
+    [STACKS_SPEEDSCOPE] = "speedscope",
+};
+
+enum stacks_format stacks_format_parse(const char *s)
+{
+    for (size_t i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(s, names[i]))
+            return (enum stacks_format)i;
+    return STACKS_NONE;
+}
+
+const char *stacks_format_name(enum stacks_format f)
+{
+    return f > STACKS_NONE && f <= STACKS_SPEEDSCOPE ? names[f] : "text";
+}
+
+bool evsel_is_time(const struct evsel *sel)
+{
+    return sel && sel->attr.type == PERF_TYPE_SOFTWARE &&
+           (sel->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+            sel->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static int write_svg(FILE *f, const struct stacks_out_req *r, const struct cg_store *cs,
+                     const struct cg_syms *cy)
+{
+    struct flame_tree t;
+    char sub[512];
+    int err;
+
+    if ((err = flame_tree_init(&t)))
+        return err;
+    snprintf(sub, sizeof(sub), "%s, %s, %llu samples", r->input,
+             r->sel ? r->sel->name : "samples", (unsigned long long)cs->samples);
+    struct flame_svg_opts so = { .title = r->title, .subtitle = sub, .inverted = r->inverted };
+    if (!(err = flame_tree_add_store(&t, cs, cy, r->inverted, 0)) && !(err = flame_tree_sort(&t)))
+        err = flame_svg_write(f, &t, &so);
+    flame_tree_release(&t);
+    return err;
+}
+
+static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_store *cs,
+                     const struct cg_syms *cy)
+{
+    switch (r->fmt) {
+    case STACKS_SVG:
+        return write_svg(f, r, cs, cy);
+    case STACKS_PPROF: {
+        const struct perf_event_attr *a = r->sel ? &r->sel->attr : NULL;
+        struct pprof_opts po = { .event = r->sel ? r->sel->name : NULL,
+                                 .time_event = evsel_is_time(r->sel),
+                                 .duration_ns = r->duration_ns,
+                                 .kernel_build_id = r->kernel_build_id,
+                                 .kernel_build_id_len = r->kernel_build_id_len };
+        if (a && !a->freq)
+            po.period = a->sample_period;
+        else if (a && a->sample_freq && po.time_event)
+            po.period = 1000000000ULL / a->sample_freq;
+        return report_pprof(f, cs, cy, &po);
+    }
+    case STACKS_SPEEDSCOPE: {
+        struct speedscope_opts so = { .name = r->input, .time_event = evsel_is_time(r->sel) };
+        return report_speedscope(f, cs, cy, &so);
+    }
+    default:
+        return report_folded(f, cs, cy);
+    }
+}
+
+int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *cs,
+                        const struct cg_syms *cy)
+{
+    struct outfile of;
+    int err;
+
+    if (!cs->nstacks && r->fmt != STACKS_FOLDED) {
+        cmd_error("report", "%s: no samples to write as %s", r->input,
+                  stacks_format_name(r->fmt));
+        return 1;
+    }
+    if (!r->output) {
+        if (r->fmt == STACKS_PPROF && isatty(STDOUT_FILENO)) {
+            cmd_error("report", "--format pprof is gzipped protobuf: name a file with -o "
+                      "(or redirect stdout)");
+            return 1;
+        }
+        int e;
+        err = write_one(stdout, r, cs, cy);
+        if (err == -EIO && (e = cmd_stream_errno(stdout)))
+            err = -e;                    /* the write's own errno: "No space left on device" */
+        if (err) {
+            cmd_error("report", "writing the %s output: %s", stacks_format_name(r->fmt),
+                      strerror(-err));
+            return 1;
+        }
+        return 0;
+    }
+    if ((err = outfile_open(&of, r->output, 0666))) {
+        cmd_error("report", "cannot write %s: %s", r->output, outfile_strerror(err));
+        return 1;
+    }
+    if ((err = write_one(of.fp, r, cs, cy))) {
+        if (err == -EIO && of.err)
+            err = of.err;                /* the write's own errno */
+        outfile_abort(&of);
+        cmd_error("report", "writing %s: %s", r->output, strerror(-err));
+        return 1;
+    }
+    if ((err = outfile_commit(&of))) {
+        cmd_error("report", "writing %s: %s", r->output, strerror(-err));
+        return 1;
+    }
+    return 0;
+}

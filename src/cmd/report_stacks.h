@@ -1,0 +1,37 @@
+/* report --format folded|svg|pprof|speedscope: the call-stack exports, written to -o FILE
+ * (through util/outfile: no symlink followed, replaced whole) or stdout. */
+#ifndef PROSPECT_CMD_REPORT_STACKS_H
+#define PROSPECT_CMD_REPORT_STACKS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
+
+struct evsel;
+
+enum stacks_format { STACKS_NONE, STACKS_FOLDED, STACKS_SVG, STACKS_PPROF, STACKS_SPEEDSCOPE };
+
+/* "folded", "svg", "pprof", "speedscope" -> the format; STACKS_NONE otherwise. */
+enum stacks_format stacks_format_parse(const char *s);
+const char *stacks_format_name(enum stacks_format f);
+
+struct stacks_out_req {
+    enum stacks_format fmt;
+    const char *output;       /* -o FILE, NULL: stdout */
+    const char *title;        /* svg: --title */
+    bool inverted;            /* svg: --inverted, icicle graph of inverted stacks */
+    const char *input;        /* the perf.data path (names and subtitles) */
+    const struct evsel *sel;  /* the reported event, may be NULL */
+    uint64_t duration_ns;
+    const uint8_t *kernel_build_id;
+    size_t kernel_build_id_len;
+};
+
+/* Writes the export; prints its own errors ("prospect report: ..."). 0, or 1 when said. */
+int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *cs,
+                        const struct cg_syms *cy);
+
+/* A time event (cpu-clock, task-clock): its period is nanoseconds. */
+bool evsel_is_time(const struct evsel *sel);
+#endif

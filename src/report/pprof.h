@@ -1,0 +1,25 @@
+/* pprof's profile.proto (github.com/google/pprof, proto/profile.proto), gzipped: what go tool
+ * pprof, Pyroscope and Parca read. */
+#ifndef PROSPECT_REPORT_PPROF_H
+#define PROSPECT_REPORT_PPROF_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
+
+struct pprof_opts {
+    const char *event;        /* the sampled event's name (NULL: "events") */
+    bool time_event;          /* cpu-clock, task-clock: the period is nanoseconds ("cpu") */
+    uint64_t period;          /* between samples (the event's unit); 0: unknown */
+    uint64_t duration_ns;     /* first to last sample; 0: unknown */
+    const uint8_t *kernel_build_id;   /* may be NULL */
+    size_t kernel_build_id_len;
+};
+
+/* One sample per distinct stack (values: samples, then the summed period), locations per
+ * distinct (map, address), functions per symbol, mappings with their build ids; the stack's
+ * command and pid as labels. 0 or -ENOMEM/-EIO. */
+int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                 const struct pprof_opts *o);
+#endif
