@@ -93,6 +93,7 @@ int cg_store_add_frames(struct cg_store *cs, const struct process *p, const stru
     cs->nframes += n;
     cs->table[j] = (uint32_t)++cs->nstacks;
 found:
+    cs->last = (size_t)(st - cs->stacks);
     st->samples++;
     st->period += period;
     cs->samples++;

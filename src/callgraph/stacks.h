@@ -38,6 +38,7 @@ struct cg_store {
     struct cg_frame *scratch; /* the sample being added */
     size_t cap_scratch;
     uint64_t samples, period;
+    size_t last;              /* the stack the latest add went to (index in stacks) */
 };
 
 void cg_store_init(struct cg_store *cs);
