@@ -10,6 +10,9 @@
 /* One line per distinct stack, "comm;outer;...;leaf COUNT" (samples), sorted as
  * stackcollapse-perf.pl sorts them; kernel frames end in "_[k]". 0 or -ENOMEM/-EIO. */
 int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
+/* The same; by_period: each line's weight is the period (off-CPU: ns), not the samples. */
+int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                           bool by_period);
 
 struct children_opts {
     const char *event;        /* for the header, may be NULL */

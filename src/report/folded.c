@@ -60,6 +60,12 @@ static int cmp_line(const void *a, const void *b, void *arg)
 
 int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
 {
+    return report_folded_weighted(f, cs, cy, false);
+}
+
+int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                           bool by_period)
+{
     struct line *lines = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*lines));
     struct text t = { 0 };
     size_t nl = 0;
@@ -70,9 +76,9 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
         return -ENOMEM;
     for (size_t i = 0; i < cs->nstacks && !err; i++) {
         const struct cg_stack *st = &cs->stacks[i];
-        if (!st->n)
+        if (!st->n || (by_period && !st->period))
             continue;
-        lines[nl] = (struct line){ .off = t.n, .samples = st->samples };
+        lines[nl] = (struct line){ .off = t.n, .samples = by_period ? st->period : st->samples };
         err = put_name(&t, st->proc->comm, true, true);
         for (uint32_t k = st->n; k-- > 0 && !err;) {
             const struct cg_sym *s = &cy->syms[cy->frame_sym[st->off + k]];
