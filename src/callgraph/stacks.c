@@ -139,3 +139,38 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
     }
     return cg_store_add_frames(cs, p, cs->scratch, n, period);
 }
+
+int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out)
+{
+    cg_store_init(out);
+    for (size_t i = 0; i < in->nstacks; i++) {
+        const struct cg_stack *st = &in->stacks[i];
+        const struct cg_frame *f = cg_stack_frames(in, st);
+        uint32_t n = st->n;
+        int err;
+
+        if (n > max && outer) {
+            /* The leaf, then the outermost max frames (of the chain with the leaf in it). */
+            if (grow((void **)&out->scratch, &out->cap_scratch, (size_t)max + 1,
+                     sizeof(*out->scratch)))
+                err = -ENOMEM;
+            else {
+                out->scratch[0] = f[0];
+                memcpy(out->scratch + 1, f + n - max, max * sizeof(*f));
+                err = cg_store_add_frames(out, st->proc, out->scratch, max + 1, 0);
+            }
+        } else {
+            err = cg_store_add_frames(out, st->proc, f, n > max ? max : n, 0);
+        }
+        if (err) {
+            cg_store_release(out);
+            return err;
+        }
+        /* One add per stack: its samples and period are the stack's, not one sample's. */
+        out->stacks[out->last].samples += st->samples - 1;
+        out->stacks[out->last].period += st->period;
+        out->samples += st->samples - 1;
+        out->period += st->period;
+    }
+    return 0;
+}

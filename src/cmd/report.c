@@ -82,6 +82,9 @@ const char cmd_report_usage[] =
 "                         dso,sym or sym\n"
 "      --callers NAME     the tree of who calls function NAME (from -g files)\n"
 "      --callees NAME     the tree of what function NAME spends its time in\n"
+"      --max-stack N      call-graph reports: at most N frames of each stack, as perf's\n"
+"                         (--children and trees: the sampled function and the N outermost\n"
+"                         frames; folded: the N innermost, as perf script)\n"
 "      --off-cpu          these call-graph reports of the off-CPU waits of a file recorded\n"
 "                         with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
 "                         off CPU (folded: ns); the Prospect report shows them by itself\n"
@@ -110,6 +113,7 @@ struct report_cmd_opts {
     const char *output, *title;   /* -o, --title */
     bool inverted;
     bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
+    uint32_t max_stack;           /* --max-stack: 0 none */
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -224,7 +228,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
            OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU };
+           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -232,6 +236,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "callers", required_argument, NULL, OPT_CALLERS },
         { "callees", required_argument, NULL, OPT_CALLEES },
         { "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+        { "max-stack", required_argument, NULL, OPT_MAX_STACK },
         { "sort", required_argument, NULL, 's' },
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
@@ -288,6 +293,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_CALLERS: o->callers = optarg; break;
         case OPT_CALLEES: o->callees = optarg; break;
         case OPT_OFF_CPU: o->off_cpu = true; break;
+        case OPT_MAX_STACK:
+            if (parse_u64(optarg, &v) || v == 0 || v > 65535)
+                return cmd_usage_error("report", "invalid --max-stack '%s' (1 to 65535)", optarg);
+            o->max_stack = (uint32_t)v;
+            break;
         case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
         case OPT_PERCENTAGE:
             if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
@@ -382,6 +392,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         return cmd_usage_error("report", "--off-cpu is for --children, --format folded, "
                                "--callers and --callees (the Prospect report has its Off-CPU "
                                "Time section by itself)");
+    if (o->max_stack && !(o->children || o->folded || o->callers || o->callees))
+        return cmd_usage_error("report", "--max-stack is for --children, --format folded, "
+                               "--callers and --callees");
     if (o->off_cpu && o->event)
         return cmd_usage_error("report", "--off-cpu reads the sched:sched_switch event: no -e");
     if (o->flat && o->report_only)
@@ -687,7 +700,14 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
         struct cg_syms cy;
+        struct cg_store cut;
         const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
+        cg_store_init(&cut);
+        if (o->max_stack) {
+            if ((err = cg_store_truncate(cs, o->max_stack, !o->folded, &cut)))
+                goto out;
+            cs = &cut;
+        }
         if (s->offcpu)
             co.event = "off-CPU time in ns, from sched:sched_switch";
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
@@ -721,6 +741,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             err = report_children(stdout, cs, &cy, &co);
         }
         cg_syms_release(&cy);
+        cg_store_release(&cut);
     } else if (o->flat) {
         struct flat_opts fo = o->flat_opts;
         fo.event = sel ? sel->name : NULL;

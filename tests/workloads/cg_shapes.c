@@ -1,7 +1,9 @@
 /* Call-stack shapes for call-graph tests and bench (issue 10), built -O0
  * -fno-omit-frame-pointer so every frame is in the frame-pointer chain:
- *   cg_shapes deep ROUNDS MAXDEPTH   recursion through four functions, each round a depth of
- *                                    16..MAXDEPTH (pseudo-random), the work in a leaf
+ *   cg_shapes deep ROUNDS MAXDEPTH [fixed]
+ *                                    recursion through four functions (d0 > d1 > d2 > d3 > d0
+ *                                    ...), each round MAXDEPTH deep (fixed) or 16..MAXDEPTH
+ *                                    (pseudo-random), the work in work()
  *   cg_shapes threads ROUNDS         two threads, one in thread_a -> work, one in thread_b
  *   cg_shapes napspin                a thread naps 200 ms in nap() and spins 200 ms in spin()
  *   cg_shapes fork ROUNDS [PROG]     the parent works in parent_work, then forks a child that
@@ -91,8 +93,9 @@ int main(int argc, char **argv)
 
     if (!strcmp(mode, "deep")) {
         int maxd = argc > 3 ? atoi(argv[3]) : 47;
+        int fixed = argc > 4 && !strcmp(argv[4], "fixed");
         for (long r = 0; r < rounds; r++)
-            d0(maxd <= 16 ? maxd : 16 + (int)(rnd() % (unsigned)(maxd - 15)));
+            d0(fixed || maxd <= 16 ? maxd : 16 + (int)(rnd() % (unsigned)(maxd - 15)));
     } else if (!strcmp(mode, "threads")) {
         pthread_t a, b;
         if (pthread_create(&a, NULL, run_a, NULL) || pthread_create(&b, NULL, run_b, NULL))
