@@ -899,6 +899,7 @@ int cmd_report(int argc, char **argv)
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
+    session.stacks_only = session.chains != NULL;
     if (o.off_cpu) {
         offcpu_init(&offcpu, oe.sel);
         session.chains = NULL;

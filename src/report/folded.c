@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/symstacks.h"
 #include "report/callgraph_out.h"
 #include "session/session.h"
 
@@ -66,19 +67,26 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period)
 {
-    struct line *lines = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*lines));
+    struct cg_symstack *ss;
+    struct line *lines;
     struct text t = { 0 };
-    size_t nl = 0;
+    size_t nl = 0, nss;
     char buf[256];
-    int err = 0;
+    int err = cg_symstacks(cs, cy, true, &ss, &nss);
 
-    if (!lines)
+    if (err)
+        return err;
+    /* One line per stack in symbols (of one command): the text of fewer, merged stacks. */
+    if (!(lines = malloc((nss ? nss : 1) * sizeof(*lines)))) {
+        free(ss);
         return -ENOMEM;
-    for (size_t i = 0; i < cs->nstacks && !err; i++) {
-        const struct cg_stack *st = &cs->stacks[i];
-        if (!st->n || (by_period && !st->period))
+    }
+    for (size_t i = 0; i < nss && !err; i++) {
+        const struct cg_stack *st = &cs->stacks[ss[i].stack];
+        if (!st->n || (by_period && !ss[i].period))
             continue;
-        lines[nl] = (struct line){ .off = t.n, .samples = by_period ? st->period : st->samples };
+        lines[nl] = (struct line){ .off = t.n, .samples = by_period ? ss[i].period
+                                                                    : ss[i].samples };
         err = put_name(&t, st->proc->comm, true, true);
         for (uint32_t k = st->n; k-- > 0 && !err;) {
             const struct cg_sym *s = &cy->syms[cy->frame_sym[st->off + k]];
@@ -106,6 +114,7 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
             err = -EIO;
     }
     free(lines);
+    free(ss);
     free(t.p);
     return err;
 }

@@ -314,6 +314,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.kernel++;
         p->kernel_samples++;
         p->kernel_period += smp.period;
+        if (s->stacks_only)
+            return 0;
         err = hitstore_add(&p->khits, smp.ip, smp.period);
         if (!err)
             err = hitstore_add(&s->kernel_hits, smp.ip, smp.period);
@@ -322,6 +324,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.user++;
         p->user_samples++;
         p->user_period += smp.period;
+        if (s->stacks_only)
+            return 0;
         m = process_find_map(p, smp.ip);
         return hitstore_add(m ? &m->hits : &p->unmapped, smp.ip, smp.period);
     default:

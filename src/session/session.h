@@ -79,6 +79,8 @@ struct session {
     struct cg_store *chains;      /* when set, every kept sample's call stack goes there too */
     struct offcpu *offcpu;        /* when set, its sched_switch samples and switch records go
                                      there (off-CPU waits), not into the profiles */
+    bool stacks_only;             /* only call stacks are reported: samples are counted, their
+                                     per-address hits not kept (memory) */
 };
 
 int session_init(struct session *s);

@@ -4,6 +4,9 @@
  *                                    recursion through four functions (d0 > d1 > d2 > d3 > d0
  *                                    ...), each round MAXDEPTH deep (fixed) or 16..MAXDEPTH
  *                                    (pseudo-random), the work in work()
+ *   cg_shapes chain ROUNDS           48 distinct functions c0 > c1 > ... > c47 > work, each
+ *                                    round entering at a pseudo-random c1..c32: 16-47 frames
+ *                                    of distinct functions (bench/)
  *   cg_shapes threads ROUNDS         two threads, one in thread_a -> work, one in thread_b
  *   cg_shapes napspin                a thread naps 200 ms in nap() and spins 200 ms in spin()
  *   cg_shapes fork ROUNDS [PROG]     the parent works in parent_work, then forks a child that
@@ -42,6 +45,61 @@ DEEP(d0, d1)
 DEEP(d1, d2)
 DEEP(d2, d3)
 DEEP(d3, d0)
+
+#define CHAIN(me, next) \
+    __attribute__((noinline)) static void me(void) { next(); sink++; }
+__attribute__((noinline)) static void c47(void) { work(20000); sink++; }
+CHAIN(c46, c47)
+CHAIN(c45, c46)
+CHAIN(c44, c45)
+CHAIN(c43, c44)
+CHAIN(c42, c43)
+CHAIN(c41, c42)
+CHAIN(c40, c41)
+CHAIN(c39, c40)
+CHAIN(c38, c39)
+CHAIN(c37, c38)
+CHAIN(c36, c37)
+CHAIN(c35, c36)
+CHAIN(c34, c35)
+CHAIN(c33, c34)
+CHAIN(c32, c33)
+CHAIN(c31, c32)
+CHAIN(c30, c31)
+CHAIN(c29, c30)
+CHAIN(c28, c29)
+CHAIN(c27, c28)
+CHAIN(c26, c27)
+CHAIN(c25, c26)
+CHAIN(c24, c25)
+CHAIN(c23, c24)
+CHAIN(c22, c23)
+CHAIN(c21, c22)
+CHAIN(c20, c21)
+CHAIN(c19, c20)
+CHAIN(c18, c19)
+CHAIN(c17, c18)
+CHAIN(c16, c17)
+CHAIN(c15, c16)
+CHAIN(c14, c15)
+CHAIN(c13, c14)
+CHAIN(c12, c13)
+CHAIN(c11, c12)
+CHAIN(c10, c11)
+CHAIN(c9, c10)
+CHAIN(c8, c9)
+CHAIN(c7, c8)
+CHAIN(c6, c7)
+CHAIN(c5, c6)
+CHAIN(c4, c5)
+CHAIN(c3, c4)
+CHAIN(c2, c3)
+CHAIN(c1, c2)
+CHAIN(c0, c1)
+static void (*const chain_entry[32])(void) = {
+    c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20,
+    c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32
+};
 
 __attribute__((noinline)) static void thread_a(void) { work(400000000ul); }
 __attribute__((noinline)) static void thread_b(void) { work(400000000ul); }
@@ -96,6 +154,9 @@ int main(int argc, char **argv)
         int fixed = argc > 4 && !strcmp(argv[4], "fixed");
         for (long r = 0; r < rounds; r++)
             d0(fixed || maxd <= 16 ? maxd : 16 + (int)(rnd() % (unsigned)(maxd - 15)));
+    } else if (!strcmp(mode, "chain")) {
+        for (long r = 0; r < rounds; r++)
+            chain_entry[rnd() % 32]();
     } else if (!strcmp(mode, "threads")) {
         pthread_t a, b;
         if (pthread_create(&a, NULL, run_a, NULL) || pthread_create(&b, NULL, run_b, NULL))
@@ -131,7 +192,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "child")) {
         child_work(rounds);
     } else {
-        fprintf(stderr, "usage: cg_shapes deep|threads|napspin|fork|child [ROUNDS [MAXDEPTH]]\n");
+        fprintf(stderr, "usage: cg_shapes deep|chain|threads|napspin|fork|child [ROUNDS ...]\n");
         return 2;
     }
     return 0;
