@@ -185,6 +185,9 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
 
 void cg_syms_release(struct cg_syms *cy)
 {
+    for (size_t i = 0; i < cy->nowned; i++)
+        free(cy->owned[i]);
+    free(cy->owned);
     free(cy->syms);
     free(cy->frame_sym);
     memset(cy, 0, sizeof(*cy));

@@ -13,6 +13,7 @@
 #include "cmd/report_stacks.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
+#include "callgraph/inline.h"
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "offcpu/offcpu.h"
@@ -85,6 +86,8 @@ const char cmd_report_usage[] =
 "      --max-stack N      call-graph reports: at most N frames of each stack, as perf's\n"
 "                         (--children and trees: the sampled function and the N outermost\n"
 "                         frames; folded: the N innermost, as perf script)\n"
+"      --inline           call-graph reports: frames inside inlined functions (DWARF) become\n"
+"                         the chain of them, marked \"(inlined)\", as perf's --inline\n"
 "      --off-cpu          these call-graph reports of the off-CPU waits of a file recorded\n"
 "                         with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
 "                         off CPU (folded: ns); the Prospect report shows them by itself\n"
@@ -114,6 +117,7 @@ struct report_cmd_opts {
     bool inverted;
     bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
     uint32_t max_stack;           /* --max-stack: 0 none */
+    bool inline_frames;           /* --inline: expand inlined functions (callgraph/inline.h) */
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -228,7 +232,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
            OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK };
+           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
@@ -237,6 +241,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         { "callees", required_argument, NULL, OPT_CALLEES },
         { "off-cpu", no_argument, NULL, OPT_OFF_CPU },
         { "max-stack", required_argument, NULL, OPT_MAX_STACK },
+        { "inline", no_argument, NULL, OPT_INLINE },
         { "sort", required_argument, NULL, 's' },
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
@@ -293,6 +298,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_CALLERS: o->callers = optarg; break;
         case OPT_CALLEES: o->callees = optarg; break;
         case OPT_OFF_CPU: o->off_cpu = true; break;
+        case OPT_INLINE: o->inline_frames = true; break;
         case OPT_MAX_STACK:
             if (parse_u64(optarg, &v) || v == 0 || v > 65535)
                 return cmd_usage_error("report", "invalid --max-stack '%s' (1 to 65535)", optarg);
@@ -392,9 +398,10 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         return cmd_usage_error("report", "--off-cpu is for --children, --format folded, "
                                "--callers and --callees (the Prospect report has its Off-CPU "
                                "Time section by itself)");
-    if (o->max_stack && !(o->children || o->folded || o->callers || o->callees))
-        return cmd_usage_error("report", "--max-stack is for --children, --format folded, "
-                               "--callers and --callees");
+    if ((o->max_stack || o->inline_frames) &&
+        !(o->children || o->folded || o->callers || o->callees))
+        return cmd_usage_error("report", "%s is for --children, --format folded, --callers and "
+                               "--callees", o->max_stack ? "--max-stack" : "--inline");
     if (o->off_cpu && o->event)
         return cmd_usage_error("report", "--off-cpu reads the sched:sched_switch event: no -e");
     if (o->flat && o->report_only)
@@ -699,10 +706,11 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
-        struct cg_syms cy;
-        struct cg_store cut;
+        struct cg_syms cy, icy = { 0 };
+        struct cg_store cut, inl;
         const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
         cg_store_init(&cut);
+        cg_store_init(&inl);
         if (o->max_stack) {
             if ((err = cg_store_truncate(cs, o->max_stack, !o->folded, &cut)))
                 goto out;
@@ -714,6 +722,15 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
         err = cg_resolve(cs, ks, &cy);
+        if (!err && o->inline_frames) {
+            /* After --max-stack: it counts the frames of the chain, not inlined ones. */
+            if (!(err = cg_expand_inline(cs, &cy, &inl, &icy))) {
+                cg_syms_release(&cy);
+                cy = icy;
+                memset(&icy, 0, sizeof(icy));
+                cs = &inl;
+            }
+        }
         struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
                                     .callers = o->callers != NULL,
                                     .percent_limit = co.percent_limit,
@@ -742,6 +759,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         }
         cg_syms_release(&cy);
         cg_store_release(&cut);
+        cg_store_release(&inl);
     } else if (o->flat) {
         struct flat_opts fo = o->flat_opts;
         fo.event = sel ? sel->name : NULL;

@@ -93,7 +93,7 @@ static const char *frame_name(const struct cg_sym *s, char *buf, size_t len)
 {
     char nb[256], pb[512];
     const char *name = str_printable(cg_sym_name(s, nb, sizeof(nb)), pb, sizeof(pb));
-    snprintf(buf, len, "%s%s", name, s->kernel ? " [k]" : "");
+    snprintf(buf, len, "%s%s", name, s->kernel ? " [k]" : s->inlined ? " (inlined)" : "");
     return buf;
 }
 

@@ -114,7 +114,7 @@ static int add_stacks(struct rows *r, const struct cg_store *cs, const struct cg
 static void print_rows(FILE *f, const struct row *rows, size_t n, const struct cg_store *cs,
                        const struct cg_syms *cy, const struct children_opts *o)
 {
-    char dbuf[256], nbuf[256], pbuf[1024], ebuf[1024];
+    char dbuf[256], nbuf[256], pbuf[1024], ebuf[1024], ibuf[1100];
     size_t dw = strlen("Shared Object"), cw = strlen("Command"), fixed;
     uint64_t total = o->total_period ? o->total_period : cs->period;
 
@@ -158,6 +158,10 @@ static void print_rows(FILE *f, const struct row *rows, size_t n, const struct c
         fprintf(f, "  %-*s  [%c] ", (int)dw, o->wide ? d : str_elide(d, dw, ebuf, sizeof(ebuf)),
                 s->kernel ? 'k' : '.');
         name = str_printable(cg_sym_name(s, nbuf, sizeof(nbuf)), pbuf, sizeof(pbuf));
+        if (s->inlined) {
+            snprintf(ibuf, sizeof(ibuf), "%s (inlined)", name);
+            name = ibuf;
+        }
         if (!o->wide && fixed < 100)
             name = str_elide(name, 100 - fixed, ebuf, sizeof(ebuf));
         fprintf(f, "%s\n", name);

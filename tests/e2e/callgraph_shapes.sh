@@ -114,6 +114,38 @@ check run_g_deep_paths_fit_100_columns [ -n "$(grep -E '^ +[0-9.]+%  .* > \.\.\.
 out=$("$PROSPECT" run -- "$WL/callgraph" 10 2>&1)
 check run_without_g_has_no_call_graph [ -z "$(grep "Call graph:" <<<"$out")" ]
 
+# Inline frames (perf's --inline): -O2 code whose hot loop is inner() inlined in middle()
+# inlined in outer(). addr2line -i (binutils) is the oracle for the sampled addresses.
+build_workload cg_inline cg_inline -O2 -g -fno-omit-frame-pointer ||
+    { fail cg_inline_build "cannot build tests/workloads/cg_inline.c"; exit 0; }
+if "$PROSPECT" record -g -o "$TEST_TMP/inl.data" -- "$WL/cg_inline" 300 >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/inl.data" --children --inline --sort sym > "$TEST_TMP/inl.txt"
+    self=$(awk '$NF == "(inlined)" && $(NF-1) == "inner" { sub("%", "", $2); print $2 }' "$TEST_TMP/inl.txt")
+    check inline_hot_loop_in_inner_inlined [ -n "$(in_range "$self" 90 100 && echo y)" -a \
+        -n "$(awk '$NF == "(inlined)" && $(NF-1) == "middle" && $2 == "0.00%"' "$TEST_TMP/inl.txt")" ]
+    check inline_rows_only_with_option [ -z "$("$PROSPECT" report -i "$TEST_TMP/inl.data" --children |
+        grep -F '(inlined)')" ]
+    "$PROSPECT" report -i "$TEST_TMP/inl.data" --format folded --inline > "$TEST_TMP/inl.folded"
+    # The chain of the hottest stack against addr2line -i on the hottest sampled ip.
+    ip=""
+    # (perf script's chain lines give the address in the file; the first of a sample is its ip)
+    command -v perf >/dev/null && ip=$(perf script -i "$TEST_TMP/inl.data" -F ip,sym 2>/dev/null |
+        awk '!/^\t/ { first = 1; next } first { c[$1]++; first = 0 }
+             END { for (a in c) if (c[a] > m) { m = c[a]; b = a } print b }')
+    if [ -z "$ip" ] || ! command -v addr2line >/dev/null; then
+        skip inline_chain_matches_addr2line "perf script or addr2line is not installed"
+    else
+        want=$(addr2line -i -f -e "$WL/cg_inline" "0x$ip" |
+            awk 'NR % 2 { f[++n] = $1 } END { for (i = n; i >= 1; i--) printf "%s%s", f[i], (i > 1 ? ";" : "") }')
+        # addr2line names outer itself; the symbol table names gcc's clone outer.constprop.0.
+        got=$(sort -k2 -n "$TEST_TMP/inl.folded" | tail -1 | awk '{ print $1 }' |
+            sed -E 's/.*;(outer[^;]*;)/\1/; s/^outer[^;]*;/outer;/')
+        check inline_chain_matches_addr2line [ "$want" = "outer;middle;inner" -a "$got" = "$want" ]
+    fi
+else
+    fail record_inline "prospect record -g failed"
+fi
+
 # Off-CPU: a thread naps 200 ms in nap() (a nanosleep) and spins 200 ms of CPU in spin().
 if [ ! -d /sys/kernel/tracing/events/sched ] && ! "$PROSPECT" list 2>/dev/null | grep -q sched:sched_switch; then
     skip offcpu "no sched:sched_switch tracepoint here (tracefs)"
