@@ -1,7 +1,9 @@
-# Call-graph reports vs perf on system-wide `-a -g` files (issue 10, section 3), made with
-# `perf record -a -F FREQ -g` while one worker per CPU runs:
-#   shallow: tests/workloads/split.c (or bench_report.sh's file, $BENCH_TMP/report/big.data)
-#   deep:    tests/workloads/cg_shapes.c chain: 48 distinct functions, stacks 16-47 deep
+# Call-graph reports vs perf (issue 10, section 3) on two -g files of ~400k samples:
+#   shallow: `perf record -a -F FREQ -g` while tests/workloads/split.c runs on every CPU (or
+#            bench_report.sh's file, $BENCH_TMP/report/big.data)
+#   deep:    `perf record -c 50000 -g` of tests/workloads/cg_shapes.c chain on every CPU: 48
+#            distinct functions, stacks 16-47 deep (the workers' own samples only: a -a file
+#            would be mostly other processes' shallow stacks on a shared machine)
 # RUNS runs interleaved, medians of wall time, CPU time (user + system: steadier when other
 # jobs share the machine) and peak RSS:
 #   report --children         vs  perf report --stdio (children with call graphs, perf's default)
@@ -38,7 +40,13 @@ if [ ! -s "$SHALLOW" ]; then
 fi
 DEEP=$T/deep.data
 gcc -O0 -fno-omit-frame-pointer -g -pthread -o "$T/cg_shapes" tests/workloads/cg_shapes.c || exit 1
-[ -s "$DEEP" ] || record_with "$DEEP" "$T/cg_shapes" chain 1000000000
+if [ ! -s "$DEEP" ]; then
+    w=""
+    for c in $(seq "$(nproc)"); do w="$w '$T/cg_shapes' chain 1000000000 &"; done
+    perf record -q -c 50000 -g -o "$DEEP" -- timeout "$SECONDS_REC" sh -c "$w wait" \
+        >/dev/null 2>"$T/rec.err"
+    [ -s "$DEEP" ] || { echo "perf record failed:"; cat "$T/rec.err"; exit 1; }
+fi
 
 collapse=$(command -v stackcollapse-perf.pl || true)
 folded_peer() {

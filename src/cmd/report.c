@@ -721,7 +721,11 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
+        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
+                 (unsigned long long)cs->samples, cs->nframes);
         err = cg_resolve(cs, ks, &cy);
+        if (!err)
+            pr_debug("symbols: %zu", cy.nsyms);
         if (!err && o->inline_frames) {
             /* After --max-stack: it counts the frames of the chain, not inlined ones. */
             if (!(err = cg_expand_inline(cs, &cy, &inl, &icy))) {
