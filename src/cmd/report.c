@@ -927,7 +927,7 @@ int cmd_report(int argc, char **argv)
         session.chains = NULL;
         session.offcpu = &offcpu;
     } else if (!session.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
-               (offcpu.sel = switch_evsel(perfdata_evlist(pd))) && offcpu.sel != oe.sel) {
+               (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
     if (!oe.sel) {

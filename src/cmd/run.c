@@ -41,6 +41,8 @@ PROFILE_OPTS_HELP
 "\n"
 "Examples:\n"
 "  prospect run -- ./myprog arg1 arg2\n"
+"  prospect run -g -- ./myprog          # with call graphs: Children/Self rows, hottest paths\n"
+"  prospect run --off-cpu -g -- ./srv   # and where its threads wait (Off-CPU Time)\n"
 "  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n";

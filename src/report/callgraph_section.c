@@ -303,11 +303,13 @@ int report_offcpu_section(FILE *f, const struct cg_store *cs, const struct cg_sy
     fprintf(f, "  Time threads waited (switched out, not runnable, until they ran again), by the "
             "stack they\n  blocked in: %.4f s in %" PRIu64 " waits", (double)t->ns / 1e9,
             t->waits);
-    if (t->preempted)
-        fprintf(f, "; %" PRIu64 " preemptions are not waits", t->preempted);
-    if (t->unended)
-        fprintf(f, "; %" PRIu64 " waits had not ended when recording stopped", t->unended);
     fprintf(f, "\n");
+    if (t->preempted)
+        fprintf(f, "  %" PRIu64 " preemptions are not waits (the thread was still runnable)\n",
+                t->preempted);
+    if (t->unended)
+        fprintf(f, "  %" PRIu64 " waits had not ended when recording stopped (not counted)\n",
+                t->unended);
     for (size_t i = 0; i < nprocs && !err; i++) {
         const struct process *p = pv[procs[i].stack];
         struct path *paths;
