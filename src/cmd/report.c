@@ -819,11 +819,14 @@ static int report_each_event(int argc, char **argv, const struct report_cmd_opts
     size_t n = 0, k = 0;
     int status = 0;
 
-    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded)
+    const struct evsel *sw = switch_evsel(evl);
+
+    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded || o->off_cpu)
         return -1;
+    /* --off-cpu's sched_switch is no event of its own: its waits are the Off-CPU section. */
     for (size_t i = 0; i < evl->nr; i++)
         n += !(evl->sel[i].attr.type == PERF_TYPE_SOFTWARE &&
-               evl->sel[i].attr.config == PERF_COUNT_SW_DUMMY);
+               evl->sel[i].attr.config == PERF_COUNT_SW_DUMMY) && &evl->sel[i] != sw;
     if (n < 2)
         return -1;
     char **av = calloc((size_t)argc + 3, sizeof(*av));
@@ -834,7 +837,8 @@ static int report_each_event(int argc, char **argv, const struct report_cmd_opts
     av[argc] = "--event";
     for (size_t i = 0; i < evl->nr && !status; i++) {
         const struct evsel *e = &evl->sel[i];
-        if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+        if ((e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY) ||
+            e == sw)
             continue;
         printf("%s# ==== event %zu of %zu: %s ====\n", k ? "\n" : "", k + 1, n, e->name);
         k++;
