@@ -188,6 +188,11 @@ out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
 check offcpu_report_option_needs_call_graph_report [ $? -eq 2 ]
+# perf reads the file: the tracepoint's formats are in it (HEADER_TRACING_DATA).
+if command -v perf >/dev/null; then
+    check offcpu_file_read_by_perf_script grep -q "sched:sched_switch: prev_comm=cg_shapes prev_pid=[0-9]* .*prev_state=S ==>" \
+        <(perf script -i "$TEST_TMP/off.data" -F comm,event,trace 2>/dev/null)
+fi
 # run --off-cpu -g: both, in one report.
 "$PROSPECT" run --off-cpu -g -o "$TEST_TMP/run_off.txt" -- "$CS" napspin >/dev/null 2>&1
 check run_off_cpu_section [ -n "$(awk '/^Off-CPU Time$/ { on = 1 } on && /napspin > nap > / && $1 >= 200' "$TEST_TMP/run_off.txt")" -a \
