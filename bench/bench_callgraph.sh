@@ -9,6 +9,8 @@
 #   report --children         vs  perf report --stdio (children with call graphs, perf's default)
 #   report --format folded    vs  perf script | stackcollapse-perf.pl (perf script alone when
 #                                 stackcollapse-perf.pl is not installed: the ratio flatters perf)
+#   report --format svg, pprof, speedscope (-o FILE) against the folded peer (a flame graph
+#                                 via perf costs that plus flamegraph.pl, not timed: flatters perf)
 # Targets: --children >= 10x (shallow) and >= 50x (deep) at <= 1/10 of perf's memory; folded
 # >= 30x.
 set -u
@@ -62,7 +64,7 @@ timed3() {
 }
 row() {   # row NAME PREFIX_OURS PREFIX_PEER
     local o=$2 p=$3
-    printf "%-34s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "$1" \
+    printf "%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "$1" \
         "$(median < "$T/${o}_wall")" "$(median < "$T/${p}_wall")" \
         "$(ratio "$(median < "$T/${p}_wall")" "$(median < "$T/${o}_wall")")x" \
         "$(median < "$T/${o}_cpu")" "$(median < "$T/${p}_cpu")" \
@@ -74,7 +76,7 @@ for name in shallow deep; do
     DATA=$SHALLOW; [ $name = deep ] && DATA=$DEEP
     samples=$(./prospect report -i "$DATA" --header | awk '$1 == "samples" { print $2 }')
     echo "$name: $(du -mL "$DATA" | cut -f1) MB, $samples samples ($DATA)"
-    for f in c pc f pf; do for k in wall cpu rss; do : > "$T/$name$f.$k"; done; done
+    for f in c pc f pf s g j; do for k in wall cpu rss; do : > "$T/$name$f.$k"; done; done
     for i in $(seq "$RUNS"); do
         timed3 c "$T/children.txt" ./prospect report -i "$DATA" --children ||
             { echo "prospect report --children failed"; cat "$T/err.txt"; exit 1; }
@@ -84,17 +86,27 @@ for name in shallow deep; do
             { echo "prospect report --format folded failed"; cat "$T/err.txt"; exit 1; }
         timed3 pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' folded_peer" ||
             { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
-        for f in c pc f pf; do
+        for x in s:svg:flame.svg g:pprof:prof.pb.gz j:speedscope:prof.json; do
+            IFS=: read -r k fmt out <<<"$x"
+            timed3 "$k" /dev/null ./prospect report -i "$DATA" --format "$fmt" -o "$T/$out" ||
+                { echo "prospect report --format $fmt failed"; cat "$T/err.txt"; exit 1; }
+        done
+        for f in c pc f pf s g j; do
             for k in wall cpu rss; do eval "echo \$${f}_$k" >> "$T/$name$f.$k"; done
         done
     done
-    for f in c pc f pf; do for k in wall cpu rss; do mv "$T/$name$f.$k" "$T/${name}${f}_$k"; done; done
+    for f in c pc f pf s g j; do for k in wall cpu rss; do mv "$T/$name$f.$k" "$T/${name}${f}_$k"; done; done
 done
-printf "\n%-34s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "" "wall s" "perf" "speedup" "cpu s" \
+printf "\n%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "" "wall s" "perf" "speedup" "cpu s" \
     "perf" "ratio" "MiB" "perf MiB" "mem"
 for name in shallow deep; do
     row "$name: report --children" "${name}c" "${name}pc"
     row "$name: report --format folded" "${name}f" "${name}pf"
+    for x in s:svg g:pprof j:speedscope; do
+        IFS=: read -r k fmt <<<"$x"
+        row "$name: report --format $fmt *" "${name}$k" "${name}pf"
+    done
 done
+echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
 [ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
 echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10; folded >= 30x"

@@ -126,6 +126,10 @@ if "$PROSPECT" record -g -o "$TEST_TMP/inl.data" -- "$WL/cg_inline" 300 >/dev/nu
     check inline_rows_only_with_option [ -z "$("$PROSPECT" report -i "$TEST_TMP/inl.data" --children |
         grep -F '(inlined)')" ]
     "$PROSPECT" report -i "$TEST_TMP/inl.data" --format folded --inline > "$TEST_TMP/inl.folded"
+    # The flame graph colours inlined frames apart (aqua: low red, green = blue, high).
+    "$PROSPECT" report -i "$TEST_TMP/inl.data" --inline --format svg -o "$TEST_TMP/inl.svg"
+    check inline_svg_frames_aqua [ -n "$(grep -o '<title>inner ([^<]*</title><rect [^>]*fill="rgb([0-9]*,[0-9]*,[0-9]*)"' \
+        "$TEST_TMP/inl.svg" | sed 's/.*rgb(//; s/)"//' | awk -F, '$1 < 120 && $2 >= 180 && $2 == $3')" ]
     # The chain of the hottest stack against addr2line -i on the hottest sampled ip.
     ip=""
     # (perf script's chain lines give the address in the file; the first of a sample is its ip)
