@@ -413,8 +413,6 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     return 0;
 }
 
-/* The event whose samples the reports show: --event NAME, else the first one that can
- * sample (perf's -a adds a "dummy" event that only carries side-band records). */
 /* The file's sched:sched_switch event with call chains (off-CPU waits), or NULL. */
 static const struct evsel *switch_evsel(const struct evlist *evl)
 {
@@ -424,6 +422,9 @@ static const struct evsel *switch_evsel(const struct evlist *evl)
             return &evl->sel[i];
     return NULL;
 }
+
+/* The event whose samples the reports show: --event NAME, else the first one that can
+ * sample (perf's -a adds a "dummy" event that only carries side-band records). */
 
 const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 {
@@ -816,10 +817,9 @@ out:
 static int report_each_event(int argc, char **argv, const struct report_cmd_opts *o,
                              const struct evlist *evl)
 {
+    const struct evsel *sw = switch_evsel(evl);
     size_t n = 0, k = 0;
     int status = 0;
-
-    const struct evsel *sw = switch_evsel(evl);
 
     if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded || o->off_cpu)
         return -1;
