@@ -1,13 +1,18 @@
-# Call-graph reports vs perf on one system-wide `-a -g` file (issue 10, section 3): a
-# `perf record -a -F FREQ -g` while a CPU-bound worker per CPU runs (or bench_report.sh's file,
-# $BENCH_TMP/report/big.data, when it is there). RUNS runs interleaved, medians:
-#   A: prospect report --children         vs  perf report --stdio (children with call graphs, perf's default)
-#   B: prospect report --format folded    vs  perf script | stackcollapse-perf.pl (perf script
-#      alone when stackcollapse-perf.pl is not installed: then the ratio flatters perf)
-#   C: prospect report --format svg, pprof and speedscope (-o FILE) beside B, against the same
-#      peer (what a flame graph costs via perf: perf script | stackcollapse-perf.pl, before
-#      flamegraph.pl, which is not timed; so these ratios flatter perf)
-# Targets: A >= 10x at <= 1/10 of perf's memory, B >= 30x.
+# Call-graph reports vs perf (issue 10, section 3) on two -g files of ~400k samples:
+#   shallow: `perf record -a -F FREQ -g` while tests/workloads/split.c runs on every CPU (or
+#            bench_report.sh's file, $BENCH_TMP/report/big.data)
+#   deep:    `perf record -c 50000 -g` of tests/workloads/cg_shapes.c chain on every CPU: 48
+#            distinct functions, stacks 16-47 deep (the workers' own samples only: a -a file
+#            would be mostly other processes' shallow stacks on a shared machine)
+# RUNS runs interleaved, medians of wall time, CPU time (user + system: steadier when other
+# jobs share the machine) and peak RSS:
+#   report --children         vs  perf report --stdio (children with call graphs, perf's default)
+#   report --format folded    vs  perf script | stackcollapse-perf.pl (perf script alone when
+#                                 stackcollapse-perf.pl is not installed: the ratio flatters perf)
+#   report --format svg, pprof, speedscope (-o FILE) against the folded peer (a flame graph
+#                                 via perf costs that plus flamegraph.pl, not timed: flatters perf)
+# Targets: --children >= 10x (shallow) and >= 50x (deep) at <= 1/10 of perf's memory; folded
+# >= 30x.
 set -u
 RUNS=${RUNS:-5}
 SECONDS_REC=${BENCH_SECONDS:-20}
@@ -19,61 +24,89 @@ command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 
 . bench/lib.sh
 
-DATA=$BENCH_TMP/report/big.data
-if [ ! -s "$DATA" ]; then
-    DATA=$T/big.data
-    gcc -O2 -g -o "$T/split" tests/workloads/split.c || exit 1
-    pids=""
-    for c in $(seq "$(nproc)"); do "$T/split" 100000 >/dev/null & pids="$pids $!"; done
-    perf record -q -a -F "$FREQ" -g -o "$DATA" -- sleep "$SECONDS_REC" >/dev/null 2>"$T/rec.err"
+# record_with OUT CMD...: perf record -a -g while one CMD per CPU runs.
+record_with() {
+    local out=$1 pids="" rec; shift
+    for c in $(seq "$(nproc)"); do "$@" >/dev/null & pids="$pids $!"; done
+    perf record -q -a -F "$FREQ" -g -o "$out" -- sleep "$SECONDS_REC" >/dev/null 2>"$T/rec.err"
     rec=$?
     for p in $pids; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
     [ $rec -eq 0 ] || { echo "perf record failed:"; cat "$T/rec.err"; exit 1; }
+}
+SHALLOW=$BENCH_TMP/report/big.data
+if [ ! -s "$SHALLOW" ]; then
+    SHALLOW=$T/big.data
+    gcc -O2 -g -o "$T/split" tests/workloads/split.c || exit 1
+    [ -s "$SHALLOW" ] || record_with "$SHALLOW" "$T/split" 100000
 fi
+DEEP=$T/deep.data
+gcc -O0 -fno-omit-frame-pointer -g -pthread -o "$T/cg_shapes" tests/workloads/cg_shapes.c || exit 1
+if [ ! -s "$DEEP" ]; then
+    w=""
+    for c in $(seq "$(nproc)"); do w="$w '$T/cg_shapes' chain 1000000000 &"; done
+    perf record -q -c 50000 -g -o "$DEEP" -- timeout "$SECONDS_REC" sh -c "$w wait" \
+        >/dev/null 2>"$T/rec.err"
+    [ -s "$DEEP" ] || { echo "perf record failed:"; cat "$T/rec.err"; exit 1; }
+fi
+
 collapse=$(command -v stackcollapse-perf.pl || true)
 folded_peer() {
     if [ -n "$collapse" ]; then perf script -i "$DATA" | "$collapse" --all; else perf script -i "$DATA"; fi
 }
-samples=$(./prospect report -i "$DATA" --header | awk '$1 == "samples" { print $2 }')
-echo "perf.data: $(du -mL "$DATA" | cut -f1) MB, $samples samples ($DATA); $RUNS runs each," \
-     "interleaved, medians"
-
-for f in c_t c_m pc_t pc_m f_t f_m pf_t pf_m s_t s_m g_t g_m j_t j_m; do : > "$T/$f"; done
-for i in $(seq "$RUNS"); do
-    timed c "$T/children.txt" ./prospect report -i "$DATA" --children ||
-        { echo "prospect report --children failed"; cat "$T/err.txt"; exit 1; }
-    echo "$c_wall" >> "$T/c_t"; echo "$c_rss" >> "$T/c_m"
-    timed pc "$T/perf_children.txt" perf report -i "$DATA" --stdio ||
-        { echo "perf report failed"; cat "$T/err.txt"; exit 1; }
-    echo "$pc_wall" >> "$T/pc_t"; echo "$pc_rss" >> "$T/pc_m"
-    timed f "$T/folded.txt" ./prospect report -i "$DATA" --format folded ||
-        { echo "prospect report --format folded failed"; cat "$T/err.txt"; exit 1; }
-    echo "$f_wall" >> "$T/f_t"; echo "$f_rss" >> "$T/f_m"
-    timed pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' folded_peer" ||
-        { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
-    echo "$pf_wall" >> "$T/pf_t"; echo "$pf_rss" >> "$T/pf_m"
-    for x in s:svg:flame.svg g:pprof:prof.pb.gz j:speedscope:prof.json; do
-        IFS=: read -r k fmt out <<<"$x"
-        timed "$k" /dev/null ./prospect report -i "$DATA" --format "$fmt" -o "$T/$out" ||
-            { echo "prospect report --format $fmt failed"; cat "$T/err.txt"; exit 1; }
-        eval "echo \"\$${k}_wall\" >> \"$T/${k}_t\"; echo \"\$${k}_rss\" >> \"$T/${k}_m\""
-    done
-done
-row() {   # row NAME OURS_T PEER_T OURS_M PEER_M
-    printf "%-36s %10s %10s %10s %14s %10s\n" "$1" "$2" "$3" "$(ratio "$3" "$2")x" \
-        "$(mib "$4") / $(mib "$5")" "$(ratio "$4" "$5")"
+# timed3 PREFIX OUT CMD...: <prefix>_wall, <prefix>_cpu (user + system, s), <prefix>_rss (KiB).
+timed3() {
+    local p=$1 out=$2 w c r; shift 2
+    /usr/bin/time -f "%e %U %S %M" -o "$T/time.txt" "$@" >"$out" 2>"$T/err.txt" || return 1
+    read -r w u s r < <(tail -1 "$T/time.txt")
+    c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+    eval "${p}_wall=\$w; ${p}_cpu=\$c; ${p}_rss=\$r"
 }
-printf "%-36s %10s %10s %10s %14s %10s\n" "" "time (s)" "perf (s)" "speedup" "memory (MiB)" "mem ratio"
-row "report --children" "$(median < "$T/c_t")" "$(median < "$T/pc_t")" "$(median < "$T/c_m")" \
-    "$(median < "$T/pc_m")"
-row "report --format folded" "$(median < "$T/f_t")" "$(median < "$T/pf_t")" "$(median < "$T/f_m")" \
-    "$(median < "$T/pf_m")"
-for x in s:svg g:pprof j:speedscope; do
-    IFS=: read -r k fmt <<<"$x"
-    row "report --format $fmt *" "$(median < "$T/${k}_t")" "$(median < "$T/pf_t")" \
-        "$(median < "$T/${k}_m")" "$(median < "$T/pf_m")"
+row() {   # row NAME PREFIX_OURS PREFIX_PEER
+    local o=$2 p=$3
+    printf "%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "$1" \
+        "$(median < "$T/${o}_wall")" "$(median < "$T/${p}_wall")" \
+        "$(ratio "$(median < "$T/${p}_wall")" "$(median < "$T/${o}_wall")")x" \
+        "$(median < "$T/${o}_cpu")" "$(median < "$T/${p}_cpu")" \
+        "$(ratio "$(median < "$T/${p}_cpu")" "$(median < "$T/${o}_cpu")")x" \
+        "$(mib "$(median < "$T/${o}_rss")")" "$(mib "$(median < "$T/${p}_rss")")" \
+        "$(ratio "$(median < "$T/${o}_rss")" "$(median < "$T/${p}_rss")")"
+}
+for name in shallow deep; do
+    DATA=$SHALLOW; [ $name = deep ] && DATA=$DEEP
+    samples=$(./prospect report -i "$DATA" --header | awk '$1 == "samples" { print $2 }')
+    echo "$name: $(du -mL "$DATA" | cut -f1) MB, $samples samples ($DATA)"
+    for f in c pc f pf s g j; do for k in wall cpu rss; do : > "$T/$name$f.$k"; done; done
+    for i in $(seq "$RUNS"); do
+        timed3 c "$T/children.txt" ./prospect report -i "$DATA" --children ||
+            { echo "prospect report --children failed"; cat "$T/err.txt"; exit 1; }
+        timed3 pc "$T/perf_children.txt" perf report -i "$DATA" --stdio ||
+            { echo "perf report failed"; cat "$T/err.txt"; exit 1; }
+        timed3 f "$T/folded.txt" ./prospect report -i "$DATA" --format folded ||
+            { echo "prospect report --format folded failed"; cat "$T/err.txt"; exit 1; }
+        timed3 pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' folded_peer" ||
+            { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
+        for x in s:svg:flame.svg g:pprof:prof.pb.gz j:speedscope:prof.json; do
+            IFS=: read -r k fmt out <<<"$x"
+            timed3 "$k" /dev/null ./prospect report -i "$DATA" --format "$fmt" -o "$T/$out" ||
+                { echo "prospect report --format $fmt failed"; cat "$T/err.txt"; exit 1; }
+        done
+        for f in c pc f pf s g j; do
+            for k in wall cpu rss; do eval "echo \$${f}_$k" >> "$T/$name$f.$k"; done
+        done
+    done
+    for f in c pc f pf s g j; do for k in wall cpu rss; do mv "$T/$name$f.$k" "$T/${name}${f}_$k"; done; done
+done
+printf "\n%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "" "wall s" "perf" "speedup" "cpu s" \
+    "perf" "ratio" "MiB" "perf MiB" "mem"
+for name in shallow deep; do
+    row "$name: report --children" "${name}c" "${name}pc"
+    row "$name: report --format folded" "${name}f" "${name}pf"
+    for x in s:svg g:pprof j:speedscope; do
+        IFS=: read -r k fmt <<<"$x"
+        row "$name: report --format $fmt *" "${name}$k" "${name}pf"
+    done
 done
 echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
 [ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
-echo "targets: --children >= 10x at memory ratio <= 0.10; folded >= 30x"
+echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10; folded >= 30x"

@@ -123,6 +123,23 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
     }
 }
 
+/* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
+ * one library's frames in every process are resolved once; else the map and the address
+ * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
+static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
+{
+    const struct map *m = f->map;
+
+    if (m && m != &cg_kernel_map &&
+        (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
+        *a = f->addr - m->start + m->pgoff;
+        *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
+        return;
+    }
+    *a = f->addr;
+    *b = (uint64_t)(uintptr_t)m;
+}
+
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
 {
     struct ctx c = { .out = out, .ks = ks };
@@ -134,11 +151,13 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
         return -ENOMEM;
     for (size_t i = 0; i < cs->nframes && !err; i++) {
         const struct cg_frame *f = &cs->frames[i];
-        struct slot *sl = table_slot(&c.frames, f->addr, (uint64_t)(uintptr_t)f->map);
+        uint64_t ka, kb;
+        struct slot *sl;
         struct cg_sym sym;
         uint32_t idx;
 
-        if (!sl) {
+        frame_key(f, &ka, &kb);
+        if (!(sl = table_slot(&c.frames, ka, kb))) {
             err = -ENOMEM;
             break;
         }
@@ -151,8 +170,8 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
         if (err)
             break;
         /* sym_index may have grown c.syms, never c.frames: sl still points into it. */
-        sl->a = f->addr;
-        sl->b = (uint64_t)(uintptr_t)f->map;
+        sl->a = ka;
+        sl->b = kb;
         sl->val = idx + 1;
         c.frames.n++;
         out->frame_sym[i] = idx;
@@ -166,6 +185,9 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
 
 void cg_syms_release(struct cg_syms *cy)
 {
+    for (size_t i = 0; i < cy->nowned; i++)
+        free(cy->owned[i]);
+    free(cy->owned);
     free(cy->syms);
     free(cy->frame_sym);
     memset(cy, 0, sizeof(*cy));

@@ -17,12 +17,15 @@ struct cg_sym {
     const char *module;       /* kernel: the module, NULL for the core kernel */
     bool kernel;
     bool bracket;             /* name is an a->b bracket (a stripped DSO's gap) */
+    bool inlined;             /* a function inlined at this frame (callgraph/inline.h) */
 };
 
 struct cg_syms {
     struct cg_sym *syms;
     size_t nsyms;
     uint32_t *frame_sym;      /* parallel to cg_store.frames */
+    char **owned;             /* names this table owns (inlined functions), freed with it */
+    size_t nowned;
 };
 
 /* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). 0 or -ENOMEM. */

@@ -22,12 +22,19 @@ void cg_store_release(struct cg_store *cs)
     memset(cs, 0, sizeof(*cs));
 }
 
+/* One multiply per frame (the per-sample cost of deep stacks), mixed fully at the end. */
+#define MIX 0x9e3779b97f4a7c15ULL
+static inline uint64_t frame_mix(uint64_t h, const struct cg_frame *f)
+{
+    return (h ^ f->addr ^ ((uint64_t)(uintptr_t)f->map << 17)) * MIX;
+}
+
 static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, uint32_t n)
 {
-    uint64_t h = hash_u64((uint64_t)(uintptr_t)p ^ n);
+    uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
-        h = hash_u64(h ^ f[i].addr) + (uint64_t)(uintptr_t)f[i].map;
-    return h;
+        h = frame_mix(h, &f[i]);
+    return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
 }
 
 static int grow_table(struct cg_store *cs)
@@ -66,10 +73,9 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
-                        uint32_t n, uint64_t period)
+static int add_hashed(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+                      uint32_t n, uint64_t period, uint64_t h)
 {
-    uint64_t h = stack_hash(p, f, n);
     struct cg_stack *st;
     size_t j;
 
@@ -93,11 +99,18 @@ int cg_store_add_frames(struct cg_store *cs, const struct process *p, const stru
     cs->nframes += n;
     cs->table[j] = (uint32_t)++cs->nstacks;
 found:
+    cs->last = (size_t)(st - cs->stacks);
     st->samples++;
     st->period += period;
     cs->samples++;
     cs->period += period;
     return 0;
+}
+
+int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+                        uint32_t n, uint64_t period)
+{
+    return add_hashed(cs, p, f, n, period, stack_hash(p, f, n));
 }
 
 enum ctx { CTX_KERNEL, CTX_USER, CTX_OTHER };
@@ -109,6 +122,8 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
                    smp->cpumode == PERF_RECORD_MISC_USER ? CTX_USER : CTX_OTHER;
     const uint64_t *ips = smp->callchain;
     uint64_t nips = smp->nr_callchain, one = smp->ip;
+    struct map *m = NULL;
+    uint64_t h = 0;
     uint32_t n = 0;
 
     if (!nips) {
@@ -129,12 +144,56 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         /* A caller's frame holds the return address, which may be the first instruction of
          * the next function (a call at a function's end): ip - 1 is inside the call. */
         struct cg_frame *f = &cs->scratch[n];
-        struct map *m = ctx == CTX_KERNEL ? NULL : process_find_map(p, ip);
         f->addr = n ? ip - 1 : ip;
-        f->map = ctx == CTX_KERNEL ? &cg_kernel_map : m;
-        if (m)
-            m->in_stack = true;   /* a map replaced later must outlive the stack */
+        if (ctx == CTX_KERNEL) {
+            f->map = &cg_kernel_map;
+        } else {
+            /* Frames of one stack are mostly in one map (recursion, one binary): the map of
+             * the previous frame first, as process_find_map's own cache would answer. */
+            if (!m || ip < m->start || ip >= m->end) {
+                m = process_find_map(p, ip);
+                if (m)
+                    m->in_stack = true;   /* a map replaced later must outlive the stack */
+            }
+            f->map = m;
+        }
+        h = frame_mix(h, f);
         n++;
     }
-    return cg_store_add_frames(cs, p, cs->scratch, n, period);
+    return add_hashed(cs, p, cs->scratch, n, period, hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p));
+}
+
+int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out)
+{
+    cg_store_init(out);
+    for (size_t i = 0; i < in->nstacks; i++) {
+        const struct cg_stack *st = &in->stacks[i];
+        const struct cg_frame *f = cg_stack_frames(in, st);
+        uint32_t n = st->n;
+        int err;
+
+        if (n > max && outer) {
+            /* The leaf, then the outermost max frames (of the chain with the leaf in it). */
+            if (grow((void **)&out->scratch, &out->cap_scratch, (size_t)max + 1,
+                     sizeof(*out->scratch)))
+                err = -ENOMEM;
+            else {
+                out->scratch[0] = f[0];
+                memcpy(out->scratch + 1, f + n - max, max * sizeof(*f));
+                err = cg_store_add_frames(out, st->proc, out->scratch, max + 1, 0);
+            }
+        } else {
+            err = cg_store_add_frames(out, st->proc, f, n > max ? max : n, 0);
+        }
+        if (err) {
+            cg_store_release(out);
+            return err;
+        }
+        /* One add per stack: its samples and period are the stack's, not one sample's. */
+        out->stacks[out->last].samples += st->samples - 1;
+        out->stacks[out->last].period += st->period;
+        out->samples += st->samples - 1;
+        out->period += st->period;
+    }
+    return 0;
 }

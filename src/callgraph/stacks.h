@@ -5,6 +5,7 @@
  * table) walk the distinct stacks, never the samples. */
 #ifndef PROSPECT_CALLGRAPH_STACKS_H
 #define PROSPECT_CALLGRAPH_STACKS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,7 @@ struct cg_store {
     struct cg_frame *scratch; /* the sample being added */
     size_t cap_scratch;
     uint64_t samples, period;
+    size_t last;              /* the stack the latest add went to (index in stacks) */
 };
 
 void cg_store_init(struct cg_store *cs);
@@ -52,6 +54,11 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
 /* Adds n frames (leaf first) as one sample: the core of cg_store_add, for tests. */
 int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
                         uint32_t n, uint64_t period);
+
+/* perf's --max-stack N: a copy of `in` whose stacks keep at most max frames, equal results
+ * merged. outer: the sampled frame and the max outermost callers (perf report's Children and
+ * caller trees), else the max innermost frames (perf script's). 0 or -ENOMEM. */
+int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out);
 
 static inline const struct cg_frame *cg_stack_frames(const struct cg_store *cs,
                                                      const struct cg_stack *st)

@@ -64,6 +64,9 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
     case 'g':
         po->collect.callchain = true;
         return 0;
+    case PROFILE_OPT_OFF_CPU:
+        po->collect.off_cpu = true;
+        return 0;
     case PROFILE_OPT_CALL_GRAPH:
         /* perf's syntax: fp, dwarf[,SIZE], lbr. Only frame pointers are unwound today. */
         if (!strcmp(arg, "fp")) {

@@ -20,6 +20,7 @@ struct profile_opts {
 #define PROFILE_SHORT_OPTS "aF:c:e:p:gm:d:"
 #define PROFILE_OPT_CPU 900
 #define PROFILE_OPT_CALL_GRAPH 901
+#define PROFILE_OPT_OFF_CPU 902
 #define PROFILE_LONG_OPTS \
     { "all-cpus", no_argument, NULL, 'a' }, \
     { "freq", required_argument, NULL, 'F' }, \
@@ -29,7 +30,8 @@ struct profile_opts {
     { "call-graph", required_argument, NULL, PROFILE_OPT_CALL_GRAPH }, \
     { "mmap-pages", required_argument, NULL, 'm' }, \
     { "duration", required_argument, NULL, 'd' }, \
-    { "cpu", required_argument, NULL, PROFILE_OPT_CPU }
+    { "cpu", required_argument, NULL, PROFILE_OPT_CPU }, \
+    { "off-cpu", no_argument, NULL, PROFILE_OPT_OFF_CPU }
 
 #define PROFILE_OPTS_HELP \
 "  -a, --all-cpus         profile every process on the machine (with or without COMMAND)\n" \
@@ -40,7 +42,9 @@ struct profile_opts {
 "                         (default: cycles where the machine counts them, else cpu-clock)\n" \
 "  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
 "  -c, --count N          one sample every N events instead of a frequency\n" \
-"  -g                     record call chains (frame pointers; 'record' only)\n" \
+"  -g                     record call chains (frame pointers)\n" \
+"      --off-cpu          also where threads wait: every sched:sched_switch with its call\n" \
+"                         chain, weighed by the time until the thread runs again\n" \
 "      --call-graph MODE  fp: as -g; dwarf[,SIZE] is not implemented yet ('record' only)\n" \
 "  -d, --duration SEC     profile for SEC seconds; a COMMAND still running then is not\n" \
 "                         killed: prospect waits for it and exits with its status\n" \

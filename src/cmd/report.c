@@ -13,8 +13,10 @@
 #include "cmd/report_stacks.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
+#include "callgraph/inline.h"
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "offcpu/offcpu.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
 #include "report/callgraph_out.h"
@@ -81,6 +83,14 @@ const char cmd_report_usage[] =
 "                         dso,sym or sym\n"
 "      --callers NAME     the tree of who calls function NAME (from -g files)\n"
 "      --callees NAME     the tree of what function NAME spends its time in\n"
+"      --max-stack N      call-graph reports: at most N frames of each stack, as perf's\n"
+"                         (--children and trees: the sampled function and the N outermost\n"
+"                         frames; folded: the N innermost, as perf script)\n"
+"      --inline           call-graph reports: frames inside inlined functions (DWARF) become\n"
+"                         the chain of them, marked \"(inlined)\", as perf's --inline\n"
+"      --off-cpu          these call-graph reports of the off-CPU waits of a file recorded\n"
+"                         with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
+"                         off CPU (folded: ns); the Prospect report shows them by itself\n"
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
 "      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
 "      --wide             full names; by default text lines fit 100 columns (long names\n"
@@ -105,6 +115,9 @@ struct report_cmd_opts {
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope (folded is set too) */
     const char *output, *title;   /* -o, --title */
     bool inverted;
+    bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
+    uint32_t max_stack;           /* --max-stack: 0 none */
+    bool inline_frames;           /* --inline: expand inlined functions (callgraph/inline.h) */
     const char *report_only;      /* an option of the Prospect report given, for --flat */
     enum report_format fmt;
     struct flat_opts flat_opts;
@@ -219,13 +232,16 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
            OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
            OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-           OPT_CALLEES, OPT_INVERTED, OPT_TITLE };
+           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "flat", no_argument, NULL, OPT_FLAT },
         { "children", no_argument, NULL, OPT_CHILDREN },
         { "callers", required_argument, NULL, OPT_CALLERS },
         { "callees", required_argument, NULL, OPT_CALLEES },
+        { "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+        { "max-stack", required_argument, NULL, OPT_MAX_STACK },
+        { "inline", no_argument, NULL, OPT_INLINE },
         { "sort", required_argument, NULL, 's' },
         { "percent-limit", required_argument, NULL, OPT_LIMIT },
         { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
@@ -281,6 +297,13 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_CHILDREN: o->children = true; break;
         case OPT_CALLERS: o->callers = optarg; break;
         case OPT_CALLEES: o->callees = optarg; break;
+        case OPT_OFF_CPU: o->off_cpu = true; break;
+        case OPT_INLINE: o->inline_frames = true; break;
+        case OPT_MAX_STACK:
+            if (parse_u64(optarg, &v) || v == 0 || v > 65535)
+                return cmd_usage_error("report", "invalid --max-stack '%s' (1 to 65535)", optarg);
+            o->max_stack = (uint32_t)v;
+            break;
         case 'n': o->flat_opts.show_nr_samples = o->flat = true; break;
         case OPT_PERCENTAGE:
             if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
@@ -371,6 +394,16 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     if ((o->output || o->inverted || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope)");
+    if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
+        return cmd_usage_error("report", "--off-cpu is for --children, --format folded, "
+                               "--callers and --callees (the Prospect report has its Off-CPU "
+                               "Time section by itself)");
+    if ((o->max_stack || o->inline_frames) &&
+        !(o->children || o->folded || o->callers || o->callees))
+        return cmd_usage_error("report", "%s is for --children, --format folded, --callers and "
+                               "--callees", o->max_stack ? "--max-stack" : "--inline");
+    if (o->off_cpu && o->event)
+        return cmd_usage_error("report", "--off-cpu reads the sched:sched_switch event: no -e");
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
                                "table (--flat, or an option of it: --sort, -n, --percentage, "
@@ -380,8 +413,19 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     return 0;
 }
 
+/* The file's sched:sched_switch event with call chains (off-CPU waits), or NULL. */
+static const struct evsel *switch_evsel(const struct evlist *evl)
+{
+    for (size_t i = 0; i < evl->nr; i++)
+        if (offcpu_is_switch_event(&evl->sel[i]) &&
+            (evl->sel[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+            return &evl->sel[i];
+    return NULL;
+}
+
 /* The event whose samples the reports show: --event NAME, else the first one that can
  * sample (perf's -a adds a "dummy" event that only carries side-band records). */
+
 const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 {
     for (size_t i = 0; i < evl->nr; i++) {
@@ -395,6 +439,12 @@ const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 
 struct ksyms_job;
 static void ksyms_job_start(struct ksyms_job *j);
+
+/* Kernel samples, or off-CPU waits (their stacks start in the scheduler). */
+static bool needs_kernel_symbols(const struct session *s)
+{
+    return s->stats.kernel || (s->offcpu && s->offcpu->opened.nstacks);
+}
 
 /* Feeds the session the records of every event but the samples of one only (a table of two
  * events' samples added up would mean nothing). */
@@ -433,7 +483,8 @@ static int session_one_event(void *arg, const struct evlist *evl,
                              const struct perf_event_header *h, uint64_t time)
 {
     struct one_event *oe = arg;
-    if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel) {
+    if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
+        !(oe->s->offcpu && offcpu_wants(oe->s->offcpu, evlist_evsel_for(evl, h)))) {
         oe->other_samples++;
         return 0;
     }
@@ -455,7 +506,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
                           : session_record(oe->s, evl, h, time);
     /* Kernel symbols only for a profile with kernel samples (a user-only report of a small
      * file spent most of its time on kallsyms), read on the other core during the walk. */
-    if (oe->kjob && oe->s->stats.kernel) {
+    if (oe->kjob && needs_kernel_symbols(oe->s)) {
         ksyms_job_start(oe->kjob);
         oe->kjob = NULL;
     }
@@ -611,6 +662,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     struct ksyms *ks = NULL;
     char knote[256] = "";
     char *command = NULL;
+    struct cg_syms ocy = { 0 };
+    struct offcpu_totals ot = { 0 };
     int err = 0;
 
     if (o->stats)
@@ -619,7 +672,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         report_file_header(stdout, pd, o->fmt);
     if ((o->stats || o->header) && !o->flat)
         return 0;
-    if (s->stats.kernel) {
+    if (needs_kernel_symbols(s)) {
         int kerr;
         ks = ksyms_job_finish(kjob, oe->kernel_text, &kerr);
         if (kerr == -ENOMEM)
@@ -635,6 +688,18 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }
+    if (s->offcpu) {
+        offcpu_finish(s->offcpu);
+        ot = (struct offcpu_totals){ s->offcpu->ns, s->offcpu->waits, s->offcpu->preempted,
+                                     s->offcpu->unended };
+        if (!s->chains && o->fmt == REPORT_TEXT &&
+            (err = cg_resolve(&s->offcpu->stacks, ks, &ocy)))
+            goto out;
+        if (!s->chains && s->offcpu->unended && !s->offcpu->waits)
+            cmd_error("report", "note: no wait of '%s' ended: the file has no switch-in of "
+                      "the threads (record with 'prospect record --off-cpu', or perf's -a "
+                      "or --switch-events)", s->offcpu->sel->name);
+    }
     if (o->children || o->folded || o->callers || o->callees) {
         struct children_opts co = { .event = sel ? sel->name : NULL,
                                     .percent_limit = o->flat_opts.percent_limit,
@@ -642,17 +707,41 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
-        struct cg_syms cy;
+        struct cg_syms cy, icy = { 0 };
+        struct cg_store cut, inl;
+        const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
+        cg_store_init(&cut);
+        cg_store_init(&inl);
+        if (o->max_stack) {
+            if ((err = cg_store_truncate(cs, o->max_stack, !o->folded, &cut)))
+                goto out;
+            cs = &cut;
+        }
+        if (s->offcpu)
+            co.event = "off-CPU time in ns, from sched:sched_switch";
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
-        err = cg_resolve(s->chains, ks, &cy);
+        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
+                 (unsigned long long)cs->samples, cs->nframes);
+        err = cg_resolve(cs, ks, &cy);
+        if (!err)
+            pr_debug("symbols: %zu", cy.nsyms);
+        if (!err && o->inline_frames) {
+            /* After --max-stack: it counts the frames of the chain, not inlined ones. */
+            if (!(err = cg_expand_inline(cs, &cy, &inl, &icy))) {
+                cg_syms_release(&cy);
+                cy = icy;
+                memset(&icy, 0, sizeof(icy));
+                cs = &inl;
+            }
+        }
         struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
                                     .callers = o->callers != NULL,
                                     .percent_limit = co.percent_limit,
                                     .total_period = co.total_period, .wide = co.wide };
         if (!err && (o->callers || o->callees)) {
-            err = report_calltree(stdout, s->chains, &cy, &to);
+            err = report_calltree(stdout, cs, &cy, &to);
             if (err == -ENOENT) {
                 cmd_error("report", "no call stack holds a function named '%s'", to.name);
                 err = 1;        /* said: exit status 1 */
@@ -668,11 +757,14 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                     rq.kernel_build_id = in->build_ids[i].id;
                     rq.kernel_build_id_len = in->build_ids[i].size;
                 }
-            err = report_write_stacks(&rq, s->chains, &cy);   /* 1: said */
+            rq.by_period = s->offcpu != NULL;     /* off-CPU: ns, not samples */
+            err = report_write_stacks(&rq, cs, &cy);   /* 1: said */
         } else if (!err) {
-            err = report_children(stdout, s->chains, &cy, &co);
+            err = report_children(stdout, cs, &cy, &co);
         }
         cg_syms_release(&cy);
+        cg_store_release(&cut);
+        cg_store_release(&inl);
     } else if (o->flat) {
         struct flat_opts fo = o->flat_opts;
         fo.event = sel ? sel->name : NULL;
@@ -702,12 +794,19 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
         ro.kernel_note = knote[0] ? knote : NULL;
         ro.lost_extra = st->bad;
+        if (s->offcpu) {
+            ro.offcpu = &s->offcpu->stacks;
+            ro.offcpu_syms = &ocy;
+            ro.offcpu_totals = &ot;
+        }
         if (o->fmt == REPORT_TEXT)
             err = report_prospect(stdout, s, ks, &ro);
         else
             err = report_prospect_export(stdout, s, ks, &ro, o->fmt);
     }
+out:
     free(command);
+    cg_syms_release(&ocy);
     ksyms_free(ks);
     return err;
 }
@@ -718,14 +817,16 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
 static int report_each_event(int argc, char **argv, const struct report_cmd_opts *o,
                              const struct evlist *evl)
 {
+    const struct evsel *sw = switch_evsel(evl);
     size_t n = 0, k = 0;
     int status = 0;
 
-    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded)
+    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded || o->off_cpu)
         return -1;
+    /* --off-cpu's sched_switch is no event of its own: its waits are the Off-CPU section. */
     for (size_t i = 0; i < evl->nr; i++)
         n += !(evl->sel[i].attr.type == PERF_TYPE_SOFTWARE &&
-               evl->sel[i].attr.config == PERF_COUNT_SW_DUMMY);
+               evl->sel[i].attr.config == PERF_COUNT_SW_DUMMY) && &evl->sel[i] != sw;
     if (n < 2)
         return -1;
     char **av = calloc((size_t)argc + 3, sizeof(*av));
@@ -736,7 +837,8 @@ static int report_each_event(int argc, char **argv, const struct report_cmd_opts
     av[argc] = "--event";
     for (size_t i = 0; i < evl->nr && !status; i++) {
         const struct evsel *e = &evl->sel[i];
-        if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+        if ((e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY) ||
+            e == sw)
             continue;
         printf("%s# ==== event %zu of %zu: %s ====\n", k ? "\n" : "", k + 1, n, e->name);
         k++;
@@ -759,6 +861,7 @@ int cmd_report(int argc, char **argv)
     struct one_event oe = { 0 };
     struct thread_tally threads;
     struct cg_store chains;
+    struct offcpu offcpu;
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
@@ -784,6 +887,7 @@ int cmd_report(int argc, char **argv)
     }
     session.filter = o.filter;
     cg_store_init(&chains);
+    offcpu_init(&offcpu, NULL);
     if (o.children || o.folded || o.callers || o.callees)
         session.chains = &chains;
     thread_tally_init(&threads);
@@ -811,6 +915,25 @@ int cmd_report(int argc, char **argv)
     oe.filtered = o.filter.pid >= 0 || o.filter.tid >= 0 || o.filter.cpu >= 0 || o.filter.comm;
     oe.cpu = o.filter.cpu;
     oe.sel = pick_evsel(perfdata_evlist(pd), o.event);
+    if (o.off_cpu && !(oe.sel = switch_evsel(perfdata_evlist(pd)))) {
+        cmd_error("report", "%s: no sched:sched_switch event with call chains (record with "
+                  "'prospect record --off-cpu -g')", o.input);
+        ret = 1;
+        goto out;
+    }
+    if (offcpu_is_switch_event(oe.sel) && session.chains) {
+        o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
+        o.event = oe.sel->name;
+    }
+    session.stacks_only = session.chains != NULL;
+    if (o.off_cpu) {
+        offcpu_init(&offcpu, oe.sel);
+        session.chains = NULL;
+        session.offcpu = &offcpu;
+    } else if (!session.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
+               (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
+        session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
+    }
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
         ret = 1;
@@ -829,10 +952,16 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     print_warnings(pd, o.input);
-    if (oe.other_samples && !o.header && !o.stats)
-        cmd_error("report", "note: the samples of '%s' are shown; %llu samples of other events "
-                  "are not (choose with --event NAME)", oe.sel->name,
-                  (unsigned long long)oe.other_samples);
+    if (oe.other_samples && !o.header && !o.stats && !o.off_cpu) {
+        const struct evsel *sw = switch_evsel(perfdata_evlist(pd));
+        if (sw && perfdata_evlist(pd)->nr == 2)
+            cmd_error("report", "note: the samples of '%s' are shown; the file has off-CPU "
+                      "waits too (%s): --off-cpu reports them", oe.sel->name, sw->name);
+        else
+            cmd_error("report", "note: the samples of '%s' are shown; %llu samples of other "
+                      "events are not (choose with --event NAME)", oe.sel->name,
+                      (unsigned long long)oe.other_samples);
+    }
     ret = print_reports(&o, pd, &session, &kjob, &oe);
     if (ret > 0)
         goto out;
@@ -852,6 +981,7 @@ out:
     thread_tally_release(&threads);
     session_release(&session);
     cg_store_release(&chains);
+    offcpu_release(&offcpu);
     perfdata_close(pd);
     return ret;
 }

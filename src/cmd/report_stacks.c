@@ -80,7 +80,7 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
         return report_speedscope(f, cs, cy, &so);
     }
     default:
-        return report_folded(f, cs, cy);
+        return report_folded_weighted(f, cs, cy, r->by_period);
     }
 }
 

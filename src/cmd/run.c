@@ -9,7 +9,10 @@
 #include <unistd.h>
 #include "cmd/cmd.h"
 #include "cmd/profile_opts.h"
+#include "callgraph/resolve.h"
+#include "offcpu/offcpu.h"
 #include "perf/collect.h"
+#include "report/callgraph_out.h"
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
@@ -38,6 +41,8 @@ PROFILE_OPTS_HELP
 "\n"
 "Examples:\n"
 "  prospect run -- ./myprog arg1 arg2\n"
+"  prospect run -g -- ./myprog          # with call graphs: Children/Self rows, hottest paths\n"
+"  prospect run --off-cpu -g -- ./srv   # and where its threads wait (Off-CPU Time)\n"
 "  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n";
@@ -58,9 +63,9 @@ static int run_record(void *arg, const struct evlist *evl, const struct perf_eve
 
     if (rs->n == 1)
         return session_record(&rs->s[0], evl, h, time);
-    if (h->type == PERF_RECORD_SAMPLE && (sel = evlist_evsel_for(evl, h)) &&
-        (size_t)sel->idx < rs->n)
-        return session_record(&rs->s[sel->idx], evl, h, time);
+    /* --off-cpu's sched_switch comes after the sampling events: the first session's waits. */
+    if (h->type == PERF_RECORD_SAMPLE && (sel = evlist_evsel_for(evl, h)))
+        return session_record(&rs->s[(size_t)sel->idx < rs->n ? sel->idx : 0], evl, h, time);
     for (size_t i = 0; i < rs->n && !err; i++)
         err = session_record(&rs->s[i], evl, h, time);
     return err;
@@ -174,7 +179,7 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
     int err;
 
     *ks = NULL;
-    if (!s->stats.kernel)
+    if (!s->stats.kernel && !(s->offcpu && s->offcpu->stacks.nstacks))
         return 0;
     err = ksyms_load("/proc/kallsyms", ks);
     if (err == -EACCES)
@@ -215,7 +220,13 @@ int cmd_run(int argc, char **argv)
     int c, ret, status;
     bool reported = false;
     struct outfile of;
+    struct cg_store chains;
+    struct cg_syms chain_syms = { 0 }, offcpu_syms = { 0 };
+    struct offcpu offcpu;
+    struct offcpu_totals ot = { 0 };
 
+    cg_store_init(&chains);
+    offcpu_init(&offcpu, NULL);
     profile_opts_init(&po);
     optind = 1;
     opterr = 0;
@@ -254,10 +265,6 @@ int cmd_run(int argc, char **argv)
         po.collect.argv = argv + optind;
     if (po.collect.nr_pids)
         return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
-    if (po.collect.callchain)
-        return cmd_usage_error("run", "the run report shows no call graphs yet; record them "
-                               "with 'prospect record -g', read them with 'prospect report "
-                               "--children' (or --callers, --callees, --format folded)");
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;
@@ -280,6 +287,11 @@ int cmd_run(int argc, char **argv)
         rs.s[rs.n].self_pid = getpid();
         rs.s[rs.n].launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     }
+    /* Call graphs and off-CPU waits go with the first event's session. */
+    if (po.collect.callchain)
+        rs.s[0].chains = &chains;
+    if (po.collect.off_cpu)
+        rs.s[0].offcpu = &offcpu;
     outlets.ordered_arg = &rs;
     collect_install_stop_handlers();
     po.collect.return_at_duration = true;
@@ -299,6 +311,23 @@ int cmd_run(int argc, char **argv)
         cmd_error("run", "out of memory");
         status = 1;
         goto done;
+    }
+    if (rs.s[0].offcpu) {
+        offcpu_finish(&offcpu);
+        ot = (struct offcpu_totals){ offcpu.ns, offcpu.waits, offcpu.preempted, offcpu.unended };
+        ro.offcpu = &offcpu.stacks;
+        ro.offcpu_syms = &offcpu_syms;
+        ro.offcpu_totals = &ot;
+    }
+    if ((rs.s[0].chains && cg_resolve(&chains, ks, &chain_syms)) ||
+        (rs.s[0].offcpu && cg_resolve(&offcpu.stacks, ks, &offcpu_syms))) {
+        cmd_error("run", "out of memory");
+        status = 1;
+        goto done;
+    }
+    if (rs.s[0].chains) {
+        ro.chains = &chains;
+        ro.chain_syms = &chain_syms;
     }
     command = po.collect.argv ? join_argv(po.collect.argv) : NULL;
     describe_outcome(&res, outcome, sizeof(outcome));
@@ -322,6 +351,7 @@ int cmd_run(int argc, char **argv)
                     ro.event);
         }
         ret = report_prospect(out, &rs.s[i], ks, &ro);
+        ro.offcpu = NULL;         /* once, after the first event's report */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
     reported = !ret || ret == -EIO;
@@ -344,6 +374,10 @@ done:
     collect_release(&res);
     for (size_t i = 0; i < rs.n; i++)
         session_release(&rs.s[i]);
+    cg_syms_release(&chain_syms);
+    cg_syms_release(&offcpu_syms);
+    cg_store_release(&chains);
+    offcpu_release(&offcpu);
     /* Ctrl-C: after the report, die of the same signal so callers (shells, make) see it. */
     if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&
         WTERMSIG(res.child_status) == SIGINT) {

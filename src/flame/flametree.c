@@ -105,6 +105,8 @@ enum flame_kind flame_sym_kind(const struct cg_sym *s)
         return FLAME_KERNEL;
     if (s->bracket)
         return FLAME_BRACKET;
+    if (s->inlined)
+        return FLAME_INLINED;     /* report --inline (callgraph/inline.c) */
     return FLAME_USER;
 }
 

@@ -232,15 +232,44 @@ static int add_more_events(struct evlist *evl, const struct collect_opts *o, boo
     return 0;
 }
 
+/* --off-cpu: sched:sched_switch after the sampling event, each switch-out sampled with its
+ * call chain and raw fields, and switch records (the switch-ins that end waits). The first
+ * event alone reports maps, comms and tasks. 0, -ENOMEM, or -errno with err said. */
+static int add_offcpu_event(struct evlist *evl, const struct perf_event_attr *first,
+                            char *err, size_t errlen)
+{
+    struct event_spec sw;
+    struct perf_event_attr a;
+    char why[256];
+
+    if (event_parse("sched:sched_switch", &sw, why, sizeof(why))) {
+        snprintf(err, errlen, "--off-cpu needs the sched:sched_switch tracepoint: %s", why);
+        return -ENOENT;
+    }
+    a = *first;
+    a.type = sw.attr.type;
+    a.config = sw.attr.config;
+    a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+    a.freq = 0;
+    a.sample_period = 1;
+    a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+    a.context_switch = 1;
+    return evlist_add(evl, &a, sw.name) ? 0 : -ENOMEM;
+}
+
 static int reopen(struct collect_result *res, const struct perf_event_attr *attr,
                   const struct collect_opts *o, const pid_t *targets, size_t ntargets,
                   const int *cpus, size_t ncpus, char *err, size_t errlen)
 {
+    int ret;
+
     evlist_release(&res->evlist);
     evlist_init(&res->evlist);
     if (!evlist_add(&res->evlist, attr, o->event.name) ||
         add_more_events(&res->evlist, o, true))
         return -ENOMEM;
+    if (o->off_cpu && (ret = add_offcpu_event(&res->evlist, attr, err, errlen)))
+        return ret;
     return evlist_open(&res->evlist, targets, ntargets, cpus, ncpus, err, errlen);
 }
 
@@ -275,6 +304,8 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
         ret = -ENOMEM;
         goto out;
     }
+    if (o->off_cpu && (ret = add_offcpu_event(&res->evlist, &attr, err, errlen)))
+        goto out;
     if (o->nr_pids) {
         ret = attach_targets(o->pids, o->nr_pids, &targets, &ntargets, err, errlen);
         if (ret)

@@ -36,6 +36,8 @@ struct collect_opts {
                                      (result->running) instead of waiting for its exit */
     size_t mmap_pages;            /* per-CPU data pages (power of two); 0: default */
     bool callchain;               /* PERF_SAMPLE_CALLCHAIN */
+    bool off_cpu;                 /* also sched:sched_switch, every one, with call chain, raw
+                                     fields and switch records (src/offcpu/) */
     int pin_cpu;                  /* -1: no pinning of the launched command */
 };
 

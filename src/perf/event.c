@@ -227,7 +227,7 @@ static int no_pmu_error(const char *str, char *err, size_t errlen)
 
 int event_parse(const char *str, struct event_spec *out, char *err, size_t errlen)
 {
-    char buf[256], umask[64], pfmname[320], canon[200], equiv[128], e2[256];
+    char buf[256], umask[64] = "", pfmname[320], canon[200], equiv[128], e2[256];
     int excl_user = 0, excl_kernel = 0, ret, tp_ret, oprofile;
     struct perf_event_attr *a = &out->attr;
     bool equiv_pfm;

@@ -11,8 +11,8 @@
 
 
 #define PAGE 4096u
-#define WINDOW (4u << 20)       /* pinned ahead of the walk in one call */
-#define RELEASE_STEP (8u << 20)
+#define WINDOW (2u << 20)       /* pinned ahead of the walk in one call */
+#define RELEASE_STEP (2u << 20)  /* one huge page: memory stays a few MiB whatever the file */
 
 int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdata_error *err)
 {

@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "perf/perfdata_feat.h"
+#include "perf/perfdata_tracing.h"
 #include "perf/perfdata_write.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -480,6 +481,16 @@ static int build_features(struct perfdata_writer *w, const struct perfdata_write
                             &f[n++].body) : NULL)
     struct featbuf *b;
 
+    /* Tracepoints' formats, without which perf refuses the file (left out when tracefs cannot
+     * be read: the rest of the file is still good for Prospect). */
+    if (w->evl && perfdata_has_tracepoints(w->evl) && n < max) {
+        f[n].bit = FEAT_TRACING_DATA;
+        memset(&f[n].body, 0, sizeof(f[n].body));
+        if (perfdata_build_tracing_data(&f[n].body, w->evl) == 0)
+            n++;
+        else
+            featbuf_free(&f[n].body);
+    }
     b = NEXT(FEAT_BUILD_ID);
     build_build_ids(b, w);
     b = NEXT(FEAT_HOSTNAME);

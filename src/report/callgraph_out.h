@@ -10,6 +10,9 @@
 /* One line per distinct stack, "comm;outer;...;leaf COUNT" (samples), sorted as
  * stackcollapse-perf.pl sorts them; kernel frames end in "_[k]". 0 or -ENOMEM/-EIO. */
 int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
+/* The same; by_period: each line's weight is the period (off-CPU: ns), not the samples. */
+int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                           bool by_period);
 
 struct children_opts {
     const char *event;        /* for the header, may be NULL */
@@ -40,4 +43,24 @@ struct calltree_opts {
 };
 int report_calltree(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                     const struct calltree_opts *o);
+
+/* The Prospect report's call-graph parts (callgraph_section.c). */
+struct cg_section_opts {
+    unsigned top;             /* Children rows (processes, off-CPU) shown; 0: all */
+    unsigned paths;           /* call paths shown; 0: all */
+    bool wide;                /* no eliding to 100 columns */
+};
+struct process;
+/* Process p's part (run -g): its Children/Self rows and hottest call paths (stacks in the same
+ * functions added up), shares of p's period. Nothing when p has no stack. 0, -ENOMEM, -EIO. */
+int report_cg_process(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                      const struct process *p, const struct cg_section_opts *o);
+
+struct offcpu_totals {
+    uint64_t ns, waits, preempted, unended;
+};
+/* The Off-CPU Time section: per process (most time first) its waits by call path, in ms, from
+ * a store whose periods are ns off CPU (src/offcpu/). 0, -ENOMEM, -EIO. */
+int report_offcpu_section(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                          const struct offcpu_totals *t, const struct cg_section_opts *o);
 #endif

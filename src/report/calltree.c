@@ -66,7 +66,7 @@ int report_calltree(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
                 name = str_elide(name, room < 20 ? 20 : room, ebuf, sizeof(ebuf));
             }
             fprintf(f, "%9.2f%%  %*s%s%s%s\n", pc, (int)indent, "", lead, name,
-                    s->kernel ? " [k]" : "");
+                    s->kernel ? " [k]" : s->inlined ? " (inlined)" : "");
         }
         at = next_node(&t, at, &depth, shown);
     }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/symstacks.h"
 #include "report/callgraph_out.h"
 #include "session/session.h"
 
@@ -60,19 +61,32 @@ static int cmp_line(const void *a, const void *b, void *arg)
 
 int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
 {
-    struct line *lines = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*lines));
-    struct text t = { 0 };
-    size_t nl = 0;
-    char buf[256];
-    int err = 0;
+    return report_folded_weighted(f, cs, cy, false);
+}
 
-    if (!lines)
+int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+                           bool by_period)
+{
+    struct cg_symstack *ss;
+    struct line *lines;
+    struct text t = { 0 };
+    size_t nl = 0, nss;
+    char buf[256];
+    int err = cg_symstacks(cs, cy, true, &ss, &nss);
+
+    if (err)
+        return err;
+    /* One line per stack in symbols (of one command): the text of fewer, merged stacks. */
+    if (!(lines = malloc((nss ? nss : 1) * sizeof(*lines)))) {
+        free(ss);
         return -ENOMEM;
-    for (size_t i = 0; i < cs->nstacks && !err; i++) {
-        const struct cg_stack *st = &cs->stacks[i];
-        if (!st->n)
+    }
+    for (size_t i = 0; i < nss && !err; i++) {
+        const struct cg_stack *st = &cs->stacks[ss[i].stack];
+        if (!st->n || (by_period && !ss[i].period))
             continue;
-        lines[nl] = (struct line){ .off = t.n, .samples = st->samples };
+        lines[nl] = (struct line){ .off = t.n, .samples = by_period ? ss[i].period
+                                                                    : ss[i].samples };
         err = put_name(&t, st->proc->comm, true, true);
         for (uint32_t k = st->n; k-- > 0 && !err;) {
             const struct cg_sym *s = &cy->syms[cy->frame_sym[st->off + k]];
@@ -100,6 +114,7 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
             err = -EIO;
     }
     free(lines);
+    free(ss);
     free(t.p);
     return err;
 }

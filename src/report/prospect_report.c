@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/callgraph_out.h"
 #include "report/profile.h"
 #include "report/prospect_report.h"
 #include "session/symbolize.h"
@@ -351,6 +352,10 @@ static int process_section(FILE *f, struct process *p, const struct ksyms *ks,
         profile_table(f, "USER profile", &user, process_period(p), "process", o, true);
         files_table(f, &user, o);
         profile_table(f, "KERNEL profile", &kern, process_period(p), "process", o, true);
+        if (o->chains) {
+            struct cg_section_opts co = { .top = o->top, .paths = 10, .wide = o->wide };
+            err = report_cg_process(f, o->chains, o->chain_syms, p, &co);
+        }
     }
     profile_release(&user);
     profile_release(&kern);
@@ -397,6 +402,10 @@ int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
             err = process_section(f, procs[i], ks, o);
     if (!err && s->stats.kernel)
         err = global_kernel_section(f, s, ks, o);
+    if (!err && o->offcpu) {
+        struct cg_section_opts co = { .top = 10, .paths = 10, .wide = o->wide };
+        err = report_offcpu_section(f, o->offcpu, o->offcpu_syms, o->offcpu_totals, &co);
+    }
     free(procs);
     if (!err && ferror(f))
         err = -EIO;

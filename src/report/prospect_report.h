@@ -10,6 +10,9 @@
 #include "session/session.h"
 
 struct ksyms;
+struct cg_store;
+struct cg_syms;
+struct offcpu_totals;
 
 struct report_opts {
     const char *command;          /* the profiled command line, or NULL for -a alone */
@@ -29,6 +32,13 @@ struct report_opts {
     double min_time;              /* ... or below this many seconds (time events) */
     const char *proc_note;        /* e.g. "3 /proc entries unreadable (pid 1: permission)" */
     bool wide;                    /* full names: do not elide them to fit 100 columns */
+    /* Call graphs (run -g): a part per detailed process, from these stacks and symbols. */
+    const struct cg_store *chains;
+    const struct cg_syms *chain_syms;
+    /* Off-CPU (--off-cpu): the Off-CPU Time section, periods in ns. */
+    const struct cg_store *offcpu;
+    const struct cg_syms *offcpu_syms;
+    const struct offcpu_totals *offcpu_totals;
 };
 
 /* Whether a process is detailed (has samples and passes --min-percent/--min-time): the one

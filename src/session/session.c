@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "callgraph/stacks.h"
+#include "offcpu/offcpu.h"
 #include "perf/collect.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
@@ -281,6 +282,15 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.filtered++;
         return 0;
     }
+    if (s->offcpu && offcpu_wants(s->offcpu, sel)) {
+        /* A switch-out: an off-CPU wait, not an on-CPU hit. Undecodable: counted as bad. */
+        struct sample full;
+        if (sample_parse(sel, h, &full)) {
+            s->stats.bad_samples++;
+            return 0;
+        }
+        return offcpu_sample(s->offcpu, p, &full);
+    }
     s->stats.samples++;
     s->stats.period_total += smp.period;
     if (!s->stats.first_time || smp.time < s->stats.first_time)
@@ -304,6 +314,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.kernel++;
         p->kernel_samples++;
         p->kernel_period += smp.period;
+        if (s->stacks_only)
+            return 0;
         err = hitstore_add(&p->khits, smp.ip, smp.period);
         if (!err)
             err = hitstore_add(&s->kernel_hits, smp.ip, smp.period);
@@ -312,6 +324,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.user++;
         p->user_samples++;
         p->user_period += smp.period;
+        if (s->stacks_only)
+            return 0;
         m = process_find_map(p, smp.ip);
         return hitstore_add(m ? &m->hits : &p->unmapped, smp.ip, smp.period);
     default:
@@ -319,6 +333,19 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         p->other_samples++;
         return 0;
     }
+}
+
+/* A thread switched in (the record's sample_id names it) ends its off-CPU wait. */
+static int on_switch(struct session *s, const struct evlist *evl,
+                     const struct perf_event_header *h, uint64_t time)
+{
+    const struct evsel *sel = evlist_evsel_for(evl, h);
+    struct sample id;
+
+    if (!s->offcpu || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !sel ||
+        sample_id_parse(sel, h, &id))
+        return 0;
+    return offcpu_switch_in(s->offcpu, id.tid, id.time ? id.time : time);
 }
 
 int session_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
@@ -363,6 +390,10 @@ int session_record(void *arg, const struct evlist *evl, const struct perf_event_
         break;
     case PERF_RECORD_THROTTLE:
         s->stats.throttle++;
+        break;
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+        ret = on_switch(s, evl, h, time);
         break;
     case PERF_RECORD_UNTHROTTLE:
         s->stats.unthrottle++;

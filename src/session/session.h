@@ -13,6 +13,7 @@
 #include "util/vec.h"
 
 struct cg_store;
+struct offcpu;
 struct dso;
 struct dso_cache;
 struct evlist;
@@ -76,6 +77,10 @@ struct session {
     struct process *last_proc;
     const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
     struct cg_store *chains;      /* when set, every kept sample's call stack goes there too */
+    struct offcpu *offcpu;        /* when set, its sched_switch samples and switch records go
+                                     there (off-CPU waits), not into the profiles */
+    bool stacks_only;             /* only call stacks are reported: samples are counted, their
+                                     per-address hits not kept (memory) */
 };
 
 int session_init(struct session *s);

@@ -1,7 +1,9 @@
-/* /proc/kallsyms: one read, one parse in place (the buffer is the name arena), one sort. */
+/* /proc/kallsyms: read in chunks, each line parsed in place and only text symbols kept (their
+ * names copied into one arena), one sort. ksyms_parse parses a whole text in place instead. */
 #define LOG_PREFIX "ksyms"
 #include <errno.h>
 #include <stdbool.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ struct ksyms {
     char *buf;
     struct ksym *v;
     size_t n, bad;
+    char **mods;          /* ksyms_load: the module names, each once */
+    size_t nmods;
 };
 
 static int hexval(char c)
@@ -84,6 +88,25 @@ static int ksym_cmp(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Sorts (when needed) and answers for a parsed table: -EACCES when every address was zero. */
+static int finish(struct ksyms *ks, size_t lines, bool nonzero, struct ksyms **out)
+{
+    if (lines > ks->bad && !nonzero) {
+        ksyms_free(ks);
+        return -EACCES;   /* kptr_restrict hides the addresses */
+    }
+    /* Stable by line order: of several names at one address the last line's is the one found
+     * (the others keep an empty range), which is what perf 6.1 reports for kallsyms. */
+    for (size_t i = 1; i < ks->n; i++) {
+        if (ks->v[i].addr < ks->v[i - 1].addr) {   /* the kernel lists text in order: rare */
+            qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+            break;
+        }
+    }
+    *out = ks;
+    return 0;
+}
+
 int ksyms_parse(char *text, size_t len, struct ksyms **out)
 {
     struct ksyms *ks;
@@ -125,32 +148,131 @@ int ksyms_parse(char *text, size_t len, struct ksyms **out)
         }
         line = eol ? eol + 1 : NULL;
     }
-    if (lines > ks->bad && !nonzero) {
-        ksyms_free(ks);
-        return -EACCES;   /* kptr_restrict hides the addresses */
+    return finish(ks, lines, nonzero, out);
+}
+
+/* Keeps one parsed text symbol: its name into the arena (an offset until the arena stops
+ * moving), its module interned. 0 or -ENOMEM. */
+static int keep(struct ksyms *ks, struct ksym *k, size_t *cap_v, size_t *arena_n,
+                size_t *arena_cap)
+{
+    size_t len = strlen(k->name) + 1;
+
+    if (ks->n == *cap_v) {
+        size_t cap = *cap_v ? *cap_v * 2 : 4096;
+        struct ksym *v = realloc(ks->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        ks->v = v;
+        *cap_v = cap;
     }
-    /* Stable by line order: of several names at one address the last line's is the one found
-     * (the others keep an empty range), which is what perf 6.1 reports for kallsyms. */
-    for (size_t i = 1; i < ks->n; i++) {
-        if (ks->v[i].addr < ks->v[i - 1].addr) {   /* the kernel lists text in order: rare */
-            qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
-            break;
+    if (*arena_n + len > *arena_cap) {
+        size_t cap = *arena_cap ? *arena_cap * 2 : 64 * 1024;
+        char *a;
+        while (cap < *arena_n + len)
+            cap *= 2;
+        if (!(a = realloc(ks->buf, cap)))
+            return -ENOMEM;
+        ks->buf = a;
+        *arena_cap = cap;
+    }
+    memcpy(ks->buf + *arena_n, k->name, len);
+    k->name = (const char *)(uintptr_t)*arena_n;
+    *arena_n += len;
+    if (k->module) {
+        size_t m;
+        for (m = ks->nmods; m-- > 0 && strcmp(ks->mods[m], k->module);)
+            ;
+        if (m == (size_t)-1) {
+            char **v = realloc(ks->mods, (ks->nmods + 1) * sizeof(*v));
+            if (!v)
+                return -ENOMEM;
+            ks->mods = v;
+            if (!(v[ks->nmods] = strdup(k->module)))
+                return -ENOMEM;
+            m = ks->nmods++;
+        }
+        k->module = ks->mods[m];
+    }
+    k->order = (uint32_t)ks->n;
+    ks->v[ks->n++] = *k;
+    return 0;
+}
+
+/* Streams the file: memory is the text symbols' names and entries, not the whole text (8 MB
+ * here, most of it data symbols and addresses). */
+static int load_stream(int fd, struct ksyms **out)
+{
+    enum { CHUNK = 64 * 1024 };
+    struct ksyms *ks = calloc(1, sizeof(*ks));
+    char *chunk = malloc(CHUNK + 1);
+    size_t have = 0, total = 0, lines = 0, cap_v = 0, arena_n = 0, arena_cap = 0;
+    bool nonzero = false, eof = false;
+    int err = 0;
+
+    if (!ks || !chunk) {
+        free(ks);
+        free(chunk);
+        return -ENOMEM;
+    }
+    while (!err && (!eof || have)) {
+        char *line = chunk, *eol;
+        if (!eof) {
+            ssize_t r = read(fd, chunk + have, CHUNK - have);
+            if (r < 0) {
+                err = -errno;
+                break;
+            }
+            eof = r == 0;
+            have += (size_t)r;
+            if ((total += (size_t)r) > KALLSYMS_MAX) {
+                err = -EFBIG;
+                break;
+            }
+        }
+        chunk[have] = '\0';
+        while (!err && ((eol = memchr(line, '\n', have - (size_t)(line - chunk))) ||
+                        (eof && line < chunk + have))) {
+            struct ksym k;
+            int r;
+            if (eol)
+                *eol = '\0';
+            if (*line) {
+                lines++;
+                r = parse_line(line, &k, &nonzero);
+                if (r < 0)
+                    ks->bad++;
+                else if (r > 0)
+                    err = keep(ks, &k, &cap_v, &arena_n, &arena_cap);
+            }
+            line = eol ? eol + 1 : chunk + have;
+        }
+        have -= (size_t)(line - chunk);
+        memmove(chunk, line, have);
+        if (have == CHUNK) {          /* a line longer than a chunk: not kallsyms */
+            ks->bad++;
+            have = 0;
         }
     }
-    *out = ks;
-    return 0;
+    free(chunk);
+    if (err) {
+        ksyms_free(ks);
+        return err;
+    }
+    for (size_t i = 0; i < ks->n; i++)
+        ks->v[i].name = ks->buf + (uintptr_t)ks->v[i].name;
+    return finish(ks, lines, nonzero, out);
 }
 
 int ksyms_load(const char *path, struct ksyms **out)
 {
-    char *text;
-    size_t len;
-    int err;
+    int fd, err;
 
     *out = NULL;
-    err = symfile_read_all(path, false, &text, &len, KALLSYMS_MAX, NULL);
-    if (!err)
-        err = ksyms_parse(text, len, out);
+    fd = symfile_open(path, false, NULL);
+    err = fd < 0 ? fd : load_stream(fd, out);
+    if (fd >= 0)
+        close(fd);
     if (err)
         pr_debug("%s: %s", path, symfile_strerror(err));
     else
@@ -162,6 +284,9 @@ void ksyms_free(struct ksyms *ks)
 {
     if (!ks)
         return;
+    for (size_t i = 0; i < ks->nmods; i++)
+        free(ks->mods[i]);
+    free(ks->mods);
     free(ks->v);
     free(ks->buf);
     free(ks);

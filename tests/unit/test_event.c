@@ -52,6 +52,8 @@ TEST(tracepoints_when_tracefs_is_there)
     CHECK(event_tracefs_dir() != NULL);
     CHECK(event_parse("sched:sched_switch", &e, err, sizeof(err)) == 0);
     CHECK(e.attr.type == PERF_TYPE_TRACEPOINT && e.attr.config > 0);
+    /* The name as given: nothing appended (an unset unit mask once was). */
+    CHECK_STR(e.name, "sched:sched_switch");
 }
 
 TEST(advice_names_the_fix)

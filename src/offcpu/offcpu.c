@@ -1,0 +1,118 @@
+/* Off-CPU waits: open at a switch-out sample, weighed at the thread's switch-in. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "offcpu/offcpu.h"
+#include "perf/evlist.h"
+#include "perf/record.h"
+
+struct offcpu_thread {
+    bool open;
+    uint64_t since;               /* switch-out time */
+    size_t stack;                 /* in oc->opened */
+};
+
+/* sched_switch's raw layout (tracefs' format file, stable since Linux 4.x on 64-bit): after
+ * the 8 common bytes, prev_comm[16], prev_pid, prev_prio, long prev_state, next_comm[16],
+ * next_pid, next_prio. Shorter raw data is not read. */
+enum { RAW_PREV_STATE = 32, RAW_NEXT_PID = 56, RAW_MIN = 64 };
+/* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption. */
+#define TASK_STATE_BITS 0xffu
+
+bool offcpu_is_switch_event(const struct evsel *sel)
+{
+    return sel && sel->attr.type == PERF_TYPE_TRACEPOINT && sel->name &&
+           !strcmp(sel->name, "sched:sched_switch");
+}
+
+bool offcpu_wants(const struct offcpu *oc, const struct evsel *sel)
+{
+    return oc->sel ? sel == oc->sel : offcpu_is_switch_event(sel);
+}
+
+void offcpu_init(struct offcpu *oc, const struct evsel *sel)
+{
+    memset(oc, 0, sizeof(*oc));
+    oc->sel = sel;
+    cg_store_init(&oc->stacks);
+    cg_store_init(&oc->opened);
+    hashmap_init(&oc->threads);
+}
+
+void offcpu_release(struct offcpu *oc)
+{
+    for (size_t i = 0; i < oc->threads.cap; i++)
+        free(oc->threads.vals[i]);
+    hashmap_release(&oc->threads);
+    cg_store_release(&oc->stacks);
+    cg_store_release(&oc->opened);
+    memset(oc, 0, sizeof(*oc));
+}
+
+static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
+{
+    struct offcpu_thread *t = hashmap_get(&oc->threads, tid);
+    const struct cg_stack *st;
+
+    if (!t || !t->open || time < t->since)
+        return 0;
+    t->open = false;
+    st = &oc->opened.stacks[t->stack];
+    oc->waits++;
+    oc->ns += time - t->since;
+    return cg_store_add_frames(&oc->stacks, st->proc, cg_stack_frames(&oc->opened, st), st->n,
+                               time - t->since);
+}
+
+int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
+{
+    return end_wait(oc, tid, time);
+}
+
+int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp)
+{
+    struct offcpu_thread *t;
+    int err;
+
+    if (smp->raw && smp->raw_size >= RAW_MIN) {
+        const unsigned char *raw = smp->raw;
+        int32_t next;
+        int64_t state;
+        memcpy(&next, raw + RAW_NEXT_PID, sizeof(next));
+        memcpy(&state, raw + RAW_PREV_STATE, sizeof(state));
+        if (next > 0 && (err = end_wait(oc, (uint32_t)next, smp->time)))
+            return err;
+        if (!((uint64_t)state & TASK_STATE_BITS)) {
+            oc->preempted++;
+            return 0;
+        }
+    }
+    t = hashmap_get(&oc->threads, smp->tid);
+    if (!t) {
+        if (!(t = calloc(1, sizeof(*t))))
+            return -ENOMEM;
+        if (hashmap_put(&oc->threads, smp->tid, t)) {
+            free(t);
+            return -ENOMEM;
+        }
+    }
+    if (t->open)
+        oc->unended++;        /* switched out twice: the switch-in between was not seen */
+    if ((err = cg_store_add(&oc->opened, p, smp, 0)))
+        return err;
+    t->open = true;
+    t->since = smp->time;
+    t->stack = oc->opened.last;
+    return 0;
+}
+
+void offcpu_finish(struct offcpu *oc)
+{
+    for (size_t i = 0; i < oc->threads.cap; i++) {
+        struct offcpu_thread *t = oc->threads.vals[i];
+        if (t && t->open) {
+            oc->unended++;
+            t->open = false;
+        }
+    }
+}

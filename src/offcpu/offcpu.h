@@ -1,0 +1,44 @@
+/* Off-CPU time by stack: where threads wait. A sched:sched_switch sample (taken in the thread
+ * being switched out, with its call chain) opens a wait; the thread's next switch-in ends it
+ * (a PERF_RECORD_SWITCH "in" record of that thread, or a sched_switch sample whose raw
+ * next_pid is the thread, whichever comes first in time order); the wait's length in ns is
+ * added to the stack it blocked in. A switch-out of a thread still runnable (prev_state R:
+ * preempted) is no wait: the thread wanted the CPU. Waits that never end (the thread exited,
+ * recording stopped) are counted, not weighed. */
+#ifndef PROSPECT_OFFCPU_OFFCPU_H
+#define PROSPECT_OFFCPU_OFFCPU_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "callgraph/stacks.h"
+#include "util/hashmap.h"
+
+struct evsel;
+struct process;
+struct sample;
+
+struct offcpu {
+    const struct evsel *sel;      /* the sched:sched_switch event; NULL: any of that name */
+    struct cg_store stacks;       /* ended waits: samples = waits, period = ns off CPU */
+    struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
+    struct hashmap threads;       /* tid -> struct offcpu_thread * */
+    uint64_t waits, preempted, unended, ns;
+};
+
+/* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write
+ * it). */
+bool offcpu_is_switch_event(const struct evsel *sel);
+
+/* Whether the samples of sel are switch-outs for oc. */
+bool offcpu_wants(const struct offcpu *oc, const struct evsel *sel);
+
+void offcpu_init(struct offcpu *oc, const struct evsel *sel);
+void offcpu_release(struct offcpu *oc);
+
+/* A sched_switch sample (fully decoded) of process p: opens p's thread's wait; its raw
+ * next_pid, when present, ends that thread's wait. 0 or -ENOMEM. */
+int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp);
+/* Thread tid runs again at `time` (a switch-in record): ends its wait. 0 or -ENOMEM. */
+int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time);
+/* Counts the waits still open (after the last record). */
+void offcpu_finish(struct offcpu *oc);
+#endif

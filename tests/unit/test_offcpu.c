@@ -1,0 +1,125 @@
+/* Off-CPU waits (offcpu/offcpu.c): a switch-out opens a wait on its stack, the thread's
+ * switch-in weighs it in ns; preemptions are no waits; waits that never end are counted. */
+#include <stdlib.h>
+#include <string.h>
+#include "offcpu/offcpu.h"
+#include "perf/record.h"
+#include "session/process.h"
+#include "test.h"
+
+/* A sched_switch raw record (tracefs' layout): prev_state and next_pid set. */
+static void raw_switch(unsigned char raw[64], long prev_state, int next_pid)
+{
+    memset(raw, 0, 64);
+    memcpy(raw + 32, &prev_state, sizeof(prev_state));
+    memcpy(raw + 56, &next_pid, sizeof(next_pid));
+}
+
+static struct sample switch_out(uint32_t tid, uint64_t time, const uint64_t *chain, uint64_t n,
+                                const unsigned char *raw)
+{
+    return (struct sample){ .cpumode = PERF_RECORD_MISC_KERNEL, .ip = chain[1], .tid = tid,
+                            .pid = tid, .time = time, .nr_callchain = n, .callchain = chain,
+                            .raw = raw, .raw_size = raw ? 64 : 0 };
+}
+
+TEST(a_wait_weighs_its_time_on_the_stack_it_blocked_in)
+{
+    struct process *p = process_new(7, "napper");
+    const uint64_t nap[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+                             0x401000, 0x402000 };
+    const uint64_t io[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+                            0x403000, 0x402000 };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 1, 0);                      /* S: a sleep */
+    s = switch_out(7, 1000, nap, 5, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 8, 1500) == 0);    /* another thread: nothing */
+    CHECK_EQ_U64(oc.waits, 0);
+    CHECK(offcpu_switch_in(&oc, 7, 201000) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 300000) == 0);  /* no open wait: nothing */
+    s = switch_out(7, 400000, nap, 5, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 500000) == 0);
+    raw_switch(raw, 2, 0);                      /* D: disk */
+    s = switch_out(7, 600000, io, 5, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 600050) == 0);
+    CHECK_EQ_U64(oc.waits, 3);
+    CHECK_EQ_U64(oc.ns, 200000 + 100000 + 50);
+    CHECK_EQ_U64(oc.stacks.nstacks, 2);         /* the same stack twice is one */
+    CHECK_EQ_U64(oc.stacks.stacks[0].samples, 2);
+    CHECK_EQ_U64(oc.stacks.stacks[0].period, 300000);
+    CHECK_EQ_U64(oc.stacks.stacks[1].period, 50);
+    CHECK_EQ_U64(oc.stacks.stacks[0].n, 3);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
+TEST(preemptions_are_no_waits_and_raw_next_pid_ends_one)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+                               0x401000 };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 0, 0);                      /* R: preempted */
+    s = switch_out(7, 100, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_switch(raw, 0x100, 0);                  /* R+ (TASK_REPORT_MAX): preempted too */
+    s = switch_out(7, 150, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK_EQ_U64(oc.preempted, 2);
+    raw_switch(raw, 1, 0);
+    s = switch_out(7, 200, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    /* Another thread's switch-out naming 7 as next (a -a file): 7 runs again at its time. */
+    raw_switch(raw, 0, 7);
+    s = switch_out(9, 900, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK_EQ_U64(oc.waits, 1);
+    CHECK_EQ_U64(oc.ns, 700);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
+TEST(waits_that_never_end_are_counted_not_weighed)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_USER, 0x401000 };
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    s = switch_out(7, 100, chain, 2, NULL);     /* no raw data: taken as a wait */
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    s = switch_out(7, 200, chain, 2, NULL);     /* out again: the switch-in was not seen */
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 150) == 0);  /* before the open wait began: ignored */
+    s = switch_out(8, 300, chain, 2, NULL);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    offcpu_finish(&oc);
+    CHECK_EQ_U64(oc.unended, 3);
+    CHECK_EQ_U64(oc.waits, 0);
+    CHECK_EQ_U64(oc.stacks.nstacks, 0);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
+int main(void)
+{
+    RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
+    RUN(preemptions_are_no_waits_and_raw_next_pid_ends_one);
+    RUN(waits_that_never_end_are_counted_not_weighed);
+    return 0;
+}
