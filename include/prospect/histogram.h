@@ -96,7 +96,9 @@ struct prospect_svg_opts {
     unsigned width, height;         /* 0: 800 x 500 */
     double y_max;                   /* 0: twice the largest p90 of the series, so the slow
                                        tail (page faults, interrupts) runs off the top as in
-                                       seed 004's plots */
+                                       seed 004's plots (log_y: the largest value) */
+    int log_y;                      /* logarithmic y axis from 1, decades marked: shows the
+                                       fast calls and the slow tail in one chart */
 };
 
 /* An SVG chart: percentile of calls (0-100) on x, value on y, one polyline per series

@@ -37,10 +37,18 @@ static double nice_step(double max, int ticks)
     return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
 }
 
+/* Where v sits on the y axis, 0 (bottom) to 1 (top); on a log axis values below 1 sit at 1. */
+static double y_frac(double v, double ymax, int log_y)
+{
+    if (!log_y)
+        return v / ymax;
+    return v <= 1 ? 0 : log10(v) / log10(ymax);
+}
+
 int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
                             const struct prospect_svg_opts *opts)
 {
-    struct prospect_svg_opts o = { NULL, NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
+    struct prospect_svg_opts o = { .keep = PROSPECT_KEEP_ALL };
     double ymax, step, pw, ph;
     int err;
 
@@ -58,18 +66,24 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
     if (!(ymax > 0)) {
         ymax = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t p90;
-            err = prospect_hist_percentile(hs[i], o.keep, 90, &p90);
+            uint64_t p;
+            err = prospect_hist_percentile(hs[i], o.keep, o.log_y ? 100 : 90, &p);
             if (err && err != -ENODATA)
                 return err;
-            if (!err && 2.0 * (double)p90 > ymax)
-                ymax = 2.0 * (double)p90;
+            if (!err && (o.log_y ? 1.0 : 2.0) * (double)p > ymax)
+                ymax = (o.log_y ? 1.0 : 2.0) * (double)p;
         }
         if (ymax <= 0)
             ymax = 1;
     }
-    step = nice_step(ymax, 5);
-    ymax = ceil(ymax / step) * step;
+    if (o.log_y) {
+        /* Whole decades from 1: the axis runs to the next power of ten. */
+        ymax = pow(10, ceil(log10(ymax < 10 ? 10 : ymax)));
+        step = 10;
+    } else {
+        step = nice_step(ymax, 5);
+        ymax = ceil(ymax / step) * step;
+    }
     pw = o.width - MARGIN_L - MARGIN_R;
     ph = o.height - MARGIN_T - MARGIN_B;
 
@@ -93,8 +107,9 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
                    "fill=\"black\">%d</text>\n", x, MARGIN_T + ph + 16, p);
     }
-    for (double v = 0; v <= ymax + step / 2; v += step) {
-        double y = MARGIN_T + ph - ph * v / ymax;
+    for (double v = o.log_y ? 1 : 0; v <= ymax * 1.001 + (o.log_y ? 0 : step / 2);
+         v = o.log_y ? v * step : v + step) {
+        double y = MARGIN_T + ph - ph * y_frac(v, ymax, o.log_y);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", MARGIN_L, y,
                 MARGIN_L + pw, y);
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
@@ -129,7 +144,7 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
             if (val > ymax)
                 val = ymax;
             fprintf(f, "%s%.1f,%.1f", j ? " " : "", MARGIN_L + pw * pct / 100,
-                    MARGIN_T + ph - ph * val / ymax);
+                    MARGIN_T + ph - ph * y_frac(val, ymax, o.log_y));
         }
         fputs("\"><title>", f);
         xml_text(f, prospect_hist_name(hs[i]));

@@ -147,7 +147,7 @@ static char *render(int which, struct prospect_hist *const *hs, size_t n)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct prospect_svg_opts o = { "t<1>", NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
+    struct prospect_svg_opts o = { "t<1>", NULL, PROSPECT_KEEP_ALL, 0, 0, 0, 0 };
     int err;
     if (!f)
         return NULL;

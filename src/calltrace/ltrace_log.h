@@ -1,0 +1,30 @@
+/* ltrace -o logs read as a library-call trace (`prospect replay ltrace.log`).
+ *
+ * Accepted: what ltrace 0.7 writes with any of -f (the task id before each line), -t/-tt/-ttt
+ * (time of day / epoch) or -r (relative), -i ([caller address]), -T (<duration>), the
+ * `<unfinished ...>` / `<... NAME resumed>` pairs of calls interrupted by another thread,
+ * `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped), `lib->name(...)` or bare
+ * `name(...)`. Integer and pointer arguments and returns are kept (nil is 0); strings, structs
+ * and arrays count as 0.
+ *
+ * Time: ltrace writes lines in the order events happen, so the line order is the time order.
+ * With timestamps time_ns is the timestamp since the first one, nudged to grow by at least 1 ns
+ * per line; without them it is the line number times 1000. dur_ns is -T's duration, else the
+ * time between a call's line and its resumed line. A call that never resumed (thread exit)
+ * has CALL_REC_NO_RETURN. Anything else is an error naming the line. */
+#ifndef PROSPECT_CALLTRACE_LTRACE_LOG_H
+#define PROSPECT_CALLTRACE_LTRACE_LOG_H
+#include <stddef.h>
+#include "calltrace/tracefile.h"
+
+struct ltrace_error {
+    unsigned long line;     /* 1-based; 0 when the error is not about a line */
+    char msg[112];
+};
+
+/* Reads a whole log into t (initialized here). 0; -EINVAL (err says which line and why),
+ * -ENOMEM, -EFBIG or -errno of the read. */
+int ltrace_log_read(const char *path, struct call_trace *t, struct ltrace_error *err);
+int ltrace_log_read_buf(const char *buf, size_t len, struct call_trace *t,
+                        struct ltrace_error *err);
+#endif

@@ -1,0 +1,664 @@
+/* prospect replay: a malloc trace (Prospect's binary trace or an ltrace log) replayed against
+ * allocators, each call timed; percentiles per allocator and function, the seed 004 curves as
+ * SVG, the `check` verdict for the CPU. Options -> src/replay/ -> output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calltrace/ltrace_log.h"
+#include "calltrace/tracefile.h"
+#include "cmd/cmd.h"
+#include "prospect/histogram.h"
+#include "replay/allocator.h"
+#include "replay/replay_prog.h"
+#include "replay/replay_run.h"
+#include "system/syscheck.h"
+#include "util/cpu_pin.h"
+#include "util/outfile.h"
+#include "util/strutil.h"
+
+const char cmd_replay_usage[] =
+    "usage: prospect replay [options] TRACE...\n"
+    "\n"
+    "Replays the malloc, calloc, realloc and free calls of a trace against allocators, one\n"
+    "child process per allocator pinned to one CPU: one replay thread per recorded thread, the\n"
+    "calls in recorded order (threads take turns), frees matched to their allocation by\n"
+    "pointer. Each call is timed with serialized TSC reads, the reads' own floor subtracted.\n"
+    "TRACE is a `prospect trace -w` file or an `ltrace -o` log (ltrace -f -e malloc+free ...;\n"
+    "-tt/-ttt/-r timestamps, -T and -i are understood).\n"
+    "\n"
+    "  --allocator LIST  comma-separated: glibc, jemalloc, tcmalloc, mimalloc, or NAME=PATH of\n"
+    "                    a malloc library to preload (default: all four; one not installed is\n"
+    "                    skipped with a note)\n"
+    "  --cpu N           the CPU to pin to (default: as `prospect check`: the first isolated\n"
+    "                    CPU, else the highest online one); its check verdict is printed\n"
+    "  -r, --repeat N    timed passes over the trace (default 3)\n"
+    "  --warmup N        untimed passes first (default 1)\n"
+    "  -o, --output FILE the percentile curves as SVG (seed 004's plot): one curve per\n"
+    "                    allocator for --function\n"
+    "  --function NAME   the calls the curves show: malloc (default), calloc, realloc, free\n"
+    "                    or all\n"
+    "  --log-y           logarithmic cycles axis in the SVG (shows the slow tail)\n"
+    "  --format FORMAT   text (default), csv or json\n"
+    "  --dump            also print every replayed call as the child ran it (order, thread,\n"
+    "                    size, the call whose pointer a free released): no timings\n"
+    "\n"
+    "Figures are TSC ticks per call over the timed passes, calls that migrated between CPUs\n"
+    "left out; total is in microseconds; peak RSS is the child's (getrusage).\n"
+    "Exit status: 0, 1 when a trace cannot be read or a replay failed, 2 on a usage error.\n";
+
+#define CMD "replay"
+
+struct alloc_out {
+    struct replay_alloc a;
+    bool ran;
+    struct replay_result res;
+    struct prospect_hist *h[RP_NKINDS], *all;
+};
+
+struct opts {
+    struct replay_alloc allocs[16];
+    size_t nallocs;
+    int cpu;
+    unsigned repeat, warmup;
+    const char *svg;
+    int plot;               /* RP_* kind, or -1 for all */
+    bool log_y, dump;
+    enum { FMT_TEXT, FMT_CSV, FMT_JSON } format;
+};
+
+static int parse_allocators(const char *arg, struct opts *o)
+{
+    char buf[1024];
+    if (str_copy(buf, sizeof(buf), arg) >= sizeof(buf))
+        return cmd_usage_error(CMD, "--allocator list too long");
+    o->nallocs = 0;
+    for (char *save = NULL, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+        if (o->nallocs == sizeof(o->allocs) / sizeof(o->allocs[0]))
+            return cmd_usage_error(CMD, "at most 16 allocators");
+        struct replay_alloc *a = &o->allocs[o->nallocs];
+        if (replay_alloc_parse(s, a))
+            return cmd_usage_error(CMD, "unknown allocator '%s' (glibc, jemalloc, tcmalloc, "
+                                        "mimalloc, or NAME=/path/lib.so)", s);
+        for (size_t i = 0; i < o->nallocs; i++)
+            if (!strcmp(o->allocs[i].name, a->name))
+                return cmd_usage_error(CMD, "allocator '%s' given twice", a->name);
+        o->nallocs++;
+    }
+    if (!o->nallocs)
+        return cmd_usage_error(CMD, "--allocator wants at least one name");
+    return 0;
+}
+
+static int parse_count(const char *opt, const char *arg, unsigned min, unsigned *out)
+{
+    uint64_t v;
+    if (parse_u64(arg, &v) || v < min || v > 100000)
+        return cmd_usage_error(CMD, "%s wants a number from %u to 100000, not '%s'", opt, min,
+                               arg);
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Reads TRACE as a binary trace (by its magic) or an ltrace log. 0, or 1 after an error. */
+static int load_trace(const char *path, struct call_trace *t)
+{
+    char head[8] = {0}, pb[200];
+    const char *shown = str_printable(path, pb, sizeof(pb));
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0 || (n < 0 && e != EISDIR && e != EAGAIN)) {
+        cmd_error(CMD, "%s: %s", shown, strerror(e));
+        return 1;
+    }
+    if (n > 0 && tracefile_is_trace(head, (size_t)n)) {
+        struct tracefile_error te = {0};
+        int err = tracefile_read(path, t, &te);
+        if (err == -EINVAL)
+            cmd_error(CMD, "%s: offset %llu: %s", shown, (unsigned long long)te.offset, te.msg);
+        else if (err)
+            cmd_error(CMD, "%s: %s", shown, strerror(-err));
+        return err ? 1 : 0;
+    }
+    struct ltrace_error le = {0};
+    int err = ltrace_log_read(path, t, &le);
+    if (err == -EINVAL && le.line)
+        cmd_error(CMD, "%s:%lu: %s (not a Prospect trace; read as an ltrace log)", shown,
+                  le.line, le.msg);
+    else if (err == -EINVAL)
+        cmd_error(CMD, "%s: %s", shown, le.msg[0] ? le.msg : "not a trace");
+    else if (err)
+        cmd_error(CMD, "%s: %s", shown, strerror(-err));
+    return err ? 1 : 0;
+}
+
+/* The trace's ticks into per-function histograms named after the allocator. */
+static int fill_hists(struct alloc_out *ao, const struct replay_prog *p, unsigned repeat)
+{
+    for (unsigned k = 0; k < RP_NKINDS; k++)
+        if (!(ao->h[k] = prospect_hist_new(ao->a.name)))
+            return -ENOMEM;
+    if (!(ao->all = prospect_hist_new(ao->a.name)))
+        return -ENOMEM;
+    for (unsigned r = 0; r < repeat; r++)
+        for (size_t i = 0; i < p->nops; i++) {
+            uint64_t v = ao->res.ticks[(size_t)r * p->nops + i];
+            unsigned fl = v & RP_CYCLES_MIGRATED ? PROSPECT_SAMPLE_MIGRATED : 0;
+            v &= ~RP_CYCLES_MIGRATED;
+            if (prospect_hist_add(ao->h[p->ops[i].kind], v, fl) ||
+                prospect_hist_add(ao->all, v, fl))
+                return -ENOMEM;
+        }
+    return 0;
+}
+
+static void free_hists(struct alloc_out *ao)
+{
+    for (unsigned k = 0; k < RP_NKINDS; k++)
+        prospect_hist_free(ao->h[k]);
+    prospect_hist_free(ao->all);
+    replay_result_release(&ao->res);
+}
+
+/* The executed calls, in the order the child ran them: reproducible, no timings. */
+static int print_dump(const struct alloc_out *ao, const struct replay_prog *p,
+                      const struct call_trace *t)
+{
+    size_t *by_seq = malloc(p->nops * sizeof(*by_seq));
+    uint32_t tids[RP_MAX_THREADS];
+    uint32_t ntids = 0;
+    if (!by_seq)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nops; i++)
+        by_seq[i] = SIZE_MAX;
+    for (size_t i = 0; i < p->nops; i++) {
+        uint32_t s = ao->res.dump[i].seq;
+        if (s >= p->nops || by_seq[s] != SIZE_MAX) {
+            free(by_seq);
+            return -EPROTO;
+        }
+        by_seq[s] = i;
+    }
+    for (size_t s = 0; s < p->nops; s++) {
+        size_t i = by_seq[s];
+        const struct rp_dump *d = &ao->res.dump[i];
+        const struct rp_op *op = &p->ops[i];
+        const struct call_rec *r = &t->recs[p->op_rec[i]];
+        uint32_t th = 0;
+        while (th < ntids && tids[th] != d->tid)
+            th++;
+        if (th == ntids && ntids < RP_MAX_THREADS)
+            tids[ntids++] = d->tid;
+        printf("dump %s %zu rec=%zu thread=T%u task=%u %s", ao->a.name, s, p->op_rec[i], th,
+               p->thread_tid[op->thread], replay_kind_name(op->kind));
+        if (op->kind == RP_CALLOC)
+            printf(" %llu %llu", (unsigned long long)op->a, (unsigned long long)op->b);
+        else if (op->kind != RP_FREE)
+            printf(" %llu", (unsigned long long)op->a);
+        if (op->kind == RP_FREE || op->kind == RP_REALLOC) {
+            if (d->src_op == RP_NONE)
+                printf(" from=none ptr=0x0");
+            else if (d->src_op < p->nops)
+                printf(" from=%u ptr=0x%llx", ao->res.dump[d->src_op].seq,
+                       (unsigned long long)r->args[0]);
+        }
+        if (op->kind != RP_FREE)
+            printf(" ret=0x%llx", (unsigned long long)r->ret);
+        putchar('\n');
+    }
+    free(by_seq);
+    return 0;
+}
+
+static double ticks_ms(double ticks, double hz)
+{
+    return hz > 0 ? ticks * 1e3 / hz : 0;
+}
+
+static void print_check_text(const struct syscheck *sc)
+{
+    size_t nw = syscheck_count(sc, CHECK_WARN);
+    printf("check (CPU %d): %zu ok, %zu warn", sc->cpu, syscheck_count(sc, CHECK_OK), nw);
+    if (nw) {
+        printf(":");
+        size_t col = 30;
+        for (size_t i = 0; i < sc->n; i++)
+            if (sc->items[i].status == CHECK_WARN) {
+                size_t w = strlen(sc->items[i].name) + 1;
+                if (col + w > 98) {
+                    printf("\n   ");
+                    col = 3;
+                }
+                printf(" %s", sc->items[i].name);
+                col += w;
+            }
+        printf("\n  -- noise on this CPU is in the curves; 'prospect check --cpu %d' says what to "
+               "do\n", sc->cpu);
+    } else {
+        printf(": the CPU is quiet\n");
+    }
+}
+
+static void print_summary_text(const char *path, const struct replay_prog *p, const struct opts *o,
+                               int cpu)
+{
+    char pb[120];
+    printf("Replay of %s: %zu calls (", str_printable(path, pb, sizeof(pb)), p->nops);
+    bool first = true;
+    for (unsigned k = 0; k < RP_NKINDS; k++)
+        if (p->calls[k]) {
+            printf("%s%s %zu", first ? "" : ", ", replay_kind_name(k), p->calls[k]);
+            first = false;
+        }
+    printf(") in %u thread%s\n  on CPU %d, %u timed pass%s after %u untimed\n", p->nthreads,
+           p->nthreads == 1 ? "" : "s", cpu, o->repeat, o->repeat == 1 ? "" : "es", o->warmup);
+    if (p->unknown_free || p->unknown_realloc || p->failed_realloc || p->other_calls)
+        printf("  skipped: %zu free and %zu realloc of pointers no traced call returned, "
+               "%zu failed realloc, %zu other calls\n", p->unknown_free, p->unknown_realloc,
+               p->failed_realloc, p->other_calls);
+    if (p->no_return || p->reused_ptr)
+        printf("  note: %zu allocations never returned in the trace, %zu pointers returned "
+               "again before a free (lost frees?)\n", p->no_return, p->reused_ptr);
+}
+
+static void print_table_text(struct alloc_out *aos, size_t n)
+{
+    const struct alloc_out *ref = NULL;
+    for (size_t i = 0; i < n && !ref; i++)
+        if (aos[i].ran)
+            ref = &aos[i];
+    if (!ref)
+        return;
+    printf("Ticks per call, net of the %llu-tick floor of the reads (TSC %.1f MHz):\n",
+           (unsigned long long)ref->res.hdr.floor_aux, ref->res.hdr.hz / 1e6);
+    printf("%-10s %-8s %8s %6s %6s %7s %7s %9s %8s %10s %9s\n", "allocator", "function",
+           "calls", "p50", "p90", "p99", "p99.9", "max", "mean", "total us", "peak RSS");
+    for (size_t i = 0; i < n; i++) {
+        struct alloc_out *ao = &aos[i];
+        if (!ao->ran)
+            continue;
+        bool first = true;
+        for (unsigned k = 0; k < RP_NKINDS; k++) {
+            struct prospect_hist_stats st;
+            if (prospect_hist_stats(ao->h[k], PROSPECT_KEEP_UNFLAGGED, &st))
+                continue;
+            printf("%-10s %-8s %8zu %6llu %6llu %7llu %7llu %9llu %8.1f %10.1f",
+                   first ? ao->a.name : "", replay_kind_name(k), st.count,
+                   (unsigned long long)st.p50, (unsigned long long)st.p90,
+                   (unsigned long long)st.p99, (unsigned long long)st.p999,
+                   (unsigned long long)st.max, st.mean,
+                   1e3 * ticks_ms(st.mean * (double)st.count, ao->res.hdr.hz));
+            if (first)
+                printf(" %5.1f MiB", (double)ao->res.peak_rss_kb / 1024);
+            putchar('\n');
+            if (st.migrated)
+                printf("%-10s   %zu calls migrated between CPUs, left out\n", "",
+                       st.migrated);
+            first = false;
+        }
+    }
+}
+
+static void print_csv(const char *path, struct alloc_out *aos, size_t n)
+{
+    printf("trace,allocator,function,calls,p50,p90,p99,p99.9,max,mean,total_ticks,total_ms,"
+           "peak_rss_kb,migrated\n");
+    for (size_t i = 0; i < n; i++) {
+        struct alloc_out *ao = &aos[i];
+        if (!ao->ran)
+            continue;
+        for (unsigned k = 0; k < RP_NKINDS; k++) {
+            struct prospect_hist_stats st;
+            if (prospect_hist_stats(ao->h[k], PROSPECT_KEEP_UNFLAGGED, &st))
+                continue;
+            putchar('"');
+            for (const char *s = path; *s; s++) {
+                char esc[5];
+                size_t l = str_char_escape(s, esc);
+                if (*s == '"')
+                    fputs("\"\"", stdout);
+                else if (esc[0])
+                    fputs(esc, stdout);
+                else
+                    fwrite(s, 1, l, stdout);
+                s += l - 1;
+            }
+            printf("\",%s,%s,%zu,%llu,%llu,%llu,%llu,%llu,%.2f,%.0f,%.6f,%llu,%zu\n", ao->a.name,
+                   replay_kind_name(k), st.count, (unsigned long long)st.p50,
+                   (unsigned long long)st.p90, (unsigned long long)st.p99,
+                   (unsigned long long)st.p999, (unsigned long long)st.max, st.mean,
+                   st.mean * (double)st.count,
+                   ticks_ms(st.mean * (double)st.count, ao->res.hdr.hz),
+                   (unsigned long long)ao->res.peak_rss_kb, st.migrated);
+        }
+    }
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static unsigned json_traces;   /* objects printed in the array so far */
+
+static void print_json(const char *path, const struct replay_prog *p, const struct opts *o,
+                       const struct syscheck *sc, struct alloc_out *aos, size_t n)
+{
+    printf("%s{\"trace\": ", json_traces++ ? ",\n" : "");
+    json_str(path);
+    printf(", \"cpu\": %d, \"repeat\": %u, \"warmup\": %u, \"threads\": %u,\n", sc->cpu,
+           o->repeat, o->warmup, p->nthreads);
+    printf(" \"calls\": {");
+    for (unsigned k = 0; k < RP_NKINDS; k++)
+        printf("%s\"%s\": %zu", k ? ", " : "", replay_kind_name(k), p->calls[k]);
+    printf("},\n \"skipped\": {\"unknown_free\": %zu, \"unknown_realloc\": %zu, "
+           "\"failed_realloc\": %zu, \"other_calls\": %zu, \"no_return\": %zu, "
+           "\"reused_ptr\": %zu},\n", p->unknown_free, p->unknown_realloc, p->failed_realloc,
+           p->other_calls, p->no_return, p->reused_ptr);
+    printf(" \"check\": {\"ok\": %zu, \"warn\": %zu, \"na\": %zu, \"warned\": [",
+           syscheck_count(sc, CHECK_OK), syscheck_count(sc, CHECK_WARN),
+           syscheck_count(sc, CHECK_NA));
+    bool first = true;
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->items[i].status == CHECK_WARN) {
+            printf("%s", first ? "" : ", ");
+            json_str(sc->items[i].name);
+            first = false;
+        }
+    printf("]},\n \"allocators\": [");
+    first = true;
+    for (size_t i = 0; i < n; i++) {
+        struct alloc_out *ao = &aos[i];
+        printf("%s\n  {\"name\": ", first ? "" : ",");
+        first = false;
+        json_str(ao->a.name);
+        printf(", \"library\": ");
+        json_str(ao->a.lib[0] ? ao->a.lib : "libc");
+        printf(", \"ran\": %s", ao->ran ? "true" : "false");
+        if (!ao->ran) {
+            printf("}");
+            continue;
+        }
+        printf(", \"malloc_from\": ");
+        json_str(ao->res.hdr.malloc_from);
+        printf(", \"floor\": %llu, \"hz\": %.0f, \"peak_rss_kb\": %llu, \"base_rss_kb\": %llu,"
+               "\n   \"functions\": [", (unsigned long long)ao->res.hdr.floor_aux,
+               ao->res.hdr.hz, (unsigned long long)ao->res.peak_rss_kb,
+               (unsigned long long)ao->res.hdr.base_rss_kb);
+        bool f1 = true;
+        for (unsigned k = 0; k < RP_NKINDS; k++) {
+            struct prospect_hist_stats st;
+            if (prospect_hist_stats(ao->h[k], PROSPECT_KEEP_UNFLAGGED, &st))
+                continue;
+            printf("%s\n    {\"function\": \"%s\", \"calls\": %zu, \"p50\": %llu, \"p90\": %llu,"
+                   " \"p99\": %llu, \"p99.9\": %llu, \"max\": %llu, \"mean\": %.2f, "
+                   "\"total_ticks\": %.0f, \"total_ms\": %.6f, \"migrated\": %zu}",
+                   f1 ? "" : ",", replay_kind_name(k), st.count, (unsigned long long)st.p50,
+                   (unsigned long long)st.p90, (unsigned long long)st.p99,
+                   (unsigned long long)st.p999, (unsigned long long)st.max, st.mean,
+                   st.mean * (double)st.count,
+                   ticks_ms(st.mean * (double)st.count, ao->res.hdr.hz), st.migrated);
+            f1 = false;
+        }
+        printf("]}");
+    }
+    printf("\n]}");
+}
+
+static int write_svg(const char *path, const char *trace, struct alloc_out *aos, size_t n,
+                     const struct opts *o, int cpu)
+{
+    struct prospect_hist *hs[16];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (aos[i].ran)
+            hs[m++] = o->plot < 0 ? aos[i].all : aos[i].h[o->plot];
+    char title[200], pb[80];
+    snprintf(title, sizeof(title), "%s: %s, ticks per call by percentile (CPU %d)",
+             str_printable(path_basename(trace), pb, sizeof(pb)),
+             o->plot < 0 ? "all calls" : replay_kind_name((unsigned)o->plot), cpu);
+    struct prospect_svg_opts so = {.title = title, .y_label = "TSC ticks per call",
+                                   .keep = PROSPECT_KEEP_UNFLAGGED, .log_y = o->log_y};
+    struct outfile of;
+    int err = outfile_open(&of, path, 0644);
+    if (err) {
+        cmd_error(CMD, "%s: %s", path, outfile_strerror(err));
+        return 1;
+    }
+    err = prospect_hist_write_svg(of.fp, hs, m, &so);
+    if (err) {
+        outfile_abort(&of);
+        cmd_error(CMD, "%s: %s", path, strerror(-err));
+        return 1;
+    }
+    err = outfile_commit(&of);
+    if (err) {
+        cmd_error(CMD, "%s: %s", path, outfile_strerror(err));
+        return 1;
+    }
+    return 0;
+}
+
+/* Replays one trace against every allocator. 0 or 1. */
+static int replay_one(const char *path, const struct opts *o, const struct syscheck *sc,
+                      const char *svg)
+{
+    struct call_trace t;
+    struct replay_prog p;
+    char msg[256], pb[200];
+    const char *shown = str_printable(path, pb, sizeof(pb));
+    int status = 0;
+
+    if (load_trace(path, &t))
+        return 1;
+    int err = replay_prog_build(&t, &p, msg, sizeof(msg));
+    if (err) {
+        cmd_error(CMD, "%s: %s", shown, err == -EINVAL ? msg : strerror(-err));
+        call_trace_release(&t);
+        return 1;
+    }
+    if (o->plot >= 0 && !p.calls[o->plot] && svg)
+        fprintf(stderr, "prospect %s: note: %s has no %s calls; its curves are empty\n", CMD,
+                shown, replay_kind_name((unsigned)o->plot));
+    struct alloc_out aos[16];
+    memset(aos, 0, sizeof(aos));
+    struct replay_run_opts ro = {.cpu = sc->cpu, .warmup = o->warmup, .repeat = o->repeat,
+                                 .dump = o->dump};
+    for (size_t i = 0; i < o->nallocs; i++) {
+        struct alloc_out *ao = &aos[i];
+        ao->a = o->allocs[i];
+        if (!replay_alloc_installed(&ao->a)) {
+            const char *pkg = replay_alloc_package(&ao->a);
+            fprintf(stderr, "prospect %s: note: %s skipped: %s is not installed%s%s%s\n", CMD,
+                    ao->a.name, ao->a.lib, pkg[0] ? " (Debian package " : "", pkg,
+                    pkg[0] ? ")" : "");
+            continue;
+        }
+        err = replay_run(&p, &ao->a, &ro, &ao->res, msg, sizeof(msg));
+        if (err) {
+            cmd_error(CMD, "%s: %s: %s", shown, ao->a.name, msg[0] ? msg : strerror(-err));
+            status = 1;
+            continue;
+        }
+        /* A preload that did not take effect would silently measure glibc. */
+        char want[PATH_MAX], got[PATH_MAX];
+        if (ao->a.lib[0] && (!realpath(ao->a.lib, want) ||
+                             !realpath(ao->res.hdr.malloc_from, got) || strcmp(want, got))) {
+            cmd_error(CMD, "%s: malloc in the replay child came from %s, not %s: the preload "
+                           "did not take effect", ao->a.name, ao->res.hdr.malloc_from,
+                      ao->a.lib);
+            replay_result_release(&ao->res);
+            status = 1;
+            continue;
+        }
+        if (fill_hists(ao, &p, o->repeat)) {
+            cmd_error(CMD, "%s", strerror(ENOMEM));
+            status = 1;
+            continue;
+        }
+        ao->ran = true;
+        if (o->dump && print_dump(ao, &p, &t)) {
+            cmd_error(CMD, "%s: the replay child's call log is inconsistent", ao->a.name);
+            status = 1;
+        }
+    }
+    if (o->format == FMT_TEXT) {
+        print_summary_text(path, &p, o, sc->cpu);
+        print_table_text(aos, o->nallocs);
+    } else if (o->format == FMT_CSV) {
+        print_csv(path, aos, o->nallocs);
+    } else {
+        print_json(path, &p, o, sc, aos, o->nallocs);
+    }
+    if (svg && write_svg(svg, path, aos, o->nallocs, o, sc->cpu))
+        status = 1;
+    for (size_t i = 0; i < o->nallocs; i++)
+        free_hists(&aos[i]);
+    replay_prog_release(&p);
+    call_trace_release(&t);
+    return status;
+}
+
+/* -o for the i-th of n traces: FILE itself for one, else FILE with "-N" before ".svg". */
+static const char *svg_name(const char *svg, int i, int n, char *buf, size_t len)
+{
+    if (!svg || n == 1)
+        return svg;
+    size_t l = strlen(svg);
+    if (l > 4 && !strcmp(svg + l - 4, ".svg"))
+        snprintf(buf, len, "%.*s-%d.svg", (int)(l - 4), svg, i + 1);
+    else
+        snprintf(buf, len, "%s-%d", svg, i + 1);
+    return buf;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"allocator", required_argument, NULL, 'a'},
+        {"cpu", required_argument, NULL, 'C'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"warmup", required_argument, NULL, 'W'},
+        {"output", required_argument, NULL, 'o'},
+        {"function", required_argument, NULL, 'F'},
+        {"log-y", no_argument, NULL, 'L'},
+        {"format", required_argument, NULL, 'f'},
+        {"dump", no_argument, NULL, 'D'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct opts o = {.cpu = -1, .repeat = 3, .warmup = 1, .plot = RP_MALLOC};
+    int ch;
+
+    if (parse_allocators(replay_alloc_default, &o))
+        return EXIT_USAGE;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":r:o:h", lopts, NULL)) != -1) {
+        switch (ch) {
+        case 'a':
+            if (parse_allocators(optarg, &o))
+                return EXIT_USAGE;
+            break;
+        case 'C':
+            if (cpu_parse(optarg, &o.cpu))
+                return cmd_usage_error(CMD, "--cpu wants a CPU number, not '%s'", optarg);
+            break;
+        case 'r':
+            if (parse_count("--repeat", optarg, 1, &o.repeat))
+                return EXIT_USAGE;
+            break;
+        case 'W':
+            if (parse_count("--warmup", optarg, 0, &o.warmup))
+                return EXIT_USAGE;
+            break;
+        case 'o':
+            o.svg = optarg;
+            break;
+        case 'F':
+            if (!strcmp(optarg, "all")) {
+                o.plot = -1;
+            } else {
+                o.plot = -2;
+                for (unsigned k = 0; k < RP_NKINDS; k++)
+                    if (!strcmp(optarg, replay_kind_name(k)))
+                        o.plot = (int)k;
+                if (o.plot == -2)
+                    return cmd_usage_error(CMD, "--function wants malloc, calloc, realloc, "
+                                                "free or all, not '%s'", optarg);
+            }
+            break;
+        case 'L':
+            o.log_y = true;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "text"))
+                o.format = FMT_TEXT;
+            else if (!strcmp(optarg, "csv"))
+                o.format = FMT_CSV;
+            else if (!strcmp(optarg, "json"))
+                o.format = FMT_JSON;
+            else
+                return cmd_usage_error(CMD, "unknown format '%s' (text, csv or json)", optarg);
+            break;
+        case 'D':
+            o.dump = true;
+            break;
+        case 'h':
+            return cmd_help(CMD);
+        default:
+            return cmd_bad_option(CMD, argv, optind, optopt, ch);
+        }
+    }
+    if (optind >= argc)
+        return cmd_usage_error(CMD, "which trace? (a `prospect trace -w` file or an ltrace log)");
+
+    struct syscheck_opts so = {"/", o.cpu, geteuid() == 0};
+    struct syscheck sc;
+    int err = syscheck_run(&so, &sc);
+    if (err == -ENODEV) {
+        cmd_usage_error(CMD, "CPU %d is not online (online CPUs: %s)", o.cpu, sc.online);
+        syscheck_release(&sc);
+        return EXIT_USAGE;
+    }
+    if (err) {
+        cmd_error(CMD, "cannot assess the CPUs: %s", strerror(-err));
+        return 1;
+    }
+    if (o.format == FMT_TEXT)
+        print_check_text(&sc);
+    else if (o.format == FMT_JSON)
+        printf("[");
+    int status = 0, ntr = argc - optind;
+    for (int i = 0; i < ntr; i++) {
+        char nb[PATH_MAX];
+        if (o.format == FMT_TEXT && i)
+            putchar('\n');
+        if (replay_one(argv[optind + i], &o, &sc, svg_name(o.svg, i, ntr, nb, sizeof(nb))))
+            status = 1;
+    }
+    if (o.format == FMT_JSON)
+        printf("\n]\n");
+    syscheck_release(&sc);
+    return status;
+}
