@@ -411,10 +411,8 @@ static int resumed(struct reader *r, struct cur *c, uint32_t tid, uint64_t now)
     int stop, e = read_args(r, c, rec, &p.nargs, &stop, true);
     if (e)
         return e;
-    if (stop == 1)      /* unfinished again: wait for the next resume */
+    if (stop)           /* unfinished again: wait for the next resume */
         return add_pending(r, tid, p.func, p.rec, p.nargs);
-    if (stop == 2)
-        return 0;
     e = read_return(r, c, rec);
     if (e)
         return e;
@@ -510,7 +508,9 @@ static int parse_line(struct reader *r, const char *s, const char *e)
             return bad(r, "unexpected text after '<unfinished ...>'");
         rec.flags = CALL_REC_NO_RETURN;
         err = call_trace_add(r->t, &rec);
-        if (!err && stop == 1)
+        /* "<no return ...>" is ltrace's guess (exit, longjmp); realloc gets it too, and its
+         * "<... realloc resumed>" follows: both wait for a resume. */
+        if (!err)
             err = add_pending(r, tid, (uint32_t)fi, r->t->nrecs - 1, nargs);
         return err;
     }

@@ -2,9 +2,9 @@
  *
  * Accepted: what ltrace 0.7 writes with any of -f (the task id before each line), -t/-tt/-ttt
  * (time of day / epoch) or -r (relative), -i ([caller address]), -T (<duration>), the
- * `<unfinished ...>` / `<... NAME resumed>` pairs of calls interrupted by another thread,
- * `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped), `lib->name(...)` or bare
- * `name(...)`. Integer and pointer arguments and returns are kept (nil is 0); strings, structs
+ * `<unfinished ...>` (or `<no return ...>`) / `<... NAME resumed>` pairs of calls interrupted
+ * by another thread, `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped),
+ * `lib->name(...)` or bare `name(...)`. Integer and pointer arguments and returns are kept (nil is 0); strings, structs
  * and arrays count as 0.
  *
  * Time: ltrace writes lines in the order events happen, so the line order is the time order.
