@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# prospect replay: real ltrace logs and binary traces (written with the tracefile writer)
+# replayed against the installed allocators; the executed-call dump checked for order, sizes,
+# threads and pointer matching (never timings); JSON/CSV/SVG outputs parsed; hostile inputs.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$TEST_TMP/replay
+mkdir -p "$T"
+QUICK=(-r 1 --warmup 0)
+# verify NAME 'CONDITION': pass if the whole shell condition (with && and ||) holds.
+verify() { local n=$1; shift; if eval "$*"; then pass "$n"; else fail "$n" "$*"; fi; }
+
+# ---- options ----
+out=$("$PROSPECT" replay --help); rc=$?
+verify replay_help '[ $rc -eq 0 ] && grep -q -- --allocator <<<"$out" && grep -q -- --log-y <<<"$out"'
+bad=0
+"$PROSPECT" replay >/dev/null 2>&1; [ $? -eq 2 ] || bad=1
+"$PROSPECT" replay --allocator foo x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=2
+"$PROSPECT" replay -r 0 x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=3
+"$PROSPECT" replay --cpu 4095 x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=4
+"$PROSPECT" replay --format xml x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=5
+"$PROSPECT" replay --allocator glibc,glibc x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=6
+check replay_usage_errors [ $bad -eq 0 ]
+
+# ---- a real ltrace log of a 4-thread program ----
+build_workload rthreads replay_threads -O0 -fno-builtin -pthread || { fail replay_build workload; exit 0; }
+have_log=0
+if ! command -v ltrace >/dev/null; then
+    skip replay_ltrace_log "ltrace is not installed (Debian package ltrace)"
+else
+    # ltrace -f is itself fragile with threads (the issue saw it crash programs): three tries.
+    for i in 1 2 3; do
+        if ltrace -f -o "$T/lt.log" -e malloc+free+calloc+realloc "$WL/rthreads" >"$T/lt.out" 2>&1 &&
+           grep -qx done "$T/lt.out"; then
+            have_log=1; break
+        fi
+    done
+    [ $have_log -eq 1 ] || skip replay_ltrace_log "ltrace -f did not complete the workload in 3 tries"
+fi
+
+# dump_calls FILE: the dump lines without the allocator name.
+dump_calls() { sed -n 's/^dump [^ ]* /dump /p' "$1"; }
+
+if [ $have_log -eq 1 ]; then
+    "$PROSPECT" replay "$T/lt.log" --allocator glibc --dump "${QUICK[@]}" >"$T/d1.txt" 2>"$T/d1.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail replay_ltrace_log "exit $rc: $(head -3 "$T/d1.err")"
+    else
+        # The workload's own counts, the log's calls in line order, and the dump, compared.
+        if python3 - "$T/lt.log" "$T/d1.txt" <<'EOF'
+import re, sys
+log, dump = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read().splitlines()
+calls = []          # (func, args) in the order the calls started, from the log
+for line in log:
+    m = re.match(r'^(\d+) \S+->(\w+)\(([^<)]*)', line)
+    if m:
+        calls.append((m.group(2), [a.strip() for a in m.group(3).split(',') if a.strip()]))
+want = {'malloc': 121, 'calloc': 60, 'realloc': 60, 'free': 182}
+got = {f: sum(1 for c in calls if c[0] == f) for f in want}
+if got != want:
+    print("  the log has", got, "the workload made", want, "(ltrace lost calls)")
+    sys.exit(3)
+rows = [l.split() for l in dump if l.startswith('dump ')]
+if len(rows) != len(calls):
+    print("  dump has", len(rows), "calls, log", len(calls)); sys.exit(1)
+seq = {}
+for i, (r, (f, args)) in enumerate(zip(rows, calls)):
+    d = dict(x.split('=', 1) for x in r[3:] if '=' in x)
+    words = [x for x in r[3:] if '=' not in x]
+    if int(r[2]) != i or words[0] != f:
+        print("  call", i, "is", r, "expected", f, args); sys.exit(1)
+    size = {'malloc': args[:1], 'calloc': args[:2], 'realloc': args[1:2], 'free': []}[f]
+    if words[1:] != size:
+        print("  call", i, "sizes", words[1:], "expected", size); sys.exit(1)
+    seq[i] = d
+frees = cross = 0
+for i, d in seq.items():
+    if 'from' in d and d['from'] != 'none':
+        src = seq[int(d['from'])]
+        if src.get('ret') != d['ptr']:
+            print("  call", i, "frees", d['ptr'], "but call", d['from'], "returned", src.get('ret')); sys.exit(1)
+        frees += 1
+        cross += src['thread'] != d['thread']
+tasks = {}
+for d in seq.values():
+    tasks.setdefault(d['task'], set()).add(d['thread'])
+threads = {}
+for d in seq.values():
+    threads.setdefault(d['thread'], set()).add(d['task'])
+if len(tasks) != 4 or any(len(v) != 1 for v in tasks.values()) or any(len(v) != 1 for v in threads.values()):
+    print("  tasks to replay threads:", tasks); sys.exit(1)
+if frees < 181 + 60 - 1 or cross < 60:
+    print("  matched frees/reallocs", frees, "across threads", cross); sys.exit(1)
+EOF
+        then pass replay_ltrace_log
+        elif [ $? -eq 3 ]; then skip replay_ltrace_log "ltrace lost calls of the workload"
+        else fail replay_ltrace_log "the dump does not replay the log (above)"
+        fi
+    fi
+
+    # Same trace, same calls: a second run, and another allocator, execute the same sequence.
+    "$PROSPECT" replay "$T/lt.log" --allocator glibc --dump "${QUICK[@]}" >"$T/d2.txt" 2>/dev/null
+    if [ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ]; then
+        "$PROSPECT" replay "$T/lt.log" --allocator jemalloc --dump -r 2 >"$T/d3.txt" 2>/dev/null
+    else
+        cp "$T/d2.txt" "$T/d3.txt"
+    fi
+    verify replay_reproducible '[ -s "$T/d1.txt" ] &&
+        cmp -s <(dump_calls "$T/d1.txt") <(dump_calls "$T/d2.txt") &&
+        cmp -s <(dump_calls "$T/d1.txt") <(dump_calls "$T/d3.txt")'
+
+    # Every allocator: installed ones run with their own malloc; others are skipped with a note.
+    "$PROSPECT" replay "$T/lt.log" --format json -r 2 --warmup 1 -o "$T/c.svg" \
+        >"$T/r.json" 2>"$T/r.err"
+    rc=$?
+    for a in glibc:libc.so.6 jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 \
+             mimalloc:libmimalloc.so.2; do
+        name=${a%%:*} lib=/usr/lib/x86_64-linux-gnu/${a#*:}
+        if [ ! -e "$lib" ]; then
+            if grep -q "$name skipped" "$T/r.err"; then
+                skip "replay_allocator_$name" "$lib is not installed"
+            else
+                fail "replay_allocator_$name" "no note about the missing $lib"
+            fi
+            continue
+        fi
+        if [ $rc -eq 0 ] && python3 - "$T/r.json" "$name" "$lib" <<'EOF'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))[0]
+a = [x for x in doc['allocators'] if x['name'] == sys.argv[2]][0]
+assert a['ran'], a
+assert os.path.realpath(a['malloc_from']) == os.path.realpath(sys.argv[3]), a['malloc_from']
+calls = {f['function']: f['calls'] for f in a['functions']}
+assert calls == {k: 2 * v for k, v in doc['calls'].items()}, (calls, doc['calls'])
+for f in a['functions']:
+    assert f['p50'] <= f['p90'] <= f['p99'] <= f['p99.9'] <= f['max'], f
+assert a['peak_rss_kb'] >= a['base_rss_kb'] > 0, a
+assert doc['cpu'] >= 0 and 'warned' in doc['check']
+EOF
+        then pass "replay_allocator_$name"
+        else fail "replay_allocator_$name" "exit $rc; $(head -2 "$T/r.err")"
+        fi
+    done
+
+    # The SVG: well-formed, one curve per allocator that ran, each named; --log-y too.
+    "$PROSPECT" replay "$T/lt.log" "${QUICK[@]}" --log-y --function free -o "$T/log.svg" \
+        >/dev/null 2>&1
+    svg_ok() {
+        python3 - "$1" "$T/r.json" <<'EOF'
+import json, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+lines = [p for p in root.iter(ns + 'polyline') if p.get('class') == 'series']
+names = sorted(p.find(ns + 'title').text for p in lines)
+ran = sorted(a['name'] for a in json.load(open(sys.argv[2]))[0]['allocators'] if a['ran'])
+assert names == ran, (names, ran)
+for p in lines:
+    assert len(p.get('points').split()) > 100
+EOF
+    }
+    check replay_svg svg_ok "$T/c.svg"
+    check replay_svg_log_y svg_ok "$T/log.svg"
+    if command -v xmllint >/dev/null; then
+        check replay_svg_xmllint xmllint --noout "$T/c.svg" "$T/log.svg"
+    fi
+
+    # CSV: a header and one row per allocator and function.
+    "$PROSPECT" replay "$T/lt.log" --allocator glibc "${QUICK[@]}" --format csv >"$T/r.csv" 2>/dev/null
+    check replay_csv python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert sorted(r["function"] for r in rows) == ["calloc", "free", "malloc", "realloc"], rows
+assert all(r["allocator"] == "glibc" and int(r["calls"]) > 0 for r in rows)
+' "$T/r.csv"
+fi
+
+# A preloaded library that does not define malloc is caught, not measured as glibc.
+"$PROSPECT" replay "$ROOT/tests/e2e/replay.sh" >/dev/null 2>&1   # (not a trace: exercised below)
+if [ $have_log -eq 1 ]; then
+    out=$("$PROSPECT" replay "$T/lt.log" --allocator libm=/usr/lib/x86_64-linux-gnu/libm.so.6 \
+          "${QUICK[@]}" 2>&1 >/dev/null); rc=$?
+    verify replay_preload_verified '[ $rc -eq 1 ] && grep -q "did not take effect" <<<"$out"'
+fi
+
+# ---- binary traces, written with the tracefile writer ----
+WRITER=$T/write_trace
+if [ ! -f "$ROOT/build/asan/libpcore.a" ] ||
+   ! gcc -std=gnu11 -D_GNU_SOURCE -fsanitize=address,undefined -I"$ROOT/src" -I"$ROOT/include" \
+        -o "$WRITER" "$ROOT/tests/workloads/replay_write_trace.c" "$ROOT/build/asan/libpcore.a" 2>"$T/w.err"; then
+    skip replay_binary_trace "cannot build the trace writer helper (make test-bins first)"
+else
+    # Task 7 allocates; task 8 frees one block across threads and frees an unknown pointer;
+    # task 9's malloc returns 0x1000 again only after task 8 freed it.
+    "$WRITER" "$T/b.trace" <<'EOF'
+7 100 10 malloc 144 0 0x1000
+7 200 10 calloc 5 8 0x2000
+8 300 10 free 0x1000 0 0
+8 310 10 free 0xdead 0 0
+9 320 10 malloc 128 0 0x1000
+7 400 10 realloc 0x2000 300 0x3000
+9 500 10 free 0x1000 0 0
+7 600 10 free 0x3000 0 0
+EOF
+    "$PROSPECT" replay "$T/b.trace" --allocator glibc --dump "${QUICK[@]}" >"$T/b.txt" 2>"$T/b.err"
+    rc=$?
+    cat >"$T/b.want" <<'EOF'
+dump 0 rec=0 thread=T0 task=7 malloc 144 ret=0x1000
+dump 1 rec=1 thread=T0 task=7 calloc 5 8 ret=0x2000
+dump 2 rec=2 thread=T1 task=8 free from=0 ptr=0x1000
+dump 3 rec=4 thread=T2 task=9 malloc 128 ret=0x1000
+dump 4 rec=5 thread=T0 task=7 realloc 300 from=1 ptr=0x2000 ret=0x3000
+dump 5 rec=6 thread=T2 task=9 free from=3 ptr=0x1000
+dump 6 rec=7 thread=T0 task=7 free from=4 ptr=0x3000
+EOF
+    verify replay_binary_trace '[ $rc -eq 0 ] && diff <(dump_calls "$T/b.txt") "$T/b.want" &&
+        grep -q "skipped: 1 free and 0 realloc" "$T/b.txt"'
+
+    # Hostile binary traces: cut inside a record, an unknown record kind, a call of a
+    # function with no name record. One line naming the file and the offset; never a crash.
+    head -c 100 "$T/b.trace" >"$T/cut.trace"
+    python3 - "$T/b.trace" "$T/kind.trace" "$T/idx.trace" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+k = bytearray(b); k[16] = 9; open(sys.argv[2], 'wb').write(k)
+i = bytearray(b); off = b.index(b'\x02\x00\x00\x00', 16); i[off + 4] = 77; open(sys.argv[3], 'wb').write(i)
+EOF
+    ok=1
+    for f in cut kind idx; do
+        err=$("$PROSPECT" replay "$T/$f.trace" "${QUICK[@]}" 2>&1 >/dev/null); rc=$?
+        if [ $rc -ne 1 ] || ! grep -q "^prospect replay: $T/$f.trace: offset [0-9]*: " <<<"$err" ||
+           [ "$(wc -l <<<"$err")" -ne 1 ]; then
+            echo "  $f.trace: exit $rc: $err"; ok=0
+        fi
+    done
+    check replay_hostile_traces [ $ok -eq 1 ]
+fi
+
+# ---- hostile logs and files: file:line errors, no hang on a FIFO, no crash ----
+printf '1 t->malloc(40) = 0x10\n1 t->free(0x10 <unfinished ...>\n2 <... free resumed> ) = <void>\n' >"$T/h1.log"
+head -c 3000 /dev/urandom >"$T/h2.log"
+: >"$T/empty.log"
+printf '1 t->strlen("x") = 1\n' >"$T/nomalloc.log"
+mkfifo "$T/fifo"
+ok=1
+err=$("$PROSPECT" replay "$T/h1.log" 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 1 ] && grep -q "h1.log:3: 'free' resumed, but no call" <<<"$err"; } || { echo "  h1: $rc $err"; ok=0; }
+err=$("$PROSPECT" replay "$T/h2.log" 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 1 ] && grep -q "h2.log:[0-9]*: " <<<"$err"; } || { echo "  h2: $rc $err"; ok=0; }
+for f in empty.log nomalloc.log; do
+    err=$("$PROSPECT" replay "$T/$f" 2>&1 >/dev/null); rc=$?
+    { [ $rc -eq 1 ] && grep -q "no malloc, calloc, realloc or free calls" <<<"$err"; } || { echo "  $f: $rc $err"; ok=0; }
+done
+err=$(timeout 60 "$PROSPECT" replay "$T/fifo" 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 1 ] && grep -q "not a regular file" <<<"$err"; } || { echo "  fifo: $rc $err"; ok=0; }
+err=$("$PROSPECT" replay "$T" 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 1 ] && grep -q "Is a directory" <<<"$err"; } || { echo "  dir: $rc $err"; ok=0; }
+err=$("$PROSPECT" replay "$T/missing.log" 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 1 ] && grep -q "No such file" <<<"$err"; } || { echo "  missing: $rc $err"; ok=0; }
+check replay_hostile_logs [ $ok -eq 1 ]
+
+# -o never follows a symlink.
+if [ -f "$T/b.trace" ]; then
+    echo keep >"$T/victim"; ln -sf "$T/victim" "$T/link.svg"
+    "$PROSPECT" replay "$T/b.trace" --allocator glibc "${QUICK[@]}" -o "$T/link.svg" >/dev/null 2>&1
+    rc=$?
+    verify replay_output_symlink '[ $rc -eq 1 ] && [ "$(cat "$T/victim")" = keep ]'
+fi
