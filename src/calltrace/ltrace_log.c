@@ -495,7 +495,7 @@ static int parse_line(struct reader *r, const char *s, const char *e)
     int fi = call_trace_func(r->t, name);
     if (fi < 0)
         return fi;
-    struct call_rec rec = {.time_ns = now, .pid = tid, .tid = tid, .func = (uint32_t)fi,
+    struct call_rec rec = {.time_ns = now, .pid = 0, .tid = tid, .func = (uint32_t)fi,
                            .caller = caller};
     unsigned nargs = 0;
     int stop;

@@ -5,7 +5,8 @@
  * `<unfinished ...>` (or `<no return ...>`) / `<... NAME resumed>` pairs of calls interrupted
  * by another thread, `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped),
  * `lib->name(...)` or bare `name(...)`. Integer and pointer arguments and returns are kept (nil is 0); strings, structs
- * and arrays count as 0.
+ * and arrays count as 0. tid is -f's task id (0 without -f); pid is 0 (unknown): ltrace does
+ * not say which process a task belongs to.
  *
  * Time: ltrace writes lines in the order events happen, so the line order is the time order.
  * With timestamps time_ns is the timestamp since the first one, nudged to grow by at least 1 ns

@@ -159,6 +159,8 @@ static int fill_hists(struct alloc_out *ao, const struct replay_prog *p, unsigne
                 prospect_hist_add(ao->all, v, fl))
                 return -ENOMEM;
         }
+    free(ao->res.ticks);        /* the histograms hold them now */
+    ao->res.ticks = NULL;
     return 0;
 }
 
@@ -225,27 +227,28 @@ static double ticks_ms(double ticks, double hz)
     return hz > 0 ? ticks * 1e3 / hz : 0;
 }
 
-static void print_check_text(const struct syscheck *sc)
+/* The check verdict for the CPU (to stdout with text, to stderr beside CSV). */
+static void print_check_text(FILE *f, const struct syscheck *sc)
 {
     size_t nw = syscheck_count(sc, CHECK_WARN);
-    printf("check (CPU %d): %zu ok, %zu warn", sc->cpu, syscheck_count(sc, CHECK_OK), nw);
+    fprintf(f, "check (CPU %d): %zu ok, %zu warn", sc->cpu, syscheck_count(sc, CHECK_OK), nw);
     if (nw) {
-        printf(":");
+        fprintf(f, ":");
         size_t col = 30;
         for (size_t i = 0; i < sc->n; i++)
             if (sc->items[i].status == CHECK_WARN) {
                 size_t w = strlen(sc->items[i].name) + 1;
                 if (col + w > 98) {
-                    printf("\n   ");
+                    fprintf(f, "\n   ");
                     col = 3;
                 }
-                printf(" %s", sc->items[i].name);
+                fprintf(f, " %s", sc->items[i].name);
                 col += w;
             }
-        printf("\n  -- noise on this CPU is in the curves; 'prospect check --cpu %d' says what to "
-               "do\n", sc->cpu);
+        fprintf(f, "\n  -- noise on this CPU is in the curves; 'prospect check --cpu %d' says "
+                   "what to do\n", sc->cpu);
     } else {
-        printf(": the CPU is quiet\n");
+        fprintf(f, ": the CPU is quiet\n");
     }
 }
 
@@ -645,8 +648,8 @@ int cmd_replay(int argc, char **argv)
         cmd_error(CMD, "cannot assess the CPUs: %s", strerror(-err));
         return 1;
     }
-    if (o.format == FMT_TEXT)
-        print_check_text(&sc);
+    if (o.format != FMT_JSON)
+        print_check_text(o.format == FMT_TEXT ? stdout : stderr, &sc);
     else if (o.format == FMT_JSON)
         printf("[");
     int status = 0, ntr = argc - optind;

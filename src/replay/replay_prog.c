@@ -78,6 +78,34 @@ static int fail(char *msg, size_t len, int err, const char *text)
     return err;
 }
 
+/* The pointer map of process pid (created on first use): pointers are matched within a
+ * process, since two processes of one trace reuse the same addresses. NULL on ENOMEM. */
+static struct hashmap *proc_ptrs(struct hashmap *procs, uint32_t pid)
+{
+    struct hashmap *m = hashmap_get(procs, pid);
+    if (m)
+        return m;
+    m = malloc(sizeof(*m));
+    if (!m)
+        return NULL;
+    hashmap_init(m);
+    if (hashmap_put(procs, pid, m)) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void procs_release(struct hashmap *procs)
+{
+    for (size_t i = 0; i < procs->cap; i++)
+        if (procs->vals[i]) {
+            hashmap_release(procs->vals[i]);
+            free(procs->vals[i]);
+        }
+    hashmap_release(procs);
+}
+
 /* Pointer -> slot + 1 in a hashmap (values must be non-NULL). */
 static uint32_t ptr_slot(struct hashmap *m, uint64_t ptr)
 {
@@ -98,9 +126,9 @@ int replay_prog_build(const struct call_trace *t, struct replay_prog *p, char *m
     size_t n = 0, *recs = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*recs));
     uint8_t *kinds = malloc(t->nrecs ? t->nrecs : 1);
     uint32_t *thr = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*thr));
-    struct hashmap tids, ptrs;
+    struct hashmap tids, procs;
     hashmap_init(&tids);
-    hashmap_init(&ptrs);
+    hashmap_init(&procs);
     int err = 0;
     size_t *heapv = NULL, *next = NULL, *head = NULL;
     uint64_t *key = NULL;
@@ -229,9 +257,14 @@ int replay_prog_build(const struct call_trace *t, struct replay_prog *p, char *m
             uint64_t ret = t->recs[rec_at[a]].ret;
             if (!ret || pslot[a] == RP_NONE)
                 continue;
-            if (hashmap_get(&ptrs, ret))
+            struct hashmap *ptrs = proc_ptrs(&procs, t->recs[rec_at[a]].pid);
+            if (!ptrs) {
+                err = -ENOMEM;
+                break;
+            }
+            if (hashmap_get(ptrs, ret))
                 p->reused_ptr++;
-            if (hashmap_put(&ptrs, ret, (void *)(uintptr_t)(pslot[a] + 1)))
+            if (hashmap_put(ptrs, ret, (void *)(uintptr_t)(pslot[a] + 1)))
                 err = -ENOMEM;
         }
         struct rp_op op = {.kind = kind_at[j], .thread = thr_at[j], .slot = RP_NONE,
@@ -239,8 +272,13 @@ int replay_prog_build(const struct call_trace *t, struct replay_prog *p, char *m
         pslot[j] = RP_NONE;
         uint64_t ptr = r->args[0];
         if (op.kind == RP_FREE || op.kind == RP_REALLOC) {
+            struct hashmap *ptrs = ptr ? proc_ptrs(&procs, r->pid) : NULL;
+            if (ptr && !ptrs) {
+                err = -ENOMEM;
+                break;
+            }
             if (ptr) {
-                op.src = ptr_slot(&ptrs, ptr);
+                op.src = ptr_slot(ptrs, ptr);
                 if (op.src == RP_NONE) {
                     if (op.kind == RP_FREE)
                         p->unknown_free++;
@@ -253,7 +291,7 @@ int replay_prog_build(const struct call_trace *t, struct replay_prog *p, char *m
                     p->failed_realloc++;
                     continue;
                 }
-                hashmap_del(&ptrs, ptr);
+                hashmap_del(ptrs, ptr);
             }
         }
         if (op.kind == RP_MALLOC) {
@@ -292,7 +330,7 @@ out:
     free(key);
     free(heapv);
     hashmap_release(&tids);
-    hashmap_release(&ptrs);
+    procs_release(&procs);
     if (err)
         replay_prog_release(p);
     return err;

@@ -4,6 +4,8 @@
  * pointer to the allocation whose result it was. Matching follows time: an allocation's pointer
  * becomes known when the call returned (time + duration), a free uses it when it starts, so a
  * pointer freed by one thread and returned again to another is matched to the right call.
+ * Pointers are matched within a process (call_rec.pid): processes reuse addresses. All the
+ * trace's threads, whatever their process, are replayed in one process.
  * Library code: nothing printed. */
 #ifndef PROSPECT_REPLAY_PROG_H
 #define PROSPECT_REPLAY_PROG_H

@@ -146,6 +146,30 @@ TEST(prog_realloc_cases)
     call_trace_release(&b.t);
 }
 
+/* Two processes (a fork) hand out the same address: a free matches within its process. */
+TEST(prog_pointers_per_process)
+{
+    struct b b;
+    struct replay_prog p;
+    char msg[128];
+    b_init(&b);
+    call(&b, 0, 1, 1, 1, 16, 0, 0x1000);                        /* pid 1 */
+    struct call_rec r = {.time_ns = 2, .dur_ns = 1, .pid = 2, .tid = 2,
+                         .func = (uint32_t)b.f[0], .args = {32}, .ret = 0x1000};
+    call_trace_add(&b.t, &r);                                   /* pid 2: malloc -> 0x1000 */
+    r = (struct call_rec){.time_ns = 3, .pid = 2, .tid = 2, .func = (uint32_t)b.f[3],
+                          .args = {0x1000}};
+    call_trace_add(&b.t, &r);                                   /* pid 2 frees its own */
+    call(&b, 3, 1, 4, 1, 0x1000, 0, 0);                         /* pid 1 frees its own */
+    CHECK(replay_prog_build(&b.t, &p, msg, sizeof(msg)) == 0);
+    CHECK_EQ_U64(p.nops, 4);
+    CHECK_EQ_U64(p.ops[2].src, p.ops[1].slot);
+    CHECK_EQ_U64(p.ops[3].src, p.ops[0].slot);
+    CHECK_EQ_U64(p.reused_ptr, 0);
+    replay_prog_release(&p);
+    call_trace_release(&b.t);
+}
+
 TEST(prog_refusals)
 {
     struct b b;
@@ -175,6 +199,7 @@ int main(void)
     RUN(prog_pointer_reused_across_threads);
     RUN(prog_thread_order_kept);
     RUN(prog_realloc_cases);
+    RUN(prog_pointers_per_process);
     RUN(prog_refusals);
     return 0;
 }
