@@ -1,5 +1,6 @@
 /* For tests/e2e/replay.sh: writes a Prospect binary trace with the tracefile writer from lines
- * "tid time_ns dur_ns function arg0 arg1 ret" on stdin (numbers decimal or 0x hex).
+ * "tid time_ns dur_ns function arg0 arg1 ret" on stdin (numbers decimal or 0x hex), all in
+ * one process (pid 100).
  * usage: replay_write_trace OUT.trace < calls.txt */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ int main(int argc, char **argv)
     call_trace_init(&t);
     while (scanf("%llu %llu %llu %255s %lli %lli %lli", &tid, &time, &dur, fn, &a0, &a1, &ret) == 7) {
         int f = call_trace_func(&t, fn);
-        struct call_rec r = {.time_ns = time, .dur_ns = dur, .pid = (uint32_t)tid,
+        struct call_rec r = {.time_ns = time, .dur_ns = dur, .pid = 100,   /* one process */
                              .tid = (uint32_t)tid, .args = {a0, a1}, .ret = ret};
         if (f < 0)
             return 1;
