@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ const char cmd_replay_usage[] =
     "                    a malloc library to preload (default: all four; one not installed is\n"
     "                    skipped with a note)\n"
     "  --cpu N           the CPU to pin to (default: as `prospect check`: the first isolated\n"
-    "                    CPU, else the highest online one); its check verdict is printed\n"
+    "                    CPU, else the highest online one, within this process's affinity);\n"
+    "                    its check verdict is printed\n"
     "  -r, --repeat N    timed passes over the trace (default 3)\n"
     "  --warmup N        untimed passes first (default 1)\n"
     "  -o, --output FILE the percentile curves as SVG (seed 004's plot): one curve per\n"
@@ -555,6 +557,21 @@ static const char *svg_name(const char *svg, int i, int n, char *buf, size_t len
     return buf;
 }
 
+static bool cpu_allowed(int cpu)
+{
+    cpu_set_t set;
+    return cpu >= 0 && cpu < CPU_SETSIZE && !sched_getaffinity(0, sizeof(set), &set) &&
+           CPU_ISSET(cpu, &set);
+}
+
+static int highest_allowed_cpu(void)
+{
+    for (int c = CPU_SETSIZE - 1; c > 0; c--)
+        if (cpu_allowed(c))
+            return c;
+    return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     static const struct option lopts[] = {
@@ -643,6 +660,12 @@ int cmd_replay(int argc, char **argv)
         cmd_usage_error(CMD, "CPU %d is not online (online CPUs: %s)", o.cpu, sc.online);
         syscheck_release(&sc);
         return EXIT_USAGE;
+    }
+    if (!err && o.cpu < 0 && !cpu_allowed(sc.cpu)) {
+        /* check's choice is outside our affinity (taskset, cpuset): the highest allowed CPU. */
+        so.cpu = highest_allowed_cpu();
+        syscheck_release(&sc);
+        err = syscheck_run(&so, &sc);
     }
     if (err) {
         cmd_error(CMD, "cannot assess the CPUs: %s", strerror(-err));

@@ -66,6 +66,28 @@ TEST(ltrace_f_threads)
     call_trace_release(&t);
 }
 
+/* Seed 004's own lines (ltrace -p PID -f -o FILE -e malloc+free, with -T). */
+TEST(ltrace_seed_lines)
+{
+    const char *log =
+        "15671 exe->malloc(144)                    = 0x7fa9f6e82eb0 <0.000356>\n"
+        "15671 exe->malloc(128)                    = 0x7fa9f1513580 <0.000318>\n"
+        "15662 exe->malloc(40)                     = 0x7fa9f2338f90 <0.000365>\n"
+        "15662 exe->free(0x7fa9f79e0000)           = <void> <0.000366>\n"
+        "15662 exe->free(0x7fa9f6c3d100)           = <void> <0.000363>\n";
+    struct call_trace t;
+    struct ltrace_error e;
+    CHECK(parse(log, &t, &e) == 0);
+    CHECK_EQ_U64(t.nrecs, 5);
+    CHECK_EQ_U64(t.nfuncs, 2);
+    CHECK_EQ_U64(t.recs[1].args[0], 128);
+    CHECK_EQ_U64(t.recs[1].ret, 0x7fa9f1513580ull);
+    CHECK_EQ_U64(t.recs[1].dur_ns, 318000);
+    CHECK_EQ_U64(t.recs[3].tid, 15662);
+    CHECK_EQ_U64(t.recs[3].args[0], 0x7fa9f79e0000ull);
+    call_trace_release(&t);
+}
+
 /* -f -tt -T -i: time of day, durations, caller addresses. */
 TEST(ltrace_tt_T_i)
 {
@@ -252,6 +274,7 @@ TEST(ltrace_mutations)
 int main(void)
 {
     RUN(ltrace_f_threads);
+    RUN(ltrace_seed_lines);
     RUN(ltrace_tt_T_i);
     RUN(ltrace_no_f_ttt_r);
     RUN(ltrace_no_return_resumed);
