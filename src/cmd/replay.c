@@ -268,12 +268,12 @@ static void print_summary_text(const char *path, const struct replay_prog *p, co
     printf(") in %u thread%s\n  on CPU %d, %u timed pass%s after %u untimed\n", p->nthreads,
            p->nthreads == 1 ? "" : "s", cpu, o->repeat, o->repeat == 1 ? "" : "es", o->warmup);
     if (p->unknown_free || p->unknown_realloc || p->failed_realloc || p->other_calls)
-        printf("  skipped: %zu free and %zu realloc of pointers no traced call returned, "
-               "%zu failed realloc, %zu other calls\n", p->unknown_free, p->unknown_realloc,
-               p->failed_realloc, p->other_calls);
+        printf("  skipped: %zu free, %zu realloc of unknown pointers; %zu failed realloc; "
+               "%zu other calls\n", p->unknown_free, p->unknown_realloc, p->failed_realloc,
+               p->other_calls);
     if (p->no_return || p->reused_ptr)
-        printf("  note: %zu allocations never returned in the trace, %zu pointers returned "
-               "again before a free (lost frees?)\n", p->no_return, p->reused_ptr);
+        printf("  note: %zu allocations never returned; %zu pointers returned again before "
+               "a free\n", p->no_return, p->reused_ptr);
 }
 
 static void print_table_text(struct alloc_out *aos, size_t n)
@@ -652,6 +652,8 @@ int cmd_replay(int argc, char **argv)
     }
     if (optind >= argc)
         return cmd_usage_error(CMD, "which trace? (a `prospect trace -w` file or an ltrace log)");
+    if (o.dump && o.format != FMT_TEXT)
+        return cmd_usage_error(CMD, "--dump prints text lines: use it with --format text");
 
     struct syscheck_opts so = {"/", o.cpu, geteuid() == 0};
     struct syscheck sc;

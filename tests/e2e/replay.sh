@@ -20,6 +20,7 @@ bad=0
 "$PROSPECT" replay --cpu 4095 x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=4
 "$PROSPECT" replay --format xml x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=5
 "$PROSPECT" replay --allocator glibc,glibc x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=6
+"$PROSPECT" replay --dump --format json x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=7
 check replay_usage_errors [ $bad -eq 0 ]
 
 # ---- a real ltrace log of a 4-thread program ----
@@ -214,7 +215,7 @@ dump 5 rec=6 thread=T2 task=9 free from=3 ptr=0x1000
 dump 6 rec=7 thread=T0 task=7 free from=4 ptr=0x3000
 EOF
     verify replay_binary_trace '[ $rc -eq 0 ] && diff <(dump_calls "$T/b.txt") "$T/b.want" &&
-        grep -q "skipped: 1 free and 0 realloc" "$T/b.txt"'
+        grep -q "skipped: 1 free, 0 realloc of unknown pointers" "$T/b.txt"'
 
     # Hostile binary traces: cut inside a record, an unknown record kind, a call of a
     # function with no name record. One line naming the file and the offset; never a crash.
@@ -258,6 +259,20 @@ err=$("$PROSPECT" replay "$T" 2>&1 >/dev/null); rc=$?
 err=$("$PROSPECT" replay "$T/missing.log" 2>&1 >/dev/null); rc=$?
 { [ $rc -eq 1 ] && grep -q "No such file" <<<"$err"; } || { echo "  missing: $rc $err"; ok=0; }
 check replay_hostile_logs [ $ok -eq 1 ]
+
+# Several traces: one JSON object each (a bad one among them leaves valid JSON and exit 1),
+# one SVG each.
+if [ -f "$T/b.trace" ]; then
+    "$PROSPECT" replay "$T/b.trace" "$T/h1.log" "$T/b.trace" --allocator glibc "${QUICK[@]}" \
+        --format json -o "$T/multi.svg" >"$T/multi.json" 2>/dev/null
+    rc=$?
+    verify replay_several_traces '[ $rc -eq 1 ] && [ -s "$T/multi-1.svg" ] && [ -s "$T/multi-3.svg" ] &&
+        [ ! -e "$T/multi-2.svg" ] && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [x[\"trace\"].rsplit(\"/\", 1)[1] for x in d] == [\"b.trace\", \"b.trace\"], d
+" "$T/multi.json"'
+fi
 
 # -o never follows a symlink.
 if [ -f "$T/b.trace" ]; then
