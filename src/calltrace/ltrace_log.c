@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/file.h"
+#include "util/hashmap.h"
 
 #define MAX_LOG_BYTES (16ull << 30)
 #define MAX_LINE 65536u
@@ -40,6 +41,7 @@ struct reader {
     bool have_time;
     struct pending *pend;
     size_t npend;
+    struct hashmap names;   /* FNV-1a of a name -> its index + 1 (call_trace_func scans) */
 };
 
 /* A cursor over one line: [p, e). */
@@ -422,6 +424,29 @@ static int resumed(struct reader *r, struct cur *c, uint32_t tid, uint64_t now)
     return 0;
 }
 
+/* The index of function `name` in the trace, added if new: a hash lookup per line, since
+ * call_trace_func scans every name. */
+static int func_index(struct reader *r, const char *name)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    void *v = hashmap_get(&r->names, h);
+    if (v && !strcmp(r->t->funcs[(uintptr_t)v - 1], name))
+        return (int)((uintptr_t)v - 1);
+    if (r->t->nfuncs >= MAX_FUNCS) {
+        uint32_t i;
+        for (i = 0; i < r->t->nfuncs && strcmp(r->t->funcs[i], name); i++)
+            ;
+        if (i == r->t->nfuncs)
+            return bad(r, "more than %u distinct functions", MAX_FUNCS);
+    }
+    int fi = call_trace_func(r->t, name);
+    if (fi >= 0 && !v && hashmap_put(&r->names, h, (void *)(uintptr_t)(fi + 1)))
+        return -ENOMEM;
+    return fi;
+}
+
 static int parse_line(struct reader *r, const char *s, const char *e)
 {
     struct cur c = {s, e};
@@ -484,15 +509,7 @@ static int parse_line(struct reader *r, const char *s, const char *e)
     int err = read_name(r, &c, name, sizeof(name));
     if (err)
         return err;
-    /* call_trace_func searches the names: a cap keeps a hostile log from taking minutes. */
-    if (r->t->nfuncs >= MAX_FUNCS) {
-        uint32_t i;
-        for (i = 0; i < r->t->nfuncs && strcmp(r->t->funcs[i], name); i++)
-            ;
-        if (i == r->t->nfuncs)
-            return bad(r, "more than %u distinct functions", MAX_FUNCS);
-    }
-    int fi = call_trace_func(r->t, name);
+    int fi = func_index(r, name);
     if (fi < 0)
         return fi;
     struct call_rec rec = {.time_ns = now, .pid = 0, .tid = tid, .func = (uint32_t)fi,
@@ -526,6 +543,7 @@ int ltrace_log_read_buf(const char *buf, size_t len, struct call_trace *t,
     int ret = 0;
 
     call_trace_init(t);
+    hashmap_init(&r.names);
     if (err) {
         err->line = 0;
         err->msg[0] = 0;
@@ -544,6 +562,7 @@ int ltrace_log_read_buf(const char *buf, size_t len, struct call_trace *t,
         ret = parse_line(&r, s, e);
     }
     free(r.pend);
+    hashmap_release(&r.names);
     if (ret)
         call_trace_release(t);
     return ret;
