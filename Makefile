@@ -50,7 +50,8 @@ build/gen/entry_hook_so.c: build/inject/entry_hook.so
 	} > $@.tmp && mv $@.tmp $@
 
 # The replay child (src/replay/child/), linked with libprospect.a only, then a C array.
-build/inject/replay_child: $(REPLAY_CHILD_SRC) src/replay/replay_wire.h build/lib/libprospect.a
+build/inject/replay_child: $(REPLAY_CHILD_SRC) src/replay/replay_wire.h build/lib/libprospect.a \
+		$(wildcard include/prospect/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-EXE  $@")
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -fno-builtin -Isrc -Iinclude $(WARN) -Wl,-z,noexecstack -o $@ \

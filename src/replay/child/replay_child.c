@@ -113,7 +113,8 @@ static uint64_t run_op(const struct rp_op *op)
         t1 = prospect_tsc_end(&a1);
         break;
     }
-    if (op->src != RP_NONE)
+    /* A realloc that failed here leaves its block where it was (freed after the pass). */
+    if (op->src != RP_NONE && !(op->kind == RP_REALLOC && !p && op->a))
         C.slots[op->src] = NULL;
     if (op->slot != RP_NONE)
         C.slots[op->slot] = p;
