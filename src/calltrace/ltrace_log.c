@@ -502,6 +502,11 @@ static int parse_line(struct reader *r, const char *s, const char *e)
     }
     if (starts(&c, "--- "))
         return 0;       /* signal delivered, exec */
+    if (starts(&c, "unexpected breakpoint at ")) {
+        if (r->err && !r->err->ltrace_complaints++)
+            r->err->first_complaint = r->line;
+        return 0;
+    }
     if (starts(&c, "<... "))
         return resumed(r, &c, tid, now);
 
@@ -544,10 +549,8 @@ int ltrace_log_read_buf(const char *buf, size_t len, struct call_trace *t,
 
     call_trace_init(t);
     hashmap_init(&r.names);
-    if (err) {
-        err->line = 0;
-        err->msg[0] = 0;
-    }
+    if (err)
+        memset(err, 0, sizeof(*err));
     while (off < len && !ret) {
         const char *s = buf + off, *nl = memchr(s, '\n', len - off);
         const char *e = nl ? nl : buf + len;
@@ -571,10 +574,8 @@ int ltrace_log_read_buf(const char *buf, size_t len, struct call_trace *t,
 int ltrace_log_read(const char *path, struct call_trace *t, struct ltrace_error *err)
 {
     call_trace_init(t);
-    if (err) {
-        err->line = 0;
-        err->msg[0] = 0;
-    }
+    if (err)
+        memset(err, 0, sizeof(*err));
     /* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)

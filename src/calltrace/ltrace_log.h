@@ -21,6 +21,11 @@
 struct ltrace_error {
     unsigned long line;     /* 1-based; 0 when the error is not about a line */
     char msg[112];
+    /* Also set on success: lines of ltrace's own complaints ("unexpected breakpoint at ADDR",
+     * which ltrace -f writes into the log when it loses track of a thread), skipped. Calls may
+     * be missing where they are. */
+    unsigned long ltrace_complaints;
+    unsigned long first_complaint;  /* its line */
 };
 
 /* Reads a whole log into t (initialized here). 0; -EINVAL (err says which line and why),

@@ -141,6 +141,10 @@ static int load_trace(const char *path, struct call_trace *t)
         cmd_error(CMD, "%s: %s", shown, le.msg[0] ? le.msg : "not a trace");
     else if (err)
         cmd_error(CMD, "%s: %s", shown, strerror(-err));
+    if (!err && le.ltrace_complaints)
+        fprintf(stderr, "prospect %s: note: %s:%lu: ltrace wrote 'unexpected breakpoint' %lu "
+                        "time%s: it lost track of a thread, calls may be missing\n", CMD, shown,
+                le.first_complaint, le.ltrace_complaints, le.ltrace_complaints == 1 ? "" : "s");
     return err ? 1 : 0;
 }
 
@@ -672,6 +676,12 @@ int cmd_replay(int argc, char **argv)
     if (err) {
         cmd_error(CMD, "cannot assess the CPUs: %s", strerror(-err));
         return 1;
+    }
+    if (!cpu_allowed(sc.cpu)) {
+        cmd_usage_error(CMD, "CPU %d is not in the CPUs this process may use (restricted by "
+                             "taskset or a cgroup cpuset)", sc.cpu);
+        syscheck_release(&sc);
+        return EXIT_USAGE;
     }
     if (o.format != FMT_JSON)
         print_check_text(o.format == FMT_TEXT ? stdout : stderr, &sc);

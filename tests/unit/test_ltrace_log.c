@@ -111,6 +111,23 @@ TEST(ltrace_tt_T_i)
     /* Task 17432's malloc never resumed: it exited inside the call. */
     CHECK_EQ_U64(t.recs[2].flags, CALL_REC_NO_RETURN);
     CHECK_EQ_U64(t.recs[2].ret, 0);
+    CHECK_EQ_U64(e.ltrace_complaints, 0);
+    call_trace_release(&t);
+}
+
+/* ltrace -f's own complaint, written into the log between calls: skipped and counted. */
+TEST(ltrace_complaint_lines)
+{
+    struct call_trace t;
+    struct ltrace_error e;
+    CHECK(parse("15490 rthreads->malloc(144 <unfinished ...>\n"
+                "15490 <... malloc resumed> )                     = 0x7efe4c001100\n"
+                "15488 unexpected breakpoint at 0x564d4fc8b1c3\n"
+                "15490 rthreads->free(0x7efe4c001100) = <void>\n"
+                "15488 unexpected breakpoint at 0x564d4fc8b1c3\n", &t, &e) == 0);
+    CHECK_EQ_U64(t.nrecs, 2);
+    CHECK_EQ_U64(e.ltrace_complaints, 2);
+    CHECK_EQ_U64(e.first_complaint, 3);
     call_trace_release(&t);
 }
 
@@ -276,6 +293,7 @@ int main(void)
     RUN(ltrace_f_threads);
     RUN(ltrace_seed_lines);
     RUN(ltrace_tt_T_i);
+    RUN(ltrace_complaint_lines);
     RUN(ltrace_no_f_ttt_r);
     RUN(ltrace_no_return_resumed);
     RUN(ltrace_other_values);
