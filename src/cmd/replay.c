@@ -53,7 +53,7 @@ const char cmd_replay_usage[] =
     "                    size, the call whose pointer a free released): no timings\n"
     "\n"
     "Figures are TSC ticks per call over the timed passes, calls that migrated between CPUs\n"
-    "left out; total is in microseconds; peak RSS is the child's (getrusage).\n"
+    "left out; total is in microseconds; peak RSS is the child's (VmHWM).\n"
     "Exit status: 0, 1 when a trace cannot be read or a replay failed, 2 on a usage error.\n";
 
 #define CMD "replay"

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +115,15 @@ static int read_results(int fd, const struct replay_prog *p, const struct replay
     if (!res->ticks)
         return -ENOMEM;
     err = read_all(fd, res->ticks, p->nops * o->repeat * sizeof(uint64_t));
+    struct rp_res_tail tail;
+    if (!err)
+        err = read_all(fd, &tail, sizeof(tail));
+    if (!err && memcmp(tail.magic, RP_RES_MAGIC, 8)) {
+        snprintf(msg, len, "the replay child's results end in garbage");
+        return -EPROTO;
+    }
+    if (!err)
+        res->peak_rss_kb = tail.peak_rss_kb;
     if (!err && o->dump) {
         res->dump = malloc(p->nops * sizeof(*res->dump));
         if (!res->dump)
@@ -195,16 +203,14 @@ int replay_run(const struct replay_prog *p, const struct replay_alloc *a,
     err = read_results(pipefd[0], p, o, res, msg, len);
     close(pipefd[0]);
     pipefd[0] = -1;
-    int status;
-    struct rusage ru;
-    while (wait4(l.pid, &status, 0, &ru) < 0) {
+    int status = 0;
+    while (waitpid(l.pid, &status, 0) < 0) {
         if (errno != EINTR) {
             if (!err)
                 err = -errno;
             break;
         }
     }
-    res->peak_rss_kb = (uint64_t)ru.ru_maxrss;
     if (!err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         char d[80];
         snprintf(msg, len, "the replay child %s", death(status, d, sizeof(d)));

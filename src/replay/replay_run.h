@@ -1,6 +1,6 @@
 /* Runs a replay program in a child process against one allocator: the embedded replay child
  * (src/replay/child/) exec'd from a sealed memfd with LD_PRELOAD set, pinned to one CPU, the
- * program in a second memfd, the per-call ticks back over a pipe, peak RSS from wait4. */
+ * program in a second memfd, the per-call ticks and peak RSS back over a pipe. */
 #ifndef PROSPECT_REPLAY_RUN_H
 #define PROSPECT_REPLAY_RUN_H
 #include <stdbool.h>
@@ -20,7 +20,7 @@ struct replay_result {
     struct rp_res_hdr hdr;      /* floor, hz, where malloc came from, base RSS */
     uint64_t *ticks;            /* repeat x nops net ticks (RP_CYCLES_MIGRATED flag bit) */
     struct rp_dump *dump;       /* nops entries with opts.dump, else NULL */
-    uint64_t peak_rss_kb;       /* the child's ru_maxrss */
+    uint64_t peak_rss_kb;       /* the child's VmHWM after the last pass */
 };
 
 /* 0, or -errno with msg saying what went wrong (the child's own message, its death). */

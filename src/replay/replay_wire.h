@@ -51,13 +51,21 @@ struct rp_res_hdr {
     char malloc_from[256];          /* the object that defines malloc in the child */
     uint64_t floor_aux;             /* ticks subtracted from every call */
     double hz;
-    uint64_t base_rss_kb;           /* the child's peak RSS before the first pass */
+    uint64_t base_rss_kb;           /* the child's peak RSS (VmHWM) before the first pass */
     uint32_t nthreads;
     uint32_t repeat;                /* timed passes that follow */
     uint64_t nops;
 };
-/* Then, per timed pass, nops uint64_t net ticks (RP_CYCLES_MIGRATED may be set), then with
- * RP_PROG_DUMP one struct rp_dump per op, in op order, from the last pass. */
+/* Then, per timed pass, nops uint64_t net ticks (RP_CYCLES_MIGRATED may be set), then a
+ * struct rp_res_tail, then with RP_PROG_DUMP one struct rp_dump per op, in op order, from the
+ * last pass. */
+
+/* The child's peak RSS from /proc/self/status VmHWM: getrusage's ru_maxrss of a child also
+ * counts the image it was forked from before exec (an ASan prospect's shadow memory). */
+struct rp_res_tail {
+    char magic[8];                  /* RP_RES_MAGIC */
+    uint64_t peak_rss_kb;           /* 0 when /proc could not be read */
+};
 
 struct rp_dump {
     uint32_t seq;                   /* the order the child executed the op in */

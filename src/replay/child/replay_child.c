@@ -13,6 +13,7 @@
  * slots and results comes from mmap, never from the allocator under test. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -169,6 +169,25 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* VmHWM of /proc/self/status in KiB (this image's peak RSS), 0 if unreadable. No stdio: it
+ * would allocate with the allocator under test. */
+static uint64_t vm_hwm_kb(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *p = strstr(buf, "\nVmHWM:");
+    if (!p)
+        return 0;
+    return strtoull(p + 8, NULL, 10);
+}
+
 static int fail(int fd, struct rp_res_hdr *h, int err, const char *msg)
 {
     h->status = -err;
@@ -281,9 +300,7 @@ int main(int argc, char **argv)
             return fail(rfd, &h, err, "cannot create the replay threads");
         pthread_detach(th);
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    h.base_rss_kb = (uint64_t)ru.ru_maxrss;
+    h.base_rss_kb = vm_hwm_kb();
     h.nthreads = C.nthreads;
     h.repeat = C.hdr->repeat;
     h.nops = C.nops;
@@ -306,6 +323,10 @@ int main(int argc, char **argv)
     }
     atomic_store(&C.turn, UINT64_MAX);
     pthread_barrier_wait(&C.start);
+    struct rp_res_tail tail = {.peak_rss_kb = vm_hwm_kb()};
+    memcpy(tail.magic, RP_RES_MAGIC, 8);
+    if (write_all(rfd, &tail, sizeof(tail)))
+        return 1;
     if (C.record_dump && write_all(rfd, C.dump, C.nops * sizeof(struct rp_dump)))
         return 1;
     return 0;
