@@ -114,19 +114,16 @@ fi
 # dump_calls FILE: the dump lines without the allocator name.
 dump_calls() { sed -n 's/^dump [^ ]* /dump /p' "$1"; }
 
-if [ $have_log -eq 1 ]; then
-    "$PROSPECT" replay "$T/lt.log" --allocator glibc --dump "${QUICK[@]}" >"$T/d1.txt" 2>"$T/d1.err"
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        fail replay_ltrace_log "exit $rc: $(head -3 "$T/d1.err")"
-    else
-        # The workload's own counts, the log's calls in line order, and the dump, compared.
-        if python3 - "$T/lt.log" "$T/d1.txt" <<'EOF'
+# dump_matches LOG DUMP: the workload's own counts, the log's calls in line order and the
+# replay's dump agree: same calls and sizes in the same order, every free and realloc released
+# the block the log says it did, one replay thread per task. Exit 3: ltrace lost calls.
+dump_matches() {
+    python3 - "$1" "$2" <<'EOF'
 import re, sys
 log, dump = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read().splitlines()
 calls = []          # (func, args) in the order the calls started, from the log
 for line in log:
-    m = re.match(r'^(\d+) \S+->(\w+)\(([^<)]*)', line)
+    m = re.match(r'^(\d+) (?:[\d:.]+ +)?(?:\[\w+\] +)?\S+->(\w+)\(([^<)]*)', line)
     if m:
         calls.append((m.group(2), [a.strip() for a in m.group(3).split(',') if a.strip()]))
 want = {'malloc': 121, 'calloc': 60, 'realloc': 60, 'free': 182}
@@ -166,11 +163,43 @@ if len(tasks) != 4 or any(len(v) != 1 for v in tasks.values()) or any(len(v) != 
 if frees < 181 + 60 - 1 or cross < 60:
     print("  matched frees/reallocs", frees, "across threads", cross); sys.exit(1)
 EOF
-        then pass replay_ltrace_log
+}
+
+if [ $have_log -eq 1 ]; then
+    "$PROSPECT" replay "$T/lt.log" --allocator glibc --dump "${QUICK[@]}" >"$T/d1.txt" 2>"$T/d1.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail replay_ltrace_log "exit $rc: $(head -3 "$T/d1.err")"
+    else
+        # The workload's own counts, the log's calls in line order, and the dump, compared.
+        if dump_matches "$T/lt.log" "$T/d1.txt"; then pass replay_ltrace_log
         elif [ $? -eq 3 ]; then skip replay_ltrace_log "ltrace lost calls of the workload"
         else fail replay_ltrace_log "the dump does not replay the log (above)"
         fi
     fi
+
+    # ltrace with -tt/-ttt timestamps, -T durations and -i addresses reads the same.
+    for flags in "-ttt -T -i" "-tt -T"; do
+        name=replay_ltrace_log_${flags//[- ]/}
+        ok=0
+        for i in 1 2 3; do
+            # shellcheck disable=SC2086
+            ltrace -f $flags -o "$T/ts.log" -e malloc+free+calloc+realloc "$WL/rthreads" \
+                >"$T/ts.out" 2>&1 && grep -qx done "$T/ts.out" && { ok=1; break; }
+        done
+        if [ $ok -eq 1 ]; then
+            "$PROSPECT" replay "$T/ts.log" --allocator glibc --dump "${QUICK[@]}" >"$T/ts.txt" \
+                2>"$T/ts.err"
+            rc=$?
+            if [ $rc -ne 0 ]; then fail "$name" "exit $rc: $(head -3 "$T/ts.err")"
+            elif dump_matches "$T/ts.log" "$T/ts.txt"; then pass "$name"
+            elif [ $? -eq 3 ]; then skip "$name" "ltrace lost calls of the workload"
+            else fail "$name" "the dump does not replay the log (above)"
+            fi
+        else
+            skip "$name" "ltrace -f $flags did not complete the workload in 3 tries"
+        fi
+    done
 
     # Same trace, same calls: a second run, and another allocator, execute the same sequence.
     "$PROSPECT" replay "$T/lt.log" --allocator glibc --dump "${QUICK[@]}" >"$T/d2.txt" 2>/dev/null
