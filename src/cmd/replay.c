@@ -49,6 +49,8 @@ const char cmd_replay_usage[] =
     "                    or all\n"
     "  --log-y           logarithmic cycles axis in the SVG (shows the slow tail)\n"
     "  --format FORMAT   text (default), csv or json\n"
+    "  --barrier B       lfence (default) or cpuid, seed 004's (Paoloni's) serializing reads:\n"
+    "                    a VM traps cpuid, ~20 us per call here (docs/cycles.md)\n"
     "  --dump            also print every replayed call as the child ran it (order, thread,\n"
     "                    size, the call whose pointer a free released): no timings\n"
     "\n"
@@ -184,7 +186,7 @@ static int replay_one(const char *path, const struct replay_opts *o, const struc
     struct alloc_out aos[16];
     memset(aos, 0, sizeof(aos));
     struct replay_run_opts ro = {.cpu = sc->cpu, .warmup = o->warmup, .repeat = o->repeat,
-                                 .dump = o->dump};
+                                 .dump = o->dump, .cpuid = o->cpuid};
     for (size_t i = 0; i < o->nallocs; i++) {
         struct alloc_out *ao = &aos[i];
         ao->a = o->allocs[i];
@@ -225,7 +227,7 @@ static int replay_one(const char *path, const struct replay_opts *o, const struc
     }
     if (o->format == FMT_TEXT) {
         replay_print_summary(path, &p, o, sc->cpu);
-        replay_print_table(aos, o->nallocs);
+        replay_print_table(aos, o->nallocs, o);
     } else if (o->format == FMT_CSV) {
         replay_print_csv(path, aos, o->nallocs);
     } else {
@@ -280,6 +282,7 @@ int cmd_replay(int argc, char **argv)
         {"log-y", no_argument, NULL, 'L'},
         {"format", required_argument, NULL, 'f'},
         {"dump", no_argument, NULL, 'D'},
+        {"barrier", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -339,6 +342,14 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'D':
             o.dump = true;
+            break;
+        case 'B':
+            if (!strcmp(optarg, "cpuid"))
+                o.cpuid = true;
+            else if (!strcmp(optarg, "lfence"))
+                o.cpuid = false;
+            else
+                return cmd_usage_error(CMD, "--barrier wants lfence or cpuid, not '%s'", optarg);
             break;
         case 'h':
             return cmd_help(CMD);

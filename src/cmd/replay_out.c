@@ -114,7 +114,7 @@ void replay_print_summary(const char *path, const struct replay_prog *p, const s
                "a free\n", p->no_return, p->reused_ptr);
 }
 
-void replay_print_table(struct alloc_out *aos, size_t n)
+void replay_print_table(struct alloc_out *aos, size_t n, const struct replay_opts *o)
 {
     const struct alloc_out *ref = NULL;
     for (size_t i = 0; i < n && !ref; i++)
@@ -122,8 +122,9 @@ void replay_print_table(struct alloc_out *aos, size_t n)
             ref = &aos[i];
     if (!ref)
         return;
-    printf("Ticks per call, net of the %llu-tick floor of the reads (TSC %.1f MHz):\n",
-           (unsigned long long)ref->res.hdr.floor_aux, ref->res.hdr.hz / 1e6);
+    printf("Ticks per call, net of the %llu-tick floor of the %s reads (TSC %.1f MHz):\n",
+           (unsigned long long)ref->res.hdr.floor, o->cpuid ? "cpuid" : "lfence",
+           ref->res.hdr.hz / 1e6);
     printf("%-10s %-8s %8s %6s %6s %7s %7s %9s %8s %10s %9s\n", "allocator", "function",
            "calls", "p50", "p90", "p99", "p99.9", "max", "mean", "total us", "peak RSS");
     for (size_t i = 0; i < n; i++) {
@@ -209,8 +210,8 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
 {
     printf("%s{\"trace\": ", json_traces++ ? ",\n" : "");
     json_str(path);
-    printf(", \"cpu\": %d, \"repeat\": %u, \"warmup\": %u, \"threads\": %u,\n", sc->cpu,
-           o->repeat, o->warmup, p->nthreads);
+    printf(", \"cpu\": %d, \"repeat\": %u, \"warmup\": %u, \"threads\": %u, \"barrier\": \"%s\",\n",
+           sc->cpu, o->repeat, o->warmup, p->nthreads, o->cpuid ? "cpuid" : "lfence");
     printf(" \"calls\": {");
     for (unsigned k = 0; k < RP_NKINDS; k++)
         printf("%s\"%s\": %zu", k ? ", " : "", replay_kind_name(k), p->calls[k]);
@@ -245,7 +246,7 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
         printf(", \"malloc_from\": ");
         json_str(ao->res.hdr.malloc_from);
         printf(", \"floor\": %llu, \"hz\": %.0f, \"peak_rss_kb\": %llu, \"base_rss_kb\": %llu,"
-               "\n   \"functions\": [", (unsigned long long)ao->res.hdr.floor_aux,
+               "\n   \"functions\": [", (unsigned long long)ao->res.hdr.floor,
                ao->res.hdr.hz, (unsigned long long)ao->res.peak_rss_kb,
                (unsigned long long)ao->res.hdr.base_rss_kb);
         bool f1 = true;

@@ -26,7 +26,7 @@ struct replay_opts {
     unsigned repeat, warmup;
     const char *svg;
     int plot;               /* RP_* kind, or -1 for all */
-    bool log_y, dump;
+    bool log_y, dump, cpuid;
     enum { FMT_TEXT, FMT_CSV, FMT_JSON } format;
 };
 
@@ -38,7 +38,7 @@ int replay_print_dump(const struct alloc_out *ao, const struct replay_prog *p,
 void replay_print_check(FILE *f, const struct syscheck *sc);
 void replay_print_summary(const char *path, const struct replay_prog *p,
                           const struct replay_opts *o, int cpu);
-void replay_print_table(struct alloc_out *aos, size_t n);
+void replay_print_table(struct alloc_out *aos, size_t n, const struct replay_opts *o);
 void replay_print_csv(const char *path, struct alloc_out *aos, size_t n);
 /* One object of the JSON array (the caller prints the brackets). */
 void replay_print_json(const char *path, const struct replay_prog *p, const struct replay_opts *o,

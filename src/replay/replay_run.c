@@ -146,7 +146,7 @@ int replay_run(const struct replay_prog *p, const struct replay_alloc *a,
     memset(&h, 0, sizeof(h));
     memcpy(h.magic, RP_PROG_MAGIC, 8);
     h.version = RP_VERSION;
-    h.flags = o->dump ? RP_PROG_DUMP : 0;
+    h.flags = (o->dump ? RP_PROG_DUMP : 0) | (o->cpuid ? RP_PROG_CPUID : 0);
     h.nthreads = p->nthreads;
     h.nslots = p->nslots;
     h.warmup = o->warmup;

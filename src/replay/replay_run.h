@@ -14,6 +14,7 @@ struct replay_run_opts {
     int cpu;                    /* pinned to this CPU */
     unsigned warmup, repeat;    /* untimed passes, timed passes (>= 1) */
     bool dump;                  /* bring back the executed-call log */
+    bool cpuid;                 /* cpuid barriers instead of lfence */
 };
 
 struct replay_result {

@@ -23,6 +23,7 @@ enum rp_kind {
 };
 
 #define RP_PROG_DUMP 0x1u           /* send the executed-call log back */
+#define RP_PROG_CPUID 0x2u          /* cpuid barriers (Paoloni) instead of lfence */
 
 struct rp_prog_hdr {
     char magic[8];
@@ -49,7 +50,7 @@ struct rp_res_hdr {
     int32_t status;                 /* 0, else -errno with msg */
     char msg[160];
     char malloc_from[256];          /* the object that defines malloc in the child */
-    uint64_t floor_aux;             /* ticks subtracted from every call */
+    uint64_t floor;                 /* ticks subtracted from every call */
     double hz;
     uint64_t base_rss_kb;           /* the child's peak RSS (VmHWM) before the first pass */
     uint32_t nthreads;

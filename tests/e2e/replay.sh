@@ -21,6 +21,7 @@ bad=0
 "$PROSPECT" replay --format xml x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=5
 "$PROSPECT" replay --allocator glibc,glibc x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=6
 "$PROSPECT" replay --dump --format json x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=7
+"$PROSPECT" replay --barrier rdtsc x.log >/dev/null 2>&1; [ $? -eq 2 ] || bad=8
 check replay_usage_errors [ $bad -eq 0 ]
 
 # outputs SRC: every allocator, the SVG (plain and --log-y) and CSV, for trace SRC.
@@ -52,7 +53,7 @@ assert calls == {k: 2 * v for k, v in doc['calls'].items()}, (calls, doc['calls'
 for f in a['functions']:
     assert f['p50'] <= f['p90'] <= f['p99'] <= f['p99.9'] <= f['max'], f
 assert a['peak_rss_kb'] >= a['base_rss_kb'] > 0, a
-assert doc['cpu'] >= 0 and 'warned' in doc['check']
+assert doc['cpu'] >= 0 and 'warned' in doc['check'] and doc['barrier'] == 'lfence'
 EOF
         then pass "replay_allocator_$name"
         else fail "replay_allocator_$name" "exit $rc; $(head -2 "$T/r.err")"
@@ -251,6 +252,12 @@ dump 4 rec=5 thread=T0 task=7 realloc 300 from=1 ptr=0x2000 ret=0x3000
 dump 5 rec=6 thread=T2 task=9 free from=3 ptr=0x1000
 dump 6 rec=7 thread=T0 task=7 free from=4 ptr=0x3000
 EOF
+    # The same calls with seed 004's cpuid barriers.
+    "$PROSPECT" replay "$T/b.trace" --allocator glibc --dump --barrier cpuid "${QUICK[@]}" \
+        >"$T/bc.txt" 2>/dev/null
+    rcc=$?
+    verify replay_barrier_cpuid '[ $rcc -eq 0 ] && diff <(dump_calls "$T/bc.txt") "$T/b.want" &&
+        grep -q "floor of the cpuid reads" "$T/bc.txt"'
     verify replay_binary_trace '[ $rc -eq 0 ] && diff <(dump_calls "$T/b.txt") "$T/b.want" &&
         grep -q "skipped: 1 free, 0 realloc of unknown pointers" "$T/b.txt"'
 

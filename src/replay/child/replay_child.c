@@ -40,7 +40,8 @@ struct child {
     uint32_t *producer;             /* the op that filled each slot (for the dump) */
     uint64_t *ticks;                /* this pass's results, by op */
     struct rp_dump *dump;
-    uint64_t floor_aux;
+    uint64_t floor;                 /* of the reads in use, subtracted from every call */
+    int cpuid;                      /* RP_PROG_CPUID: cpuid barriers */
     _Atomic uint64_t turn;          /* the op that may run now */
     _Atomic uint32_t *wake;         /* futex word per thread */
     _Atomic uint32_t seq;
@@ -82,6 +83,21 @@ static void pass_turn(uint64_t i)
     }
 }
 
+/* `call` between the two reads of the chosen barrier. With cpuid (Paoloni's, seed 004's) the
+ * CPU at the start comes from an rdtscp before the serializing start read. */
+#define TIMED(call) do {                                                    \
+        if (C.cpuid) {                                                      \
+            prospect_rdtscp(&a0);                                           \
+            t0 = prospect_tsc_start_cpuid();                                \
+            call;                                                           \
+            t1 = prospect_tsc_end_cpuid(&a1);                               \
+        } else {                                                            \
+            t0 = prospect_tsc_start_aux(&a0);                               \
+            call;                                                           \
+            t1 = prospect_tsc_end(&a1);                                     \
+        }                                                                   \
+    } while (0)
+
 /* One call, timed. The result is stored before the end read's lfence retires, which the
  * compiler cannot drop (slots is memory it does not know). */
 static uint64_t run_op(const struct rp_op *op)
@@ -93,24 +109,16 @@ static uint64_t run_op(const struct rp_op *op)
 
     switch (op->kind) {
     case RP_MALLOC:
-        t0 = prospect_tsc_start_aux(&a0);
-        p = malloc(op->a);
-        t1 = prospect_tsc_end(&a1);
+        TIMED(p = malloc(op->a));
         break;
     case RP_CALLOC:
-        t0 = prospect_tsc_start_aux(&a0);
-        p = calloc(op->a, op->b);
-        t1 = prospect_tsc_end(&a1);
+        TIMED(p = calloc(op->a, op->b));
         break;
     case RP_REALLOC:
-        t0 = prospect_tsc_start_aux(&a0);
-        p = realloc(src, op->a);
-        t1 = prospect_tsc_end(&a1);
+        TIMED(p = realloc(src, op->a));
         break;
     default:
-        t0 = prospect_tsc_start_aux(&a0);
-        free(src);
-        t1 = prospect_tsc_end(&a1);
+        TIMED(free(src));
         break;
     }
     /* A realloc that failed here leaves its block where it was (freed after the pass). */
@@ -118,7 +126,7 @@ static uint64_t run_op(const struct rp_op *op)
         C.slots[op->src] = NULL;
     if (op->slot != RP_NONE)
         C.slots[op->slot] = p;
-    uint64_t d = t1 - t0, net = d > C.floor_aux ? d - C.floor_aux : 0;
+    uint64_t d = t1 - t0, net = d > C.floor ? d - C.floor : 0;
     if (net >= RP_CYCLES_MIGRATED)
         net = RP_CYCLES_MIGRATED - 1;
     return net | (prospect_tsc_migrated(a0, a1) ? RP_CYCLES_MIGRATED : 0);
@@ -257,11 +265,13 @@ int main(int argc, char **argv)
              m && dladdr(m, &di) && di.dli_fname ? di.dli_fname : "?");
 
     struct prospect_calib cal;
-    int err = prospect_calibrate(&cal, PROSPECT_BARRIER_LFENCE, NULL);
+    C.cpuid = !!(C.hdr->flags & RP_PROG_CPUID);
+    int err = prospect_calibrate(&cal, C.cpuid ? PROSPECT_BARRIER_CPUID : PROSPECT_BARRIER_LFENCE,
+                                 NULL);
     if (err)
         return fail(rfd, &h, -err, prospect_calib_strerror(err));
-    C.floor_aux = cal.floor_aux;
-    h.floor_aux = cal.floor_aux;
+    C.floor = C.cpuid ? cal.floor : cal.floor_aux;
+    h.floor = C.floor;
     h.hz = cal.hz;
 
     C.thread_start = map_anon((C.nthreads + 1) * sizeof(uint64_t));
