@@ -123,7 +123,7 @@ void replay_print_table(struct alloc_out *aos, size_t n, const struct replay_opt
     if (!ref)
         return;
     printf("Ticks per call, net of the %llu-tick floor of the %s reads (TSC %.1f MHz):\n",
-           (unsigned long long)ref->res.hdr.floor, o->cpuid ? "cpuid" : "lfence",
+           (unsigned long long)ref->res.hdr.floor, ref->res.hdr.cpuid ? "cpuid" : "lfence",
            ref->res.hdr.hz / 1e6);
     printf("%-10s %-8s %8s %6s %6s %7s %7s %9s %8s %10s %9s\n", "allocator", "function",
            "calls", "p50", "p90", "p99", "p99.9", "max", "mean", "total us", "peak RSS");
@@ -243,7 +243,7 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
             printf("}");
             continue;
         }
-        printf(", \"malloc_from\": ");
+        printf(", \"barrier\": \"%s\", \"malloc_from\": ", ao->res.hdr.cpuid ? "cpuid" : "lfence");
         json_str(ao->res.hdr.malloc_from);
         printf(", \"floor\": %llu, \"hz\": %.0f, \"peak_rss_kb\": %llu, \"base_rss_kb\": %llu,"
                "\n   \"functions\": [", (unsigned long long)ao->res.hdr.floor,

@@ -107,7 +107,8 @@ static int read_results(int fd, const struct replay_prog *p, const struct replay
         snprintf(msg, len, "the replay child failed: %s", res->hdr.msg);
         return res->hdr.status < 0 && res->hdr.status > -4096 ? res->hdr.status : -EIO;
     }
-    if (res->hdr.nops != p->nops || res->hdr.repeat != o->repeat) {
+    if (res->hdr.nops != p->nops || res->hdr.repeat != o->repeat ||
+        res->hdr.cpuid != (o->cpuid ? 1u : 0u)) {
         snprintf(msg, len, "the replay child answered for another program");
         return -EPROTO;
     }

@@ -56,6 +56,8 @@ struct rp_res_hdr {
     uint32_t nthreads;
     uint32_t repeat;                /* timed passes that follow */
     uint64_t nops;
+    uint32_t cpuid;                 /* 1: the child timed with cpuid barriers, 0: lfence */
+    uint32_t pad;
 };
 /* Then, per timed pass, nops uint64_t net ticks (RP_CYCLES_MIGRATED may be set), then a
  * struct rp_res_tail, then with RP_PROG_DUMP one struct rp_dump per op, in op order, from the

@@ -272,6 +272,7 @@ int main(int argc, char **argv)
         return fail(rfd, &h, -err, prospect_calib_strerror(err));
     C.floor = C.cpuid ? cal.floor : cal.floor_aux;
     h.floor = C.floor;
+    h.cpuid = (uint32_t)C.cpuid;
     h.hz = cal.hz;
 
     C.thread_start = map_anon((C.nthreads + 1) * sizeof(uint64_t));
