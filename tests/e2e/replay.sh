@@ -340,6 +340,51 @@ else
     skip replay_outputs "neither an ltrace log nor a binary trace could be made"
 fi
 
+# 64 tasks freeing each other's blocks at random (a generated log): every allocator runs it to
+# the end (the turns never deadlock), each free releases the block the generator says, and
+# every allocator executes the same calls.
+python3 - "$T/many.log" "$T/many.want" <<'EOF'
+import random, sys
+random.seed(7)
+live, out, want, nxt = [], [], [], 0x10000
+for i in range(5000):
+    tid = 1000 + random.randrange(64)
+    if live and random.random() < 0.45:
+        j, p = live.pop(random.randrange(len(live)))
+        out.append('%d exe->free(0x%x) = <void>' % (tid, p))
+        want.append(str(j))
+    else:
+        p, nxt = nxt, nxt + 0x40
+        live.append((i, p))
+        out.append('%d exe->malloc(%d) = 0x%x' % (tid, random.randrange(1, 5000), p))
+        want.append('-')
+open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
+open(sys.argv[2], 'w').write('\n'.join(want) + '\n')
+EOF
+"$PROSPECT" replay "$T/many.log" --dump -r 1 --warmup 1 >"$T/many.txt" 2>"$T/many.err"
+rc=$?
+many_ok() {
+    python3 - "$T/many.txt" "$T/many.want" <<'EOF'
+import sys
+want = open(sys.argv[2]).read().split()
+by = {}
+for l in open(sys.argv[1]):
+    if l.startswith('dump '):
+        r = l.split()
+        by.setdefault(r[1], []).append(r)
+assert by, 'no dump'
+ref = None
+for alloc, rows in by.items():
+    got = [dict(x.split('=', 1) for x in r[3:] if '=' in x).get('from', '-') for r in rows]
+    assert got == want, (alloc, [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w][:3])
+    assert len({r[4] for r in rows}) == 64, alloc
+    calls = [r[2:4] + r[5:] for r in rows]
+    assert ref is None or calls == ref, alloc
+    ref = calls
+EOF
+}
+verify replay_many_threads '[ $rc -eq 0 ] && many_ok'
+
 # Several traces: one JSON object each (a bad one among them leaves valid JSON and exit 1),
 # one SVG each.
 if [ -f "$T/b.trace" ]; then
