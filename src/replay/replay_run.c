@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +54,20 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* A sealed memfd holding bytes; cloexec as asked. fd or -errno. */
+#ifndef MFD_EXEC
+#define MFD_NOEXEC_SEAL 0x0008u
+#define MFD_EXEC 0x0010u
+#endif
+
+/* A sealed memfd holding bytes; cloexec and executable as asked (the kernel's
+ * vm.memfd_noexec may refuse an executable one: -EACCES). fd or -errno. */
 static int sealed_memfd(const char *name, const void *a, size_t alen, const void *b, size_t blen,
-                        bool cloexec)
+                        bool cloexec, bool exec)
 {
-    int fd = memfd_create(name, MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
+    unsigned flags = MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0);
+    int fd = memfd_create(name, flags | (exec ? MFD_EXEC : MFD_NOEXEC_SEAL));
+    if (fd < 0 && errno == EINVAL)      /* a kernel before 6.3 knows neither flag */
+        fd = memfd_create(name, flags);
     if (fd < 0)
         return -errno;
     int err = write_all(fd, a, alen);
@@ -70,6 +80,38 @@ static int sealed_memfd(const char *name, const void *a, size_t alen, const void
         return err;
     }
     return fd;
+}
+
+/* The child program as a file: dir (0700, made here) and path (0700) under $TMPDIR or /tmp. */
+static int child_file(char *dir, size_t dlen, char *path, size_t plen)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || base[0] != '/')
+        base = "/tmp";
+    if ((size_t)snprintf(dir, dlen, "%s/prospect-replay-XXXXXX", base) >= dlen) {
+        dir[0] = 0;
+        return -ENAMETOOLONG;
+    }
+    if (!mkdtemp(dir)) {
+        int e = -errno;
+        dir[0] = 0;
+        return e;
+    }
+    if ((size_t)snprintf(path, plen, "%s/replay_child", dir) >= plen) {
+        rmdir(dir);
+        dir[0] = 0;
+        return -ENAMETOOLONG;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700);
+    int err = fd < 0 ? -errno : write_all(fd, prospect_replay_child, prospect_replay_child_len);
+    if (fd >= 0 && close(fd) && !err)
+        err = -errno;
+    if (err) {
+        unlink(path);
+        rmdir(dir);
+        dir[0] = 0;
+    }
+    return err;
 }
 
 void replay_result_release(struct replay_result *res)
@@ -154,16 +196,23 @@ int replay_run(const struct replay_prog *p, const struct replay_alloc *a,
     h.repeat = o->repeat;
     h.nops = p->nops;
 
+    char path[PATH_MAX], tmpdir[PATH_MAX] = "";
     exe = sealed_memfd("prospect-replay-child", prospect_replay_child,
-                       prospect_replay_child_len, NULL, 0, true);
-    if (exe < 0) {
-        snprintf(msg, len, "cannot hold the replay child in memory: %s", strerror(-exe));
-        return exe;
+                       prospect_replay_child_len, NULL, 0, true, true);
+    if (exe >= 0) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", exe);
+    } else {
+        /* No executable memfd here (vm.memfd_noexec = 2): a file in a private directory. */
+        err = child_file(tmpdir, sizeof(tmpdir), path, sizeof(path));
+        if (err) {
+            snprintf(msg, len, "cannot write the replay child: %s", strerror(-err));
+            return err;
+        }
     }
     /* The program and the pipe's write end are inherited (not close-on-exec); Prospect has
      * one thread, so no other child can inherit them meanwhile. */
     prog = sealed_memfd("prospect-replay-program", &h, sizeof(h), p->ops,
-                        p->nops * sizeof(*p->ops), false);
+                        p->nops * sizeof(*p->ops), false, false);
     if (prog < 0) {
         err = prog;
         snprintf(msg, len, "cannot hold the replay program in memory: %s", strerror(-err));
@@ -174,8 +223,7 @@ int replay_run(const struct replay_prog *p, const struct replay_alloc *a,
         snprintf(msg, len, "pipe: %s", strerror(-err));
         goto out;
     }
-    char path[64], pfd[16], rfd[16], preload[300];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", exe);
+    char pfd[16], rfd[16], preload[300];
     snprintf(pfd, sizeof(pfd), "%d", prog);
     snprintf(rfd, sizeof(rfd), "%d", pipefd[1]);
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", a->lib);
@@ -226,6 +274,10 @@ out:
         replay_result_release(res);
     if (exe >= 0)
         close(exe);
+    if (tmpdir[0]) {
+        unlink(path);
+        rmdir(tmpdir);
+    }
     if (prog >= 0)
         close(prog);
     if (pipefd[0] >= 0)
