@@ -401,7 +401,8 @@ static int resumed(struct reader *r, struct cur *c, uint32_t tid, uint64_t now)
     while (i-- > 0) {
         const struct pending *p = &r->pend[i];
         const char *fn = r->t->funcs[p->func];
-        if (p->tid == tid && strlen(fn) == len && memcmp(fn, s, len) == 0)
+        /* ltrace -x names the call "malloc@libc.so.6" but resumes it as "malloc". */
+        if (p->tid == tid && strncmp(fn, s, len) == 0 && (fn[len] == 0 || fn[len] == '@'))
             break;
     }
     if (i == (size_t)-1)

@@ -4,7 +4,8 @@
  * (time of day / epoch) or -r (relative), -i ([caller address]), -T (<duration>), the
  * `<unfinished ...>` (or `<no return ...>`) / `<... NAME resumed>` pairs of calls interrupted
  * by another thread, `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped),
- * `lib->name(...)` or bare `name(...)`. Integer and pointer arguments and returns are kept (nil is 0); strings, structs
+ * `lib->name(...)` or bare `name(...)`, -x's `name@lib(...)` (a function of its own, resumed
+ * as `<... name resumed>`). Integer and pointer arguments and returns are kept (nil is 0); strings, structs
  * and arrays count as 0. tid is -f's task id (0 without -f); pid is 0 (unknown): ltrace does
  * not say which process a task belongs to.
  *

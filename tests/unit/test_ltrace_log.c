@@ -168,6 +168,29 @@ TEST(ltrace_no_return_resumed)
     call_trace_release(&t);
 }
 
+/* ltrace -x logs the PLT call and the library symbol it enters, nested, and resumes the
+ * symbol without its "@library" (a real log): the innermost unfinished call resumes first. */
+TEST(ltrace_x_nested)
+{
+    struct call_trace t;
+    struct ltrace_error e;
+    CHECK(parse("17252 malloc(144 <unfinished ...>\n"
+                "17252 malloc@libc.so.6(144 <unfinished ...>\n"
+                "17253 malloc@libc.so.6(144)                      = 0x7f493c000b70\n"
+                "17252 <... malloc resumed> )                     = 0x7f4944000b70\n"
+                "17252 <... malloc resumed> )                     = 0x7f4944000b70\n", &t,
+                &e) == 0);
+    CHECK_EQ_U64(t.nrecs, 3);
+    CHECK_STR(fname(&t, 0), "malloc");
+    CHECK_STR(fname(&t, 1), "malloc@libc.so.6");
+    CHECK_EQ_U64(t.recs[0].flags, 0);
+    CHECK_EQ_U64(t.recs[1].flags, 0);
+    CHECK_EQ_U64(t.recs[1].time_ns, 2000);
+    CHECK_EQ_U64(t.recs[1].dur_ns, 2000);      /* resumed on line 4, the outer one on 5 */
+    CHECK_EQ_U64(t.recs[0].dur_ns, 4000);
+    call_trace_release(&t);
+}
+
 /* Other functions: strings with commas and parentheses, structs, negative numbers. */
 TEST(ltrace_other_values)
 {
@@ -296,6 +319,7 @@ int main(void)
     RUN(ltrace_complaint_lines);
     RUN(ltrace_no_f_ttt_r);
     RUN(ltrace_no_return_resumed);
+    RUN(ltrace_x_nested);
     RUN(ltrace_other_values);
     RUN(ltrace_hostile_lines);
     RUN(ltrace_hostile_limits);
