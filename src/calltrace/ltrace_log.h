@@ -2,12 +2,12 @@
  *
  * Accepted: what ltrace 0.7 writes with any of -f (the task id before each line), -t/-tt/-ttt
  * (time of day / epoch) or -r (relative), -i ([caller address]), -T (<duration>), the
- * `<unfinished ...>` (or `<no return ...>`) / `<... NAME resumed>` pairs of calls interrupted
- * by another thread, `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped),
- * `lib->name(...)` or bare `name(...)`, -x's `name@lib(...)` (a function of its own, resumed
- * as `<... name resumed>`). Integer and pointer arguments and returns are kept (nil is 0); strings, structs
- * and arrays count as 0. tid is -f's task id (0 without -f); pid is 0 (unknown): ltrace does
- * not say which process a task belongs to.
+ * `<unfinished ...>` (or `<no return ...>`) / `<... NAME resumed>` pairs of calls interrupted by
+ * another thread, `+++ exited|killed +++` and `--- SIGNAL ---` lines (skipped), `lib->name(...)`
+ * or bare `name(...)`, -x's `name@lib(...)` (a function of its own, resumed as `<... name
+ * resumed>`). Integer and pointer arguments and returns are kept (nil is 0); strings, structs
+ * and arrays count as 0. tid is -f's task id (0 without -f); pid is 0 (unknown): ltrace does not
+ * say which process a task belongs to.
  *
  * Time: ltrace writes lines in the order events happen, so the line order is the time order.
  * With timestamps time_ns is the timestamp since the first one, nudged to grow by at least 1 ns

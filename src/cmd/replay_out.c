@@ -92,7 +92,8 @@ void replay_print_check(FILE *f, const struct syscheck *sc)
     }
 }
 
-void replay_print_summary(const char *path, const struct replay_prog *p, const struct replay_opts *o,
+void replay_print_summary(const char *path, const struct replay_prog *p,
+                          const struct replay_opts *o,
                                int cpu)
 {
     char pb[120];
