@@ -9,6 +9,8 @@
  * and arrays count as 0. tid is -f's task id (0 without -f); pid is 0 (unknown): ltrace does not
  * say which process a task belongs to.
  *
+ * ltrace's own "unexpected breakpoint at ADDR" lines are skipped and counted (ltrace_error).
+ *
  * Time: ltrace writes lines in the order events happen, so the line order is the time order.
  * With timestamps time_ns is the timestamp since the first one, nudged to grow by at least 1 ns
  * per line; without them it is the line number times 1000. dur_ns is -T's duration, else the

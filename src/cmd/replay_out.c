@@ -93,8 +93,7 @@ void replay_print_check(FILE *f, const struct syscheck *sc)
 }
 
 void replay_print_summary(const char *path, const struct replay_prog *p,
-                          const struct replay_opts *o,
-                               int cpu)
+                          const struct replay_opts *o, int cpu)
 {
     char pb[120];
     printf("Replay of %s: %zu calls (", str_printable(path, pb, sizeof(pb)), p->nops);
