@@ -233,7 +233,7 @@ static int replay_one(const char *path, const struct replay_opts *o, const struc
     } else {
         replay_print_json(path, &p, o, sc, aos, o->nallocs);
     }
-    if (svg && replay_write_svg(svg, path, aos, o->nallocs, o, sc->cpu))
+    if (svg && replay_write_svg(svg, path, aos, o->nallocs, o, sc))
         status = 1;
     for (size_t i = 0; i < o->nallocs; i++)
         free_hists(&aos[i]);

@@ -270,7 +270,7 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
 }
 
 int replay_write_svg(const char *path, const char *trace, struct alloc_out *aos, size_t n,
-                     const struct replay_opts *o, int cpu)
+                     const struct replay_opts *o, const struct syscheck *sc)
 {
     struct prospect_hist *hs[16];
     size_t m = 0;
@@ -278,9 +278,11 @@ int replay_write_svg(const char *path, const char *trace, struct alloc_out *aos,
         if (aos[i].ran)
             hs[m++] = o->plot < 0 ? aos[i].all : aos[i].h[o->plot];
     char title[200], pb[80];
-    snprintf(title, sizeof(title), "%s: %s, ticks per call by percentile (CPU %d)",
-             str_printable(path_basename(trace), pb, sizeof(pb)),
-             o->plot < 0 ? "all calls" : replay_kind_name((unsigned)o->plot), cpu);
+    /* The check verdict goes with the chart: noise decides what the curves mean. */
+    snprintf(title, sizeof(title), "%s: %s, ticks per call by percentile (CPU %d: check %zu ok, "
+             "%zu warn)", str_printable(path_basename(trace), pb, sizeof(pb)),
+             o->plot < 0 ? "all calls" : replay_kind_name((unsigned)o->plot), sc->cpu,
+             syscheck_count(sc, CHECK_OK), syscheck_count(sc, CHECK_WARN));
     struct prospect_svg_opts so = {.title = title, .y_label = "TSC ticks per call",
                                    .keep = PROSPECT_KEEP_UNFLAGGED, .log_y = o->log_y};
     struct outfile of;

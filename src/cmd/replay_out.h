@@ -45,5 +45,5 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
                        const struct syscheck *sc, struct alloc_out *aos, size_t n);
 /* The curves of the allocators that ran to path (an outfile). 0, or 1 after an error. */
 int replay_write_svg(const char *path, const char *trace, struct alloc_out *aos, size_t n,
-                     const struct replay_opts *o, int cpu);
+                     const struct replay_opts *o, const struct syscheck *sc);
 #endif
