@@ -145,6 +145,12 @@ static int fill_hists(struct alloc_out *ao, const struct replay_prog *p, unsigne
             uint64_t v = ao->res.ticks[(size_t)r * p->nops + i];
             unsigned fl = v & RP_CYCLES_MIGRATED ? PROSPECT_SAMPLE_MIGRATED : 0;
             v &= ~RP_CYCLES_MIGRATED;
+            for (uint64_t a = ao->step, b = v; b;) {   /* step = gcd(step, v) */
+                uint64_t t = a % b;
+                a = b;
+                b = t;
+                ao->step = a;
+            }
             if (prospect_hist_add(ao->h[p->ops[i].kind], v, fl) ||
                 prospect_hist_add(ao->all, v, fl))
                 return -ENOMEM;

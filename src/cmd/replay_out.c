@@ -122,9 +122,10 @@ void replay_print_table(struct alloc_out *aos, size_t n, const struct replay_opt
             ref = &aos[i];
     if (!ref)
         return;
-    printf("Ticks per call, net of the %llu-tick floor of the %s reads (TSC %.1f MHz):\n",
+    printf("Ticks per call, net of the %llu-tick floor of the %s reads (step %u, TSC %.1f "
+           "MHz):\n",
            (unsigned long long)ref->res.hdr.floor, ref->res.hdr.cpuid ? "cpuid" : "lfence",
-           ref->res.hdr.hz / 1e6);
+           (unsigned)ref->step, ref->res.hdr.hz / 1e6);
     printf("%-10s %-8s %8s %6s %6s %7s %7s %9s %8s %10s %9s\n", "allocator", "function",
            "calls", "p50", "p90", "p99", "p99.9", "max", "mean", "total us", "peak RSS");
     for (size_t i = 0; i < n; i++) {
@@ -243,11 +244,13 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
             printf("}");
             continue;
         }
-        printf(", \"barrier\": \"%s\", \"malloc_from\": ", ao->res.hdr.cpuid ? "cpuid" : "lfence");
+        printf(", \"barrier\": \"%s\", \"malloc_from\": ",
+               ao->res.hdr.cpuid ? "cpuid" : "lfence");
         json_str(ao->res.hdr.malloc_from);
-        printf(", \"floor\": %llu, \"hz\": %.0f, \"peak_rss_kb\": %llu, \"base_rss_kb\": %llu,"
-               "\n   \"functions\": [", (unsigned long long)ao->res.hdr.floor,
-               ao->res.hdr.hz, (unsigned long long)ao->res.peak_rss_kb,
+        printf(", \"step\": %u, \"floor\": %llu, \"hz\": %.0f, \"peak_rss_kb\": %llu,"
+               " \"base_rss_kb\": %llu,\n   \"functions\": [", (unsigned)ao->step,
+               (unsigned long long)ao->res.hdr.floor, ao->res.hdr.hz,
+               (unsigned long long)ao->res.peak_rss_kb,
                (unsigned long long)ao->res.hdr.base_rss_kb);
         bool f1 = true;
         for (unsigned k = 0; k < RP_NKINDS; k++) {

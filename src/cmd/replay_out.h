@@ -17,6 +17,7 @@ struct alloc_out {
     bool ran;
     struct replay_result res;
     struct prospect_hist *h[RP_NKINDS], *all;
+    uint64_t step;              /* gcd of the nonzero ticks: the resolution actually seen */
 };
 
 struct replay_opts {
