@@ -385,6 +385,20 @@ EOF
 }
 verify replay_many_threads '[ $rc -eq 0 ] && many_ok'
 
+# An allocator that is not installed is skipped with a note; the others still run.
+if [ -f "$T/b.trace" ]; then
+    "$PROSPECT" replay "$T/b.trace" --allocator "glibc,gone=$T/no/libgone.so.1" "${QUICK[@]}" \
+        --format json >"$T/gone.json" 2>"$T/gone.err"
+    rc=$?
+    verify replay_allocator_not_installed '[ $rc -eq 0 ] &&
+        grep -q "note: gone skipped: $T/no/libgone.so.1 is not installed" "$T/gone.err" &&
+        python3 -c "
+import json, sys
+a = {x[\"name\"]: x[\"ran\"] for x in json.load(open(sys.argv[1]))[0][\"allocators\"]}
+assert a == {\"glibc\": True, \"gone\": False}, a
+" "$T/gone.json"'
+fi
+
 # Several traces: one JSON object each (a bad one among them leaves valid JSON and exit 1),
 # one SVG each.
 if [ -f "$T/b.trace" ]; then
