@@ -266,8 +266,12 @@ int replay_run(const struct replay_prog *p, const struct replay_alloc *a,
         err = -EIO;
     } else if (err && !msg[0]) {
         char d[80];
-        snprintf(msg, len, "the replay child %s before sending all results (%s)",
-                 death(status, d, sizeof(d)), strerror(-err));
+        if (err == -EPIPE)
+            snprintf(msg, len, "the replay child %s before sending all results",
+                     death(status, d, sizeof(d)));
+        else
+            snprintf(msg, len, "the replay child %s; reading its results: %s",
+                     death(status, d, sizeof(d)), strerror(-err));
     }
 out:
     if (err)

@@ -399,6 +399,17 @@ assert a == {\"glibc\": True, \"gone\": False}, a
 " "$T/gone.json"'
 fi
 
+# An allocator that crashes the replay: one line naming it and the signal; the others report.
+if [ -f "$T/many.log" ] && gcc -shared -fPIC -O1 -o "$T/libcrashy.so" \
+        "$ROOT/tests/workloads/replay_crashy_malloc.c" 2>/dev/null; then
+    "$PROSPECT" replay "$T/many.log" --allocator "glibc,crashy=$T/libcrashy.so" "${QUICK[@]}" \
+        >"$T/crashy.out" 2>"$T/crashy.err"
+    rc=$?
+    verify replay_allocator_crash '[ $rc -eq 1 ] && [ "$(wc -l <"$T/crashy.err")" -eq 1 ] &&
+        grep -q "crashy: the replay child killed by signal 4 (Illegal instruction) before sending all results" "$T/crashy.err" &&
+        grep -q "^glibc  *malloc" "$T/crashy.out" && ! grep -q "^crashy" "$T/crashy.out"'
+fi
+
 # Several traces: one JSON object each (a bad one among them leaves valid JSON and exit 1),
 # one SVG each.
 if [ -f "$T/b.trace" ]; then
