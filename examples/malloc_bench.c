@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 
     if (svg) {
         struct prospect_svg_opts o = { "malloc: cycles per call by percentile", "TSC ticks per call",
-                                       PROSPECT_KEEP_UNFLAGGED, 0, 0, 0, 0 };
+                                       PROSPECT_KEEP_UNFLAGGED, 0, 0, 0 };
         FILE *f = fopen(svg, "w");
         if (!f || prospect_hist_write_svg(f, h, NSERIES, &o) || fclose(f)) {
             fprintf(stderr, "malloc_bench: cannot write %s\n", svg);

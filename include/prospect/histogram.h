@@ -96,15 +96,19 @@ struct prospect_svg_opts {
     unsigned width, height;         /* 0: 800 x 500 */
     double y_max;                   /* 0: twice the largest p90 of the series, so the slow
                                        tail (page faults, interrupts) runs off the top as in
-                                       seed 004's plots (log_y: the largest value) */
-    int log_y;                      /* logarithmic y axis from 1, decades marked: shows the
-                                       fast calls and the slow tail in one chart */
+                                       seed 004's plots */
 };
 
 /* An SVG chart: percentile of calls (0-100) on x, value on y, one polyline per series
  * (class "series"), axes with ticks, and a legend. opts may be NULL. */
 PROSPECT_API int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
                                          const struct prospect_svg_opts *opts);
+/* The same with a logarithmic y axis from 1 to the power of ten above the slowest sample (when
+ * opts->y_max is 0), decades marked: the fast calls and the slow tail in one chart
+ * (`prospect replay --log-y`). A function of its own so struct prospect_svg_opts keeps its
+ * size (ABI). */
+PROSPECT_API int prospect_hist_write_svg_log(FILE *f, struct prospect_hist *const *hs, size_t n,
+                                             const struct prospect_svg_opts *opts);
 
 #ifdef __cplusplus
 }

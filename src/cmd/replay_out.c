@@ -287,14 +287,15 @@ int replay_write_svg(const char *path, const char *trace, struct alloc_out *aos,
              o->plot < 0 ? "all calls" : replay_kind_name((unsigned)o->plot), sc->cpu,
              syscheck_count(sc, CHECK_OK), syscheck_count(sc, CHECK_WARN));
     struct prospect_svg_opts so = {.title = title, .y_label = "TSC ticks per call",
-                                   .keep = PROSPECT_KEEP_UNFLAGGED, .log_y = o->log_y};
+                                   .keep = PROSPECT_KEEP_UNFLAGGED};
     struct outfile of;
     int err = outfile_open(&of, path, 0644);
     if (err) {
         cmd_error(CMD, "%s: %s", path, outfile_strerror(err));
         return 1;
     }
-    err = prospect_hist_write_svg(of.fp, hs, m, &so);
+    err = o->log_y ? prospect_hist_write_svg_log(of.fp, hs, m, &so)
+                   : prospect_hist_write_svg(of.fp, hs, m, &so);
     if (err) {
         outfile_abort(&of);
         cmd_error(CMD, "%s: %s", path, strerror(-err));

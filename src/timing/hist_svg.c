@@ -45,10 +45,11 @@ static double y_frac(double v, double ymax, int log_y)
     return v <= 1 ? 0 : log10(v) / log10(ymax);
 }
 
-int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
-                            const struct prospect_svg_opts *opts)
+/* The chart; log_y: a logarithmic y axis (prospect_hist_write_svg_log). */
+static int write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
+                     const struct prospect_svg_opts *opts, int log_y)
 {
-    struct prospect_svg_opts o = { .keep = PROSPECT_KEEP_ALL };
+    struct prospect_svg_opts o = { NULL, NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
     double ymax, step, pw, ph;
     int err;
 
@@ -67,16 +68,16 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
         ymax = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t p;
-            err = prospect_hist_percentile(hs[i], o.keep, o.log_y ? 100 : 90, &p);
+            err = prospect_hist_percentile(hs[i], o.keep, log_y ? 100 : 90, &p);
             if (err && err != -ENODATA)
                 return err;
-            if (!err && (o.log_y ? 1.0 : 2.0) * (double)p > ymax)
-                ymax = (o.log_y ? 1.0 : 2.0) * (double)p;
+            if (!err && (log_y ? 1.0 : 2.0) * (double)p > ymax)
+                ymax = (log_y ? 1.0 : 2.0) * (double)p;
         }
         if (ymax <= 0)
             ymax = 1;
     }
-    if (o.log_y) {
+    if (log_y) {
         /* Whole decades from 1: the axis runs to the next power of ten. */
         ymax = pow(10, ceil(log10(ymax < 10 ? 10 : ymax)));
         step = 10;
@@ -107,9 +108,9 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
                    "fill=\"black\">%d</text>\n", x, MARGIN_T + ph + 16, p);
     }
-    for (double v = o.log_y ? 1 : 0; v <= ymax * 1.001 + (o.log_y ? 0 : step / 2);
-         v = o.log_y ? v * step : v + step) {
-        double y = MARGIN_T + ph - ph * y_frac(v, ymax, o.log_y);
+    for (double v = log_y ? 1 : 0; v <= ymax * 1.001 + (log_y ? 0 : step / 2);
+         v = log_y ? v * step : v + step) {
+        double y = MARGIN_T + ph - ph * y_frac(v, ymax, log_y);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", MARGIN_L, y,
                 MARGIN_L + pw, y);
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
@@ -144,7 +145,7 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
             if (val > ymax)
                 val = ymax;
             fprintf(f, "%s%.1f,%.1f", j ? " " : "", MARGIN_L + pw * pct / 100,
-                    MARGIN_T + ph - ph * y_frac(val, ymax, o.log_y));
+                    MARGIN_T + ph - ph * y_frac(val, ymax, log_y));
         }
         fputs("\"><title>", f);
         xml_text(f, prospect_hist_name(hs[i]));
@@ -159,4 +160,16 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
     }
     fputs("</svg>\n", f);
     return ferror(f) ? -EIO : 0;
+}
+
+int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
+                            const struct prospect_svg_opts *opts)
+{
+    return write_svg(f, hs, n, opts, 0);
+}
+
+int prospect_hist_write_svg_log(FILE *f, struct prospect_hist *const *hs, size_t n,
+                                const struct prospect_svg_opts *opts)
+{
+    return write_svg(f, hs, n, opts, 1);
 }

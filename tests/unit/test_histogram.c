@@ -147,7 +147,7 @@ static char *render(int which, struct prospect_hist *const *hs, size_t n)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct prospect_svg_opts o = { "t<1>", NULL, PROSPECT_KEEP_ALL, 0, 0, 0, 0 };
+    struct prospect_svg_opts o = { "t<1>", NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
     int err;
     if (!f)
         return NULL;
@@ -226,12 +226,12 @@ TEST(svg_log_y_marks_decades)
 {
     uint64_t v[] = { 1, 10, 100, 1000 };
     struct prospect_hist *h = hist_of("log", v, 4);
-    struct prospect_svg_opts o = { .title = "log", .log_y = 1 };
+    struct prospect_svg_opts o = { "log", NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     CHECK(h && f);
-    CHECK(prospect_hist_write_svg(f, &h, 1, &o) == 0);
+    CHECK(prospect_hist_write_svg_log(f, &h, 1, &o) == 0);
     fclose(f);
     CHECK(strstr(buf, ">1</text>") && strstr(buf, ">10</text>") && strstr(buf, ">100</text>") &&
           strstr(buf, ">1000</text>"));
