@@ -26,7 +26,9 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 INJECT_SRC := $(sort $(wildcard src/inject/*.c))
 # src/markers/lib_*.c run inside users' programs: libprospect only, never in Prospect itself.
 MARKERS_LIB_SRC := $(sort $(wildcard src/markers/lib_*.c))
-LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC),$(shell find src -name '*.c' | sort))
+# src/replay/child/ is the replay child program: built on its own (no sanitizers), embedded.
+REPLAY_CHILD_SRC := $(sort $(wildcard src/replay/child/*.c))
+LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC) $(REPLAY_CHILD_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 # The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
@@ -47,8 +49,27 @@ build/gen/entry_hook_so.c: build/inject/entry_hook.so
 	  echo 'const unsigned long prospect_entry_hook_so_len = sizeof(prospect_entry_hook_so);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o
-ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o
+# The replay child (src/replay/child/), linked with libprospect.a only, then a C array.
+build/inject/replay_child: $(REPLAY_CHILD_SRC) src/replay/replay_wire.h build/lib/libprospect.a \
+		$(wildcard include/prospect/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-EXE  $@")
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -fno-builtin -Isrc -Iinclude $(WARN) -Wl,-z,noexecstack -o $@ \
+		$(REPLAY_CHILD_SRC) build/lib/libprospect.a -lm -lpthread
+
+build/gen/replay_child_bin.c: build/inject/replay_child
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'extern const unsigned char prospect_replay_child[];'; \
+	  echo 'extern const unsigned long prospect_replay_child_len;'; \
+	  echo 'const unsigned char prospect_replay_child[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const unsigned long prospect_replay_child_len = sizeof(prospect_replay_child);'; \
+	} > $@.tmp && mv $@.tmp $@
+
+REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o build/rel/gen/replay_child_bin.o
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o build/asan/gen/replay_child_bin.o
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -122,7 +143,7 @@ FUZZ_TIME  ?= 120
 FUZZ_JOBS  ?= 1
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o build/fuzz/gen/replay_child_bin.o
 
 build/fuzz/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@ const struct command prospect_commands[] = {
     { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", cmd_annotate_usage },
     { "stat", cmd_stat, "count events over a program or over regions of it (-r)", cmd_stat_usage },
     { "list", cmd_list, "list the events that open on this machine", cmd_list_usage },
+    { "replay", cmd_replay, "replay a malloc trace (trace -w file or ltrace log) against allocators, timed", cmd_replay_usage },
     { "check", cmd_check, "is this machine quiet enough to measure? (isolation, IRQs, frequency, ...)", cmd_check_usage },
     { NULL, NULL, NULL, NULL },
 };

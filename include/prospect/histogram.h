@@ -103,6 +103,12 @@ struct prospect_svg_opts {
  * (class "series"), axes with ticks, and a legend. opts may be NULL. */
 PROSPECT_API int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
                                          const struct prospect_svg_opts *opts);
+/* The same with a logarithmic y axis from 1 to the power of ten above the slowest sample (when
+ * opts->y_max is 0), decades marked: the fast calls and the slow tail in one chart
+ * (`prospect replay --log-y`). A function of its own so struct prospect_svg_opts keeps its
+ * size (ABI). */
+PROSPECT_API int prospect_hist_write_svg_log(FILE *f, struct prospect_hist *const *hs, size_t n,
+                                             const struct prospect_svg_opts *opts);
 
 #ifdef __cplusplus
 }

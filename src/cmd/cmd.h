@@ -58,4 +58,6 @@ int cmd_diff(int argc, char **argv);
 extern const char cmd_diff_usage[];
 int cmd_annotate(int argc, char **argv);
 extern const char cmd_annotate_usage[];
+int cmd_replay(int argc, char **argv);
+extern const char cmd_replay_usage[];
 #endif

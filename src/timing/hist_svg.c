@@ -37,8 +37,17 @@ static double nice_step(double max, int ticks)
     return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
 }
 
-int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
-                            const struct prospect_svg_opts *opts)
+/* Where v sits on the y axis, 0 (bottom) to 1 (top); on a log axis values below 1 sit at 1. */
+static double y_frac(double v, double ymax, int log_y)
+{
+    if (!log_y)
+        return v / ymax;
+    return v <= 1 ? 0 : log10(v) / log10(ymax);
+}
+
+/* The chart; log_y: a logarithmic y axis (prospect_hist_write_svg_log). */
+static int write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
+                     const struct prospect_svg_opts *opts, int log_y)
 {
     struct prospect_svg_opts o = { NULL, NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
     double ymax, step, pw, ph;
@@ -58,18 +67,24 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
     if (!(ymax > 0)) {
         ymax = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t p90;
-            err = prospect_hist_percentile(hs[i], o.keep, 90, &p90);
+            uint64_t p;
+            err = prospect_hist_percentile(hs[i], o.keep, log_y ? 100 : 90, &p);
             if (err && err != -ENODATA)
                 return err;
-            if (!err && 2.0 * (double)p90 > ymax)
-                ymax = 2.0 * (double)p90;
+            if (!err && (log_y ? 1.0 : 2.0) * (double)p > ymax)
+                ymax = (log_y ? 1.0 : 2.0) * (double)p;
         }
         if (ymax <= 0)
             ymax = 1;
     }
-    step = nice_step(ymax, 5);
-    ymax = ceil(ymax / step) * step;
+    if (log_y) {
+        /* Whole decades from 1: the axis runs to the next power of ten. */
+        ymax = pow(10, ceil(log10(ymax < 10 ? 10 : ymax)));
+        step = 10;
+    } else {
+        step = nice_step(ymax, 5);
+        ymax = ceil(ymax / step) * step;
+    }
     pw = o.width - MARGIN_L - MARGIN_R;
     ph = o.height - MARGIN_T - MARGIN_B;
 
@@ -93,8 +108,9 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
                    "fill=\"black\">%d</text>\n", x, MARGIN_T + ph + 16, p);
     }
-    for (double v = 0; v <= ymax + step / 2; v += step) {
-        double y = MARGIN_T + ph - ph * v / ymax;
+    for (double v = log_y ? 1 : 0; v <= ymax * 1.001 + (log_y ? 0 : step / 2);
+         v = log_y ? v * step : v + step) {
+        double y = MARGIN_T + ph - ph * y_frac(v, ymax, log_y);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", MARGIN_L, y,
                 MARGIN_L + pw, y);
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
@@ -129,7 +145,7 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
             if (val > ymax)
                 val = ymax;
             fprintf(f, "%s%.1f,%.1f", j ? " " : "", MARGIN_L + pw * pct / 100,
-                    MARGIN_T + ph - ph * val / ymax);
+                    MARGIN_T + ph - ph * y_frac(val, ymax, log_y));
         }
         fputs("\"><title>", f);
         xml_text(f, prospect_hist_name(hs[i]));
@@ -144,4 +160,16 @@ int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
     }
     fputs("</svg>\n", f);
     return ferror(f) ? -EIO : 0;
+}
+
+int prospect_hist_write_svg(FILE *f, struct prospect_hist *const *hs, size_t n,
+                            const struct prospect_svg_opts *opts)
+{
+    return write_svg(f, hs, n, opts, 0);
+}
+
+int prospect_hist_write_svg_log(FILE *f, struct prospect_hist *const *hs, size_t n,
+                                const struct prospect_svg_opts *opts)
+{
+    return write_svg(f, hs, n, opts, 1);
 }

@@ -219,6 +219,30 @@ TEST(svg_has_one_polyline_per_series_and_escapes_names)
         prospect_hist_free(hs[i]);
 }
 
+/* --log-y (prospect replay): decades from 1 to the power of ten above the largest value, and
+ * values placed by their logarithm: on the default 500-pixel chart the plot runs from y = 445
+ * (1) to y = 40 (1000), so 10 sits a third of the way up, at 310. */
+TEST(svg_log_y_marks_decades)
+{
+    uint64_t v[] = { 1, 10, 100, 1000 };
+    struct prospect_hist *h = hist_of("log", v, 4);
+    struct prospect_svg_opts o = { "log", NULL, PROSPECT_KEEP_ALL, 0, 0, 0 };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(h && f);
+    CHECK(prospect_hist_write_svg_log(f, &h, 1, &o) == 0);
+    fclose(f);
+    CHECK(strstr(buf, ">1</text>") && strstr(buf, ">10</text>") && strstr(buf, ">100</text>") &&
+          strstr(buf, ">1000</text>"));
+    CHECK(!strstr(buf, ">500</text>") && !strstr(buf, ">10000</text>"));
+    CHECK(strstr(buf, ",445.0 "));
+    CHECK(strstr(buf, ",310.0 "));
+    CHECK(strstr(buf, ",40.0\""));
+    free(buf);
+    prospect_hist_free(h);
+}
+
 int main(void)
 {
     RUN(percentiles_of_one_to_ten);
@@ -229,5 +253,6 @@ int main(void)
     RUN(empty_histogram_has_no_data);
     RUN(csv_text_and_curve_output);
     RUN(svg_has_one_polyline_per_series_and_escapes_names);
+    RUN(svg_log_y_marks_decades);
     return 0;
 }
