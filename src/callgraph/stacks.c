@@ -4,6 +4,7 @@
 #include "callgraph/stacks.h"
 #include "perf/record.h"
 #include "session/session.h"
+#include "unwind/unwind.h"
 #include "util/hash.h"
 
 const struct map cg_kernel_map;
@@ -159,6 +160,13 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         }
         h = frame_mix(h, f);
         n++;
+    }
+    if (cs->unwind) {           /* DWARF unwinding, or the caller a frameless leaf hides */
+        int ret = unwind_sample(cs->unwind, p, smp, &cs->scratch, &cs->cap_scratch, &n);
+        if (ret < 0)
+            return ret;
+        if (ret)                /* frames changed: hashed again */
+            return cg_store_add_frames(cs, p, cs->scratch, n, period);
     }
     return add_hashed(cs, p, cs->scratch, n, period, hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p));
 }

@@ -17,6 +17,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "offcpu/offcpu.h"
+#include "unwind/unwind.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
 #include "report/callgraph_out.h"
@@ -888,9 +889,16 @@ int cmd_report(int argc, char **argv)
     session.filter = o.filter;
     cg_store_init(&chains);
     offcpu_init(&offcpu, NULL);
-    if (o.children || o.folded || o.callers || o.callees)
-        session.chains = &chains;
     thread_tally_init(&threads);
+    if (o.children || o.folded || o.callers || o.callees) {
+        session.chains = &chains;
+        chains.unwind = unwinder_new();
+        if (!chains.unwind) {
+            cmd_error("report", "out of memory");
+            ret = 1;
+            goto out;
+        }
+    }
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
@@ -980,6 +988,7 @@ out:
     }
     thread_tally_release(&threads);
     session_release(&session);
+    unwinder_free(chains.unwind);
     cg_store_release(&chains);
     offcpu_release(&offcpu);
     perfdata_close(pd);

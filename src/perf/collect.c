@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "perf/collect.h"
+#include "unwind/regs.h"
 #include "perf/ordered.h"
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
@@ -73,6 +74,14 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
                      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
     if (o->callchain)
         a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (o->stack_user) {
+        /* perf's DWARF mode: registers and a stack copy for the user part, unwound at report
+         * time; the kernel's chain then holds the kernel part only. */
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
+        a->sample_stack_user = o->stack_user;
+        a->exclude_callchain_user = 1;
+    }
     if (ev->period || o->period) {
         a->freq = 0;
         a->sample_period = ev->period ? ev->period : o->period;
