@@ -81,6 +81,8 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
         a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
         a->sample_stack_user = o->stack_user;
         a->exclude_callchain_user = 1;
+        /* perf's unwinder reads .eh_frame_hdr through the maps: the read-only ones too. */
+        a->mmap_data = 1;
     }
     if (ev->period || o->period) {
         a->freq = 0;
