@@ -653,6 +653,22 @@ static struct ksyms *ksyms_job_finish(struct ksyms_job *j, uint64_t rec_text, in
     return j->ks;
 }
 
+/* What the unwinder met in a hostile or damaged file: said once, the unwinds stopped cleanly. */
+static void unwind_notes(const char *input, const struct unwinder *uw)
+{
+    const struct unwind_stats *us = uw ? unwinder_stats(uw) : NULL;
+
+    if (us && us->bad_regs)
+        cmd_error("report", "%s: note: %llu samples' user registers lack ip or sp (the event's "
+                  "register mask); their user stacks are the sampled ip alone", input,
+                  (unsigned long long)us->bad_regs);
+    if (us && us->bad_dyn_size)
+        cmd_error("report", "%s: note: %llu sample%s more user stack than %s carr%s; unwound "
+                  "up to the copy's end", input, (unsigned long long)us->bad_dyn_size,
+                  us->bad_dyn_size == 1 ? " claims" : "s claim",
+                  us->bad_dyn_size == 1 ? "it" : "they", us->bad_dyn_size == 1 ? "ies" : "y");
+}
+
 static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
                          struct session *s, struct ksyms_job *kjob,
                          const struct one_event *oe)
@@ -723,6 +739,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
+        unwind_notes(o->input, s->chains->unwind);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
                  (unsigned long long)cs->samples, cs->nframes);
         err = cg_resolve(cs, ks, &cy);

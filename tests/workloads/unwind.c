@@ -1,0 +1,73 @@
+/* Stacks for the unwinding tests (tests/e2e/callgraph_unwind.sh), built -O2
+ * -fno-omit-frame-pointer, so gcc leaves the frame pointer out of the leaf only:
+ *   split ROUNDS  main -> via_a -> leaf three times out of five, main -> via_b -> leaf twice
+ *   rec ROUNDS    main -> rec (5 deep) -> leaf
+ *   sig ROUNDS    main -> raiser -> raise(SIGUSR1): the handler on_sig -> leaf runs on the
+ *                 signal frame (__restore_rt) above raise
+ *   lib ROUNDS    main -> lib_work (libunwlib.so, stripped, no frame pointers) -> its static
+ *                 helper, named only as a dynamic-symbol bracket */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) void leaf(unsigned long n)
+{
+    for (unsigned long i = 0; i < n; i++)
+        sink += i;
+}
+
+/* The empty asm after the call keeps it a call (not a tail jump): via_a keeps its frame. A
+ * round (about 6 µs) is far shorter than a sampling period, so samples do not alias with it. */
+__attribute__((noinline)) void via_a(void) { leaf(5000); __asm__ volatile(""); }
+__attribute__((noinline)) void via_b(void) { leaf(5000); __asm__ volatile(""); }
+
+__attribute__((noinline)) void rec(int depth)
+{
+    if (depth)
+        rec(depth - 1);
+    else
+        leaf(200000);
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void on_sig(int sig)
+{
+    (void)sig;
+    leaf(200000);
+    __asm__ volatile("");
+}
+
+__attribute__((noinline)) void raiser(void)
+{
+    raise(SIGUSR1);
+    __asm__ volatile("");
+}
+
+#ifdef WITH_LIB
+void lib_work(unsigned long n);
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "split";
+    long rounds = argc > 2 ? atol(argv[2]) : 1000;
+
+    signal(SIGUSR1, on_sig);
+    for (long r = 0; r < rounds; r++) {
+        if (!strcmp(mode, "rec")) {
+            rec(5);
+        } else if (!strcmp(mode, "sig")) {
+            raiser();
+#ifdef WITH_LIB
+        } else if (!strcmp(mode, "lib")) {
+            lib_work(200000);
+#endif
+        } else {
+            via_a(); via_a(); via_a();
+            via_b(); via_b();
+        }
+    }
+    return 0;
+}
