@@ -90,6 +90,8 @@ void uw_cfi_free(struct uw_cfi *c)
 {
     if (!c)
         return;
+    if (c->eh)
+        dwarf_cfi_end(c->eh);   /* dwarf_getcfi_elf's CFI is the caller's to end */
     if (c->dbg)
         dwarf_end(c->dbg);
     if (c->dbg_fd >= 0)
