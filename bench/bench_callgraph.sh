@@ -110,3 +110,62 @@ done
 echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
 [ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
 echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10; folded >= 30x"
+
+# DWARF unwinding (issue 10, section 3), on one `perf record --call-graph dwarf` file of xz
+# (stripped, with stripped liblzma; the unwinding workload when xz is missing):
+#   C: prospect report --children   vs  perf report --stdio   (target >= 5x)
+# and the cost of recording, as the slowdown of a fixed amount of work (wall, medians):
+#   D: prospect record -g / --call-graph dwarf  vs  perf record -g / --call-graph dwarf
+#      (target: no worse than perf's)
+DW=$T/dwarf.data
+gcc -O2 -fno-omit-frame-pointer -o "$T/unw" tests/workloads/unwind.c || exit 1
+if command -v xz >/dev/null; then
+    head -c $((24 << 20)) /usr/lib/x86_64-linux-gnu/libLLVM*.so* /usr/bin/* 2>/dev/null > "$T/xz.in"
+    DWCMD="xz -T1 -6 -c $T/xz.in"
+else
+    DWCMD="$T/unw split 600000"
+fi
+if [ ! -s "$DW" ]; then
+    perf record -q -F 2000 --call-graph dwarf -o "$DW" -- sh -c "$DWCMD > /dev/null" \
+        >/dev/null 2>"$T/rec.err" || { echo "perf record --call-graph dwarf failed:"; cat "$T/rec.err"; exit 1; }
+fi
+samples=$(./prospect report -i "$DW" --header | awk '$1 == "samples" { print $2 }')
+echo
+echo "DWARF file: $(du -mL "$DW" | cut -f1) MB, $samples samples of '$DWCMD'; $RUNS runs, medians"
+for f in d_t d_m pd_t pd_m; do : > "$T/$f"; done
+for i in $(seq "$RUNS"); do
+    timed d "$T/dchildren.txt" ./prospect report -i "$DW" --children ||
+        { echo "prospect report --children (dwarf) failed"; cat "$T/err.txt"; exit 1; }
+    echo "$d_wall" >> "$T/d_t"; echo "$d_rss" >> "$T/d_m"
+    timed pd "$T/pdchildren.txt" perf report -i "$DW" --stdio ||
+        { echo "perf report (dwarf) failed"; cat "$T/err.txt"; exit 1; }
+    echo "$pd_wall" >> "$T/pd_t"; echo "$pd_rss" >> "$T/pd_m"
+done
+printf "%-36s %10s %10s %10s %14s %10s\n" "" "time (s)" "perf (s)" "speedup" "memory (MiB)" "mem ratio"
+row "report --children (DWARF file)" "$(median < "$T/d_t")" "$(median < "$T/pd_t")" \
+    "$(median < "$T/d_m")" "$(median < "$T/pd_m")"
+echo "target: DWARF-unwound report >= 5x"
+
+# D: the same work alone, then under each recorder (-F 1000, perf's default rate).
+WORK="$T/unw split 150000"
+for f in base pg og pdw odw; do : > "$T/o_$f"; done
+for i in $(seq "$RUNS"); do
+    timed ob /dev/null $WORK && echo "$ob_wall" >> "$T/o_base"
+    timed opg /dev/null perf record -q -F 1000 -g -o "$T/o.data" -- $WORK && echo "$opg_wall" >> "$T/o_pg"
+    timed oog /dev/null ./prospect record -F 1000 -g -o "$T/o.data" -- $WORK && echo "$oog_wall" >> "$T/o_og"
+    timed opd /dev/null perf record -q -F 1000 --call-graph dwarf -o "$T/o.data" -- $WORK &&
+        echo "$opd_wall" >> "$T/o_pdw"
+    timed ood /dev/null ./prospect record -F 1000 --call-graph dwarf -o "$T/o.data" -- $WORK &&
+        echo "$ood_wall" >> "$T/o_odw"
+done
+base=$(median < "$T/o_base")
+over() { awk -v t="$1" -v b="$base" 'BEGIN { printf "%.1f%%", b > 0 ? (t - b) / b * 100 : 0 }'; }
+echo
+echo "recording overhead: '$WORK' alone $base s (medians of $RUNS)"
+printf "%-28s %10s %10s %12s %12s\n" "" "prospect" "perf" "prospect +" "perf +"
+for m in g dw; do
+    o=$(median < "$T/o_o$m"); p=$(median < "$T/o_p$m")
+    printf "%-28s %10s %10s %12s %12s\n" "record $([ $m = g ] && echo -g || echo '--call-graph dwarf')" \
+        "$o" "$p" "$(over "$o")" "$(over "$p")"
+done
+echo "target: prospect's overhead no worse than perf's"
