@@ -1,11 +1,9 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <unistd.h>
 #include "symbol/dso.h"
 #include "symbol/elf_file.h"
 #include "unwind/cfi.h"
@@ -25,8 +23,8 @@ struct uw_cfi {
     struct elf_file ef;           /* the code file (its .eh_frame) */
     void *image;                  /* [vdso]: our own copy of the image */
     Dwarf_CFI *eh;                /* .eh_frame (owned by ef.elf) */
-    Dwarf *dbg;                   /* the DWARF file for .debug_frame, opened on need */
-    int dbg_fd;
+    struct elf_file dbg_ef;       /* the file with DWARF, for .debug_frame, opened on need */
+    Dwarf *dbg;
     Dwarf_CFI *debug_frame;
     bool dbg_tried;
     struct hashmap rules;         /* vaddr -> struct uw_rule* */
@@ -67,8 +65,8 @@ struct uw_cfi *uw_cfi_open(struct dso *dso)
         return NULL;
     }
     c->dso = dso;
-    c->dbg_fd = -1;
     c->ef.fd = -1;
+    c->dbg_ef.fd = -1;
     hashmap_init(&c->rules);
     if (dso_kind(dso) == DSO_VDSO) {
         err = open_vdso(c);
@@ -94,8 +92,8 @@ void uw_cfi_free(struct uw_cfi *c)
         dwarf_cfi_end(c->eh);   /* dwarf_getcfi_elf's CFI is the caller's to end */
     if (c->dbg)
         dwarf_end(c->dbg);
-    if (c->dbg_fd >= 0)
-        close(c->dbg_fd);
+    if (c->dbg_ef.elf)
+        elf_file_close(&c->dbg_ef);
     if (c->ef.elf)
         elf_file_close(&c->ef);
     free(c->image);
@@ -113,16 +111,20 @@ void uw_cfi_free(struct uw_cfi *c)
 static Dwarf_CFI *debug_frame(struct uw_cfi *c)
 {
     const char *path;
+    GElf_Shdr sh;
 
     if (c->dbg_tried)
         return c->debug_frame;
     c->dbg_tried = true;
     if (dso_kind(c->dso) != DSO_FILE || !(path = dso_debug_path(c->dso)))
         return NULL;
-    c->dbg_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (c->dbg_fd < 0)
+    /* dwarf_begin inflates every compressed debug section up front (most of a report's time
+     * when it ran for every DSO): only for a file that has a .debug_frame at all. */
+    if (elf_file_open(path, &c->dbg_ef))
         return NULL;
-    c->dbg = dwarf_begin(c->dbg_fd, DWARF_C_READ);
+    if (!elf_find_section(c->dbg_ef.elf, ".debug_frame", 0, &sh))
+        return NULL;
+    c->dbg = dwarf_begin_elf(c->dbg_ef.elf, DWARF_C_READ, NULL);
     if (c->dbg)
         c->debug_frame = dwarf_getcfi(c->dbg);
     return c->debug_frame;
