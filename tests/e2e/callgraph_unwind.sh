@@ -107,6 +107,23 @@ rec --call-graph dwarf -o "$TEST_TMP/sig.data" -- "$U" sig 600
 check dwarf_signal_frame grep -q ';main;raiser;raise;.*__restore_rt;on_sig;leaf [0-9]*$' \
     "$TEST_TMP/sig.folded"
 
+# The vDSO: through __vdso_clock_gettime (CFI from the vDSO image) to its callers.
+rec --call-graph dwarf -o "$TEST_TMP/vdso.data" -- "$U" vdso 1000
+"$PROSPECT" report -i "$TEST_TMP/vdso.data" --format folded >"$TEST_TMP/vdso.folded"
+check dwarf_through_vdso grep -q ';main;ticker;clock_gettime[^;]*;__vdso_clock_gettime [0-9]*$' \
+    "$TEST_TMP/vdso.folded"
+
+# JIT code (anonymous memory, named by /tmp/perf-PID.map): the unwind stops there, cleanly.
+if gcc -O2 -o "$WL/jit" "$W/jit.c"; then
+    rec --call-graph dwarf -o "$TEST_TMP/jit.data" -- "$WL/jit" 3
+    "$PROSPECT" report -i "$TEST_TMP/jit.data" --format folded >"$TEST_TMP/jit.folded" 2>&1
+    check dwarf_stops_at_jit_code grep -q '^jit;jitted_count_loop [0-9]*$' "$TEST_TMP/jit.folded"
+    jpid=$("$PROSPECT" report -i "$TEST_TMP/jit.data" --flat --sort pid,sym -t '|' 2>/dev/null |
+           awk -F'|' '$3 == "[.] jitted_count_loop" && match($2, /[0-9]+/) {
+                          print substr($2, RSTART, RLENGTH); exit }')
+    [ -n "$jpid" ] && rm -f "/tmp/perf-$jpid.map"    # the JIT's map outlives it (perf's way)
+fi
+
 # A stripped library without frame pointers: unwound through its .eh_frame, its static
 # helper shown as the bracket between dynamic symbols.
 rec --call-graph dwarf -o "$TEST_TMP/lib.data" -- "$U" lib 600

@@ -4,11 +4,13 @@
  *   rec ROUNDS    main -> rec (5 deep) -> leaf
  *   sig ROUNDS    main -> raiser -> raise(SIGUSR1): the handler on_sig -> leaf runs on the
  *                 signal frame (__restore_rt) above raise
+ *   vdso ROUNDS   main -> ticker -> clock_gettime -> the vDSO's __vdso_clock_gettime
  *   lib ROUNDS    main -> lib_work (libunwlib.so, stripped, no frame pointers) -> its static
  *                 helper, named only as a dynamic-symbol bracket */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static volatile unsigned long sink;
 
@@ -45,6 +47,15 @@ __attribute__((noinline)) void raiser(void)
     __asm__ volatile("");
 }
 
+__attribute__((noinline)) void ticker(void)
+{
+    struct timespec ts;
+    for (int i = 0; i < 1000; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sink += (unsigned long)ts.tv_nsec;
+    }
+}
+
 #ifdef WITH_LIB
 void lib_work(unsigned long n);
 #endif
@@ -60,6 +71,8 @@ int main(int argc, char **argv)
             rec(5);
         } else if (!strcmp(mode, "sig")) {
             raiser();
+        } else if (!strcmp(mode, "vdso")) {
+            ticker();
 #ifdef WITH_LIB
         } else if (!strcmp(mode, "lib")) {
             lib_work(200000);
