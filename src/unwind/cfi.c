@@ -156,11 +156,13 @@ static int fill_rule(struct uw_cfi *c, Dwarf_Frame *f, struct uw_rule *r)
 {
     Dwarf_Op *ops, mem[3];
     size_t n;
-    int ra = dwarf_frame_info(f, NULL, NULL, &r->signal);
+    Dwarf_Addr start, end;
+    int ra = dwarf_frame_info(f, &start, &end, &r->signal);
 
     if (ra < 0 || ra >= DW_NREGS)
         return 0;                       /* an RA column we cannot hold: no rule */
     r->ra = (uint8_t)ra;
+    r->row_start = start;
     if (dwarf_frame_cfa(f, &ops, &n) || !n)
         return 0;
     if (add_ops(c, ops, n, &r->cfa) == -ENOMEM)
@@ -261,5 +263,14 @@ int uw_cfi_code(struct uw_cfi *c, uint64_t vaddr, uint8_t *out, size_t n)
 bool uw_cfi_is_func_start(struct uw_cfi *c, uint64_t vaddr)
 {
     struct symres sr;
-    return !dso_resolve(c->dso, vaddr, &sr) && sr.name && !sr.bracket && sr.start == vaddr;
+    const struct uw_rule *r;
+    const struct uw_op *op;
+
+    if (!dso_resolve(c->dso, vaddr, &sr) && sr.name && !sr.bracket && sr.start == vaddr)
+        return true;
+    if (!(r = uw_cfi_rule(c, vaddr)) || !r->found || r->row_start != vaddr || r->cfa.n != 1)
+        return false;
+    op = uw_cfi_ops(c, &r->cfa);
+    return (op->atom == DW_OP_bregx && op->n1 == DW_RSP && op->n2 == 8) ||
+           (op->atom == DW_OP_breg0 + DW_RSP && op->n1 == 8);
 }

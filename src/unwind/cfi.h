@@ -32,6 +32,7 @@ struct uw_expr {
 /* The unwind rule at one PC: how to find the CFA and each caller register. */
 struct uw_rule {
     bool found;                 /* CFI covers the PC */
+    uint64_t row_start;         /* where the CFI row holding the PC begins */
     bool signal;                /* a signal trampoline: its caller is an interrupted PC */
     uint8_t ra;                 /* the return address column */
     struct uw_expr cfa;
@@ -52,6 +53,7 @@ const struct uw_op *uw_cfi_ops(const struct uw_cfi *c, const struct uw_expr *e);
 /* Reads n bytes of code at an ELF virtual address of the DSO's file (for the call before a
  * return address). 0 or -ENOENT. */
 int uw_cfi_code(struct uw_cfi *c, uint64_t vaddr, uint8_t *out, size_t n);
-/* Does the DSO have a symbol starting exactly at vaddr? */
+/* Does a function start exactly at vaddr: a symbol's first byte, or (stripped code) a CFI row
+ * beginning there in the state of a function's entry (CFA = rsp + 8)? */
 bool uw_cfi_is_func_start(struct uw_cfi *c, uint64_t vaddr);
 #endif
