@@ -189,10 +189,60 @@ TEST(unwinds_own_stack_from_cfi)
     dso_cache_free(dc);
 }
 
+/* The frameless-leaf fix: a sample at fl_leaf's first instruction (no frame yet), whose
+ * frame-pointer chain goes on with the return address into fl_top: fl_mid is missing. */
+static uint64_t fl_ret;
+__attribute__((noinline)) static void fl_leaf(void) { __asm__ volatile(""); }
+__attribute__((noinline)) static void fl_mid(void)
+{
+    fl_ret = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    fl_leaf();
+    __asm__ volatile("");
+}
+__attribute__((noinline)) static void fl_top(void) { fl_mid(); __asm__ volatile(""); }
+
+TEST(frameless_leaf_gets_its_caller_back)
+{
+    struct dso_cache *dc = dso_cache_new();
+    struct process *p = dc ? self_process(dc) : NULL;
+    struct unwinder *uw = unwinder_new();
+    struct cg_frame *frames = malloc(2 * sizeof(*frames));
+    size_t cap = 2;
+    uint32_t n = 2;
+    const uint64_t chain[] = { PERF_CONTEXT_USER, 0, 0 };
+    struct sample smp = { .cpumode = PERF_RECORD_MISC_USER, .nr_callchain = 3,
+                          .callchain = chain };
+
+    CHECK(dc && p && uw && frames);
+    fl_top();
+    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, NULL };
+    frames[1] = (struct cg_frame){ fl_ret - 1, NULL };
+    frames[0].map = process_find_map(p, frames[0].addr);
+    frames[1].map = process_find_map(p, frames[1].addr);
+    CHECK(frames[0].map && frames[1].map);
+    CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
+    CHECK_EQ_U64(n, 3);
+    CHECK_STR(frame_name(&frames[0]), "fl_leaf");
+    CHECK_STR(frame_name(&frames[1]), "fl_mid");
+    CHECK_STR(frame_name(&frames[2]), "fl_top");
+    CHECK_EQ_U64(unwinder_stats(uw)->leaf_fixed, 1);
+    /* A chain whose leaf has its frame (inside fl_top's body, past its prologue) is kept. */
+    n = 2;
+    frames[0] = (struct cg_frame){ fl_ret, frames[1].map };
+    frames[1] = (struct cg_frame){ fl_ret - 1, frames[1].map };
+    CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
+    CHECK_EQ_U64(n, 2);
+    free(frames);
+    unwinder_free(uw);
+    process_free(p);
+    dso_cache_free(dc);
+}
+
 int main(void)
 {
     RUN(regs_in_perf_order);
     RUN(eval_cfa_rules_and_bounds);
     RUN(unwinds_own_stack_from_cfi);
+    RUN(frameless_leaf_gets_its_caller_back);
     return 0;
 }
