@@ -7,9 +7,9 @@
 #include "util/cpu_pin.h"
 #include "util/strutil.h"
 
-#define MAX_FREQ 100000
+#define MAX_FREQ 100000   /* beyond kernel.perf_event_max_sample_rate's usual ceiling */
 #define CALL_GRAPH_DWARF_DEFAULT 8192   /* perf's */
-#define CALL_GRAPH_DWARF_MAX 65528   /* beyond kernel.perf_event_max_sample_rate's usual ceiling */
+#define CALL_GRAPH_DWARF_MAX 65528      /* perf's: a sample's size is a u16 */
 
 void profile_opts_init(struct profile_opts *po)
 {
@@ -82,7 +82,7 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
             return 0;
         }
         if (!strncmp(arg, "dwarf,", 6)) {
-            /* As perf: rounded up to 8 bytes, at most 65528 (the sample size is a u16). */
+            /* As perf: rounded up to 8 bytes. */
             if (parse_u64(arg + 6, &v) || v == 0 || v > CALL_GRAPH_DWARF_MAX) {
                 cmd_usage_error(cmd, "invalid --call-graph dwarf size '%s' (1 to %d bytes)",
                                 arg + 6, CALL_GRAPH_DWARF_MAX);

@@ -17,7 +17,6 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "offcpu/offcpu.h"
-#include "unwind/unwind.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
 #include "report/callgraph_out.h"
@@ -31,6 +30,7 @@
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
+#include "unwind/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
 

@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "perf/collect.h"
-#include "unwind/regs.h"
 #include "perf/ordered.h"
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
+#include "unwind/regs.h"
 #include "util/cpu_pin.h"
 #include "util/launch.h"
 #include "util/log.h"
