@@ -658,6 +658,9 @@ static void unwind_notes(const char *input, const struct unwinder *uw)
 {
     const struct unwind_stats *us = uw ? unwinder_stats(uw) : NULL;
 
+    if (uw)
+        unwinder_log_stats(uw);
+
     if (us && us->bad_regs)
         cmd_error("report", "%s: note: %llu samples' user registers lack ip or sp (the event's "
                   "register mask); their user stacks are the sampled ip alone", input,

@@ -13,6 +13,9 @@
 #include "unwind/unwind.h"
 #include "util/hashmap.h"
 
+#define LOG_PREFIX "unwind"
+#include "util/log.h"
+
 struct unwinder {
     struct hashmap cfis;              /* struct dso * -> struct uw_cfi *, or &no_cfi */
     struct uw_callsites *calls;
@@ -50,6 +53,19 @@ void unwinder_free(struct unwinder *uw)
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw)
 {
     return &uw->st;
+}
+
+void unwinder_log_stats(const struct unwinder *uw)
+{
+    const struct unwind_stats *s = &uw->st;
+    pr_debug("%llu samples unwound from their stack copy, %llu user frames; ends: outermost "
+             "frame %llu, copy too short %llu, no map or JIT %llu, no CFI %llu, bad rule %llu, "
+             "no progress %llu, depth limit %llu; frameless leaves given their caller %llu",
+             (unsigned long long)s->dwarf_samples, (unsigned long long)s->frames,
+             (unsigned long long)s->end_of_stack, (unsigned long long)s->snapshot_end,
+             (unsigned long long)s->no_map, (unsigned long long)s->no_cfi,
+             (unsigned long long)s->bad_rule, (unsigned long long)s->no_progress,
+             (unsigned long long)s->max_depth, (unsigned long long)s->leaf_fixed);
 }
 
 /* The CFI of a map's file: NULL (errno ENOENT) for anonymous/JIT code and files without CFI. */

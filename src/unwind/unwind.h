@@ -37,6 +37,8 @@ struct unwind_stats {
 struct unwinder *unwinder_new(void);
 void unwinder_free(struct unwinder *uw);
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
+/* The statistics in one line at -v (why unwinds ended). */
+void unwinder_log_stats(const struct unwinder *uw);
 
 /* The call-out of cg_store_add: *frames holds the *n frames built from the sample's call
  * chain (leaf first, kernel frames marked with cg_kernel_map); replaces their user part by
