@@ -107,6 +107,13 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
     a->build_id = 0;
     a->watermark = 1;
     a->wakeup_watermark = 64 * 1024;
+    if (o->stack_user) {
+        /* 8 KiB samples would wake the collector every 8 samples, in the measured task's
+         * context: a quarter of the buffer instead (perf wakes at half). */
+        uint64_t bytes = (uint64_t)(o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * 4096;
+        if (bytes / 4 > a->wakeup_watermark)
+            a->wakeup_watermark = (uint32_t)(bytes / 4 < (1u << 20) ? bytes / 4 : 1u << 20);
+    }
     if (o->system_wide) {
         a->inherit = 0;
         a->disabled = 0;
