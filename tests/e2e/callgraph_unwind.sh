@@ -107,6 +107,14 @@ rec --call-graph dwarf -o "$TEST_TMP/sig.data" -- "$U" sig 600
 check dwarf_signal_frame grep -q ';main;raiser;raise;.*__restore_rt;on_sig;leaf [0-9]*$' \
     "$TEST_TMP/sig.folded"
 
+# CFI in .debug_frame only (gcc -g without unwind tables: .eh_frame keeps only crt's).
+if gcc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -g \
+       -o "$WL/unw_df" "$W/unwind.c"; then
+    rec --call-graph dwarf -o "$TEST_TMP/df.data" -- "$WL/unw_df" split 20000
+    "$PROSPECT" report -i "$TEST_TMP/df.data" --format folded >"$TEST_TMP/df.folded"
+    check dwarf_from_debug_frame grep -q ';main;via_a;leaf [0-9]*$' "$TEST_TMP/df.folded"
+fi
+
 # The vDSO: through __vdso_clock_gettime (CFI from the vDSO image) to its callers.
 rec --call-graph dwarf -o "$TEST_TMP/vdso.data" -- "$U" vdso 1000
 "$PROSPECT" report -i "$TEST_TMP/vdso.data" --format folded >"$TEST_TMP/vdso.folded"
