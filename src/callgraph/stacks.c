@@ -87,7 +87,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     for (j = h & (cs->table_cap - 1); cs->table[j]; j = (j + 1) & (cs->table_cap - 1)) {
         st = &cs->stacks[cs->table[j] - 1];
         if (st->hash == h && st->proc == p && st->n == n &&
-            !memcmp(cs->frames + st->off, f, n * sizeof(*f)))
+            (!n || !memcmp(cs->frames + st->off, f, n * sizeof(*f))))   /* frames may be NULL */
             goto found;
     }
     if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||

@@ -174,19 +174,14 @@ static int step(struct unwinder *uw, const struct uw_cfi *c, const struct uw_rul
 
 /* The user frames of a sample with registers and a stack copy, appended to frames. */
 static int unwind_dwarf(struct unwinder *uw, struct process *p, const struct sample *smp,
-                        struct cg_frame **frames, size_t *cap, uint32_t *n)
+                        struct uw_regs regs, struct cg_frame **frames, size_t *cap,
+                        uint32_t *n)
 {
-    const struct evsel *sel = smp->evsel;
-    struct uw_regs regs;
     struct uw_stack stk;
     bool activation = true;          /* the sampled ip is exact, not a return address */
     uint32_t first = *n;
     int err;
 
-    if (uw_regs_from_sample(sel->attr.sample_regs_user, smp->regs_user, &regs)) {
-        uw->st.bad_regs++;
-        return 0;
-    }
     uw->st.dwarf_samples++;
     stk.base = regs.r[DW_RSP];
     stk.buf = smp->stack_user;
@@ -302,12 +297,17 @@ int unwind_sample(struct unwinder *uw, struct process *p, const struct sample *s
                   struct cg_frame **frames, size_t *cap, uint32_t *n)
 {
     if (smp->regs_abi && smp->regs_user && smp->stack_user && smp->evsel) {
+        struct uw_regs regs;
         uint32_t k = 0;
+        if (uw_regs_from_sample(smp->evsel->attr.sample_regs_user, smp->regs_user, &regs)) {
+            uw->st.bad_regs++;       /* nothing to unwind from: the frames as the chain has them */
+            return 0;
+        }
         /* Kernel frames stay; the user part comes from the stack copy. */
         while (k < *n && (*frames)[k].map == &cg_kernel_map)
             k++;
         *n = k;
-        int err = unwind_dwarf(uw, p, smp, frames, cap, n);
+        int err = unwind_dwarf(uw, p, smp, regs, frames, cap, n);
         return err < 0 ? err : 1;
     }
     if (smp->nr_callchain)
