@@ -3,6 +3,7 @@
 #include <asm/perf_regs.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,13 +111,31 @@ static struct process *self_process(struct dso_cache *dc)
 struct snap {
     uint64_t words[3];            /* perf order for the mask bp|sp|ip */
     uint8_t stack[SNAP];
+    uint64_t len;                 /* bytes copied: up to the stack's top, as the kernel does */
 };
+static uint64_t stack_top;        /* the end of [stack] in /proc/self/maps */
+
+static void find_stack_top(void)
+{
+    char *maps, *line;
+    if (file_read_all("/proc/self/maps", &maps, NULL, 16u << 20))
+        return;
+    for (line = maps; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        unsigned long long lo, hi;
+        const char *eol = strchr(line, '\n');
+        if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && eol && eol - line > 7 &&
+            !memcmp(eol - 7, "[stack]", 7))
+            stack_top = hi;
+    }
+    free(maps);
+}
 
 /* Copies the stack as the kernel does for a sample (ASan's redzones are plain bytes here). */
 __attribute__((noinline, no_sanitize_address)) static void copy_stack(uint8_t *dst,
-                                                                      const uint8_t *src)
+                                                                      const uint8_t *src,
+                                                                      size_t n)
 {
-    for (size_t i = 0; i < SNAP; i++)
+    for (size_t i = 0; i < n; i++)
         ((volatile uint8_t *)dst)[i] = src[i];
 }
 
@@ -128,7 +147,8 @@ __attribute__((noinline)) static void capture(struct snap *s)
     s->words[0] = bp;
     s->words[1] = sp;
     s->words[2] = ip;
-    copy_stack(s->stack, (const uint8_t *)(uintptr_t)sp);
+    s->len = stack_top > sp && stack_top - sp < SNAP ? stack_top - sp : SNAP;
+    copy_stack(s->stack, (const uint8_t *)(uintptr_t)sp, s->len);
     __asm__ volatile("");
 }
 
@@ -160,12 +180,14 @@ TEST(unwinds_own_stack_from_cfi)
     const char *want[] = { "capture", "level3", "level2", "level1" };
 
     CHECK(dc && p && uw);
+    find_stack_top();
+    CHECK(stack_top);
     level1(&s);
     sel.attr.sample_regs_user = 1ULL << PERF_REG_X86_BP | 1ULL << PERF_REG_X86_SP |
                                 1ULL << PERF_REG_X86_IP;
     struct sample smp = { .evsel = &sel, .cpumode = PERF_RECORD_MISC_USER, .ip = s.words[2],
                           .regs_abi = PERF_SAMPLE_REGS_ABI_64, .regs_user = s.words,
-                          .stack_user = s.stack, .stack_size = SNAP, .stack_dyn_size = SNAP };
+                          .stack_user = s.stack, .stack_size = SNAP, .stack_dyn_size = s.len };
     CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
     CHECK(n >= 5);
     for (int i = 0; i < 4; i++)
