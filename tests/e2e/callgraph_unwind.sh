@@ -7,7 +7,7 @@ W=$(dirname "$0")/../workloads
 if ! gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$WL/libunwlib.so" "$W/unwlib.c" ||
    ! strip "$WL/libunwlib.so" ||
    ! gcc -O2 -fno-omit-frame-pointer -DWITH_LIB -o "$WL/unw" "$W/unwind.c" -L"$WL" -lunwlib \
-        -Wl,-rpath,"$WL"; then
+        -Wl,-rpath,"$WL" -pthread; then
     fail unwind_build "cannot build tests/workloads/unwind.c and unwlib.c"
     exit 0
 fi
@@ -100,6 +100,11 @@ rec --call-graph dwarf -o "$TEST_TMP/rec.data" -- "$U" rec 600
 check dwarf_recursion_unwound grep -q ';main;rec;rec;rec;rec;rec;rec;leaf [0-9]*$' "$TEST_TMP/rec.folded"
 r=$(share "$TEST_TMP/rec.data" rec); l=$(share "$TEST_TMP/rec.data" leaf)
 check dwarf_recursion_counted_once [ -n "$r" -a "$r" = "$l" ]
+
+# A thread: its own stack, unwound to start_thread and the clone that began it.
+rec --call-graph dwarf -o "$TEST_TMP/thr.data" -- "$U" thread 3000
+"$PROSPECT" report -i "$TEST_TMP/thr.data" --format folded >"$TEST_TMP/thr.folded"
+check dwarf_thread_stack grep -q '^unw;clone3;start_thread;worker;leaf [0-9]*$' "$TEST_TMP/thr.folded"
 
 # A signal handler: through __restore_rt's frame to the interrupted raise and its callers.
 rec --call-graph dwarf -o "$TEST_TMP/sig.data" -- "$U" sig 600

@@ -4,9 +4,11 @@
  *   rec ROUNDS    main -> rec (5 deep) -> leaf
  *   sig ROUNDS    main -> raiser -> raise(SIGUSR1): the handler on_sig -> leaf runs on the
  *                 signal frame (__restore_rt) above raise
+ *   thread ROUNDS main -> pthread_create; the thread: start_thread -> worker -> leaf
  *   vdso ROUNDS   main -> ticker -> clock_gettime -> the vDSO's __vdso_clock_gettime
  *   lib ROUNDS    main -> lib_work (libunwlib.so, stripped, no frame pointers) -> its static
  *                 helper, named only as a dynamic-symbol bracket */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,15 @@ __attribute__((noinline)) void ticker(void)
     }
 }
 
+__attribute__((noinline)) void *worker(void *arg)
+{
+    long rounds = *(long *)arg;
+    for (long r = 0; r < rounds; r++)
+        leaf(200000);
+    __asm__ volatile("");
+    return NULL;
+}
+
 #ifdef WITH_LIB
 void lib_work(unsigned long n);
 #endif
@@ -66,6 +77,13 @@ int main(int argc, char **argv)
     long rounds = argc > 2 ? atol(argv[2]) : 1000;
 
     signal(SIGUSR1, on_sig);
+    if (!strcmp(mode, "thread")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, worker, &rounds))
+            return 1;
+        pthread_join(t, NULL);
+        return 0;
+    }
     for (long r = 0; r < rounds; r++) {
         if (!strcmp(mode, "rec")) {
             rec(5);
