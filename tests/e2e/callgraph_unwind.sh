@@ -87,6 +87,17 @@ if [ $HAVE_PERF = 1 ]; then
     fi
     if precord -F 4000 --call-graph dwarf -o "$TEST_TMP/pd.data" -- "$U" split 120000; then
         split dwarf_split_perf_file "$TEST_TMP/pd.data"
+        # perf's own unwind of its file: the program's rows agree within a point.
+        bad=""
+        for sym in main via_a via_b leaf; do
+            pv=$(perf report -i "$TEST_TMP/pd.data" --children --stdio -g none --sort sym 2>/dev/null |
+                 awk -v s="$sym" '$NF == s { sub("%", "", $1); print $1; exit }')
+            ov=$(share "$TEST_TMP/pd.data" "$sym")
+            in_range "$(awk -v a="${pv:-0}" -v b="${ov:-200}" 'BEGIN { d = a - b; print d < 0 ? -d : d }')" 0 1 ||
+                bad="$bad $sym(perf ${pv:-none}, ours ${ov:-none})"
+        done
+        check dwarf_perf_file_rows_match_perf [ -z "$bad" ]
+        [ -z "$bad" ] || echo "  ($bad)"
     else
         skip dwarf_split_perf_file "perf record --call-graph dwarf failed three times"
     fi
