@@ -114,7 +114,7 @@ echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10;
 # DWARF unwinding (issue 10, section 3), on one `perf record --call-graph dwarf` file of xz
 # (stripped, with stripped liblzma; the unwinding workload when xz is missing):
 #   C: prospect report --children   vs  perf report --stdio   (target >= 5x)
-# and the cost of recording, as the slowdown of a fixed amount of work (wall, medians):
+# and the cost of recording, as the CPU time a fixed amount of work takes (medians):
 #   D: prospect record -g / --call-graph dwarf  vs  perf record -g / --call-graph dwarf
 #      (target: no worse than perf's)
 DW=$T/dwarf.data
@@ -133,18 +133,18 @@ fi
 samples=$(./prospect report -i "$DW" --header | awk '$1 == "samples" { print $2 }')
 echo
 echo "DWARF file: $(du -mL "$DW" | cut -f1) MB, $samples samples of '$DWCMD'; $RUNS runs, medians"
-for f in d_t d_m pd_t pd_m; do : > "$T/$f"; done
+for f in d pd; do for k in wall cpu rss; do : > "$T/dw$f.$k"; done; done
 for i in $(seq "$RUNS"); do
-    timed d "$T/dchildren.txt" ./prospect report -i "$DW" --children ||
+    timed3 d "$T/dchildren.txt" ./prospect report -i "$DW" --children ||
         { echo "prospect report --children (dwarf) failed"; cat "$T/err.txt"; exit 1; }
-    echo "$d_wall" >> "$T/d_t"; echo "$d_rss" >> "$T/d_m"
-    timed pd "$T/pdchildren.txt" perf report -i "$DW" --stdio ||
+    timed3 pd "$T/pdchildren.txt" perf report -i "$DW" --stdio ||
         { echo "perf report (dwarf) failed"; cat "$T/err.txt"; exit 1; }
-    echo "$pd_wall" >> "$T/pd_t"; echo "$pd_rss" >> "$T/pd_m"
+    for f in d pd; do for k in wall cpu rss; do eval "echo \$${f}_$k" >> "$T/dw$f.$k"; done; done
 done
-printf "%-36s %10s %10s %10s %14s %10s\n" "" "time (s)" "perf (s)" "speedup" "memory (MiB)" "mem ratio"
-row "report --children (DWARF file)" "$(median < "$T/d_t")" "$(median < "$T/pd_t")" \
-    "$(median < "$T/d_m")" "$(median < "$T/pd_m")"
+for f in d pd; do for k in wall cpu rss; do mv "$T/dw$f.$k" "$T/dw${f}_$k"; done; done
+printf "%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "" "wall s" "perf" "speedup" "cpu s" \
+    "perf" "ratio" "MiB" "perf MiB" "mem"
+row "DWARF file: report --children" dwd dwpd
 echo "target: DWARF-unwound report >= 5x"
 
 # D: the same work alone, then under each recorder (-F 4000). The work's

@@ -742,7 +742,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
-        unwind_notes(o->input, s->chains->unwind);
+        unwind_notes(o->input, s->chains ? s->chains->unwind :
+                               s->offcpu ? s->offcpu->opened.unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
                  (unsigned long long)cs->samples, cs->nframes);
         err = cg_resolve(cs, ks, &cy);
@@ -910,15 +911,14 @@ int cmd_report(int argc, char **argv)
     cg_store_init(&chains);
     offcpu_init(&offcpu, NULL);
     thread_tally_init(&threads);
-    if (o.children || o.folded || o.callers || o.callees) {
-        session.chains = &chains;
-        chains.unwind = unwinder_new();
-        if (!chains.unwind) {
-            cmd_error("report", "out of memory");
-            ret = 1;
-            goto out;
-        }
+    chains.unwind = unwinder_new();   /* call stacks and off-CPU waits: src/unwind/ */
+    if (!chains.unwind) {
+        cmd_error("report", "out of memory");
+        ret = 1;
+        goto out;
     }
+    if (o.children || o.folded || o.callers || o.callees)
+        session.chains = &chains;
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
@@ -962,6 +962,7 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
+    offcpu.opened.unwind = chains.unwind;
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
         ret = 1;
