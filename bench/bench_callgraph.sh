@@ -110,3 +110,70 @@ done
 echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
 [ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
 echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10; folded >= 30x"
+
+# DWARF unwinding (issue 10, section 3), on one `perf record --call-graph dwarf` file of xz
+# (stripped, with stripped liblzma; the unwinding workload when xz is missing):
+#   C: prospect report --children   vs  perf report --stdio   (target >= 5x)
+# and the cost of recording, as the CPU time a fixed amount of work takes (medians):
+#   D: prospect record -g / --call-graph dwarf  vs  perf record -g / --call-graph dwarf
+#      (target: no worse than perf's)
+DW=$T/dwarf.data
+gcc -O2 -fno-omit-frame-pointer -o "$T/unw" tests/workloads/unwind.c || exit 1
+if command -v xz >/dev/null; then
+    # 16 MiB of binaries: about 7 s of xz -6, 14k samples at 2 kHz (as the issue's file).
+    cat /usr/bin/* 2>/dev/null | head -c $((16 << 20)) > "$T/xz.in"
+    DWCMD="xz -T1 -6 -c $T/xz.in"
+else
+    DWCMD="$T/unw split 600000"
+fi
+if [ ! -s "$DW" ]; then
+    perf record -q -F 2000 --call-graph dwarf -o "$DW" -- sh -c "$DWCMD > /dev/null" \
+        >/dev/null 2>"$T/rec.err" || { echo "perf record --call-graph dwarf failed:"; cat "$T/rec.err"; exit 1; }
+fi
+samples=$(./prospect report -i "$DW" --header | awk '$1 == "samples" { print $2 }')
+echo
+echo "DWARF file: $(du -mL "$DW" | cut -f1) MB, $samples samples of '$DWCMD'; $RUNS runs, medians"
+for f in d pd; do for k in wall cpu rss; do : > "$T/dw$f.$k"; done; done
+for i in $(seq "$RUNS"); do
+    timed3 d "$T/dchildren.txt" ./prospect report -i "$DW" --children ||
+        { echo "prospect report --children (dwarf) failed"; cat "$T/err.txt"; exit 1; }
+    timed3 pd "$T/pdchildren.txt" perf report -i "$DW" --stdio ||
+        { echo "perf report (dwarf) failed"; cat "$T/err.txt"; exit 1; }
+    for f in d pd; do for k in wall cpu rss; do eval "echo \$${f}_$k" >> "$T/dw$f.$k"; done; done
+done
+for f in d pd; do for k in wall cpu rss; do mv "$T/dw$f.$k" "$T/dw${f}_$k"; done; done
+printf "%-38s %7s %7s %7s  %6s %6s %6s  %8s %8s %6s\n" "" "wall s" "perf" "speedup" "cpu s" \
+    "perf" "ratio" "MiB" "perf MiB" "mem"
+row "DWARF file: report --children" dwd dwpd
+echo "target: DWARF-unwound report >= 5x"
+
+# D: the same work alone, then under each recorder (-F 4000). The work's
+# own CPU time (user + sys: the kernel's sample copies are charged to it) is taken inside the
+# recording (/usr/bin/time around it): the cost the profiled program pays, apart from each
+# recorder's start-up and write-out, and steadier than wall time on a shared machine.
+WORK="$T/unw split 300000"
+RF=${BENCH_REC_FREQ:-4000}   # a high rate, so the cost stands out of /usr/bin/time's 10 ms
+cpu() { awk '{ t = $1 + $2 } END { print t }' "$T/w.txt"; }
+work() {   # work PREFIX [RECORDER...]: the work's CPU seconds under RECORDER into $T/o_PREFIX
+    local p=$1; shift
+    "$@" /usr/bin/time -f "%U %S" -o "$T/w.txt" $WORK >/dev/null 2>&1 && cpu >> "$T/o_$p"
+}
+for f in base pg og pdw odw; do : > "$T/o_$f"; done
+for i in $(seq "$RUNS"); do
+    work base
+    work pg perf record -q -F "$RF" -g -o "$T/o.data" --
+    work og ./prospect record -F "$RF" -g -o "$T/o.data" --
+    work pdw perf record -q -F "$RF" --call-graph dwarf -o "$T/o.data" --
+    work odw ./prospect record -F "$RF" --call-graph dwarf -o "$T/o.data" --
+done
+base=$(median < "$T/o_base")
+over() { awk -v t="$1" -v b="$base" 'BEGIN { printf "%.1f%%", (b > 0) ? (t - b) / b * 100 : 0 }'; }
+echo
+echo "recording overhead: '$WORK' alone $base s CPU; its CPU while recorded at -F $RF (medians of $RUNS)"
+printf "%-28s %10s %10s %12s %12s\n" "" "prospect" "perf" "prospect +" "perf +"
+for m in g dw; do
+    o=$(median < "$T/o_o$m"); p=$(median < "$T/o_p$m")
+    printf "%-28s %10s %10s %12s %12s\n" "record $([ $m = g ] && echo -g || echo '--call-graph dwarf')" \
+        "$o" "$p" "$(over "$o")" "$(over "$p")"
+done
+echo "target: prospect's overhead no worse than perf's"

@@ -1,12 +1,14 @@
 /* libFuzzer target for the perf.data reader: open (header, attrs, features), then walk the
  * records in time order and in file order, decoding each as a consumer would, and feed them
- * to the session (processes, maps, hit stores) as `prospect report` does. Any crash,
+ * to the session (processes, maps, hit stores, call stacks) as `prospect report` does. Any crash,
  * sanitizer report, leak or hang is a bug: the reader must reject or skip damaged input. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "callgraph/stacks.h"
 #include "perf/perfdata.h"
 #include "session/session.h"
+#include "unwind/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,12 +56,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         (void)perfdata_info(pd);
         if (m == 0) {
+            /* With call stacks kept as `report --children` keeps them: chains walked, user
+             * stacks unwound from their copies (src/unwind/). */
             struct session s;
+            struct cg_store cs;
+            cg_store_init(&cs);
+            cs.unwind = unwinder_new();
             if (session_init(&s) == 0) {
+                s.chains = cs.unwind ? &cs : NULL;
                 if (perfdata_process(pd, session_record, &s, 0, &err))
                     perfdata_error_str(&err, line, sizeof(line));
                 session_release(&s);
             }
+            unwinder_free(cs.unwind);
+            cg_store_release(&cs);
         } else if (perfdata_process(pd, consume, &sum, modes[m], &err)) {
             perfdata_error_str(&err, line, sizeof(line));
         }

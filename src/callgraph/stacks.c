@@ -4,6 +4,7 @@
 #include "callgraph/stacks.h"
 #include "perf/record.h"
 #include "session/session.h"
+#include "unwind/unwind.h"
 #include "util/hash.h"
 
 const struct map cg_kernel_map;
@@ -86,7 +87,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     for (j = h & (cs->table_cap - 1); cs->table[j]; j = (j + 1) & (cs->table_cap - 1)) {
         st = &cs->stacks[cs->table[j] - 1];
         if (st->hash == h && st->proc == p && st->n == n &&
-            !memcmp(cs->frames + st->off, f, n * sizeof(*f)))
+            (!n || !memcmp(cs->frames + st->off, f, n * sizeof(*f))))   /* frames may be NULL */
             goto found;
     }
     if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||
@@ -159,6 +160,13 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         }
         h = frame_mix(h, f);
         n++;
+    }
+    if (cs->unwind) {           /* DWARF unwinding, or the caller a frameless leaf hides */
+        int ret = unwind_sample(cs->unwind, p, smp, &cs->scratch, &cs->cap_scratch, &n);
+        if (ret < 0)
+            return ret;
+        if (ret)                /* frames changed: hashed again */
+            return cg_store_add_frames(cs, p, cs->scratch, n, period);
     }
     return add_hashed(cs, p, cs->scratch, n, period, hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p));
 }

@@ -12,6 +12,7 @@
 struct map;
 struct process;
 struct sample;
+struct unwinder;
 
 /* The map of kernel frames (kernel addresses resolve through kallsyms). */
 extern const struct map cg_kernel_map;
@@ -36,6 +37,8 @@ struct cg_store {
     size_t nstacks, cap_stacks;
     uint32_t *table;          /* open addressing: stack index + 1, 0 empty */
     size_t table_cap;
+    struct unwinder *unwind;  /* when set, user frames are unwound or completed there
+                                 (src/unwind/): owned by the caller */
     struct cg_frame *scratch; /* the sample being added */
     size_t cap_scratch;
     uint64_t samples, period;

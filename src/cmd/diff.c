@@ -17,6 +17,7 @@
 #include "report/diff.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
+#include "unwind/unwind.h"
 #include "util/log.h"
 #include "util/outfile.h"
 
@@ -89,6 +90,11 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
     p->session_ok = true;
     cg_store_init(&p->cs);
     p->s.chains = &p->cs;
+    p->cs.unwind = unwinder_new();    /* DWARF files unwound, frameless leaves completed */
+    if (!p->cs.unwind) {
+        cmd_error("diff", "out of memory");
+        return 1;
+    }
     if (session_add_build_ids(&p->s, perfdata_info(p->pd))) {
         cmd_error("diff", "out of memory");
         return 1;
@@ -139,6 +145,7 @@ static void unload(struct profile *p)
         cg_syms_release(&p->cy);
     if (p->session_ok) {
         session_release(&p->s);
+        unwinder_free(p->cs.unwind);
         cg_store_release(&p->cs);
     }
     ksyms_free(p->ks);

@@ -8,6 +8,8 @@
 #include "util/strutil.h"
 
 #define MAX_FREQ 100000   /* beyond kernel.perf_event_max_sample_rate's usual ceiling */
+#define CALL_GRAPH_DWARF_DEFAULT 8192   /* perf's */
+#define CALL_GRAPH_DWARF_MAX 65528      /* perf's: a sample's size is a u16 */
 
 void profile_opts_init(struct profile_opts *po)
 {
@@ -68,16 +70,31 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->collect.off_cpu = true;
         return 0;
     case PROFILE_OPT_CALL_GRAPH:
-        /* perf's syntax: fp, dwarf[,SIZE], lbr. Only frame pointers are unwound today. */
+        /* perf's syntax: fp, dwarf[,SIZE], lbr. */
         if (!strcmp(arg, "fp")) {
             po->collect.callchain = true;
+            po->collect.stack_user = 0;
             return 0;
         }
-        if (!strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6) || !strcmp(arg, "lbr")) {
-            cmd_error(cmd, "--call-graph %s: not yet: %s; use -g (frame pointers, code built "
-                      "with -fno-omit-frame-pointer)", arg, arg[0] == 'l' ?
-                      "LBR call stacks are not implemented" :
-                      "DWARF unwinding is not implemented");
+        if (!strcmp(arg, "dwarf")) {
+            po->collect.callchain = true;
+            po->collect.stack_user = CALL_GRAPH_DWARF_DEFAULT;
+            return 0;
+        }
+        if (!strncmp(arg, "dwarf,", 6)) {
+            /* As perf: rounded up to 8 bytes. */
+            if (parse_u64(arg + 6, &v) || v == 0 || v > CALL_GRAPH_DWARF_MAX) {
+                cmd_usage_error(cmd, "invalid --call-graph dwarf size '%s' (1 to %d bytes)",
+                                arg + 6, CALL_GRAPH_DWARF_MAX);
+                return -EINVAL;
+            }
+            po->collect.callchain = true;
+            po->collect.stack_user = (uint32_t)((v + 7) & ~7ULL);
+            return 0;
+        }
+        if (!strcmp(arg, "lbr")) {
+            cmd_error(cmd, "--call-graph lbr: not yet: LBR call stacks are not implemented (and "
+                      "this machine has no LBR); use -g or --call-graph dwarf");
             return -EINVAL;
         }
         cmd_usage_error(cmd, "--call-graph must be fp or dwarf[,SIZE], not '%s'", arg);

@@ -45,7 +45,9 @@ struct profile_opts {
 "  -g                     record call chains (frame pointers)\n" \
 "      --off-cpu          also where threads wait: every sched:sched_switch with its call\n" \
 "                         chain, weighed by the time until the thread runs again\n" \
-"      --call-graph MODE  fp: as -g; dwarf[,SIZE] is not implemented yet ('record' only)\n" \
+"      --call-graph MODE  fp: as -g; dwarf[,SIZE]: user registers and SIZE bytes of user\n" \
+"                         stack per sample (default 8192), unwound from the code's CFI, for\n" \
+"                         code without frame pointers\n" \
 "  -d, --duration SEC     profile for SEC seconds; a COMMAND still running then is not\n" \
 "                         killed: prospect waits for it and exits with its status\n" \
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \

@@ -30,6 +30,7 @@
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
+#include "unwind/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -652,6 +653,25 @@ static struct ksyms *ksyms_job_finish(struct ksyms_job *j, uint64_t rec_text, in
     return j->ks;
 }
 
+/* What the unwinder met in a hostile or damaged file: said once, the unwinds stopped cleanly. */
+static void unwind_notes(const char *input, const struct unwinder *uw)
+{
+    const struct unwind_stats *us = uw ? unwinder_stats(uw) : NULL;
+
+    if (uw)
+        unwinder_log_stats(uw);
+
+    if (us && us->bad_regs)
+        cmd_error("report", "%s: note: %llu samples' user registers lack ip or sp (the event's "
+                  "register mask); their user stacks are the sampled ip alone", input,
+                  (unsigned long long)us->bad_regs);
+    if (us && us->bad_dyn_size)
+        cmd_error("report", "%s: note: %llu sample%s more user stack than %s carr%s; unwound "
+                  "up to the copy's end", input, (unsigned long long)us->bad_dyn_size,
+                  us->bad_dyn_size == 1 ? " claims" : "s claim",
+                  us->bad_dyn_size == 1 ? "it" : "they", us->bad_dyn_size == 1 ? "ies" : "y");
+}
+
 static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
                          struct session *s, struct ksyms_job *kjob,
                          const struct one_event *oe)
@@ -722,6 +742,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
+        unwind_notes(o->input, s->chains ? s->chains->unwind :
+                               s->offcpu ? s->offcpu->opened.unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
                  (unsigned long long)cs->samples, cs->nframes);
         err = cg_resolve(cs, ks, &cy);
@@ -888,9 +910,15 @@ int cmd_report(int argc, char **argv)
     session.filter = o.filter;
     cg_store_init(&chains);
     offcpu_init(&offcpu, NULL);
+    thread_tally_init(&threads);
+    chains.unwind = unwinder_new();   /* call stacks and off-CPU waits: src/unwind/ */
+    if (!chains.unwind) {
+        cmd_error("report", "out of memory");
+        ret = 1;
+        goto out;
+    }
     if (o.children || o.folded || o.callers || o.callees)
         session.chains = &chains;
-    thread_tally_init(&threads);
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
@@ -934,6 +962,7 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
+    offcpu.opened.unwind = chains.unwind;
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
         ret = 1;
@@ -980,6 +1009,7 @@ out:
     }
     thread_tally_release(&threads);
     session_release(&session);
+    unwinder_free(chains.unwind);
     cg_store_release(&chains);
     offcpu_release(&offcpu);
     perfdata_close(pd);

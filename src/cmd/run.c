@@ -16,6 +16,7 @@
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
+#include "unwind/unwind.h"
 #include "util/launch.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -287,9 +288,17 @@ int cmd_run(int argc, char **argv)
         rs.s[rs.n].self_pid = getpid();
         rs.s[rs.n].launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
     }
-    /* Call graphs and off-CPU waits go with the first event's session. */
-    if (po.collect.callchain)
+    /* Call graphs and off-CPU waits go with the first event's session; user stacks are
+     * unwound (--call-graph dwarf) or completed (frameless leaves) by src/unwind/. */
+    if (po.collect.callchain) {
+        chains.unwind = unwinder_new();
+        if (!chains.unwind) {
+            cmd_error("run", "out of memory");
+            return 1;
+        }
+        offcpu.opened.unwind = chains.unwind;
         rs.s[0].chains = &chains;
+    }
     if (po.collect.off_cpu)
         rs.s[0].offcpu = &offcpu;
     outlets.ordered_arg = &rs;
@@ -376,6 +385,7 @@ done:
         session_release(&rs.s[i]);
     cg_syms_release(&chain_syms);
     cg_syms_release(&offcpu_syms);
+    unwinder_free(chains.unwind);
     cg_store_release(&chains);
     offcpu_release(&offcpu);
     /* Ctrl-C: after the report, die of the same signal so callers (shells, make) see it. */

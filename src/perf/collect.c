@@ -15,6 +15,7 @@
 #include "perf/ordered.h"
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
+#include "unwind/regs.h"
 #include "util/cpu_pin.h"
 #include "util/launch.h"
 #include "util/log.h"
@@ -73,6 +74,16 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
                      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
     if (o->callchain)
         a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (o->stack_user) {
+        /* perf's DWARF mode: registers and a stack copy for the user part, unwound at report
+         * time; the kernel's chain then holds the kernel part only. */
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
+        a->sample_stack_user = o->stack_user;
+        a->exclude_callchain_user = 1;
+        /* perf's unwinder reads .eh_frame_hdr through the maps: the read-only ones too. */
+        a->mmap_data = 1;
+    }
     if (ev->period || o->period) {
         a->freq = 0;
         a->sample_period = ev->period ? ev->period : o->period;
@@ -96,6 +107,13 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
     a->build_id = 0;
     a->watermark = 1;
     a->wakeup_watermark = 64 * 1024;
+    if (o->stack_user) {
+        /* 8 KiB samples would wake the collector every 8 samples, in the measured task's
+         * context: a quarter of the buffer instead (perf wakes at half). */
+        uint64_t bytes = (uint64_t)(o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * 4096;
+        if (bytes / 4 > a->wakeup_watermark)
+            a->wakeup_watermark = (uint32_t)(bytes / 4 < (1u << 20) ? bytes / 4 : 1u << 20);
+    }
     if (o->system_wide) {
         a->inherit = 0;
         a->disabled = 0;

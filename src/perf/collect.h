@@ -38,6 +38,8 @@ struct collect_opts {
     bool callchain;               /* PERF_SAMPLE_CALLCHAIN */
     bool off_cpu;                 /* also sched:sched_switch, every one, with call chain, raw
                                      fields and switch records (src/offcpu/) */
+    uint32_t stack_user;          /* --call-graph dwarf: bytes of user stack per sample (with
+                                     the user registers, kernel chain only); 0: none */
     int pin_cpu;                  /* -1: no pinning of the launched command */
 };
 

@@ -140,7 +140,8 @@ static int synth_maps(const char *pdir, const struct perf_event_attr *attr, uint
             *next++ = '\0';
         if (proc_parse_maps_line(line, &s, &e, &prot, &off, &maj, &min, &ino, &p))
             continue;
-        if (!(prot & PROT_EXEC) || !strcmp(p, "[vsyscall]"))
+        /* Data maps of files only when the attr asks (DWARF mode: perf reads CFI there). */
+        if ((!(prot & PROT_EXEC) && !(attr->mmap_data && *p == '/')) || !strcmp(p, "[vsyscall]"))
             continue;
         err = emit_mmap2(attr, pid, s, e, off, maj, min, ino, prot, *p ? p : "//anon", fn, arg);
         if (err < 0)

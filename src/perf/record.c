@@ -116,7 +116,9 @@ int sample_parse(const struct evsel *evsel, const struct perf_event_header *h, s
     if (st & PERF_SAMPLE_STACK_USER) {
         if (take(&c, &v))
             return -EINVAL;
-        if (v && (skip_bytes(&c, v) || skip_words(&c, 1)))
+        s->stack_user = v ? (const uint8_t *)c.p : NULL;
+        s->stack_size = v;
+        if (v && (skip_bytes(&c, v) || take(&c, &s->stack_dyn_size)))
             return -EINVAL;
     }
     /* Later fields (weight, data_src, ...) are not used; the record size bounds them. */
@@ -140,6 +142,10 @@ int sample_parse_fixed(const struct evsel *evsel, const struct perf_event_header
     s->callchain = NULL;
     s->read = s->raw = NULL;
     s->read_size = s->raw_size = 0;
+    s->regs_abi = 0;
+    s->regs_user = NULL;
+    s->stack_user = NULL;
+    s->stack_size = s->stack_dyn_size = 0;
     words = fixed_words(st);
     if (h->size < sizeof(*h) || (h->size - sizeof(*h)) / 8 < words)
         return -EINVAL;

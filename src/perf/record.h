@@ -73,6 +73,9 @@ struct sample {
     uint32_t raw_size;
     uint64_t regs_abi;         /* PERF_SAMPLE_REGS_USER: 0 = no user registers (kernel thread) */
     const uint64_t *regs_user; /* one word per bit of attr.sample_regs_user, in bit order */
+    const uint8_t *stack_user; /* PERF_SAMPLE_STACK_USER: the copy of the user stack from sp */
+    uint64_t stack_size;       /* bytes at stack_user (attr.sample_stack_user) */
+    uint64_t stack_dyn_size;   /* bytes the kernel filled, as recorded (unchecked) */
 };
 
 /* Decodes a PERF_RECORD_SAMPLE according to evsel's attr. -EINVAL if the record is too short

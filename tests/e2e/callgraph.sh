@@ -7,16 +7,7 @@ build_workload callgraph callgraph -O0 -fno-omit-frame-pointer ||
     { fail callgraph_build "cannot build tests/workloads/callgraph.c"; exit 0; }
 CG=$WL/callgraph
 
-# --call-graph takes perf's modes; dwarf is refused plainly and nothing runs.
-out=$("$PROSPECT" record --call-graph dwarf -o "$TEST_TMP/d.data" -- touch "$TEST_TMP/ran" 2>&1)
-rc=$?
-check record_call_graph_dwarf_refused_not_run \
-    [ "$rc" -eq 2 -a ! -e "$TEST_TMP/ran" -a ! -e "$TEST_TMP/d.data" ]
-check record_call_graph_dwarf_says_not_yet \
-    grep -q "not yet: DWARF unwinding is not implemented" <<<"$out"
-out=$("$PROSPECT" record --call-graph dwarf,16384 -o "$TEST_TMP/d.data" -- true 2>&1)
-check record_call_graph_dwarf_size_refused [ $? -eq 2 -a ! -e "$TEST_TMP/d.data" -a \
-    -n "$(grep "dwarf,16384: not yet" <<<"$out")" ]
+# --call-graph takes perf's modes (dwarf and its sizes: tests/e2e/callgraph_unwind.sh).
 "$PROSPECT" record --call-graph frames -o "$TEST_TMP/d.data" -- true >/dev/null 2>&1
 check record_call_graph_bad_mode_is_usage_error [ $? -eq 2 ]
 

@@ -1,0 +1,122 @@
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdlib.h>
+#include "unwind/callsite.h"
+#include "unwind/cfi.h"
+#include "util/hash.h"
+
+#define CALL_REL32_LEN 5
+
+struct site {
+    const struct uw_cfi *cfi;
+    uint64_t ret, target;        /* target 0: no direct call there */
+    bool used;
+};
+
+struct uw_callsites {
+    csh h;
+    bool open;
+    struct site *tab;            /* open addressing on (cfi, ret) */
+    size_t cap, n;
+};
+
+struct uw_callsites *uw_callsites_new(void)
+{
+    struct uw_callsites *cs = calloc(1, sizeof(*cs));
+    if (!cs)
+        return NULL;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->h) == CS_ERR_OK) {
+        cs->open = true;
+        cs_option(cs->h, CS_OPT_DETAIL, CS_OPT_ON);
+    }
+    return cs;
+}
+
+void uw_callsites_free(struct uw_callsites *cs)
+{
+    if (!cs)
+        return;
+    if (cs->open)
+        cs_close(&cs->h);
+    free(cs->tab);
+    free(cs);
+}
+
+static size_t slot(const struct uw_callsites *cs, const struct uw_cfi *c, uint64_t ret)
+{
+    return hash_u64(ret ^ (uint64_t)(uintptr_t)c) & (cs->cap - 1);
+}
+
+static struct site *lookup(struct uw_callsites *cs, const struct uw_cfi *c, uint64_t ret,
+                           bool *fresh)
+{
+    if ((cs->n + 1) * 2 > cs->cap) {
+        size_t cap = cs->cap ? cs->cap * 2 : 256;
+        struct site *t = calloc(cap, sizeof(*t)), *old = cs->tab;
+        size_t oldcap = cs->cap;
+        if (!t)
+            return NULL;
+        cs->tab = t;
+        cs->cap = cap;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (!old[i].used)
+                continue;
+            size_t j = slot(cs, old[i].cfi, old[i].ret);
+            while (t[j].used)
+                j = (j + 1) & (cap - 1);
+            t[j] = old[i];
+        }
+        free(old);
+    }
+    size_t j = slot(cs, c, ret);
+    while (cs->tab[j].used) {
+        if (cs->tab[j].cfi == c && cs->tab[j].ret == ret) {
+            *fresh = false;
+            return &cs->tab[j];
+        }
+        j = (j + 1) & (cs->cap - 1);
+    }
+    cs->tab[j] = (struct site){ .cfi = c, .ret = ret, .used = true };
+    cs->n++;
+    *fresh = true;
+    return &cs->tab[j];
+}
+
+/* Decodes the 5 bytes before ret: a `call rel32` to a function's first byte, or nothing. */
+static uint64_t decode(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret)
+{
+    uint8_t code[CALL_REL32_LEN];
+    cs_insn *in;
+    uint64_t target = 0;
+
+    if (!cs->open || ret < CALL_REL32_LEN ||
+        uw_cfi_code(c, ret - CALL_REL32_LEN, code, sizeof(code)))
+        return 0;
+    if (cs_disasm(cs->h, code, sizeof(code), ret - CALL_REL32_LEN, 1, &in) != 1)
+        return 0;
+    if (in->size == CALL_REL32_LEN && in->id == X86_INS_CALL && in->detail &&
+        in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM)
+        target = (uint64_t)in->detail->x86.operands[0].imm;
+    cs_free(in, 1);
+    /* Bytes that only look like a call (the tail of a longer instruction) rarely land on a
+     * symbol's first byte. */
+    if (target && !uw_cfi_is_func_start(c, target))
+        target = 0;
+    return target;
+}
+
+int uw_call_target(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret_vaddr,
+                   uint64_t *target)
+{
+    bool fresh;
+    struct site *s = lookup(cs, c, ret_vaddr, &fresh);
+
+    if (!s)
+        return -ENOMEM;
+    if (fresh)
+        s->target = decode(cs, c, ret_vaddr);
+    if (!s->target)
+        return -ENOENT;
+    *target = s->target;
+    return 0;
+}

@@ -1,0 +1,17 @@
+/* The direct call just before a return address: the function it called, decoded with capstone
+ * from the DSO's file and cached per return address. */
+#ifndef PROSPECT_UNWIND_CALLSITE_H
+#define PROSPECT_UNWIND_CALLSITE_H
+#include <stdint.h>
+
+struct uw_cfi;
+struct uw_callsites;
+
+struct uw_callsites *uw_callsites_new(void);
+void uw_callsites_free(struct uw_callsites *cs);
+
+/* The start (ELF vaddr) of the function called by the `call rel32` that ends at ret_vaddr in
+ * c's DSO, when that call is direct and lands on a symbol's first byte. 0 or -ENOENT. */
+int uw_call_target(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret_vaddr,
+                   uint64_t *target);
+#endif

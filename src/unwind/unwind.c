@@ -1,0 +1,316 @@
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "callgraph/stacks.h"
+#include "perf/evlist.h"
+#include "perf/record.h"
+#include "session/session.h"
+#include "symbol/dso.h"
+#include "unwind/callsite.h"
+#include "unwind/cfi.h"
+#include "unwind/eval.h"
+#include "unwind/unwind.h"
+#include "util/hashmap.h"
+
+#define LOG_PREFIX "unwind"
+#include "util/log.h"
+
+struct unwinder {
+    struct hashmap cfis;              /* struct dso * -> struct uw_cfi *, or &no_cfi */
+    struct uw_callsites *calls;
+    struct unwind_stats st;
+};
+
+static char no_cfi;                   /* marks a DSO without usable CFI */
+
+struct unwinder *unwinder_new(void)
+{
+    struct unwinder *uw = calloc(1, sizeof(*uw));
+    if (!uw)
+        return NULL;
+    hashmap_init(&uw->cfis);
+    uw->calls = uw_callsites_new();
+    if (!uw->calls) {
+        free(uw);
+        return NULL;
+    }
+    return uw;
+}
+
+void unwinder_free(struct unwinder *uw)
+{
+    if (!uw)
+        return;
+    for (size_t i = 0; i < uw->cfis.cap; i++)
+        if (uw->cfis.vals[i] && uw->cfis.vals[i] != &no_cfi)
+            uw_cfi_free(uw->cfis.vals[i]);
+    hashmap_release(&uw->cfis);
+    uw_callsites_free(uw->calls);
+    free(uw);
+}
+
+const struct unwind_stats *unwinder_stats(const struct unwinder *uw)
+{
+    return &uw->st;
+}
+
+void unwinder_log_stats(const struct unwinder *uw)
+{
+    const struct unwind_stats *s = &uw->st;
+    pr_debug("%llu samples unwound from their stack copy, %llu user frames; ends: outermost "
+             "frame %llu, copy too short %llu, no map or JIT %llu, no CFI %llu, bad rule %llu, "
+             "no progress %llu, depth limit %llu; frameless leaves given their caller %llu",
+             (unsigned long long)s->dwarf_samples, (unsigned long long)s->frames,
+             (unsigned long long)s->end_of_stack, (unsigned long long)s->snapshot_end,
+             (unsigned long long)s->no_map, (unsigned long long)s->no_cfi,
+             (unsigned long long)s->bad_rule, (unsigned long long)s->no_progress,
+             (unsigned long long)s->max_depth, (unsigned long long)s->leaf_fixed);
+}
+
+/* The CFI of a map's file: NULL (errno ENOENT) for anonymous/JIT code and files without CFI. */
+static struct uw_cfi *cfi_of(struct unwinder *uw, const struct map *m)
+{
+    void *v = hashmap_get(&uw->cfis, (uint64_t)(uintptr_t)m->dso);
+    enum dso_kind k = dso_kind(m->dso);
+
+    if (v) {
+        errno = ENOENT;
+        return v == &no_cfi ? NULL : v;
+    }
+    v = k == DSO_FILE || k == DSO_VDSO ? uw_cfi_open(m->dso) : NULL;
+    if (!v && k != DSO_FILE && k != DSO_VDSO)
+        errno = ENOENT;
+    if (!v && errno == ENOMEM)
+        return NULL;
+    if (hashmap_put(&uw->cfis, (uint64_t)(uintptr_t)m->dso, v ? v : &no_cfi)) {
+        uw_cfi_free(v);
+        errno = ENOMEM;
+        return NULL;
+    }
+    errno = ENOENT;
+    return v;
+}
+
+static int push_frame(struct cg_frame **frames, size_t *cap, uint32_t *n, uint64_t addr,
+                      struct map *m)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        struct cg_frame *f = realloc(*frames, c * sizeof(*f));
+        if (!f)
+            return -ENOMEM;
+        *frames = f;
+        *cap = c;
+    }
+    (*frames)[(*n)++] = (struct cg_frame){ .addr = addr, .map = m };
+    if (m)
+        m->in_stack = true;            /* a map replaced later must outlive the stack */
+    return 0;
+}
+
+/* Unwinds one frame: the caller's registers from this frame's rule. 1 to go on, 0 when the
+ * unwind ends (counted), -ENOMEM. */
+static int step(struct unwinder *uw, const struct uw_cfi *c, const struct uw_rule *r,
+                const struct uw_stack *stk, struct uw_regs *regs, bool *activation)
+{
+    struct uw_regs out = { .valid = 0 };
+    uint64_t cfa;
+
+    if (uw_eval(uw_cfi_ops(c, &r->cfa), r->cfa.n, regs, stk, NULL, &cfa)) {
+        uw->st.bad_rule++;
+        return 0;
+    }
+    for (int i = 0; i < DW_NREGS; i++) {
+        const struct uw_expr *e = &r->reg[i];
+        uint64_t v;
+        switch (e->kind) {
+        case UW_SAME:
+            if (uw_reg_known(regs, i)) {
+                out.r[i] = regs->r[i];
+                out.valid |= 1u << i;
+            }
+            break;
+        case UW_AT:
+            if (!uw_eval(uw_cfi_ops(c, e), e->n, regs, stk, &cfa, &v) &&
+                !uw_stack_read(stk, v, &out.r[i]))
+                out.valid |= 1u << i;
+            break;
+        case UW_VAL:
+            if (!uw_eval(uw_cfi_ops(c, e), e->n, regs, stk, &cfa, &out.r[i]))
+                out.valid |= 1u << i;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!uw_reg_known(&out, DW_RSP)) {    /* the psABI: the caller's sp is the CFA */
+        out.r[DW_RSP] = cfa;
+        out.valid |= 1u << DW_RSP;
+    }
+    if (!uw_reg_known(&out, r->ra)) {
+        /* Undefined RA: the outermost frame; unreadable: the copy ended first. */
+        if (r->reg[r->ra].kind == UW_UNDEF)
+            uw->st.end_of_stack++;
+        else
+            uw->st.snapshot_end++;
+        return 0;
+    }
+    if (!out.r[r->ra]) {
+        uw->st.end_of_stack++;
+        return 0;
+    }
+    /* A caller's frame lies above its callee's; a signal frame may point anywhere. */
+    if (!r->signal && out.r[DW_RSP] <= regs->r[DW_RSP]) {
+        uw->st.no_progress++;
+        return 0;
+    }
+    out.r[DW_RIP] = out.r[r->ra];
+    out.valid |= 1u << DW_RIP;
+    *activation = r->signal;
+    *regs = out;
+    return 1;
+}
+
+/* The user frames of a sample with registers and a stack copy, appended to frames. */
+static int unwind_dwarf(struct unwinder *uw, struct process *p, const struct sample *smp,
+                        struct uw_regs regs, struct cg_frame **frames, size_t *cap,
+                        uint32_t *n)
+{
+    struct uw_stack stk;
+    bool activation = true;          /* the sampled ip is exact, not a return address */
+    uint32_t first = *n;
+    int err;
+
+    uw->st.dwarf_samples++;
+    stk.base = regs.r[DW_RSP];
+    stk.buf = smp->stack_user;
+    stk.len = smp->stack_dyn_size;
+    if (stk.len > smp->stack_size) {
+        uw->st.bad_dyn_size++;
+        stk.len = smp->stack_size;
+    }
+    for (;;) {
+        uint64_t pc = regs.r[DW_RIP], vaddr;
+        struct map *m = process_find_map(p, pc);
+        struct uw_cfi *c;
+        const struct uw_rule *r;
+
+        /* A return address is kept as pc - 1, inside its call (as the kernel chains are). */
+        err = push_frame(frames, cap, n, activation ? pc : pc - 1, m);
+        if (err)
+            return err;
+        uw->st.frames++;
+        if (*n - first >= UNWIND_MAX_FRAMES) {
+            uw->st.max_depth++;
+            return 0;
+        }
+        if (!m || dso_kind(m->dso) == DSO_ANON) {
+            uw->st.no_map++;         /* JIT or unknown code: no CFI to go on with */
+            return 0;
+        }
+        c = cfi_of(uw, m);
+        if (!c) {
+            if (errno == ENOMEM)
+                return -ENOMEM;
+            uw->st.no_cfi++;
+            return 0;
+        }
+        if (dso_map_to_vaddr(m->dso, m->start, m->pgoff, pc, &vaddr)) {
+            uw->st.no_cfi++;
+            return 0;
+        }
+        r = uw_cfi_rule(c, activation ? vaddr : vaddr - 1);
+        if (!r)
+            return -ENOMEM;
+        if (!r->found) {
+            uw->st.no_cfi++;
+            return 0;
+        }
+        if (step(uw, c, r, &stk, &regs, &activation) <= 0)
+            return 0;
+    }
+}
+
+/* Is the CFA at this frame's PC computed from rsp, i.e. has the function not (yet, or any
+ * more) set up its frame pointer? */
+static bool frameless_at(const struct uw_cfi *c, const struct uw_rule *r)
+{
+    const struct uw_op *op = uw_cfi_ops(c, &r->cfa);
+    return r->found && r->cfa.n == 1 &&
+           (op->atom == DW_OP_breg0 + DW_RSP || (op->atom == DW_OP_bregx && op->n1 == DW_RSP));
+}
+
+/* A frame-pointer chain whose user leaf has no frame of its own: the kernel's walk started at
+ * the caller's frame and gave the caller's return address first, so the caller is missing.
+ * The call just before that return address names it. */
+static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame **frames,
+                       size_t *cap, uint32_t *n)
+{
+    struct cg_frame *f = *frames;
+    uint32_t u = 0;
+    uint64_t vaddr, ret_vaddr, target;
+    struct map *m, *rm;
+    struct uw_cfi *c, *rc;
+    const struct uw_rule *r;
+    int err;
+
+    while (u < *n && f[u].map == &cg_kernel_map)
+        u++;
+    if (u + 1 >= *n || !f[u].map || !f[u + 1].map)
+        return 0;
+    m = (struct map *)f[u].map;
+    rm = (struct map *)f[u + 1].map;
+    if (dso_kind(m->dso) != DSO_FILE || dso_kind(rm->dso) != DSO_FILE)
+        return 0;
+    if (!(c = cfi_of(uw, m)) || !(rc = cfi_of(uw, rm)))
+        return errno == ENOMEM ? -ENOMEM : 0;
+    if (dso_map_to_vaddr(m->dso, m->start, m->pgoff, f[u].addr, &vaddr))
+        return 0;
+    r = uw_cfi_rule(c, vaddr);
+    if (!r)
+        return -ENOMEM;
+    if (!frameless_at(c, r))
+        return 0;
+    /* f[u + 1] is kept as its return address - 1. */
+    if (dso_map_to_vaddr(rm->dso, rm->start, rm->pgoff, f[u + 1].addr + 1, &ret_vaddr))
+        return 0;
+    err = uw_call_target(uw->calls, rc, ret_vaddr, &target);
+    if (err)
+        return err == -ENOMEM ? err : 0;
+    /* The callee is in the caller's file, at the same distance as in the file. */
+    uint64_t abs = f[u + 1].addr + 1 - (ret_vaddr - target);
+    struct map *tm = process_find_map(p, abs);
+    if (!tm || tm->dso != rm->dso)
+        return 0;
+    if ((err = push_frame(frames, cap, n, 0, NULL)))
+        return err;
+    f = *frames;
+    memmove(&f[u + 2], &f[u + 1], (*n - u - 2) * sizeof(*f));
+    f[u + 1] = (struct cg_frame){ .addr = abs, .map = tm };
+    tm->in_stack = true;
+    uw->st.leaf_fixed++;
+    return 1;
+}
+
+int unwind_sample(struct unwinder *uw, struct process *p, const struct sample *smp,
+                  struct cg_frame **frames, size_t *cap, uint32_t *n)
+{
+    if (smp->regs_abi && smp->regs_user && smp->stack_user && smp->evsel) {
+        struct uw_regs regs;
+        uint32_t k = 0;
+        if (uw_regs_from_sample(smp->evsel->attr.sample_regs_user, smp->regs_user, &regs)) {
+            uw->st.bad_regs++;       /* nothing to unwind from: the frames as the chain has them */
+            return 0;
+        }
+        /* Kernel frames stay; the user part comes from the stack copy. */
+        while (k < *n && (*frames)[k].map == &cg_kernel_map)
+            k++;
+        *n = k;
+        int err = unwind_dwarf(uw, p, smp, regs, frames, cap, n);
+        return err < 0 ? err : 1;
+    }
+    if (smp->nr_callchain)
+        return fix_fp_leaf(uw, p, frames, cap, n);
+    return 0;
+}
