@@ -42,11 +42,16 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
 {
     static const char *const cols[] = { "function", "dso", "address", "hits", "percent",
                                         "source_file", "line", "inlined", "instruction" };
+    static const char *const line_cols[] = { "function", "dso", "source_file", "line", "hits",
+                                             "percent", "instructions", "source" };
     char pbuf[512];
 
     switch (o->fmt) {
     case REPORT_CSV:
-        csv_row(o->f, cols, sizeof(cols) / sizeof(cols[0]));
+        if (o->by_line)
+            csv_row(o->f, line_cols, sizeof(line_cols) / sizeof(line_cols[0]));
+        else
+            csv_row(o->f, cols, sizeof(cols) / sizeof(cols[0]));
         return;
     case REPORT_JSON:
         json_init(&o->j, o->f);
@@ -67,6 +72,9 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
                 "function symbol: not annotated\n", set->unannotated,
                 set->unannotated == 1 ? "" : "s", pct(set->unannotated, set->samples),
                 set->unannotated == 1 ? "is" : "are");
+    if (o->by_line)
+        fprintf(o->f, "# Per source line: Hits are the samples of the line's instructions; a "
+                "line with code\n# but no samples shows 0, a line without code nothing.\n");
     fprintf(o->f,
         "# Percent: of the function's samples (period-weighted, as perf annotate); Hits: "
         "samples.\n"
@@ -75,6 +83,46 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
         "# div land on the next instruction: read a hot instruction right after a div (or a\n"
         "# load that misses) as the cost of that one. '>' marks where jumps inside the\n"
         "# function land; 'v' and '^' mark such jumps (forward, backward).\n");
+}
+
+/* Cuts at a character boundary (printable UTF-8: one column per character). */
+const char *ann_cut_text(const char *s, size_t width, char *buf, size_t len)
+{
+    size_t cols = 0, i = 0;
+
+    if (str_width(s) <= width)
+        return s;
+    if (width < 4 || len < 4)
+        return "...";
+    for (; s[i] && i + 4 < len; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && ++cols > width - 3)
+            break;
+    }
+    memcpy(buf, s, i);
+    memcpy(buf + i, "...", 4);
+    return buf;
+}
+
+/* The "file:line" line above an instruction run, with the line's text when the file is
+ * found (cut to 100 columns unless --wide), and the inlined function. */
+static void source_heading(struct ann_out *o, const struct ann_line *ln, int indent)
+{
+    char pbuf[512], fbuf[512], cbuf[ANN_SOURCE_LINE_MAX + 8], head[1100];
+    const char *text = o->text ? ann_source_line(o->text, ln->file, ln->line) : NULL;
+    int n;
+
+    n = snprintf(head, sizeof(head), "%*s%s:%u", indent, "",
+                 str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
+    if (ln->inlined && n > 0 && (size_t)n < sizeof(head))
+        n += snprintf(head + n, sizeof(head) - (size_t)n, "  (inlined %s)",
+                      str_printable(ln->inlined, fbuf, sizeof(fbuf)));
+    if (text && n > 0 && (size_t)n < sizeof(head)) {
+        while (*text == ' ')
+            text++;
+        if (*text)
+            snprintf(head + n, sizeof(head) - (size_t)n, "   %s", text);
+    }
+    fprintf(o->f, "%s\n", o->wide ? head : ann_cut_text(head, 100, cbuf, sizeof(cbuf)));
 }
 
 static void text_listing(struct ann_out *o, const struct ann_set *set,
@@ -98,6 +146,8 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     if (!l->has_source)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
                 str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
+    else
+        ann_render_source_notes(o, l);
     if (l->off_insn_samples)
         fprintf(o->f, "# %" PRIu64 " samples fell between instruction starts (code that does "
                 "not decode from the symbol's start)\n", l->off_insn_samples);
@@ -109,11 +159,7 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
 
         if (ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
                          !prev_file || strcmp(ln->file, prev_file))) {
-            fprintf(o->f, "%*s%s:%u", 18 + (int)aw, "",
-                    str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
-            if (ln->inlined)
-                fprintf(o->f, "  (inlined %s)", str_printable(ln->inlined, fbuf, sizeof(fbuf)));
-            fputc('\n', o->f);
+            source_heading(o, ln, 18 + (int)aw);
             prev_file = ln->file;
             prev_line = ln->line;
             prev_inl = ln->inlined;
@@ -196,6 +242,10 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
 void ann_render_listing(struct ann_out *o, const struct ann_set *set,
                         const struct ann_listing *l)
 {
+    if (o->by_line) {
+        ann_render_lines(o, set, l);
+        return;
+    }
     switch (o->fmt) {
     case REPORT_TEXT: text_listing(o, set, l); break;
     case REPORT_CSV: csv_listing(o, l); break;

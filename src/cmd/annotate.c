@@ -26,6 +26,14 @@ const char cmd_annotate_usage[] =
 "\n"
 "  -i, --input FILE       the file to read (default: perf.data)\n"
 "      --top N            without SYMBOL: the N hottest functions (default 10, 0 for all)\n"
+"      --source           hits per source line, with the line's text, instead of per\n"
+"                         instruction (csv: function, dso, source_file, line, hits,\n"
+"                         percent, instructions, source)\n"
+"      --source-dir DIR   look for source files under DIR too (repeatable): DIR/a/b/c.c,\n"
+"                         DIR/b/c.c, DIR/c.c for /x/a/b/c.c\n"
+"      --prefix-map OLD=NEW  source paths starting with OLD are read under NEW (a moved\n"
+"                         tree; repeatable, the first match applies)\n"
+"      --no-source-text   file:line only, without the text of the lines\n"
 "      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
 "  -M, --disassembler-style STYLE  att or intel (perf's option)\n"
 "  -d, --dso NAME         only functions of this shared object (name or path)\n"
@@ -53,19 +61,28 @@ struct annotate_opts {
     unsigned top;
     enum ann_syntax syntax;
     enum report_format fmt;
-    bool wide;
+    bool wide, by_line, no_text;
     struct session_filter filter;
+    const char *dirs[32];
+    size_t ndirs;
+    struct ann_prefix_map maps[32];
+    size_t nmaps;
     char **syms;
     int nsyms;
 };
 
 static int parse_args(int argc, char **argv, struct annotate_opts *o)
 {
-    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM };
+    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
+           OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "top", required_argument, NULL, OPT_TOP },
         { "intel", no_argument, NULL, OPT_INTEL },
+        { "source", no_argument, NULL, OPT_SOURCE },
+        { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
+        { "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
+        { "no-source-text", no_argument, NULL, OPT_NO_TEXT },
         { "disassembler-style", required_argument, NULL, 'M' },
         { "dso", required_argument, NULL, 'd' },
         { "event", required_argument, NULL, 'e' },
@@ -96,6 +113,21 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
             o->top = (unsigned)v;
             break;
         case OPT_INTEL: o->syntax = ANN_INTEL; break;
+        case OPT_SOURCE: o->by_line = true; break;
+        case OPT_NO_TEXT: o->no_text = true; break;
+        case OPT_SOURCE_DIR:
+            if (o->ndirs == sizeof(o->dirs) / sizeof(o->dirs[0]))
+                return cmd_usage_error("annotate", "too many --source-dir (at most 32)");
+            o->dirs[o->ndirs++] = optarg;
+            break;
+        case OPT_PREFIX_MAP:
+            if (o->nmaps == sizeof(o->maps) / sizeof(o->maps[0]))
+                return cmd_usage_error("annotate", "too many --prefix-map (at most 32)");
+            if (ann_prefix_map_parse(optarg, &o->maps[o->nmaps]))
+                return cmd_usage_error("annotate", "--prefix-map wants OLD=NEW, not '%s'",
+                                       optarg);
+            o->nmaps++;
+            break;
         case 'M':
             if (strcmp(optarg, "att") && strcmp(optarg, "intel"))
                 return cmd_usage_error("annotate", "--disassembler-style must be att or intel, "
@@ -205,7 +237,9 @@ static void unnamed_note(const struct ann_set *set)
 static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
                         const char *event)
 {
-    struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0 };
+    struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0,
+                           .by_line = o->by_line };
+    struct ann_source_opts so = { o->dirs, o->ndirs, o->maps, o->nmaps };
     unsigned shown = 0;
     int ret = 0, err;
 
@@ -233,6 +267,8 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     shown = 0;
     if (set->unnamed && o->fmt == REPORT_TEXT)
         unnamed_note(set);
+    if (!o->no_text && !(out.text = ann_sources_new(&so)))
+        return -ENOMEM;
     ann_render_begin(&out, set, o->input, event);
     for (size_t k = 0; k < set->funcs.n; k++) {
         const struct ann_func *f = set->funcs.v[k];
@@ -245,8 +281,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
             break;
         shown++;
         err = ann_listing_build(set, f, o->syntax, &l, why, sizeof(why));
-        if (err == -ENOMEM)
+        if (err == -ENOMEM) {
+            ann_sources_free(out.text);
             return err;
+        }
         if (err)
             ann_render_skipped(&out, set, f, why);
         else
@@ -254,6 +292,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
         ann_listing_release(&l);
     }
     err = ann_render_end(&out);
+    ann_sources_free(out.text);
     return err ? err : ret;
 }
 
