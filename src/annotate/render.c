@@ -27,7 +27,7 @@ static void insn_text(const struct ann_out *o, const struct ann_listing *l,
         snprintf(buf, len, "%s", in->mnemonic);
         return;
     }
-    if (!in->has_target || !ann_name_addr(l->func, in->target, name, sizeof(name))) {
+    if (!in->has_target || !ann_name_addr(l->set, l->func, in->target, name, sizeof(name))) {
         snprintf(buf, len, "%-6s %s", in->mnemonic, in->operands);
         return;
     }
@@ -68,8 +68,8 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
     fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
             str_printable(input, pbuf, sizeof(pbuf)), set->samples, event ? event : "?");
     if (set->unannotated)
-        fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in kernel code or in code without a "
-                "function symbol: not annotated\n", set->unannotated,
+        fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in code without a function symbol "
+                "(user or kernel): not annotated\n", set->unannotated,
                 set->unannotated == 1 ? "" : "s", pct(set->unannotated, set->samples),
                 set->unannotated == 1 ? "is" : "are");
     if (o->by_line)
@@ -138,14 +138,14 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
         aw++;
     fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
             str_printable(f->name, pbuf, sizeof(pbuf)),
-            str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
+            str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
-    if (l->code_path && strcmp(l->code_path, dso_path(f->dso)))
+    if (l->code_path && strcmp(l->code_path, ann_func_dso(f)))
         fprintf(o->f, "# code read from %s (the file as profiled)\n",
                 str_printable(l->code_path, pbuf, sizeof(pbuf)));
     if (!l->has_source)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
-                str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
+                str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
     else
         ann_render_source_notes(o, l);
     if (l->off_insn_samples)
@@ -187,7 +187,7 @@ static void csv_listing(struct ann_out *o, const struct ann_listing *l)
         snprintf(addr, sizeof(addr), "%#" PRIx64, ln->insn.addr);
         insn_text(o, l, ln, text, sizeof(text));
         csv_field(o->f, f->name, false);
-        csv_field(o->f, dso_path(f->dso), false);
+        csv_field(o->f, ann_func_dso(f), false);
         csv_field(o->f, addr, false);
         csv_u64(o->f, ln->samples, false);
         csv_double(o->f, pct(ln->period, f->period), 2, false);
@@ -206,7 +206,7 @@ static void json_func_head(struct ann_out *o, const struct ann_set *set,
 {
     json_begin_object(&o->j, NULL);
     json_str(&o->j, "function", f->name);
-    json_str(&o->j, "dso", dso_path(f->dso));
+    json_str(&o->j, "dso", ann_func_dso(f));
     json_u64(&o->j, "start", f->start);
     json_u64(&o->j, "size", f->size);
     json_u64(&o->j, "samples", f->samples);

@@ -71,11 +71,11 @@ static void text_lines(struct ann_out *o, const struct ann_set *set, const struc
 
     fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
             str_printable(f->name, pbuf, sizeof(pbuf)),
-            str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
+            str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
     if (!l->has_source) {
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
-                str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
+                str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
         return;
     }
     ann_render_source_notes(o, l);
@@ -115,7 +115,7 @@ static void csv_lines(struct ann_out *o, const struct ann_listing *l,
         const struct ann_srcrow *r = &rows[i];
         const char *text = o->text ? ann_source_line(o->text, r->file, r->line) : NULL;
         csv_field(o->f, l->func->name, false);
-        csv_field(o->f, dso_path(l->func->dso), false);
+        csv_field(o->f, ann_func_dso(l->func), false);
         csv_field(o->f, r->file ? r->file : "", false);
         if (r->line)
             csv_u64(o->f, r->line, false);
@@ -135,7 +135,7 @@ static void json_lines(struct ann_out *o, const struct ann_set *set, const struc
 
     json_begin_object(&o->j, NULL);
     json_str(&o->j, "function", f->name);
-    json_str(&o->j, "dso", dso_path(f->dso));
+    json_str(&o->j, "dso", ann_func_dso(f));
     json_u64(&o->j, "start", f->start);
     json_u64(&o->j, "size", f->size);
     json_u64(&o->j, "samples", f->samples);

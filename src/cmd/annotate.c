@@ -13,6 +13,7 @@
 #include "perf/perfdata.h"
 #include "session/session.h"
 #include "symbol/dso.h"
+#include "symbol/ksyms.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -22,7 +23,8 @@ const char cmd_annotate_usage[] =
 "Disassembles the functions of a perf.data file (written by 'prospect record' or 'perf\n"
 "record') and shows the samples of each instruction, with the source file:line of the code\n"
 "interleaved when the file has DWARF line information (-g). Without SYMBOL, the functions\n"
-"that got samples, hottest first. User-space code only.\n"
+"that got samples, hottest first: user code (a stripped file's a->b brackets over their\n"
+"range) and kernel code.\n"
 "\n"
 "  -i, --input FILE       the file to read (default: perf.data)\n"
 "      --top N            without SYMBOL: the N hottest functions (default 10, 0 for all)\n"
@@ -34,6 +36,8 @@ const char cmd_annotate_usage[] =
 "      --prefix-map OLD=NEW  source paths starting with OLD are read under NEW (a moved\n"
 "                         tree; repeatable, the first match applies)\n"
 "      --no-source-text   file:line only, without the text of the lines\n"
+"  -k, --vmlinux FILE     kernel code from this uncompressed image of the running kernel\n"
+"                         (default: /proc/kcore when readable, as root)\n"
 "      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
 "  -M, --disassembler-style STYLE  att or intel (perf's option)\n"
 "  -d, --dso NAME         only functions of this shared object (name or path)\n"
@@ -57,7 +61,7 @@ const char cmd_annotate_usage[] =
 "  prospect annotate -i perf.data divide --format csv > divide.csv\n";
 
 struct annotate_opts {
-    const char *input, *event, *dso;
+    const char *input, *event, *dso, *vmlinux;
     unsigned top;
     enum ann_syntax syntax;
     enum report_format fmt;
@@ -79,6 +83,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
         { "input", required_argument, NULL, 'i' },
         { "top", required_argument, NULL, OPT_TOP },
         { "intel", no_argument, NULL, OPT_INTEL },
+        { "vmlinux", required_argument, NULL, 'k' },
         { "source", no_argument, NULL, OPT_SOURCE },
         { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
         { "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
@@ -104,7 +109,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
     o->filter.cpu = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":i:M:d:e:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:M:d:e:k:vh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_TOP:
@@ -135,6 +140,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
             o->syntax = strcmp(optarg, "intel") ? ANN_ATT : ANN_INTEL;
             break;
         case 'd': o->dso = optarg; break;
+        case 'k': o->vmlinux = optarg; break;
         case 'e': o->event = optarg; break;
         case OPT_PID:
             if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
@@ -206,7 +212,12 @@ static bool name_matches(const char *name, const char *want)
 
 static bool dso_matches(const struct ann_func *f, const char *dso)
 {
-    return !dso || !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
+    if (!dso)
+        return true;
+    if (f->kernel)
+        return !strcmp(ann_func_dso(f), dso) || !strcmp(dso, "[kernel]") ||
+               !strcmp(dso, "kernel");
+    return !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
 }
 
 static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
@@ -258,7 +269,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
         shown = chosen(o, set->funcs.v[k]);
     if (!shown) {
         if (!o->nsyms)
-            cmd_error("annotate", "%s: no user-space samples in a named function%s%s",
+            cmd_error("annotate", "%s: no samples in a named function%s%s",
                       o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
         if (set->unnamed)
             unnamed_note(set);
@@ -303,6 +314,7 @@ int cmd_annotate(int argc, char **argv)
     struct perfdata *pd;
     struct session session;
     struct ann_set set;
+    struct ksyms *ks = NULL;
     struct feed fd = { 0 };
     char line[1024];
     int ret = parse_args(argc, argv, &o);
@@ -344,10 +356,22 @@ int cmd_annotate(int argc, char **argv)
         cmd_error("annotate", "note: the samples of '%s' are shown; %llu samples of other events "
                   "are not (choose with --event NAME)", fd.sel->name,
                   (unsigned long long)fd.other_samples);
-    if (ann_collect(&session, &set)) {
+    if (session.stats.kernel) {
+        int kerr = ksyms_load("/proc/kallsyms", &ks);
+        if (kerr == -ENOMEM) {
+            cmd_error("annotate", "out of memory");
+            goto out;
+        }
+        if (kerr)
+            cmd_error("annotate", "note: kernel samples not annotated: /proc/kallsyms: %s",
+                      kerr == -EACCES ? "addresses hidden (kernel.kptr_restrict)"
+                                      : strerror(-kerr));
+    }
+    if (ann_collect(&session, ks, &set)) {
         cmd_error("annotate", "out of memory");
         goto out;
     }
+    set.vmlinux = o.vmlinux;
     ret = annotate_all(&o, &set, fd.sel->name);
     if (ret < 0) {
         int werr = cmd_stream_errno(stdout);
@@ -357,6 +381,7 @@ int cmd_annotate(int argc, char **argv)
     }
     ann_set_release(&set);
 out:
+    ksyms_free(ks);
     session_release(&session);
     perfdata_close(pd);
     return ret;

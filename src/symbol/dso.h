@@ -87,6 +87,8 @@ struct symres {
     uint64_t start;       /* the symbol's start vaddr (for a bracket: lo's start) */
     uint64_t size;        /* 0 if unknown */
     bool bracket;         /* name is a Prospect bracket between two dynamic symbols */
+    uint64_t gap_start;   /* a bracket's gap [lo's end, hi's start); 0 where unknown (before */
+    uint64_t gap_end;     /* the first symbol, after the last) */
 };
 
 /* Bracket rule (seed 001): in a DSO with only dynamic symbols, a hit that is not inside any
