@@ -348,7 +348,11 @@ bool ann_name_addr(const struct ann_set *set, const struct ann_func *f, uint64_t
 {
     struct symres r = { 0 };
 
-    if (f->kernel) {
+    if (f->bracket && vaddr >= f->start && vaddr - f->start < f->size) {
+        /* Inside a stripped file's gap: named after the gap, as the listing is. */
+        r.name = f->name;
+        r.start = f->start;
+    } else if (f->kernel) {
         struct ksym_res k;
         if (!set->ks || ksyms_resolve(set->ks, vaddr, &k) || !k.name || (k.end && vaddr >= k.end))
             return false;
