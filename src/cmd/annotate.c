@@ -373,6 +373,8 @@ int cmd_annotate(int argc, char **argv)
     }
     set.vmlinux = o.vmlinux;
     ret = annotate_all(&o, &set, fd.sel->name);
+    if (symbol_debuginfod_problem(line, sizeof(line)))
+        cmd_error("annotate", "note: %s", line);
     if (ret < 0) {
         int werr = cmd_stream_errno(stdout);
         cmd_error("annotate", "%s%s", ret == -EIO ? "writing the listing: " : "",

@@ -123,6 +123,10 @@ const char *dso_code_path(struct dso *dso);
  * build-id or .gnu_debuglink), or NULL. */
 const char *dso_debug_path(struct dso *dso);
 
+/* When debuginfod ($DEBUGINFOD_URLS) was asked for a file's debug info and its servers could
+ * not be reached: a one-line note in buf and the -errno; 0 when there was no such problem. */
+int symbol_debuginfod_problem(char *buf, size_t len);
+
 /* C++ (and Rust legacy) demangling via libiberty; returns a malloc'd string or NULL if `name`
  * is not mangled. */
 char *symbol_demangle(const char *name);
