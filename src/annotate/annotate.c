@@ -63,13 +63,43 @@ static int add_hit(struct ann_func *f, const struct sym_hit *h)
     return vec_push(&f->hits, hit);
 }
 
+/* Code no symbol covers, in a file: its unwind tables' function range, named after the file
+ * and the range. 1 when collected, 0 when the file has no CFI there, -ENOMEM. */
+static int collect_by_cfi(struct ann_set *set, const struct sym_hit *h)
+{
+    uint64_t lo, hi;
+    struct ann_func *f;
+    char *name;
+    int err = ann_cfi_range(&set->cfi, h->dso, h->addr, &lo, &hi);
+
+    if (err)
+        return err == -ENOMEM ? err : 0;
+    if (!(f = find_func(set, h->dso, lo, func_key(h->dso, lo)))) {
+        if (asprintf(&name, "%s:%#llx-%#llx", dso_short_name(h->dso), (unsigned long long)lo,
+                     (unsigned long long)hi) < 0)
+            return -ENOMEM;
+        if (vec_push(&set->names, name)) {
+            free(name);
+            return -ENOMEM;
+        }
+        if (!(f = func_get(set, h->dso, lo, name)))
+            return -ENOMEM;
+        f->size = hi - lo;
+        f->bracket = true;
+    }
+    return add_hit(f, h) ? -ENOMEM : 1;
+}
+
 static int collect_hit(void *arg, const struct sym_hit *h)
 {
     struct ann_set *set = arg;
     struct ann_func *f;
     struct symres r = { 0 };
+    int err;
 
     if (h->dso && !h->sym && dso_kind(h->dso) == DSO_FILE) {
+        if ((err = collect_by_cfi(set, h)))
+            return err < 0 ? err : 0;
         set->unnamed += h->samples;
         if (!set->unnamed_dso)
             set->unnamed_dso = h->dso;
@@ -80,6 +110,8 @@ static int collect_hit(void *arg, const struct sym_hit *h)
         /* A stripped file's gap between two dynamic symbols: annotated over the gap. */
         if (dso_kind(h->dso) != DSO_FILE || dso_resolve(h->dso, h->addr, &r) || !r.bracket ||
             !r.gap_start || r.gap_end <= r.gap_start) {
+            if (dso_kind(h->dso) == DSO_FILE && (err = collect_by_cfi(set, h)))
+                return err < 0 ? err : 0;
             if (dso_kind(h->dso) == DSO_FILE) {
                 set->unnamed += h->samples;
                 if (!set->unnamed_dso)
@@ -188,6 +220,10 @@ void ann_set_release(struct ann_set *set)
     vec_free(&set->funcs);
     hashmap_release(&set->index);
     ann_src_cache_release(&set->dwarf);
+    ann_cfi_cache_release(&set->cfi);
+    for (size_t i = 0; i < set->names.n; i++)
+        free(set->names.v[i]);
+    vec_free(&set->names);
 }
 
 /* Hits onto instructions (both ascending): a hit between instruction starts is counted apart. */

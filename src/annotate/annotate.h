@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "annotate/cfi_range.h"
 #include "annotate/disasm.h"
 #include "annotate/srcline.h"
 #include "util/hashmap.h"
@@ -25,8 +26,9 @@ struct ann_func {
     struct dso *dso;            /* NULL for kernel code */
     const char *module;         /* kernel code: its module, NULL for the core kernel */
     bool kernel;
-    bool bracket;               /* a stripped file's gap between two symbols (name "lo->hi"):
-                                   disassembled from the gap's start, padding included */
+    bool bracket;               /* a stripped file's gap between two symbols (name "lo->hi"),
+                                   disassembled from the gap's start, padding included; or
+                                   code of a file without symbols, over its CFI range */
     const char *name;           /* owned by the DSO (or the kernel symbols) */
     uint64_t start, size;       /* ELF virtual addresses; size 0 if unknown */
     uint64_t samples, period;
@@ -41,6 +43,8 @@ struct ann_set {
     uint64_t unnamed;              /* of those: in a mapped file without a name for them */
     struct dso *unnamed_dso;       /* the first such file (its dso_status says why) */
     struct ann_src_cache dwarf;    /* each file's DWARF, opened once */
+    struct ann_cfi_cache cfi;      /* each symbol-less file's unwind tables, opened once */
+    VEC(char *) names;             /* names made here ("gzip:0x4300-0x4a12") */
     const struct ksyms *ks;        /* kernel symbols (for kernel functions), or NULL */
     const char *vmlinux;           /* kernel code from this image (else /proc/kcore), or NULL */
 };
