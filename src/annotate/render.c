@@ -134,7 +134,8 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     unsigned prev_line = 0, aw = 4;
     const char *prev_inl = NULL;
 
-    for (uint64_t a = f->start + f->size; a >> (4 * aw); )
+    /* Hex digits of the highest address (16 for kernel code: a shift by 64 is undefined). */
+    for (uint64_t a = f->start + f->size; aw < 16 && a >> (4 * aw); )
         aw++;
     fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
             str_printable(f->name, pbuf, sizeof(pbuf)),
