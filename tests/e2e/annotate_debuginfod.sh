@@ -3,6 +3,7 @@
 # and source lines resolved through the server for annotate and report --sort srcline, the
 # download kept in Prospect's private cache, and one clear note when the server is unreachable.
 . "$(dirname "$0")/lib.sh"
+export PERF_BUILDID_DIR=$TEST_TMP/perf-buildid-cache   # perf record's copies: the test's own
 
 command -v debuginfod >/dev/null || { skip annotate_debuginfod "the debuginfod package is not installed"; exit 0; }
 command -v curl >/dev/null || { skip annotate_debuginfod "curl is needed to see the server ready"; exit 0; }
