@@ -14,7 +14,7 @@
 #include "symbol/symfile.h"
 #include "util/log.h"
 
-#define MAX_PLAIN_BYTES (4ull << 30)   /* decompressed sizes above this are not copied */
+#define MAX_PLAIN_BYTES (1ull << 30)   /* decompressed sizes above this are not copied */
 
 int debug_plain_dir(char *buf, size_t len)
 {
@@ -174,6 +174,11 @@ char *debug_plain_path(const char *path)
         goto out;
     snprintf(dst + n, sizeof(dst) - (size_t)n, ".debug");
     if (!has_build_id(dst, bid, blen)) {
+        /* Inflating for a copy that cannot be written would double libdw's own work. */
+        if ((err = mkdirs(dst)) || access(dir, W_OK)) {
+            pr_debug("%s: cache %s not writable", path, dir);
+            goto out;
+        }
         err = make_plain(ef.elf, dst);
         if (err) {
             pr_debug("%s: no decompressed copy at %s: %s", path, dst, strerror(-err));
