@@ -14,7 +14,7 @@
 #include "symbol/symfile.h"
 #include "util/log.h"
 
-#define MAX_PLAIN_BYTES (1ull << 30)   /* decompressed sizes above this are not copied */
+#define MAX_PLAIN_BYTES (256ull << 20) /* compressed bytes above this are not copied (~1 GiB) */
 
 int debug_plain_dir(char *buf, size_t len)
 {
@@ -30,7 +30,8 @@ int debug_plain_dir(char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The sum of the decompressed sizes of e's compressed sections; 0 when there is none. */
+/* The sum of the on-disk sizes of e's compressed sections; 0 when there is none. From the
+ * section headers only: their compression headers would read (and cache) every section. */
 static uint64_t compressed_total(Elf *e)
 {
     Elf_Scn *scn = NULL;
@@ -38,9 +39,9 @@ static uint64_t compressed_total(Elf *e)
 
     while ((scn = elf_nextscn(e, scn))) {
         GElf_Shdr sh;
-        GElf_Chdr ch;
-        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch))
-            total += ch.ch_size;
+        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+            sh.sh_type != SHT_NOBITS)
+            total += sh.sh_size;
     }
     return total;
 }
