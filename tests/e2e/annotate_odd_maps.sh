@@ -20,6 +20,14 @@ check srcline_memfd_exit_status [ $rc = 0 ]
 # The spin loop is nearly every sample: they are "??:0" (no line information), not lost.
 check srcline_memfd_rows awk '$2 == "??:0" { sub("%", "", $1); f = ($1 >= 50) } END { exit !f }' "$TEST_TMP/mf.sl"
 
+# JIT code (anonymous memory named by /tmp/perf-PID.map): named, and why it is not listed.
+perf record -q -o "$TEST_TMP/jit.data" -- "$WL/annotate_memfd" 300 jit > "$TEST_TMP/jit.out" 2>/dev/null
+map=$(head -1 "$TEST_TMP/jit.out")
+out=$("$PROSPECT" annotate -i "$TEST_TMP/jit.data" spin_jit 2>&1); rc=$?
+case "$map" in /tmp/perf-[0-9]*.map) rm -f "$map" ;; esac
+check annotate_jit_named grep -q "^spin_jit  ([0-9]* samples\?, .*): not annotated: JIT code" <<<"$out"
+check annotate_jit_exit_status [ $rc = 0 ]
+
 # A program deleted, then one replaced by a FIFO, after its recording.
 build_workload annotate_div annotate_div -O2 -g || { fail annotate_odd_maps "cannot build"; exit 0; }
 cp "$WL/annotate_div" "$TEST_TMP/gone"
