@@ -144,7 +144,7 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     if (l->code_path && strcmp(l->code_path, ann_func_dso(f)))
         fprintf(o->f, "# code read from %s (the file as profiled)\n",
                 str_printable(l->code_path, pbuf, sizeof(pbuf)));
-    if (!l->has_source)
+    if (!l->has_source && !f->kernel)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
                 str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
     else

@@ -74,8 +74,11 @@ static void text_lines(struct ann_out *o, const struct ann_set *set, const struc
             str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
     if (!l->has_source) {
-        fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
-                str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
+        if (f->kernel)
+            fprintf(o->f, "# kernel code: no source lines (no kernel DWARF is read)\n");
+        else
+            fprintf(o->f, "# no DWARF line information for %s: no source lines (build with "
+                    "-g)\n", str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
         return;
     }
     ann_render_source_notes(o, l);
