@@ -243,6 +243,15 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
 void ann_render_listing(struct ann_out *o, const struct ann_set *set,
                         const struct ann_listing *l)
 {
+    uint8_t bid[BUILD_ID_MAX];
+    size_t blen = 0;
+
+    /* Sources found nowhere here may come from debuginfod, asked for this build. */
+    if (o->text) {
+        if (l->func->kernel || dso_build_id(l->func->dso, bid, &blen))
+            blen = 0;
+        ann_sources_set_build(o->text, bid, blen);
+    }
     if (o->by_line) {
         ann_render_lines(o, set, l);
         return;

@@ -41,9 +41,16 @@ void ann_render_source_notes(struct ann_out *o, const struct ann_listing *l)
         if (!where)
             fprintf(o->f, "# source not found: %s (--source-dir DIR, --prefix-map OLD=NEW)\n",
                     str_printable(file, a, sizeof(a)));
-        else if (strcmp(where, file))
-            fprintf(o->f, "# source %s read from %s\n", str_printable(file, a, sizeof(a)),
-                    str_printable(where, b, sizeof(b)));
+        else if (strcmp(where, file)) {
+            char ea[600], eb[600];
+            const char *pa = str_printable(file, a, sizeof(a)), *pb = str_printable(where, b,
+                                                                                  sizeof(b));
+            if (!o->wide) {     /* two paths in 100 columns: each elided in its middle */
+                pa = str_elide(pa, 40, ea, sizeof(ea));
+                pb = str_elide(pb, 40, eb, sizeof(eb));
+            }
+            fprintf(o->f, "# source %s read from %s\n", pa, pb);
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "annotate/source.h"
+#include "symbol/dso.h"
 #include "symbol/symfile.h"
 #include "util/file.h"
 #include "util/strutil.h"
@@ -22,6 +23,8 @@ struct src_file {
 
 struct ann_sources {
     struct ann_source_opts o;
+    uint8_t bid[20];            /* the build being listed, for debuginfod */
+    size_t bid_len;
     VEC(struct src_file *) files;
 };
 
@@ -56,6 +59,13 @@ void ann_sources_free(struct ann_sources *s)
         file_free(s->files.v[i]);
     vec_free(&s->files);
     free(s);
+}
+
+void ann_sources_set_build(struct ann_sources *s, const uint8_t *bid, size_t len)
+{
+    s->bid_len = len <= sizeof(s->bid) ? len : 0;
+    if (s->bid_len)
+        memcpy(s->bid, bid, s->bid_len);
 }
 
 int ann_prefix_map_parse(char *arg, struct ann_prefix_map *m)
@@ -142,6 +152,14 @@ static int locate(const struct ann_sources *s, struct src_file *f)
             if ((r = try_join(f, s->o.dirs[i], "/", t)))
                 return r;
         }
+    }
+    if (s->bid_len) {
+        char *got;
+        if (symbol_debuginfod_source(s->bid, s->bid_len, p, &got))
+            return 0;
+        r = try_read(f, got);
+        free(got);
+        return r;
     }
     return 0;
 }

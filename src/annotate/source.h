@@ -1,12 +1,13 @@
 /* Source text for `prospect annotate`: the files DWARF names, found at their recorded path,
- * through --prefix-map OLD=NEW rewrites (a moved tree), or under --source-dir directories; each
- * read once. Source files are untrusted: only regular files are opened (a FIFO never blocks),
+ * through --prefix-map OLD=NEW rewrites (a moved tree), under --source-dir directories, or
+ * from debuginfod servers for the build being listed; each read once. Source files are untrusted: only regular files are opened (a FIFO never blocks),
  * at most ANN_SOURCE_MAX_BYTES, tabs expanded, control bytes and bad UTF-8 escaped, lines cut
  * at ANN_SOURCE_LINE_MAX bytes. */
 #ifndef PROSPECT_ANNOTATE_SOURCE_H
 #define PROSPECT_ANNOTATE_SOURCE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ANN_SOURCE_MAX_BYTES (64u << 20)
 #define ANN_SOURCE_LINE_MAX 400
@@ -27,6 +28,10 @@ struct ann_sources;
 /* opts' strings must outlive the cache. NULL on -ENOMEM. */
 struct ann_sources *ann_sources_new(const struct ann_source_opts *opts);
 void ann_sources_free(struct ann_sources *s);
+
+/* The build the next lookups are for (its build-id, len 0 for none): a file found nowhere on
+ * this machine is then asked of the debuginfod servers ($DEBUGINFOD_URLS) for that build. */
+void ann_sources_set_build(struct ann_sources *s, const uint8_t *bid, size_t len);
 
 /* Parses "OLD=NEW" (OLD not empty) into m, pointing into arg (which it modifies). -EINVAL. */
 int ann_prefix_map_parse(char *arg, struct ann_prefix_map *m);

@@ -47,7 +47,9 @@ static void private_cache(void)
     setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, dir, 1);
 }
 
-int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path)
+/* Asks the servers for one file of a build (its debug info, or a source file when src is set);
+ * remembers a failure that means the servers cannot be asked. */
+static int fetch(const uint8_t *bid, size_t len, const char *src, char **path)
 {
     const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
     int fd, ret;
@@ -70,11 +72,12 @@ int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path)
             goto out;
         }
     }
-    fd = debuginfod_find_debuginfo(client, bid, (int)len, path);
+    fd = src ? debuginfod_find_source(client, bid, (int)len, src, path)
+             : debuginfod_find_debuginfo(client, bid, (int)len, path);
     if (fd >= 0) {
         close(fd);
         ret = *path ? 0 : -ENOMEM;
-        pr_debug("debuginfod: debug info from %s", *path ? *path : "?");
+        pr_debug("debuginfod: %s from %s", src ? src : "debug info", *path ? *path : "?");
         goto out;
     }
     ret = fd;
@@ -87,6 +90,16 @@ int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path)
 out:
     pthread_mutex_unlock(&lock);
     return ret;
+}
+
+int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path)
+{
+    return fetch(bid, len, NULL, path);
+}
+
+int symbol_debuginfod_source(const uint8_t *bid, size_t len, const char *src, char **path)
+{
+    return src && src[0] == '/' ? fetch(bid, len, src, path) : -ENOENT;
 }
 
 int symbol_debuginfod_problem(char *buf, size_t len)

@@ -126,6 +126,10 @@ const char *dso_debug_path(struct dso *dso);
 /* When debuginfod ($DEBUGINFOD_URLS) was asked for a file's debug info and its servers could
  * not be reached: a one-line note in buf and the -errno; 0 when there was no such problem. */
 int symbol_debuginfod_problem(char *buf, size_t len);
+/* A source file (its absolute path as the DWARF names it) of the build with this build-id,
+ * from the debuginfod servers (when $DEBUGINFOD_URLS is set): 0 with the malloc'd path of the
+ * downloaded copy, -ENOSYS (no servers), -ENOENT, or another -errno (unreachable). */
+int symbol_debuginfod_source(const uint8_t *bid, size_t len, const char *src, char **path);
 
 /* C++ (and Rust legacy) demangling via libiberty; returns a malloc'd string or NULL if `name`
  * is not mangled. */

@@ -14,7 +14,9 @@ fi
 srv=$TEST_TMP/srv
 mkdir -p "$srv"
 prog=$TEST_TMP/prog
-gcc -O2 -g -Wl,--build-id -o "$prog" "$(dirname "$0")/../workloads/annotate_div.c" &&
+mkdir -p "$TEST_TMP/src"
+cp "$(dirname "$0")/../workloads/annotate_div.c" "$TEST_TMP/src/div.c"
+gcc -O2 -g -Wl,--build-id -o "$prog" "$TEST_TMP/src/div.c" &&
     objcopy --only-keep-debug "$prog" "$srv/prog.debug" && strip --strip-all "$prog" ||
     { fail annotate_debuginfod "cannot build and strip the program"; exit 0; }
 bid=$(readelf -n "$prog" | awk '/Build ID/ { print $3 }')
@@ -59,13 +61,24 @@ export DEBUGINFOD_URLS=http://127.0.0.1:$port
 
 "$PROSPECT" annotate -i "$data" --format csv divide > "$TEST_TMP/a.csv" 2> "$TEST_TMP/a.err"
 check debuginfod_symbols grep -q "^divide,$prog," "$TEST_TMP/a.csv"
-check debuginfod_source_lines grep -Eq '^divide,[^,]*,0x[0-9a-f]+,[0-9]+,[0-9.]+,/[^,]*/annotate_div.c,12,' "$TEST_TMP/a.csv"
+check debuginfod_source_lines grep -Eq '^divide,[^,]*,0x[0-9a-f]+,[0-9]+,[0-9.]+,/[^,]*/div.c,12,' "$TEST_TMP/a.csv"
 check debuginfod_cache_private sh -c "[ \"\$(stat -c %a '$XDG_CACHE_HOME/prospect/debuginfod')\" = 700 ]"
 check debuginfod_cache_has_file sh -c "ls '$XDG_CACHE_HOME/prospect/debuginfod/$bid/' | grep -q debuginfo"
 "$PROSPECT" report -i "$data" --sort srcline > "$TEST_TMP/sl.txt" 2>&1
-check debuginfod_report_srcline grep -Eq '^ +[0-9.]+%  annotate_div.c:12$' "$TEST_TMP/sl.txt"
+check debuginfod_report_srcline grep -Eq '^ +[0-9.]+%  div.c:12$' "$TEST_TMP/sl.txt"
 "$PROSPECT" report -i "$data" > "$TEST_TMP/flat.txt" 2>&1
 check debuginfod_report_symbols grep -q "divide" "$TEST_TMP/flat.txt"
+
+# The source text too, when this machine has no copy: the source directory hidden from
+# Prospect (a tmpfs over it in a mount namespace of its own), not from the server.
+if unshare -m --propagation private true 2>/dev/null; then
+    unshare -m --propagation private sh -c "mount -t tmpfs none '$TEST_TMP/src' &&
+        '$PROSPECT' annotate -i '$data' --wide divide" > "$TEST_TMP/src.txt" 2>&1
+    check debuginfod_source_text grep -Eq '^ +div.c:12   acc \+= \(i \* 7' "$TEST_TMP/src.txt"
+    check debuginfod_source_says_where grep -q "^# source $TEST_TMP/src/div.c read from $XDG_CACHE_HOME/prospect/debuginfod/" "$TEST_TMP/src.txt"
+else
+    skip debuginfod_source_text "no mount namespaces here to hide the local source"
+fi
 
 # Served from the cache once fetched: the server gone, the names stay (no note either).
 stop_server

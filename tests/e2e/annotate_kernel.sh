@@ -3,6 +3,7 @@
 # KASLR), else named with the reason. This VM has no /proc/kcore and no vmlinux: the --vmlinux
 # path is checked with an image made here whose bytes at the hot routine are known.
 . "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS   # no network: files not found here stay not found
 export PERF_BUILDID_DIR=$TEST_TMP/perf-buildid-cache   # perf record's copies: the test's own
 
 if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then

@@ -2,6 +2,7 @@
 # died on a memfd map): code run from a memfd (a file no tool can open afterwards), a program
 # deleted after its recording, and one replaced by a FIFO.
 . "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS   # no network: files not found here stay not found
 
 if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then
     skip annotate_odd_maps "perf is not installed or cannot record here"

@@ -3,6 +3,7 @@
 # symbols: the a->b bracket's gap listed), checked against objdump (instruction addresses) and
 # perf report (each address's share of the samples); and the cache of decompressed debug files.
 . "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS   # no network: files not found here stay not found
 export PERF_BUILDID_DIR=$TEST_TMP/perf-buildid-cache   # perf record's copies: the test's own
 
 if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then

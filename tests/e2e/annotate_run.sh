@@ -2,6 +2,7 @@
 # routines disassembled with their hits; the listing's counts are the report's, the skid of the
 # div shows where the docs say, the command's output and exit status are untouched.
 . "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS   # no network: files not found here stay not found
 
 build_workload annotate_div annotate_div -O2 -g || { fail annotate_run "cannot build annotate_div"; exit 0; }
 out=$TEST_TMP/run.txt

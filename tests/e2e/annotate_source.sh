@@ -3,6 +3,7 @@
 # --source-dir and --prefix-map for a moved tree, and source files as untrusted input (a FIFO
 # at the path, a very long line, control characters).
 . "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS   # no network: files not found here stay not found
 export PERF_BUILDID_DIR=$TEST_TMP/perf-buildid-cache   # perf record's copies: the test's own
 
 if ! command -v perf >/dev/null || ! perf record -q -o "$TEST_TMP/probe.data" -- true >/dev/null 2>&1; then
