@@ -105,17 +105,30 @@ const char *ann_cut_text(const char *s, size_t width, char *buf, size_t len)
 
 /* The "file:line" line above an instruction run, with the line's text when the file is
  * found (cut to 100 columns unless --wide), and the inlined function. */
-static void source_heading(struct ann_out *o, const struct ann_line *ln, int indent)
+static void source_heading(struct ann_out *o, const struct ann_listing *l,
+                           const struct ann_line *ln, int indent)
 {
     char pbuf[512], fbuf[512], cbuf[ANN_SOURCE_LINE_MAX + 8], head[1100];
     const char *text = o->text ? ann_source_line(o->text, ln->file, ln->line) : NULL;
+    const char *chain[8];
+    size_t nc = 0;
     int n;
 
     n = snprintf(head, sizeof(head), "%*s%s:%u", indent, "",
                  str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
-    if (ln->inlined && n > 0 && (size_t)n < sizeof(head))
-        n += snprintf(head + n, sizeof(head) - (size_t)n, "  (inlined %s)",
-                      str_printable(ln->inlined, fbuf, sizeof(fbuf)));
+    /* The inline chain, innermost first: "(inlined f < g)" is f inlined into g, itself
+     * inlined into the listed function. */
+    if (ln->inlined && l->src)
+        nc = ann_src_inline_chain(l->src, ln->insn.addr, chain, 8);
+    if (ln->inlined && !nc) {
+        chain[0] = ln->inlined;
+        nc = 1;
+    }
+    for (size_t i = 0; i < nc && n > 0 && (size_t)n < sizeof(head); i++)
+        n += snprintf(head + n, sizeof(head) - (size_t)n, "%s%s", i ? " < " : "  (inlined ",
+                      str_printable(chain[i], fbuf, sizeof(fbuf)));
+    if (nc && n > 0 && (size_t)n < sizeof(head))
+        n += snprintf(head + n, sizeof(head) - (size_t)n, ")");
     if (text && n > 0 && (size_t)n < sizeof(head)) {
         while (*text == ' ')
             text++;
@@ -160,7 +173,7 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
 
         if (ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
                          !prev_file || strcmp(ln->file, prev_file))) {
-            source_heading(o, ln, 18 + (int)aw);
+            source_heading(o, l, ln, 18 + (int)aw);
             prev_file = ln->file;
             prev_line = ln->line;
             prev_inl = ln->inlined;
@@ -232,6 +245,14 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
         json_str(&o->j, "source_file", ln->file);
         json_u64(&o->j, "line", ln->line);
         json_str(&o->j, "inlined", ln->inlined);
+        if (ln->inlined && l->src) {
+            const char *chain[16];
+            size_t nc = ann_src_inline_chain(l->src, ln->insn.addr, chain, 16);
+            json_begin_array(&o->j, "inline_chain");
+            for (size_t k = 0; k < nc; k++)
+                json_str(&o->j, NULL, chain[k]);
+            json_end_array(&o->j);
+        }
         json_str(&o->j, "instruction", text);
         json_bool(&o->j, "jump_target", ln->jump_target);
         json_end_object(&o->j);

@@ -162,6 +162,24 @@ static const char *inlined_name(const struct ann_src *s, uint64_t addr)
     return best ? best->name : NULL;
 }
 
+size_t ann_src_inline_chain(const struct ann_src *s, uint64_t addr, const char **names,
+                            size_t max)
+{
+    size_t n = 0;
+
+    /* One range per depth holds addr (scopes nest): deepest first. */
+    for (unsigned depth = 65; depth-- > 1 && n < max; ) {
+        for (size_t i = 0; i < s->inl.n; i++) {
+            const struct inl *in = &s->inl.v[i];
+            if (in->depth == depth && addr >= in->lo && addr < in->hi) {
+                names[n++] = in->name;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)
 {
     Dwarf_Die cu;

@@ -86,3 +86,31 @@ check annotate_source_fifo_no_hang [ $rc = 0 ]
 check annotate_source_fifo_not_found grep -q "^# source not found: $tree/src/sub/div.c" "$TEST_TMP/fifo.txt"
 # Without the text, --source still lists the lines with code by number.
 check annotate_source_without_text grep -Eq '^ +[0-9.]+ +[0-9]+ +14  $' "$TEST_TMP/fifo.txt"
+
+# Inline chains: leaf inlined into mid inlined into top. Each instruction's chain (JSON
+# inline_chain, the text's "(inlined leaf < mid)") is the one binutils' addr2line -i gives.
+build_workload annotate_inline annotate_inline -O2 -g || { fail annotate_inline_chain "cannot build"; exit 0; }
+if perf record -q -o "$TEST_TMP/inl.data" -- "$WL/annotate_inline" 50000000 >/dev/null 2>&1; then
+    "$PROSPECT" annotate -i "$TEST_TMP/inl.data" --format json top | python3 -c "
+import json, sys
+for i in json.load(sys.stdin)['functions'][0]['instructions']:
+    if i['inlined']:
+        print('%x %s' % (i['address'], ' '.join(i['inline_chain'])))" > "$TEST_TMP/inl.ours"
+    bad=
+    n=0
+    while read -r addr chain; do
+        n=$((n + 1))
+        want=$(addr2line -i -f -e "$WL/annotate_inline" "0x$addr" | awk 'NR % 2 == 1' | head -n -1 | xargs)
+        [ "$chain" = "$want" ] || bad="$bad 0x$addr ours '$chain' addr2line '$want';"
+    done < "$TEST_TMP/inl.ours"
+    if ! command -v addr2line >/dev/null; then
+        skip annotate_inline_chain "binutils' addr2line is not installed"
+    elif [ "$n" = 0 ]; then
+        fail annotate_inline_chain "no inlined instruction listed"
+    else
+        check annotate_inline_chain [ -z "$bad" ]
+    fi
+    check annotate_inline_chain_text grep -q '(inlined leaf < mid)' <("$PROSPECT" annotate -i "$TEST_TMP/inl.data" top)
+else
+    fail annotate_inline_chain "perf record failed"
+fi
