@@ -165,19 +165,23 @@ static const char *inlined_name(const struct ann_src *s, uint64_t addr)
 size_t ann_src_inline_chain(const struct ann_src *s, uint64_t addr, const char **names,
                             size_t max)
 {
+    const struct inl *hit[16];
     size_t n = 0;
 
-    /* One range per depth holds addr (scopes nest): deepest first. */
-    for (unsigned depth = 65; depth-- > 1 && n < max; ) {
-        for (size_t i = 0; i < s->inl.n; i++) {
-            const struct inl *in = &s->inl.v[i];
-            if (in->depth == depth && addr >= in->lo && addr < in->hi) {
-                names[n++] = in->name;
-                break;
-            }
-        }
+    /* The ranges holding addr (one per nesting level), deepest first. */
+    for (size_t i = 0; i < s->inl.n; i++) {
+        const struct inl *in = &s->inl.v[i];
+        size_t k;
+        if (addr < in->lo || addr >= in->hi)
+            continue;
+        for (k = n < 16 ? n++ : 15; k > 0 && hit[k - 1]->depth < in->depth; k--)
+            hit[k] = hit[k - 1];
+        if (k < 16)
+            hit[k] = in;
     }
-    return n;
+    for (size_t k = 0; k < n && k < max; k++)
+        names[k] = hit[k]->name;
+    return n < max ? n : max;
 }
 
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)

@@ -11,9 +11,11 @@
 #include "cmd/cmd.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
+#include "perf/record.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
+#include "symbol/ksyms_cache.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -173,6 +175,7 @@ struct feed {
     struct session *s;
     const struct evsel *sel;
     uint64_t other_samples;
+    uint64_t kernel_text;       /* _text when recorded (the kernel map's pgoff), 0: unknown */
 };
 
 static int feed_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
@@ -182,6 +185,13 @@ static int feed_record(void *arg, const struct evlist *evl, const struct perf_ev
     if (h->type == PERF_RECORD_SAMPLE && evlist_evsel_for(evl, h) != fd->sel) {
         fd->other_samples++;
         return 0;
+    }
+    if (h->type == PERF_RECORD_MMAP && (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+        PERF_RECORD_MISC_KERNEL) {
+        const struct rec_mmap *m = (const struct rec_mmap *)h;
+        const char *name = record_string(h);
+        if (name && !strncmp(name, "[kernel.kallsyms]", 17) && m->pid == (uint32_t)-1)
+            fd->kernel_text = m->pgoff;
     }
     return session_record(fd->s, evl, h, time);
 }
@@ -204,6 +214,22 @@ static void damage_warning(const struct perfdata *pd, const char *path)
         cmd_error("annotate", "%s: warning: the recording did not finish: read to the end of "
                   "the file", path);
     }
+}
+
+/* Kernel symbols: the copy of kallsyms kept for the file's kernel build-id when it was taken
+ * for this placement (a file read, where the kernel needs ~40 ms to format /proc/kallsyms),
+ * else /proc/kallsyms. 0 or -errno. */
+static int load_ksyms(const struct perfdata_info *in, uint64_t text, struct ksyms **ks)
+{
+    char used[4096];
+
+    for (size_t i = 0; text && i < in->nr_build_ids; i++) {
+        const struct perfdata_build_id_entry *b = &in->build_ids[i];
+        if (!strcmp(b->path, "[kernel.kallsyms]") && b->size && b->size <= BUILD_ID_MAX &&
+            !ksyms_cache_load(b->id, b->size, text, ks, used, sizeof(used)))
+            return 0;
+    }
+    return ksyms_load("/proc/kallsyms", ks);
 }
 
 /* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
@@ -360,7 +386,7 @@ int cmd_annotate(int argc, char **argv)
                   "are not (choose with --event NAME)", fd.sel->name,
                   (unsigned long long)fd.other_samples);
     if (session.stats.kernel) {
-        int kerr = ksyms_load("/proc/kallsyms", &ks);
+        int kerr = load_ksyms(perfdata_info(pd), fd.kernel_text, &ks);
         if (kerr == -ENOMEM) {
             cmd_error("annotate", "out of memory");
             goto out;
