@@ -65,8 +65,13 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
     case REPORT_TEXT:
         break;
     }
-    fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
-            str_printable(input, pbuf, sizeof(pbuf)), set->samples, event ? event : "?");
+    {
+        char ebuf[600];
+        const char *in = str_printable(input, pbuf, sizeof(pbuf));
+        fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
+                o->wide ? in : str_elide(in, 40, ebuf, sizeof(ebuf)), set->samples,
+                event ? event : "?");
+    }
     if (set->unannotated)
         fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in code without a function symbol "
                 "(user or kernel): not annotated\n", set->unannotated,

@@ -38,9 +38,12 @@ void ann_render_source_notes(struct ann_out *o, const struct ann_listing *l)
             continue;
         seen[n++] = file;
         where = ann_source_where(o->text, file);
-        if (!where)
-            fprintf(o->f, "# source not found: %s (--source-dir DIR, --prefix-map OLD=NEW)\n",
-                    str_printable(file, a, sizeof(a)));
+        if (!where) {
+            char ea[600];
+            const char *pa = str_printable(file, a, sizeof(a));
+            fprintf(o->f, "# source not found: %s (see --source-dir, --prefix-map)\n",
+                    o->wide ? pa : str_elide(pa, 46, ea, sizeof(ea)));
+        }
         else if (strcmp(where, file)) {
             char ea[600], eb[600];
             const char *pa = str_printable(file, a, sizeof(a)), *pb = str_printable(where, b,
@@ -101,8 +104,10 @@ static void text_lines(struct ann_out *o, const struct ann_set *set, const struc
         }
         if (first) {
             unsigned from = r->line > CONTEXT_BEFORE ? r->line - CONTEXT_BEFORE : 1;
+            char ebuf[600];
+            const char *shown = str_printable(r->file, pbuf, sizeof(pbuf));
             fprintf(o->f, "%s%25s%s\n", i ? "\n" : "", "",
-                    str_printable(r->file, pbuf, sizeof(pbuf)));
+                    o->wide ? shown : str_elide(shown, 100 - 25, ebuf, sizeof(ebuf)));
             for (unsigned ln = from; ln < r->line && o->text &&
                  ann_source_line(o->text, r->file, ln); ln++)
                 text_row(o, l, r->file, ln, NULL);

@@ -67,10 +67,10 @@ check annotate_no_source_text grep -Eq '^ +div.c:14$' <("$PROSPECT" annotate -i 
 # The tree moved: file:line only, and a note naming the file; then found through --source-dir
 # or --prefix-map.
 mv "$tree" "$TEST_TMP/moved"
-"$PROSPECT" annotate -i "$data" divide > "$TEST_TMP/moved.txt"
+"$PROSPECT" annotate -i "$data" --wide divide > "$TEST_TMP/moved.txt"
 check annotate_source_not_found_note grep -q "^# source not found: $tree/src/sub/div.c" "$TEST_TMP/moved.txt"
 check annotate_source_not_found_file_line grep -Eq '^ +div.c:14$' "$TEST_TMP/moved.txt"
-"$PROSPECT" annotate -i "$data" --source-dir "$TEST_TMP/moved" divide > "$TEST_TMP/dir.txt"
+"$PROSPECT" annotate -i "$data" --wide --source-dir "$TEST_TMP/moved" divide > "$TEST_TMP/dir.txt"
 check annotate_source_dir grep -Eq '^ +div.c:14   acc \+=' "$TEST_TMP/dir.txt"
 check annotate_source_dir_says_where grep -q "^# source $tree/src/sub/div.c read from $TEST_TMP/moved/src/sub/div.c" "$TEST_TMP/dir.txt"
 "$PROSPECT" annotate -i "$data" --prefix-map "$tree=$TEST_TMP/moved" divide > "$TEST_TMP/map.txt"
@@ -81,7 +81,7 @@ check annotate_prefix_map_usage [ $? = 2 ]
 # A FIFO where the source was: never opened for reading (no hang), treated as not found.
 mkdir -p "$tree/src/sub"
 mkfifo "$tree/src/sub/div.c"
-timeout 60 "$PROSPECT" annotate -i "$data" --source divide > "$TEST_TMP/fifo.txt" 2>&1; rc=$?
+timeout 60 "$PROSPECT" annotate -i "$data" --wide --source divide > "$TEST_TMP/fifo.txt" 2>&1; rc=$?
 check annotate_source_fifo_no_hang [ $rc = 0 ]
 check annotate_source_fifo_not_found grep -q "^# source not found: $tree/src/sub/div.c" "$TEST_TMP/fifo.txt"
 # Without the text, --source still lists the lines with code by number.
