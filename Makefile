@@ -7,7 +7,7 @@
 # Every .c under src/ is part of the build; tests/unit/test_*.c each become a test binary.
 
 CC      ?= gcc
-PKGS    := libelf libdw capstone libzstd
+PKGS    := libelf libdw capstone libzstd libdebuginfod
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 .DEFAULT_GOAL := all

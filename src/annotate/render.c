@@ -27,7 +27,7 @@ static void insn_text(const struct ann_out *o, const struct ann_listing *l,
         snprintf(buf, len, "%s", in->mnemonic);
         return;
     }
-    if (!in->has_target || !ann_name_addr(l->func, in->target, name, sizeof(name))) {
+    if (!in->has_target || !ann_name_addr(l->set, l->func, in->target, name, sizeof(name))) {
         snprintf(buf, len, "%-6s %s", in->mnemonic, in->operands);
         return;
     }
@@ -42,11 +42,16 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
 {
     static const char *const cols[] = { "function", "dso", "address", "hits", "percent",
                                         "source_file", "line", "inlined", "instruction" };
+    static const char *const line_cols[] = { "function", "dso", "source_file", "line", "hits",
+                                             "percent", "instructions", "source" };
     char pbuf[512];
 
     switch (o->fmt) {
     case REPORT_CSV:
-        csv_row(o->f, cols, sizeof(cols) / sizeof(cols[0]));
+        if (o->by_line)
+            csv_row(o->f, line_cols, sizeof(line_cols) / sizeof(line_cols[0]));
+        else
+            csv_row(o->f, cols, sizeof(cols) / sizeof(cols[0]));
         return;
     case REPORT_JSON:
         json_init(&o->j, o->f);
@@ -60,13 +65,21 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
     case REPORT_TEXT:
         break;
     }
-    fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
-            str_printable(input, pbuf, sizeof(pbuf)), set->samples, event ? event : "?");
+    {
+        char ebuf[600];
+        const char *in = str_printable(input, pbuf, sizeof(pbuf));
+        fprintf(o->f, "# prospect annotate: %s, %" PRIu64 " samples of %s\n",
+                o->wide ? in : str_elide(in, 40, ebuf, sizeof(ebuf)), set->samples,
+                event ? event : "?");
+    }
     if (set->unannotated)
-        fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in kernel code or in code without a "
-                "function symbol: not annotated\n", set->unannotated,
+        fprintf(o->f, "# %" PRIu64 " sample%s (%.1f%%) %s in code without a function symbol "
+                "(user or kernel): not annotated\n", set->unannotated,
                 set->unannotated == 1 ? "" : "s", pct(set->unannotated, set->samples),
                 set->unannotated == 1 ? "is" : "are");
+    if (o->by_line)
+        fprintf(o->f, "# Per source line: Hits are the samples of the line's instructions; a "
+                "line with code\n# but no samples shows 0, a line without code nothing.\n");
     fprintf(o->f,
         "# Percent: of the function's samples (period-weighted, as perf annotate); Hits: "
         "samples.\n"
@@ -75,6 +88,59 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
         "# div land on the next instruction: read a hot instruction right after a div (or a\n"
         "# load that misses) as the cost of that one. '>' marks where jumps inside the\n"
         "# function land; 'v' and '^' mark such jumps (forward, backward).\n");
+}
+
+/* Cuts at a character boundary (printable UTF-8: one column per character). */
+const char *ann_cut_text(const char *s, size_t width, char *buf, size_t len)
+{
+    size_t cols = 0, i = 0;
+
+    if (str_width(s) <= width)
+        return s;
+    if (width < 4 || len < 4)
+        return "...";
+    for (; s[i] && i + 4 < len; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && ++cols > width - 3)
+            break;
+    }
+    memcpy(buf, s, i);
+    memcpy(buf + i, "...", 4);
+    return buf;
+}
+
+/* The "file:line" line above an instruction run, with the line's text when the file is
+ * found (cut to 100 columns unless --wide), and the inlined function. */
+static void source_heading(struct ann_out *o, const struct ann_listing *l,
+                           const struct ann_line *ln, int indent)
+{
+    char pbuf[512], fbuf[512], cbuf[ANN_SOURCE_LINE_MAX + 8], head[1100];
+    const char *text = o->text ? ann_source_line(o->text, ln->file, ln->line) : NULL;
+    const char *chain[8];
+    size_t nc = 0;
+    int n;
+
+    n = snprintf(head, sizeof(head), "%*s%s:%u", indent, "",
+                 str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
+    /* The inline chain, innermost first: "(inlined f < g)" is f inlined into g, itself
+     * inlined into the listed function. */
+    if (ln->inlined && l->src)
+        nc = ann_src_inline_chain(l->src, ln->insn.addr, chain, 8);
+    if (ln->inlined && !nc) {
+        chain[0] = ln->inlined;
+        nc = 1;
+    }
+    for (size_t i = 0; i < nc && n > 0 && (size_t)n < sizeof(head); i++)
+        n += snprintf(head + n, sizeof(head) - (size_t)n, "%s%s", i ? " < " : "  (inlined ",
+                      str_printable(chain[i], fbuf, sizeof(fbuf)));
+    if (nc && n > 0 && (size_t)n < sizeof(head))
+        n += snprintf(head + n, sizeof(head) - (size_t)n, ")");
+    if (text && n > 0 && (size_t)n < sizeof(head)) {
+        while (*text == ' ')
+            text++;
+        if (*text)
+            snprintf(head + n, sizeof(head) - (size_t)n, "   %s", text);
+    }
+    fprintf(o->f, "%s\n", o->wide ? head : ann_cut_text(head, 100, cbuf, sizeof(cbuf)));
 }
 
 static void text_listing(struct ann_out *o, const struct ann_set *set,
@@ -86,18 +152,21 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     unsigned prev_line = 0, aw = 4;
     const char *prev_inl = NULL;
 
-    for (uint64_t a = f->start + f->size; a >> (4 * aw); )
+    /* Hex digits of the highest address (16 for kernel code: a shift by 64 is undefined). */
+    for (uint64_t a = f->start + f->size; aw < 16 && a >> (4 * aw); )
         aw++;
     fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
             str_printable(f->name, pbuf, sizeof(pbuf)),
-            str_printable(dso_path(f->dso), fbuf, sizeof(fbuf)), f->samples,
+            str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
-    if (l->code_path && strcmp(l->code_path, dso_path(f->dso)))
+    if (l->code_path && strcmp(l->code_path, ann_func_dso(f)))
         fprintf(o->f, "# code read from %s (the file as profiled)\n",
                 str_printable(l->code_path, pbuf, sizeof(pbuf)));
-    if (!l->has_source)
+    if (!l->has_source && !f->kernel)
         fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
-                str_printable(dso_path(f->dso), pbuf, sizeof(pbuf)));
+                str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
+    else
+        ann_render_source_notes(o, l);
     if (l->off_insn_samples)
         fprintf(o->f, "# %" PRIu64 " samples fell between instruction starts (code that does "
                 "not decode from the symbol's start)\n", l->off_insn_samples);
@@ -109,11 +178,7 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
 
         if (ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
                          !prev_file || strcmp(ln->file, prev_file))) {
-            fprintf(o->f, "%*s%s:%u", 18 + (int)aw, "",
-                    str_printable(path_basename(ln->file), pbuf, sizeof(pbuf)), ln->line);
-            if (ln->inlined)
-                fprintf(o->f, "  (inlined %s)", str_printable(ln->inlined, fbuf, sizeof(fbuf)));
-            fputc('\n', o->f);
+            source_heading(o, l, ln, 18 + (int)aw);
             prev_file = ln->file;
             prev_line = ln->line;
             prev_inl = ln->inlined;
@@ -141,7 +206,7 @@ static void csv_listing(struct ann_out *o, const struct ann_listing *l)
         snprintf(addr, sizeof(addr), "%#" PRIx64, ln->insn.addr);
         insn_text(o, l, ln, text, sizeof(text));
         csv_field(o->f, f->name, false);
-        csv_field(o->f, dso_path(f->dso), false);
+        csv_field(o->f, ann_func_dso(f), false);
         csv_field(o->f, addr, false);
         csv_u64(o->f, ln->samples, false);
         csv_double(o->f, pct(ln->period, f->period), 2, false);
@@ -160,7 +225,7 @@ static void json_func_head(struct ann_out *o, const struct ann_set *set,
 {
     json_begin_object(&o->j, NULL);
     json_str(&o->j, "function", f->name);
-    json_str(&o->j, "dso", dso_path(f->dso));
+    json_str(&o->j, "dso", ann_func_dso(f));
     json_u64(&o->j, "start", f->start);
     json_u64(&o->j, "size", f->size);
     json_u64(&o->j, "samples", f->samples);
@@ -185,6 +250,14 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
         json_str(&o->j, "source_file", ln->file);
         json_u64(&o->j, "line", ln->line);
         json_str(&o->j, "inlined", ln->inlined);
+        if (ln->inlined && l->src) {
+            const char *chain[16];
+            size_t nc = ann_src_inline_chain(l->src, ln->insn.addr, chain, 16);
+            json_begin_array(&o->j, "inline_chain");
+            for (size_t k = 0; k < nc; k++)
+                json_str(&o->j, NULL, chain[k]);
+            json_end_array(&o->j);
+        }
         json_str(&o->j, "instruction", text);
         json_bool(&o->j, "jump_target", ln->jump_target);
         json_end_object(&o->j);
@@ -196,6 +269,19 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
 void ann_render_listing(struct ann_out *o, const struct ann_set *set,
                         const struct ann_listing *l)
 {
+    uint8_t bid[BUILD_ID_MAX];
+    size_t blen = 0;
+
+    /* Sources found nowhere here may come from debuginfod, asked for this build. */
+    if (o->text) {
+        if (l->func->kernel || dso_build_id(l->func->dso, bid, &blen))
+            blen = 0;
+        ann_sources_set_build(o->text, bid, blen);
+    }
+    if (o->by_line) {
+        ann_render_lines(o, set, l);
+        return;
+    }
     switch (o->fmt) {
     case REPORT_TEXT: text_listing(o, set, l); break;
     case REPORT_CSV: csv_listing(o, l); break;

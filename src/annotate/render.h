@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "annotate/annotate.h"
+#include "annotate/source.h"
 #include "report/format.h"
 #include "report/json.h"
 
@@ -12,6 +13,8 @@ struct ann_out {
     FILE *f;
     enum report_format fmt;
     bool wide;                  /* text: whole names (else branch targets elided to fit) */
+    bool by_line;               /* --source: hits per source line instead of per instruction */
+    struct ann_sources *text;   /* source text to show (may be NULL: file:line only) */
     struct json j;
 };
 
@@ -26,6 +29,13 @@ void ann_render_listing(struct ann_out *o, const struct ann_set *set,
  * entry with "error"). */
 void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
                         const char *why);
+/* --source: one function's hits per source line, with the text (render_source.c). */
+void ann_render_lines(struct ann_out *o, const struct ann_set *set, const struct ann_listing *l);
+/* Text: "# source ..." lines saying where a listing's source files were read from when not at
+ * their recorded path, and which were not found (at most a few). */
+void ann_render_source_notes(struct ann_out *o, const struct ann_listing *l);
+/* Cuts printable text to at most width columns, ending it with "..." when cut. */
+const char *ann_cut_text(const char *s, size_t width, char *buf, size_t len);
 /* Ends the output; returns -EIO on a write error. */
 int ann_render_end(struct ann_out *o);
 #endif

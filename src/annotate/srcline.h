@@ -2,6 +2,7 @@
  * inline scopes (libdw). One handle per ELF file with DWARF, opened once per listing. */
 #ifndef PROSPECT_ANNOTATE_SRCLINE_H
 #define PROSPECT_ANNOTATE_SRCLINE_H
+#include <stddef.h>
 #include <stdint.h>
 #include "util/vec.h"
 
@@ -24,6 +25,12 @@ int ann_src_function(struct ann_src *s, uint64_t lo);
  * the innermost inlined subroutine there (of the function last prepared). 0, or -ENOENT when
  * no unit covers addr. */
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos);
+
+/* The inlined subroutines around addr in the function last prepared, innermost first (at most
+ * max names, owned by the handle): names[0] is ann_src_lookup's `inlined`, names[1] the
+ * function it was inlined into when that was inlined too, and so on. Returns the count. */
+size_t ann_src_inline_chain(const struct ann_src *s, uint64_t addr, const char **names,
+                            size_t max);
 
 /* Each DSO's DWARF, opened on first use and kept: decompressing a large debug file's sections
  * (libc's) cost more than every listing of a profile when it was opened per function. */

@@ -11,8 +11,11 @@
 #include "cmd/cmd.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
+#include "perf/record.h"
 #include "session/session.h"
 #include "symbol/dso.h"
+#include "symbol/ksyms.h"
+#include "symbol/ksyms_cache.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -22,10 +25,21 @@ const char cmd_annotate_usage[] =
 "Disassembles the functions of a perf.data file (written by 'prospect record' or 'perf\n"
 "record') and shows the samples of each instruction, with the source file:line of the code\n"
 "interleaved when the file has DWARF line information (-g). Without SYMBOL, the functions\n"
-"that got samples, hottest first. User-space code only.\n"
+"that got samples, hottest first: user code (a stripped file's a->b brackets over their\n"
+"range) and kernel code.\n"
 "\n"
 "  -i, --input FILE       the file to read (default: perf.data)\n"
 "      --top N            without SYMBOL: the N hottest functions (default 10, 0 for all)\n"
+"      --source           hits per source line, with the line's text, instead of per\n"
+"                         instruction (csv: function, dso, source_file, line, hits,\n"
+"                         percent, instructions, source)\n"
+"      --source-dir DIR   look for source files under DIR too (repeatable): DIR/a/b/c.c,\n"
+"                         DIR/b/c.c, DIR/c.c for /x/a/b/c.c\n"
+"      --prefix-map OLD=NEW  source paths starting with OLD are read under NEW (a moved\n"
+"                         tree; repeatable, the first match applies)\n"
+"      --no-source-text   file:line only, without the text of the lines\n"
+"  -k, --vmlinux FILE     kernel code from this uncompressed image of the running kernel\n"
+"                         (default: /proc/kcore when readable, as root)\n"
 "      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
 "  -M, --disassembler-style STYLE  att or intel (perf's option)\n"
 "  -d, --dso NAME         only functions of this shared object (name or path)\n"
@@ -43,29 +57,42 @@ const char cmd_annotate_usage[] =
 "Percent is of the function's samples (weighted by period, as perf annotate's default).\n"
 "Skid: a sample names the instruction about to run, so a slow instruction's time shows on\n"
 "the next one (docs/annotate.md).\n"
+"Debug info: separate debug files by build-id or debuglink, perf's ~/.debug, then debuginfod\n"
+"servers ($DEBUGINFOD_URLS); compressed ones are kept decompressed in\n"
+"~/.cache/prospect/debug (PROSPECT_DEBUG_CACHE=0 turns that off).\n"
 "\n"
 "Examples:\n"
 "  prospect annotate -i perf.data\n"
 "  prospect annotate -i perf.data divide --format csv > divide.csv\n";
 
 struct annotate_opts {
-    const char *input, *event, *dso;
+    const char *input, *event, *dso, *vmlinux;
     unsigned top;
     enum ann_syntax syntax;
     enum report_format fmt;
-    bool wide;
+    bool wide, by_line, no_text;
     struct session_filter filter;
+    const char *dirs[32];
+    size_t ndirs;
+    struct ann_prefix_map maps[32];
+    size_t nmaps;
     char **syms;
     int nsyms;
 };
 
 static int parse_args(int argc, char **argv, struct annotate_opts *o)
 {
-    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM };
+    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
+           OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "top", required_argument, NULL, OPT_TOP },
         { "intel", no_argument, NULL, OPT_INTEL },
+        { "vmlinux", required_argument, NULL, 'k' },
+        { "source", no_argument, NULL, OPT_SOURCE },
+        { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
+        { "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
+        { "no-source-text", no_argument, NULL, OPT_NO_TEXT },
         { "disassembler-style", required_argument, NULL, 'M' },
         { "dso", required_argument, NULL, 'd' },
         { "event", required_argument, NULL, 'e' },
@@ -87,7 +114,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
     o->filter.cpu = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":i:M:d:e:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:M:d:e:k:vh", longs, NULL)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_TOP:
@@ -96,6 +123,21 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
             o->top = (unsigned)v;
             break;
         case OPT_INTEL: o->syntax = ANN_INTEL; break;
+        case OPT_SOURCE: o->by_line = true; break;
+        case OPT_NO_TEXT: o->no_text = true; break;
+        case OPT_SOURCE_DIR:
+            if (o->ndirs == sizeof(o->dirs) / sizeof(o->dirs[0]))
+                return cmd_usage_error("annotate", "too many --source-dir (at most 32)");
+            o->dirs[o->ndirs++] = optarg;
+            break;
+        case OPT_PREFIX_MAP:
+            if (o->nmaps == sizeof(o->maps) / sizeof(o->maps[0]))
+                return cmd_usage_error("annotate", "too many --prefix-map (at most 32)");
+            if (ann_prefix_map_parse(optarg, &o->maps[o->nmaps]))
+                return cmd_usage_error("annotate", "--prefix-map wants OLD=NEW, not '%s'",
+                                       optarg);
+            o->nmaps++;
+            break;
         case 'M':
             if (strcmp(optarg, "att") && strcmp(optarg, "intel"))
                 return cmd_usage_error("annotate", "--disassembler-style must be att or intel, "
@@ -103,6 +145,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
             o->syntax = strcmp(optarg, "intel") ? ANN_ATT : ANN_INTEL;
             break;
         case 'd': o->dso = optarg; break;
+        case 'k': o->vmlinux = optarg; break;
         case 'e': o->event = optarg; break;
         case OPT_PID:
             if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
@@ -132,6 +175,7 @@ struct feed {
     struct session *s;
     const struct evsel *sel;
     uint64_t other_samples;
+    uint64_t kernel_text;       /* _text when recorded (the kernel map's pgoff), 0: unknown */
 };
 
 static int feed_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,
@@ -141,6 +185,13 @@ static int feed_record(void *arg, const struct evlist *evl, const struct perf_ev
     if (h->type == PERF_RECORD_SAMPLE && evlist_evsel_for(evl, h) != fd->sel) {
         fd->other_samples++;
         return 0;
+    }
+    if (h->type == PERF_RECORD_MMAP && (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+        PERF_RECORD_MISC_KERNEL) {
+        const struct rec_mmap *m = (const struct rec_mmap *)h;
+        const char *name = record_string(h);
+        if (name && !strncmp(name, "[kernel.kallsyms]", 17) && m->pid == (uint32_t)-1)
+            fd->kernel_text = m->pgoff;
     }
     return session_record(fd->s, evl, h, time);
 }
@@ -165,6 +216,22 @@ static void damage_warning(const struct perfdata *pd, const char *path)
     }
 }
 
+/* Kernel symbols: the copy of kallsyms kept for the file's kernel build-id when it was taken
+ * for this placement (a file read, where the kernel needs ~40 ms to format /proc/kallsyms),
+ * else /proc/kallsyms. 0 or -errno. */
+static int load_ksyms(const struct perfdata_info *in, uint64_t text, struct ksyms **ks)
+{
+    char used[4096];
+
+    for (size_t i = 0; text && i < in->nr_build_ids; i++) {
+        const struct perfdata_build_id_entry *b = &in->build_ids[i];
+        if (!strcmp(b->path, "[kernel.kallsyms]") && b->size && b->size <= BUILD_ID_MAX &&
+            !ksyms_cache_load(b->id, b->size, text, ks, used, sizeof(used)))
+            return 0;
+    }
+    return ksyms_load("/proc/kallsyms", ks);
+}
+
 /* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
 static bool name_matches(const char *name, const char *want)
 {
@@ -174,7 +241,12 @@ static bool name_matches(const char *name, const char *want)
 
 static bool dso_matches(const struct ann_func *f, const char *dso)
 {
-    return !dso || !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
+    if (!dso)
+        return true;
+    if (f->kernel)
+        return !strcmp(ann_func_dso(f), dso) || !strcmp(dso, "[kernel]") ||
+               !strcmp(dso, "kernel");
+    return !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
 }
 
 static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
@@ -205,7 +277,9 @@ static void unnamed_note(const struct ann_set *set)
 static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
                         const char *event)
 {
-    struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0 };
+    struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0,
+                           .by_line = o->by_line };
+    struct ann_source_opts so = { o->dirs, o->ndirs, o->maps, o->nmaps };
     unsigned shown = 0;
     int ret = 0, err;
 
@@ -224,7 +298,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
         shown = chosen(o, set->funcs.v[k]);
     if (!shown) {
         if (!o->nsyms)
-            cmd_error("annotate", "%s: no user-space samples in a named function%s%s",
+            cmd_error("annotate", "%s: no samples in a named function%s%s",
                       o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
         if (set->unnamed)
             unnamed_note(set);
@@ -233,6 +307,8 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     shown = 0;
     if (set->unnamed && o->fmt == REPORT_TEXT)
         unnamed_note(set);
+    if (!o->no_text && !(out.text = ann_sources_new(&so)))
+        return -ENOMEM;
     ann_render_begin(&out, set, o->input, event);
     for (size_t k = 0; k < set->funcs.n; k++) {
         const struct ann_func *f = set->funcs.v[k];
@@ -245,8 +321,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
             break;
         shown++;
         err = ann_listing_build(set, f, o->syntax, &l, why, sizeof(why));
-        if (err == -ENOMEM)
+        if (err == -ENOMEM) {
+            ann_sources_free(out.text);
             return err;
+        }
         if (err)
             ann_render_skipped(&out, set, f, why);
         else
@@ -254,6 +332,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
         ann_listing_release(&l);
     }
     err = ann_render_end(&out);
+    ann_sources_free(out.text);
     return err ? err : ret;
 }
 
@@ -264,6 +343,7 @@ int cmd_annotate(int argc, char **argv)
     struct perfdata *pd;
     struct session session;
     struct ann_set set;
+    struct ksyms *ks = NULL;
     struct feed fd = { 0 };
     char line[1024];
     int ret = parse_args(argc, argv, &o);
@@ -305,11 +385,25 @@ int cmd_annotate(int argc, char **argv)
         cmd_error("annotate", "note: the samples of '%s' are shown; %llu samples of other events "
                   "are not (choose with --event NAME)", fd.sel->name,
                   (unsigned long long)fd.other_samples);
-    if (ann_collect(&session, &set)) {
+    if (session.stats.kernel) {
+        int kerr = load_ksyms(perfdata_info(pd), fd.kernel_text, &ks);
+        if (kerr == -ENOMEM) {
+            cmd_error("annotate", "out of memory");
+            goto out;
+        }
+        if (kerr)
+            cmd_error("annotate", "note: kernel samples not annotated: /proc/kallsyms: %s",
+                      kerr == -EACCES ? "addresses hidden (kernel.kptr_restrict)"
+                                      : strerror(-kerr));
+    }
+    if (ann_collect(&session, ks, &set)) {
         cmd_error("annotate", "out of memory");
         goto out;
     }
+    set.vmlinux = o.vmlinux;
     ret = annotate_all(&o, &set, fd.sel->name);
+    if (symbol_debuginfod_problem(line, sizeof(line)))
+        cmd_error("annotate", "note: %s", line);
     if (ret < 0) {
         int werr = cmd_stream_errno(stdout);
         cmd_error("annotate", "%s%s", ret == -EIO ? "writing the listing: " : "",
@@ -318,6 +412,7 @@ int cmd_annotate(int argc, char **argv)
     }
     ann_set_release(&set);
 out:
+    ksyms_free(ks);
     session_release(&session);
     perfdata_close(pd);
     return ret;

@@ -992,6 +992,8 @@ int cmd_report(int argc, char **argv)
                       (unsigned long long)oe.other_samples);
     }
     ret = print_reports(&o, pd, &session, &kjob, &oe);
+    if (symbol_debuginfod_problem(line, sizeof(line)))
+        cmd_error("report", "note: %s", line);
     if (ret > 0)
         goto out;
     if (ret == -EIO && (werr = cmd_stream_errno(stdout)))

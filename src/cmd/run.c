@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "annotate/top.h"
 #include "cmd/cmd.h"
 #include "cmd/profile_opts.h"
 #include "callgraph/resolve.h"
@@ -35,6 +36,9 @@ PROFILE_OPTS_HELP
 "      --top N            routines shown per profile (default 25, 0 for all)\n"
 "      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
 "      --min-time SEC     ... and at least SEC seconds of CPU time (time events)\n"
+"      --annotate N       after the report, the N hottest routines disassembled with their\n"
+"                         hits per instruction and source lines (the paper's -e; see\n"
+"                         'prospect annotate')\n"
 "      --wide             full names; by default report lines fit 100 columns (long names\n"
 "                         elided in the middle)\n"
 "  -v, --verbose          explain choices and missing symbols (-vv: more); implies --wide\n"
@@ -46,7 +50,8 @@ PROFILE_OPTS_HELP
 "  prospect run --off-cpu -g -- ./srv   # and where its threads wait (Off-CPU Time)\n"
 "  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
-"  prospect run -e task-clock -c 100000 -- ./myprog\n";
+"  prospect run -e task-clock -c 100000 -- ./myprog\n"
+"  prospect run --annotate 5 -- ./myprog   # report + the 5 hottest routines' assembly\n";
 
 /* One session per sampling event (-e a,b): each event's samples go to its own, every other
  * record (maps, comms, forks) to all of them. */
@@ -193,7 +198,7 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE };
+    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE };
     static const struct option longopts[] = {
         PROFILE_LONG_OPTS,
         { "output", required_argument, NULL, 'o' },
@@ -201,6 +206,7 @@ int cmd_run(int argc, char **argv)
         { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
         { "min-time", required_argument, NULL, OPT_MIN_TIME },
         { "wide", no_argument, NULL, OPT_WIDE },
+        { "annotate", required_argument, NULL, OPT_ANNOTATE },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -220,6 +226,7 @@ int cmd_run(int argc, char **argv)
     double d;
     int c, ret, status;
     bool reported = false;
+    unsigned annotate_top = 0;
     struct outfile of;
     struct cg_store chains;
     struct cg_syms chain_syms = { 0 }, offcpu_syms = { 0 };
@@ -255,6 +262,12 @@ int cmd_run(int argc, char **argv)
             ro.min_time = d;
             break;
         case OPT_WIDE: ro.wide = true; break;
+        case OPT_ANNOTATE:
+            if (parse_u64(optarg, &v) || v == 0 || v > 1000)
+                return cmd_usage_error("run", "invalid --annotate '%s' (1 to 1000 routines)",
+                                       optarg);
+            annotate_top = (unsigned)v;
+            break;
         case 'v': log_verbosity++; ro.wide = true; break;
         case 'h': return cmd_help("run");
         default: return cmd_bad_option("run", argv, optind, optopt, c);
@@ -360,6 +373,11 @@ int cmd_run(int argc, char **argv)
                     ro.event);
         }
         ret = report_prospect(out, &rs.s[i], ks, &ro);
+        if (!ret && annotate_top) {
+            struct ann_top_opts ao = { .top = annotate_top, .wide = ro.wide, .title = command,
+                                       .event = ro.event, .ks = ks };
+            ret = ann_write_top(out, &rs.s[i], &ao);
+        }
         ro.offcpu = NULL;         /* once, after the first event's report */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */

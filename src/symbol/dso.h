@@ -87,6 +87,8 @@ struct symres {
     uint64_t start;       /* the symbol's start vaddr (for a bracket: lo's start) */
     uint64_t size;        /* 0 if unknown */
     bool bracket;         /* name is a Prospect bracket between two dynamic symbols */
+    uint64_t gap_start;   /* a bracket's gap [lo's end, hi's start); 0 where unknown (before */
+    uint64_t gap_end;     /* the first symbol, after the last) */
 };
 
 /* Bracket rule (seed 001): in a DSO with only dynamic symbols, a hit that is not inside any
@@ -120,6 +122,14 @@ const char *dso_code_path(struct dso *dso);
 /* The path of the ELF that carries DWARF for this DSO (itself, or separate debug info found by
  * build-id or .gnu_debuglink), or NULL. */
 const char *dso_debug_path(struct dso *dso);
+
+/* When debuginfod ($DEBUGINFOD_URLS) was asked for a file's debug info and its servers could
+ * not be reached: a one-line note in buf and the -errno; 0 when there was no such problem. */
+int symbol_debuginfod_problem(char *buf, size_t len);
+/* A source file (its absolute path as the DWARF names it) of the build with this build-id,
+ * from the debuginfod servers (when $DEBUGINFOD_URLS is set): 0 with the malloc'd path of the
+ * downloaded copy, -ENOSYS (no servers), -ENOENT, or another -errno (unreachable). */
+int symbol_debuginfod_source(const uint8_t *bid, size_t len, const char *src, char **path);
 
 /* C++ (and Rust legacy) demangling via libiberty; returns a malloc'd string or NULL if `name`
  * is not mangled. */

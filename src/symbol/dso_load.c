@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 #include "symbol/buildid_cache.h"
 #include "symbol/debuginfo.h"
+#include "symbol/debuginfod_client.h"
 #include "symbol/dso_internal.h"
 #include "symbol/symfile.h"
 #include "util/strutil.h"
@@ -59,6 +60,57 @@ static bool build_id_equal(const uint8_t *want, size_t want_len, const uint8_t *
     return true;
 }
 
+/* A debug file fetched or cached by build-id: opened if it is that build's. */
+static int open_by_build_id(const char *cand, const struct dso *dso, struct elf_file *dbg)
+{
+    uint8_t bid[BUILD_ID_MAX];
+    size_t len = 0;
+
+    if (elf_file_open(cand, dbg))
+        return -ENOENT;
+    if (!elf_read_build_id(dbg->elf, bid, sizeof(bid), &len) && len == dso->fbid_len &&
+        !memcmp(bid, dso->fbid, len))
+        return 0;
+    pr_debug("%s: not the debug file of this build, ignored", cand);
+    elf_file_close(dbg);
+    return -ENOENT;
+}
+
+/* Separate debug info, nearest first: the debug root by build-id or debuglink, perf's
+ * build-id cache (~/.debug/.build-id/xx/rest/debug), then debuginfod. 0, -ENOENT, -ENOMEM. */
+static int find_debug(const struct dso *dso, const char *path, Elf *main, struct elf_file *dbg,
+                      char **dbg_path)
+{
+    char dir[4096], cand[4300];
+    int err, n;
+
+    if (!debuginfo_find(dso_cache_debug_root(dso->cache), path, main, dso->fbid, dso->fbid_len,
+                        dbg, dbg_path))
+        return 0;
+    if (dso->fbid_len < 2)
+        return -ENOENT;
+    if (!buildid_cache_dir(dir, sizeof(dir))) {
+        n = snprintf(cand, sizeof(cand), "%s/.build-id/%02x/", dir, dso->fbid[0]);
+        for (size_t i = 1; i < dso->fbid_len && n > 0 && (size_t)n + 3 < sizeof(cand); i++)
+            n += snprintf(cand + n, sizeof(cand) - (size_t)n, "%02x", dso->fbid[i]);
+        if (n > 0 && (size_t)n + 7 < sizeof(cand)) {
+            snprintf(cand + n, sizeof(cand) - (size_t)n, "/debug");
+            if (!open_by_build_id(cand, dso, dbg))
+                return (*dbg_path = strdup(cand)) ? 0 : (elf_file_close(dbg), -ENOMEM);
+        }
+    }
+    err = symbol_debuginfod_fetch(dso->fbid, dso->fbid_len, dbg_path);
+    if (err)
+        return err == -ENOMEM ? err : -ENOENT;
+    if (open_by_build_id(*dbg_path, dso, dbg)) {
+        free(*dbg_path);
+        *dbg_path = NULL;
+        return -ENOENT;
+    }
+    pr_debug("%s: debug info from debuginfod, %s", path, *dbg_path);
+    return 0;
+}
+
 int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
 {
     struct elf_file dbg = { .fd = -1 };
@@ -82,8 +134,7 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         goto out;
     }
     if ((!n || !dso->debug_path) && dso->kind == DSO_FILE &&
-        !debuginfo_find(dso_cache_debug_root(dso->cache), path, ef->elf, dso->fbid,
-                        dso->fbid_len, &dbg, &dbg_path)) {
+        !(err = find_debug(dso, path, ef->elf, &dbg, &dbg_path))) {
         if (!dso->debug_path && has_section_data(dbg.elf, ".debug_info")) {
             dso->debug_path = dbg_path;
             dbg_path = NULL;
@@ -102,6 +153,8 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
         free(dbg_path);
         elf_file_close(&dbg);
     }
+    if (err == -ENOMEM)
+        goto out;
     if (n > 0) {
         dso->status = DSO_OK_SYMTAB;
         return 0;

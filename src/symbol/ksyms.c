@@ -319,6 +319,7 @@ int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out)
     out->name = ks->v[lo - 1].name;
     out->module = ks->v[lo - 1].module;
     out->start = ks->v[lo - 1].addr;
+    out->end = lo < ks->n ? ks->v[lo].addr : 0;
     return 0;
 }
 

@@ -20,6 +20,7 @@ struct ksym_res {
     const char *name;     /* symbol name, NULL if the address is below the first symbol */
     const char *module;   /* "ext4" for module symbols, NULL for the core kernel */
     uint64_t start;
+    uint64_t end;         /* the next symbol's address (the end of this one), 0 for the last */
 };
 /* A kernel symbol covers [its address, next symbol's address). */
 int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out);

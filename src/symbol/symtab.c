@@ -278,6 +278,8 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
         return -ENOMEM;
     out->bracket = true;
     out->start = idx >= 0 ? t->syms[idx].start : 0;
+    out->gap_start = idx >= 0 ? t->syms[idx].start + t->syms[idx].size : 0;
+    out->gap_end = (size_t)(idx + 1) < t->n ? t->syms[idx + 1].start : 0;
     return 0;
 }
 

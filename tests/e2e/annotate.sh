@@ -68,7 +68,7 @@ check annotate_csv_div_on_its_source_line \
 # mix_step is inlined into mix: its instructions are named so in the text and the CSV.
 check annotate_inlined_named grep -Eq '^mix,.*,mix_step,"?(imul|xor|shr)' \
     <(our_csv mix)
-check annotate_text_interleaves_source grep -Eq '^ +annotate_div.c:12$' "$TEST_TMP/divide.txt"
+check annotate_text_interleaves_source grep -Eq '^ +annotate_div.c:12   acc \+=' "$TEST_TMP/divide.txt"
 # The loop's backward jump: marked, its target named as objdump does and marked as landed on.
 check annotate_backward_jump_marked \
     grep -Eq ': \^ j[a-z]+ +[0-9a-f]+ <divide\+0x[0-9a-f]+>$' "$TEST_TMP/divide.txt"

@@ -1,0 +1,116 @@
+#define LOG_PREFIX "symbol"
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "symbol/debuginfod_client.h"
+#include "symbol/dso.h"
+#include "util/log.h"
+
+#define DEFAULT_TIMEOUT "10"    /* seconds without progress (libdebuginfod's default is 90) */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static debuginfod_client *client;
+static int broken;              /* the first error that means "cannot ask", 0 while fine */
+static char broken_url[512];
+
+/* Downloads are kept in a private directory unless the user chose one. */
+static void private_cache(void)
+{
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+    char dir[4096];
+    int n;
+
+    if (getenv(DEBUGINFOD_CACHE_PATH_ENV_VAR))
+        return;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/prospect/debuginfod", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/.cache/prospect/debuginfod", home);
+    else
+        return;
+    if (n < 0 || (size_t)n >= sizeof(dir))
+        return;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(dir, 0700);
+        *p = '/';
+    }
+    if (mkdir(dir, 0700) && errno != EEXIST)
+        return;
+    setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, dir, 1);
+}
+
+/* Asks the servers for one file of a build (its debug info, or a source file when src is set);
+ * remembers a failure that means the servers cannot be asked. */
+static int fetch(const uint8_t *bid, size_t len, const char *src, char **path)
+{
+    const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+    int fd, ret;
+
+    *path = NULL;
+    if (!urls || !urls[strspn(urls, " \t")])
+        return -ENOSYS;
+    if (!len)
+        return -ENOENT;
+    pthread_mutex_lock(&lock);
+    if (broken) {
+        ret = broken;
+        goto out;
+    }
+    if (!client) {
+        private_cache();
+        setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, DEFAULT_TIMEOUT, 0);
+        if (!(client = debuginfod_begin())) {
+            ret = broken = -ENOMEM;
+            goto out;
+        }
+    }
+    fd = src ? debuginfod_find_source(client, bid, (int)len, src, path)
+             : debuginfod_find_debuginfo(client, bid, (int)len, path);
+    if (fd >= 0) {
+        close(fd);
+        ret = *path ? 0 : -ENOMEM;
+        pr_debug("debuginfod: %s from %s", src ? src : "debug info", *path ? *path : "?");
+        goto out;
+    }
+    ret = fd;
+    /* 404 from every server: this file only. Anything else: the servers, for every file. */
+    if (ret != -ENOENT && ret != -ENOMEM) {
+        broken = ret;
+        snprintf(broken_url, sizeof(broken_url), "%s", urls);
+    }
+    pr_debug("debuginfod: %s", strerror(-ret));
+out:
+    pthread_mutex_unlock(&lock);
+    return ret;
+}
+
+int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path)
+{
+    return fetch(bid, len, NULL, path);
+}
+
+int symbol_debuginfod_source(const uint8_t *bid, size_t len, const char *src, char **path)
+{
+    return src && src[0] == '/' ? fetch(bid, len, src, path) : -ENOENT;
+}
+
+int symbol_debuginfod_problem(char *buf, size_t len)
+{
+    int b;
+
+    pthread_mutex_lock(&lock);
+    b = broken;
+    if (b)
+        snprintf(buf, len, "debuginfod: %s unreachable (%s): no debug info fetched",
+                 broken_url, strerror(-b));
+    pthread_mutex_unlock(&lock);
+    return b;
+}
