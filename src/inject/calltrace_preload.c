@@ -1,0 +1,826 @@
+/* The call-trace interposer: preloaded (LD_PRELOAD) by `prospect trace` into the command it
+ * launches. It exports the built-in functions (calltrace_abi.h), each a wrapper that reads the
+ * TSC, calls the next definition (dlsym RTLD_NEXT), reads the TSC again and appends one 64-byte
+ * slot to the calling thread's ring, a memfd Prospect maps and drains (see calltrace_abi.h).
+ * Not part of libpcore: no sanitizers, no Prospect code; embedded in prospect as bytes.
+ *
+ * Rules that keep the program unharmed and the count exact:
+ * - errno is kept across the recording; a disabled function costs one load and a branch.
+ * - Calls made by our own machinery (dlsym's calloc while resolving) go straight to the real
+ *   function, or to a static bump arena before it is known; they are not the program's calls.
+ * - A signal handler that calls a traced function while the thread is inside the recording
+ *   code (the commit or the ring's creation) is recorded in a small per-thread side buffer,
+ *   flushed after; only its overflow is lost, and counted.
+ * - A full ring waits for Prospect (futex on tail, 10 ms steps); after 10 s without progress
+ *   the thread gives up on the ring and counts what it drops in `lost`.
+ * - fork: the child gets its own rings (pthread_atfork); without follow it stops tracing. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "calltrace_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __attribute__((tls_model("initial-exec"))) static __thread
+#define READY (1ull << 63)
+#define PENDING_MAX 8
+
+static const struct ct_proto protos[CT_NFUNCS] = {
+#define P_(n, r, na, a0, a1, a2) { #n, r, na, { a0, a1, a2 } },
+    CT_PROTOS(P_)
+#undef P_
+};
+
+static volatile uint64_t mask;          /* enabled functions | READY */
+static int sock_fd = -1;
+static uint64_t sock_ino;
+static int follow;
+static volatile int init_state;         /* 0 not yet, 1 in progress, 2 done */
+static void *real[CT_NFUNCS];
+static pthread_key_t exit_key;
+static uint64_t image_cookie;
+
+struct pending { struct ct_slot s[3]; };
+TLS struct ct_ring_hdr *ring;
+TLS struct ct_slot *slots;
+TLS int busy;                           /* 1: recording (nested: side buffer), 2: resolving */
+TLS int ring_failed;
+TLS unsigned npending;
+TLS uint64_t tls_lost;
+TLS struct pending pending[PENDING_MAX];
+
+static inline uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* ---- the bump arena for allocations before the real allocator is known ---- */
+static char arena[64 * 1024] __attribute__((aligned(16)));
+static size_t arena_used;
+
+static void *arena_alloc(size_t n)
+{
+    size_t want = (n + 15) & ~(size_t)15, off;
+    if (n > sizeof(arena))
+        return NULL;
+    off = __atomic_fetch_add(&arena_used, want, __ATOMIC_RELAXED);
+    if (off + want > sizeof(arena))
+        return NULL;
+    return arena + off;
+}
+
+static int in_arena(const void *p)
+{
+    return (const char *)p >= arena && (const char *)p < arena + sizeof(arena);
+}
+
+/* ---- set-up ---- */
+static uint64_t parse_num(const char **s, int base)
+{
+    uint64_t v = 0;
+    const char *p = *s;
+    for (;; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else
+            break;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (*p == ',')
+        p++;
+    *s = p;
+    return v;
+}
+
+static int sock_ok(void)
+{
+    struct stat st;
+    int type = 0;
+    socklen_t len = sizeof(type);
+    /* The program may have closed our descriptor and reused its number: never send there. */
+    return sock_fd >= 0 && !fstat(sock_fd, &st) && S_ISSOCK(st.st_mode) &&
+           (uint64_t)st.st_ino == sock_ino &&
+           !getsockopt(sock_fd, SOL_SOCKET, SO_TYPE, &type, &len) && type == SOCK_SEQPACKET;
+}
+
+static void at_fork_child(void)
+{
+    ring = NULL;
+    slots = NULL;
+    ring_failed = 0;
+    npending = 0;
+    if (!follow) {
+        mask = READY;
+        syscall(SYS_close, sock_fd);    /* not close(): ours, traced */
+        sock_fd = -1;
+    }
+}
+
+static void thread_exit(void *arg)
+{
+    struct ct_ring_hdr *r = arg;
+    if (r && r == ring) {
+        __atomic_store_n(&r->closed, 1, __ATOMIC_RELEASE);
+        ring = NULL;
+        slots = NULL;
+        munmap(r, CT_HDR_SIZE + (size_t)r->nslots * CT_SLOT_SIZE);
+    }
+}
+
+static void do_init(void)
+{
+    const char *env = getenv(CT_ENV);
+    uint64_t m = 0;
+    busy = 2;
+    image_cookie = tsc() ^ ((uint64_t)(uintptr_t)&image_cookie << 16);
+    for (int i = 0; i < CT_NFUNCS; i++)
+        real[i] = dlsym(RTLD_NEXT, protos[i].name);
+    if (env && env[0] == '1' && env[1] == ',') {
+        const char *p = env + 2;
+        sock_fd = (int)parse_num(&p, 10);
+        sock_ino = parse_num(&p, 10);
+        uint64_t root = parse_num(&p, 10);
+        follow = (int)parse_num(&p, 10);
+        m = parse_num(&p, 16);
+        if (!follow && root != (uint64_t)getppid())
+            m = 0;                  /* a child, not followed (e.g. after fork + exec) */
+        if (!sock_ok()) {
+            m = 0;
+            sock_fd = -1;
+        }
+    }
+    for (int i = 0; i < CT_NFUNCS; i++)
+        if (!real[i])
+            m &= ~(1ull << i);
+    if (m) {
+        pthread_atfork(NULL, NULL, at_fork_child);
+        if (pthread_key_create(&exit_key, thread_exit))
+            exit_key = (pthread_key_t)-1;
+    }
+    busy = 0;
+    mask = m | READY;
+}
+
+static void init(void)
+{
+    int expect = 0;
+    if (__atomic_compare_exchange_n(&init_state, &expect, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        int saved = errno;
+        do_init();
+        errno = saved;
+        __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+    }
+    /* Another thread initializes: this call goes untraced to the real function (or the
+     * arena), like every call made before the interposer is ready. */
+}
+
+__attribute__((constructor)) static void ct_ctor(void)
+{
+    if (!(mask & READY))
+        init();
+}
+
+/* ---- the ring ---- */
+static void new_ring(void)
+{
+    unsigned n = CT_SLOTS_DEFAULT;
+    size_t size = CT_HDR_SIZE + (size_t)n * CT_SLOT_SIZE;
+    struct ct_hello h;
+    struct msghdr msg = { 0 };
+    struct iovec iov = { &h, sizeof(h) };
+    char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+    struct cmsghdr *c;
+    void *p;
+    int fd;
+
+    ring_failed = 1;
+    if (!sock_ok())
+        return;
+    fd = (int)syscall(SYS_memfd_create, "prospect-calltrace", MFD_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (ftruncate(fd, (off_t)size)) {
+        syscall(SYS_close, fd);
+        return;
+    }
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        syscall(SYS_close, fd);
+        return;
+    }
+    struct ct_ring_hdr *r = p;
+    r->magic = CT_MAGIC;
+    r->nslots = n;
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid();
+    h.magic = CT_MAGIC;
+    h.pid = r->pid;
+    h.tid = r->tid;
+    h.nslots = n;
+    h.image = image_cookie;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    *(int *)(void *)CMSG_DATA(c) = fd;
+    ssize_t sent;
+    do
+        sent = sendmsg(sock_fd, &msg, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    syscall(SYS_close, fd);
+    if (sent != (ssize_t)sizeof(h)) {
+        munmap(p, size);
+        return;
+    }
+    /* Wait (at most 2 s) until Prospect has the ring and this process's maps: a short-lived
+     * program could be gone before its callers are named. */
+    for (int i = 0; i < 200 && !__atomic_load_n(&r->acked, __ATOMIC_ACQUIRE); i++) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        syscall(SYS_futex, &r->acked, FUTEX_WAIT, 0, &ts, NULL, 0);
+    }
+    r->lost = tls_lost;
+    tls_lost = 0;
+    ring = r;
+    slots = (struct ct_slot *)(void *)((char *)p + CT_HDR_SIZE);
+    ring_failed = 0;
+    if (exit_key != (pthread_key_t)-1)
+        pthread_setspecific(exit_key, r);
+}
+
+/* Room for `need` slots: waits for Prospect while it makes progress. */
+static int room(struct ct_ring_hdr *r, uint64_t head, unsigned need)
+{
+    uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+    int idle = 0;
+    while (head + need - tail > r->nslots) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        if (ring_failed || idle > 1000) {
+            ring_failed = 1;        /* Prospect is gone or stuck: stop waiting */
+            return 0;
+        }
+        __atomic_store_n(&r->waiting, 1, __ATOMIC_RELEASE);
+        syscall(SYS_futex, &r->tail, FUTEX_WAIT, (uint32_t)tail, &ts, NULL, 0);
+        uint64_t t2 = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+        idle = t2 == tail ? idle + 1 : 0;
+        tail = t2;
+    }
+    return 1;
+}
+
+static void commit(const struct ct_slot *s, unsigned n)
+{
+    struct ct_ring_hdr *r = ring;
+    if (!r) {
+        if (ring_failed) {
+            tls_lost++;
+            return;
+        }
+        new_ring();
+        if (!(r = ring)) {
+            tls_lost++;
+            return;
+        }
+    }
+    uint64_t head = r->head;
+    if (!room(r, head, n)) {
+        r->lost++;
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct ct_slot *d = &slots[(head + i) & (r->nslots - 1)];
+        d->t0 = s[i].t0;
+        d->t1 = s[i].t1;
+        d->func = s[i].func;
+        d->flags = s[i].flags;
+        d->args[0] = s[i].args[0];
+        d->args[1] = s[i].args[1];
+        d->args[2] = s[i].args[2];
+        d->ret = s[i].ret;
+        d->caller = s[i].caller;
+    }
+    __atomic_store_n(&r->head, head + n, __ATOMIC_RELEASE);
+}
+
+/* Copies up to CT_STR_MAX bytes of s (at most lim) into field f (a slot). */
+static void keep_str(uint8_t *f, const char *s, uint64_t lim)
+{
+    unsigned n = 0;
+    if (!s) {
+        f[0] = 0xff;            /* NULL */
+        return;
+    }
+    while (n < CT_STR_MAX && n < lim && s[n]) {
+        f[1 + n] = (uint8_t)s[n];
+        n++;
+    }
+    f[0] = (uint8_t)n;
+    if (n == CT_STR_MAX && n < lim && s[n])
+        f[0] |= 0x80;
+}
+
+/* Records one call. Strings are read after the call returned (the program's own call would
+ * have faulted first on a bad pointer, except open's path, checked by the kernel: see open). */
+static void record(unsigned f, uint64_t t0, uint64_t t1, uint64_t a0, uint64_t a1, uint64_t a2,
+                   uint64_t ret, void *caller, const char *s0, const char *s1, uint64_t lim)
+{
+    struct ct_slot s[3];
+    const struct ct_proto *p = &protos[f];
+    unsigned n = 1;
+    int saved = errno;
+    s[0].t0 = t0;
+    s[0].t1 = t1;
+    s[0].func = f;
+    s[0].flags = 0;
+    s[0].args[0] = a0;
+    s[0].args[1] = a1;
+    s[0].args[2] = a2;
+    s[0].ret = ret;
+    s[0].caller = (uint64_t)(uintptr_t)caller;
+    for (unsigned i = 0; i < p->nargs && n < 3; i++)
+        if (p->arg[i] == CT_T_STR || p->arg[i] == CT_T_STRN) {
+            keep_str((uint8_t *)(void *)&s[n], n == 1 ? s0 : s1,
+                     p->arg[i] == CT_T_STRN ? lim : UINT64_MAX);
+            n++;
+        }
+    s[0].flags |= n - 1;
+    if (busy) {
+        /* A signal handler interrupted our own recording: keep it for later. */
+        if (npending < PENDING_MAX) {
+            for (unsigned i = 0; i < n; i++)
+                pending[npending].s[i] = s[i];
+            npending++;
+        } else if (ring) {
+            __atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
+        } else {
+            tls_lost++;
+        }
+        errno = saved;
+        return;
+    }
+    busy = 1;
+    commit(s, n);
+    while (npending) {
+        struct pending *q = &pending[--npending];
+        commit(q->s, 1 + CT_SF_NSTR(q->s[0].flags));
+    }
+    busy = 0;
+    errno = saved;
+}
+
+/* ---- the wrappers ---- */
+#define ON(id) (__builtin_expect((mask & ((1ull << (id)) | READY)) == \
+                                 ((1ull << (id)) | READY), 1) && busy != 2)
+#define REAL(id, type) ((type)real[id])
+#define CALLER __builtin_return_address(0)
+#define U(x) ((uint64_t)(uintptr_t)(x))
+
+static void *real_or_init(unsigned id)
+{
+    if (!(mask & READY) && !busy)
+        init();
+    return real[id];
+}
+
+EXPORT void *malloc(size_t n)
+{
+    typedef void *(*fn)(size_t);
+    if (!ON(CT_F_malloc)) {
+        fn r = (fn)real_or_init(CT_F_malloc);
+        return r ? r(n) : arena_alloc(n);
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_malloc, fn)(n);
+    uint64_t t1 = tsc();
+    record(CT_F_malloc, t0, t1, n, 0, 0, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+EXPORT void free(void *p)
+{
+    typedef void (*fn)(void *);
+    if (in_arena(p))
+        return;
+    if (!ON(CT_F_free)) {
+        fn r = (fn)real_or_init(CT_F_free);
+        if (r)
+            r(p);
+        return;
+    }
+    uint64_t t0 = tsc();
+    REAL(CT_F_free, fn)(p);
+    uint64_t t1 = tsc();
+    record(CT_F_free, t0, t1, U(p), 0, 0, 0, CALLER, NULL, NULL, 0);
+}
+
+EXPORT void *calloc(size_t n, size_t sz)
+{
+    typedef void *(*fn)(size_t, size_t);
+    if (!ON(CT_F_calloc)) {
+        fn r = (fn)real_or_init(CT_F_calloc);
+        if (r)
+            return r(n, sz);
+        if (sz && n > SIZE_MAX / sz)
+            return NULL;
+        return arena_alloc(n * sz);     /* static memory: already zero */
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_calloc, fn)(n, sz);
+    uint64_t t1 = tsc();
+    record(CT_F_calloc, t0, t1, n, sz, 0, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+static void *arena_realloc(void *old, size_t n)
+{
+    void *(*m)(size_t) = (void *(*)(size_t))real[CT_F_malloc];
+    char *p = m ? m(n) : arena_alloc(n);
+    size_t avail = (size_t)(arena + sizeof(arena) - (char *)old);
+    if (p)
+        for (size_t i = 0; i < n && i < avail; i++)
+            p[i] = ((char *)old)[i];
+    return p;
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+    typedef void *(*fn)(void *, size_t);
+    if (in_arena(old))
+        return arena_realloc(old, n);
+    if (!ON(CT_F_realloc)) {
+        fn r = (fn)real_or_init(CT_F_realloc);
+        return r ? r(old, n) : (old ? NULL : arena_alloc(n));
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_realloc, fn)(old, n);
+    uint64_t t1 = tsc();
+    record(CT_F_realloc, t0, t1, U(old), n, 0, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t al, size_t n)
+{
+    typedef int (*fn)(void **, size_t, size_t);
+    if (!ON(CT_F_posix_memalign)) {
+        fn r = (fn)real_or_init(CT_F_posix_memalign);
+        return r ? r(out, al, n) : ENOMEM;
+    }
+    uint64_t t0 = tsc();
+    int e = REAL(CT_F_posix_memalign, fn)(out, al, n);
+    uint64_t t1 = tsc();
+    record(CT_F_posix_memalign, t0, t1, U(out), al, n, (uint64_t)(int64_t)e, CALLER, NULL,
+           NULL, 0);
+    return e;
+}
+
+#define ALLOC2(name)                                                                      \
+EXPORT void *name(size_t a, size_t b)                                                     \
+{                                                                                         \
+    typedef void *(*fn)(size_t, size_t);                                                  \
+    if (!ON(CT_F_##name)) {                                                               \
+        fn r = (fn)real_or_init(CT_F_##name);                                             \
+        return r ? r(a, b) : NULL;                                                        \
+    }                                                                                     \
+    uint64_t t0 = tsc();                                                                  \
+    void *p = REAL(CT_F_##name, fn)(a, b);                                                \
+    uint64_t t1 = tsc();                                                                  \
+    record(CT_F_##name, t0, t1, a, b, 0, U(p), CALLER, NULL, NULL, 0);                    \
+    return p;                                                                             \
+}
+ALLOC2(aligned_alloc)
+ALLOC2(memalign)
+
+EXPORT void *valloc(size_t n)
+{
+    typedef void *(*fn)(size_t);
+    if (!ON(CT_F_valloc)) {
+        fn r = (fn)real_or_init(CT_F_valloc);
+        return r ? r(n) : NULL;
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_valloc, fn)(n);
+    uint64_t t1 = tsc();
+    record(CT_F_valloc, t0, t1, n, 0, 0, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+/* mem*: before the real ones are known (our own start-up), plain loops. */
+EXPORT void *memcpy(void *d, const void *s, size_t n)
+{
+    typedef void *(*fn)(void *, const void *, size_t);
+    if (!ON(CT_F_memcpy)) {
+        fn r = (fn)real[CT_F_memcpy];
+        if (r)
+            return r(d, s, n);
+        for (size_t i = 0; i < n; i++)
+            ((volatile char *)d)[i] = ((const char *)s)[i];
+        return d;
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_memcpy, fn)(d, s, n);
+    uint64_t t1 = tsc();
+    record(CT_F_memcpy, t0, t1, U(d), U(s), n, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+EXPORT void *memmove(void *d, const void *s, size_t n)
+{
+    typedef void *(*fn)(void *, const void *, size_t);
+    if (!ON(CT_F_memmove)) {
+        fn r = (fn)real[CT_F_memmove];
+        if (r)
+            return r(d, s, n);
+        if ((char *)d < (const char *)s)
+            for (size_t i = 0; i < n; i++)
+                ((volatile char *)d)[i] = ((const char *)s)[i];
+        else
+            for (size_t i = n; i-- > 0;)
+                ((volatile char *)d)[i] = ((const char *)s)[i];
+        return d;
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_memmove, fn)(d, s, n);
+    uint64_t t1 = tsc();
+    record(CT_F_memmove, t0, t1, U(d), U(s), n, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+EXPORT void *memset(void *d, int c, size_t n)
+{
+    typedef void *(*fn)(void *, int, size_t);
+    if (!ON(CT_F_memset)) {
+        fn r = (fn)real[CT_F_memset];
+        if (r)
+            return r(d, c, n);
+        for (size_t i = 0; i < n; i++)
+            ((volatile char *)d)[i] = (char)c;
+        return d;
+    }
+    uint64_t t0 = tsc();
+    void *p = REAL(CT_F_memset, fn)(d, c, n);
+    uint64_t t1 = tsc();
+    record(CT_F_memset, t0, t1, U(d), (uint64_t)(int64_t)c, n, U(p), CALLER, NULL, NULL, 0);
+    return p;
+}
+
+EXPORT int memcmp(const void *a, const void *b, size_t n)
+{
+    typedef int (*fn)(const void *, const void *, size_t);
+    if (!ON(CT_F_memcmp)) {
+        fn r = (fn)real[CT_F_memcmp];
+        if (r)
+            return r(a, b, n);
+        for (size_t i = 0; i < n; i++)
+            if (((const unsigned char *)a)[i] != ((const unsigned char *)b)[i])
+                return ((const unsigned char *)a)[i] - ((const unsigned char *)b)[i];
+        return 0;
+    }
+    uint64_t t0 = tsc();
+    int v = REAL(CT_F_memcmp, fn)(a, b, n);
+    uint64_t t1 = tsc();
+    record(CT_F_memcmp, t0, t1, U(a), U(b), n, (uint64_t)(int64_t)v, CALLER, NULL, NULL, 0);
+    return v;
+}
+
+EXPORT size_t strlen(const char *s)
+{
+    typedef size_t (*fn)(const char *);
+    if (!ON(CT_F_strlen)) {
+        fn r = (fn)real[CT_F_strlen];
+        if (r)
+            return r(s);
+        size_t n = 0;
+        while (((volatile const char *)s)[n])
+            n++;
+        return n;
+    }
+    uint64_t t0 = tsc();
+    size_t v = REAL(CT_F_strlen, fn)(s);
+    uint64_t t1 = tsc();
+    record(CT_F_strlen, t0, t1, U(s), 0, 0, v, CALLER, s, NULL, 0);
+    return v;
+}
+
+EXPORT int strcmp(const char *a, const char *b)
+{
+    typedef int (*fn)(const char *, const char *);
+    if (!ON(CT_F_strcmp)) {
+        fn r = (fn)real[CT_F_strcmp];
+        if (r)
+            return r(a, b);
+        size_t i = 0;
+        while (a[i] && a[i] == b[i])
+            i++;
+        return (unsigned char)a[i] - (unsigned char)b[i];
+    }
+    uint64_t t0 = tsc();
+    int v = REAL(CT_F_strcmp, fn)(a, b);
+    uint64_t t1 = tsc();
+    record(CT_F_strcmp, t0, t1, U(a), U(b), 0, (uint64_t)(int64_t)v, CALLER, a, b, 0);
+    return v;
+}
+
+EXPORT int strncmp(const char *a, const char *b, size_t n)
+{
+    typedef int (*fn)(const char *, const char *, size_t);
+    if (!ON(CT_F_strncmp)) {
+        fn r = (fn)real[CT_F_strncmp];
+        if (r)
+            return r(a, b, n);
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i] || !a[i])
+                return (unsigned char)a[i] - (unsigned char)b[i];
+        return 0;
+    }
+    uint64_t t0 = tsc();
+    int v = REAL(CT_F_strncmp, fn)(a, b, n);
+    uint64_t t1 = tsc();
+    record(CT_F_strncmp, t0, t1, U(a), U(b), n, (uint64_t)(int64_t)v, CALLER, a, b, n);
+    return v;
+}
+
+EXPORT char *strcpy(char *d, const char *s)
+{
+    typedef char *(*fn)(char *, const char *);
+    if (!ON(CT_F_strcpy)) {
+        fn r = (fn)real[CT_F_strcpy];
+        if (r)
+            return r(d, s);
+        size_t i = 0;
+        while ((d[i] = s[i]))
+            i++;
+        return d;
+    }
+    uint64_t t0 = tsc();
+    char *p = REAL(CT_F_strcpy, fn)(d, s);
+    uint64_t t1 = tsc();
+    /* s may overlap d only in undefined programs; d now holds the copy of s. */
+    record(CT_F_strcpy, t0, t1, U(d), U(s), 0, U(p), CALLER, d, NULL, 0);
+    return p;
+}
+
+EXPORT char *strncpy(char *d, const char *s, size_t n)
+{
+    typedef char *(*fn)(char *, const char *, size_t);
+    if (!ON(CT_F_strncpy)) {
+        fn r = (fn)real[CT_F_strncpy];
+        if (r)
+            return r(d, s, n);
+        size_t i = 0;
+        for (; i < n && s[i]; i++)
+            d[i] = s[i];
+        for (; i < n; i++)
+            d[i] = 0;
+        return d;
+    }
+    uint64_t t0 = tsc();
+    char *p = REAL(CT_F_strncpy, fn)(d, s, n);
+    uint64_t t1 = tsc();
+    record(CT_F_strncpy, t0, t1, U(d), U(s), n, U(p), CALLER, d, NULL, n);
+    return p;
+}
+
+EXPORT char *strdup(const char *s)
+{
+    typedef char *(*fn)(const char *);
+    if (!ON(CT_F_strdup)) {
+        fn r = (fn)real_or_init(CT_F_strdup);
+        if (r)
+            return r(s);
+        size_t n = 0;
+        while (s[n])
+            n++;
+        char *p = arena_alloc(n + 1);
+        for (size_t i = 0; p && i <= n; i++)
+            p[i] = s[i];
+        return p;
+    }
+    uint64_t t0 = tsc();
+    char *p = REAL(CT_F_strdup, fn)(s);
+    uint64_t t1 = tsc();
+    record(CT_F_strdup, t0, t1, U(s), 0, 0, U(p), CALLER, p ? p : s, NULL, 0);
+    return p;
+}
+
+EXPORT char *strchr(const char *s, int c)
+{
+    typedef char *(*fn)(const char *, int);
+    if (!ON(CT_F_strchr)) {
+        fn r = (fn)real[CT_F_strchr];
+        if (r)
+            return r(s, c);
+        for (;; s++) {
+            if (*s == (char)c)
+                return (char *)s;
+            if (!*s)
+                return NULL;
+        }
+    }
+    uint64_t t0 = tsc();
+    char *p = REAL(CT_F_strchr, fn)(s, c);
+    uint64_t t1 = tsc();
+    record(CT_F_strchr, t0, t1, U(s), (uint64_t)(int64_t)c, 0, U(p), CALLER, s, NULL, 0);
+    return p;
+}
+
+/* open: the path pointer may be bad (the kernel says EFAULT, we must not fault); it is kept
+ * only when the call did not fail with EFAULT. */
+EXPORT int open(const char *path, int flags, ...)
+{
+    typedef int (*fn)(const char *, int, ...);
+    unsigned mode = 0;
+    if (flags & (O_CREAT | __O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, unsigned);
+        va_end(ap);
+    }
+    if (!ON(CT_F_open)) {
+        fn r = (fn)real_or_init(CT_F_open);
+        if (r)
+            return r(path, flags, mode);
+        return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+    }
+    uint64_t t0 = tsc();
+    int fd = REAL(CT_F_open, fn)(path, flags, mode);
+    uint64_t t1 = tsc();
+    int bad = fd < 0 && errno == EFAULT;
+    record(CT_F_open, t0, t1, U(path), (uint64_t)(int64_t)flags, mode, (uint64_t)(int64_t)fd,
+           CALLER, bad ? NULL : path, NULL, 0);
+    return fd;
+}
+
+#define IO3(name, cv)                                                                       \
+EXPORT ssize_t name(int fd, cv void *buf, size_t n)                                       \
+{                                                                                         \
+    typedef ssize_t (*fn)(int, cv void *, size_t);                                        \
+    if (!ON(CT_F_##name)) {                                                               \
+        fn r = (fn)real_or_init(CT_F_##name);                                             \
+        return r ? r(fd, buf, n) : syscall(SYS_##name, fd, buf, n);                       \
+    }                                                                                     \
+    uint64_t t0 = tsc();                                                                  \
+    ssize_t v = REAL(CT_F_##name, fn)(fd, buf, n);                                        \
+    uint64_t t1 = tsc();                                                                  \
+    record(CT_F_##name, t0, t1, (uint64_t)(int64_t)fd, U(buf), n, (uint64_t)v, CALLER,    \
+           NULL, NULL, 0);                                                                \
+    return v;                                                                             \
+}
+IO3(read, )
+IO3(write, const)
+
+EXPORT int close(int fd)
+{
+    typedef int (*fn)(int);
+    if (!ON(CT_F_close)) {
+        fn r = (fn)real_or_init(CT_F_close);
+        return r ? r(fd) : (int)syscall(SYS_close, fd);
+    }
+    uint64_t t0 = tsc();
+    int v = REAL(CT_F_close, fn)(fd);
+    uint64_t t1 = tsc();
+    record(CT_F_close, t0, t1, (uint64_t)(int64_t)fd, 0, 0, (uint64_t)(int64_t)v, CALLER,
+           NULL, NULL, 0);
+    return v;
+}
+
+#define MUTEX(name)                                                                       \
+EXPORT int name(pthread_mutex_t *m)                                                       \
+{                                                                                         \
+    typedef int (*fn)(pthread_mutex_t *);                                                 \
+    if (!ON(CT_F_##name)) {                                                               \
+        fn r = (fn)real_or_init(CT_F_##name);                                             \
+        return r ? r(m) : 0;                                                              \
+    }                                                                                     \
+    uint64_t t0 = tsc();                                                                  \
+    int v = REAL(CT_F_##name, fn)(m);                                                     \
+    uint64_t t1 = tsc();                                                                  \
+    record(CT_F_##name, t0, t1, U(m), 0, 0, (uint64_t)(int64_t)v, CALLER, NULL, NULL, 0); \
+    return v;                                                                             \
+}
+MUTEX(pthread_mutex_lock)
+MUTEX(pthread_mutex_trylock)
+MUTEX(pthread_mutex_unlock)
