@@ -56,7 +56,6 @@ void ct_escape(const uint8_t *s, size_t n, char *buf, size_t len)
         case '\v': e = "\\v"; break;
         case '\a': e = "\\a"; break;
         case '\0': e = "\\0"; break;
-        case '"': e = "\\\""; break;
         case '\\': e = "\\\\"; break;
         default: break;
         }
@@ -107,8 +106,6 @@ static size_t put_char(char *buf, size_t len, size_t o, uint64_t v)
     if (c == '\'')
         return put(buf, len, o, "'\\''");
     ct_escape(&c, 1, esc, sizeof(esc));
-    if (!strcmp(esc, "\\\""))
-        strcpy(esc, "\"");
     return put(buf, len, o, "'%s'", esc);
 }
 

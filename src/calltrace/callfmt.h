@@ -18,6 +18,6 @@ int ct_alloc_size(const struct ct_call *k, uint64_t *size);
 void ct_format_args(const struct ct_call *k, char *buf, size_t len);
 /* "0x5590..." / "<void>" / "11" / "nil". */
 void ct_format_ret(const struct ct_call *k, char *buf, size_t len);
-/* Escapes s (n bytes) as ltrace does: \n \t \" \\ and \ooo, into buf (terminated). */
+/* Escapes s (n bytes) as ltrace does: \n \t \\ and \ooo, '"' kept as is; into buf. */
 void ct_escape(const uint8_t *s, size_t n, char *buf, size_t len);
 #endif

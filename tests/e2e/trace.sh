@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# prospect trace (launched commands): exact call counts with threads, fork/exec, signal
+# handlers that allocate, programs that call nothing traced, exit statuses and signals passed
+# through, the command's stdout untouched, csv and -w, and agreement with real ltrace's lines.
+. "$(dirname "$0")/lib.sh"
+build_workload trace_alloc trace_alloc -O1 -pthread || { fail build trace_alloc; exit 0; }
+T=$WL/trace_alloc
+export TMPDIR=$TEST_TMP/tmp     # the interposer's private directory goes here: checked below
+mkdir -p "$TMPDIR"
+RUNS=${TRACE_RUNS:-20}
+not() { ! "$@"; }
+
+# count FILE PATTERN: lines of FILE containing the fixed string PATTERN.
+count() { grep -cF -- "$2" "$1"; }
+
+# Issue 12's workload, RUNS times: every call, every time (ltrace -f lost calls and crashed).
+bad=0
+for i in $(seq "$RUNS"); do
+    "$PROSPECT" trace -e malloc+calloc+free -o "$TEST_TMP/t.txt" -- "$T" threads \
+        >"$TEST_TMP/t.out" 2>"$TEST_TMP/t.err"
+    rc=$?
+    m144=$(count "$TEST_TMP/t.txt" 'trace_alloc->malloc(144) ')
+    m128=$(count "$TEST_TMP/t.txt" 'trace_alloc->malloc(128) ')
+    c58=$(count "$TEST_TMP/t.txt" 'trace_alloc->calloc(5, 8) ')
+    frees=$(count "$TEST_TMP/t.txt" 'trace_alloc->free(')
+    if [ "$rc" != 0 ] || [ "$m144" != 3000 ] || [ "$m128" != 1500 ] || [ "$c58" != 750 ] ||
+       [ "$frees" != 5250 ] || [ "$(cat "$TEST_TMP/t.out")" != done ] ||
+       grep -q lost "$TEST_TMP/t.err"; then
+        bad=$((bad + 1))
+        echo "run $i: rc=$rc malloc(144)=$m144 malloc(128)=$m128 calloc=$c58 free=$frees" \
+             "stdout=$(head -c 40 "$TEST_TMP/t.out") $(head -c 200 "$TEST_TMP/t.err")"
+    fi
+done
+check "threads_exact_${RUNS}_runs" [ "$bad" = 0 ]
+# Three threads, each its own tid in the lines.
+check threads_three_tids [ "$(grep -F 'malloc(144)' "$TEST_TMP/t.txt" | cut -d' ' -f1 | sort -u | wc -l)" = 3 ]
+# The line layout: "TID caller->func(args)" padded to column 48, " = ret <seconds>".
+check line_format grep -qE '^[0-9]+ trace_alloc->malloc\(144\) +  = 0x[0-9a-f]+ <[0-9]+\.[0-9]{9}>$' "$TEST_TMP/t.txt"
+check line_equals_column [ "$(grep -F 'malloc(144)' "$TEST_TMP/t.txt" | head -1 | awk '{ print index($0, " = ") }')" = 49 ]
+
+# --summary: counts and the request-size table (seed 004's histogram).
+"$PROSPECT" trace --summary -e malloc+calloc+free -- "$T" threads >/dev/null 2>"$TEST_TMP/s.txt"
+check summary_malloc_calls grep -qE '^malloc +4501 ' "$TEST_TMP/s.txt"
+check summary_top_size_144 grep -qE '^ +144 +3000 ' "$TEST_TMP/s.txt"
+check summary_top_size_40 grep -qE '^ +40 +750 ' "$TEST_TMP/s.txt"
+check summary_histogram_bucket grep -qE '^ +128-255 +4500 ' "$TEST_TMP/s.txt"
+
+# -w: the binary trace holds every call (80 bytes a call after the header and names).
+"$PROSPECT" trace -c -e malloc+calloc+free -w "$TEST_TMP/c.trace" -- "$T" threads \
+    >/dev/null 2>"$TEST_TMP/w.txt"
+total=$(awk '$1 == "total" { print $2 }' "$TEST_TMP/w.txt")
+size=$(stat -c %s "$TEST_TMP/c.trace")
+names=$(( (6 + 6) + (6 + 6) + (6 + 4) ))
+check write_magic [ "$(head -c 8 "$TEST_TMP/c.trace")" = PRSPCTRC ]
+check write_every_call [ "$size" = $(( 16 + names + 80 * ${total:-0} )) ]
+
+# --format csv: header, one row per call.
+"$PROSPECT" trace --format csv -o "$TEST_TMP/c.csv" -e malloc -- "$T" signal >/dev/null 2>&1
+check csv_header [ "$(head -1 "$TEST_TMP/c.csv")" = "time_ns,pid,tid,caller,function,args,ret,duration_ns" ]
+check csv_rows [ "$(grep -c ',trace_alloc,malloc,16,0x' "$TEST_TMP/c.csv")" = 20000 ]
+
+# A signal handler that allocates: its calls are counted too.
+"$PROSPECT" trace -e malloc -o "$TEST_TMP/sig.txt" -- "$T" signal >/dev/null 2>"$TEST_TMP/sig.err"
+check signal_main_calls [ "$(count "$TEST_TMP/sig.txt" '->malloc(16) ')" = 20000 ]
+check signal_handler_calls [ "$(count "$TEST_TMP/sig.txt" '->malloc(77) ')" = 20 ]
+check signal_nothing_lost not grep -q lost "$TEST_TMP/sig.err"
+
+# fork + exec: without -f only the command's own process; with -f its child, before and after
+# the exec. The command's stdout is its own.
+"$PROSPECT" trace -e malloc -o "$TEST_TMP/f0.txt" -- "$T" forkexec >"$TEST_TMP/f0.out" 2>&1
+check fork_no_follow_parent [ "$(count "$TEST_TMP/f0.txt" '->malloc(100) ')" = 5 ]
+check fork_no_follow_child [ "$(count "$TEST_TMP/f0.txt" '->malloc(200) ')" = 0 ]
+check fork_stdout [ "$(cat "$TEST_TMP/f0.out")" = "child 5" ]
+"$PROSPECT" trace -f -e malloc -o "$TEST_TMP/f1.txt" -- "$T" forkexec >"$TEST_TMP/f1.out" 2>&1
+check fork_follow_parent [ "$(count "$TEST_TMP/f1.txt" '->malloc(100) ')" = 5 ]
+check fork_follow_child [ "$(count "$TEST_TMP/f1.txt" '->malloc(200) ')" = 7 ]
+check fork_follow_exec [ "$(count "$TEST_TMP/f1.txt" '->malloc(33) ')" = 10 ]
+check fork_follow_two_pids [ "$(grep -E 'malloc\((100|33)\)' "$TEST_TMP/f1.txt" | cut -d' ' -f1 | sort -u | wc -l)" = 2 ]
+
+# A program that never calls a traced function: no line, its exit status and stdout.
+"$PROSPECT" trace -e malloc -o "$TEST_TMP/n.txt" -- "$T" none >"$TEST_TMP/n.out" 2>"$TEST_TMP/n.err"
+check none_exit_status [ $? = 7 ]
+check none_no_lines [ ! -s "$TEST_TMP/n.txt" ]
+check none_stdout [ "$(cat "$TEST_TMP/n.out")" = quiet ]
+
+# A command killed by a signal: prospect exits 128+11, the call before it is there.
+"$PROSPECT" trace -e malloc -o "$TEST_TMP/k.txt" -- "$T" segv >/dev/null 2>"$TEST_TMP/k.err"
+check segv_exit_status [ $? = 139 ]
+check segv_call_kept grep -qF -- '->malloc(1) ' "$TEST_TMP/k.txt"
+check segv_said grep -q 'signal 11' "$TEST_TMP/k.err"
+
+# Nothing left behind in the temporary directory.
+check no_files_left [ -z "$(ls -A "$TMPDIR")" ]
+
+# Usage errors and refusals.
+"$PROSPECT" trace -e nosuchfunc -- true 2>"$TEST_TMP/u.err"
+check unknown_function_exit_2 [ $? = 2 ]
+check unknown_function_said grep -q "matches no built-in function" "$TEST_TMP/u.err"
+"$PROSPECT" trace -e 'libfoo.so:bar' -- true 2>/dev/null
+check other_library_exit_2 [ $? = 2 ]
+"$PROSPECT" trace -e 'libc:mem*' -o "$TEST_TMP/g.txt" -- "$T" one >/dev/null 2>&1
+check glob_accepted [ $? = 0 ]
+"$PROSPECT" trace --format xml -- true 2>/dev/null
+check bad_format_exit_2 [ $? = 2 ]
+"$PROSPECT" trace -- /nonexistent/cmd 2>/dev/null
+check missing_command_127 [ $? = 127 ]
+if echo 'int main(void){return 0;}' | gcc -static -x c -o "$WL/static_prog" - 2>/dev/null; then
+    "$PROSPECT" trace -- "$WL/static_prog" 2>"$TEST_TMP/st.err"
+    rc=$?
+    check static_refused [ "$rc" = 1 ] && grep -q "statically linked" "$TEST_TMP/st.err"
+else
+    skip static_refused "gcc -static does not link here (no libc.a)"
+fi
+
+# The same single-threaded program under real ltrace: the calls from the program agree
+# (function, arguments, return values; pointers compared by identity, not by address).
+if command -v ltrace >/dev/null; then
+    fns=malloc+free+calloc+realloc+strdup+strlen
+    ltrace -o "$TEST_TMP/l.txt" -e "$fns" "$T" one >/dev/null 2>&1
+    "$PROSPECT" trace -e "$fns" -o "$TEST_TMP/p.txt" -- "$T" one >/dev/null 2>&1
+    # normalize: keep "func(args) = ret" of the program's own calls, pointers as P1, P2...
+    norm() {
+        grep -F 'trace_alloc->' "$1" | sed -E 's/^[0-9]+ //; s/^trace_alloc->//; s/ <[0-9.]+>$//; s/  +=/ =/' |
+            awk '{ out = ""; s = $0
+                   while (match(s, /0x[0-9a-f]+/)) {
+                       p = substr(s, RSTART, RLENGTH)
+                       if (!(p in id)) id[p] = "P" (++n)
+                       out = out substr(s, 1, RSTART - 1) id[p]; s = substr(s, RSTART + RLENGTH) }
+                   print out s }'
+    }
+    norm "$TEST_TMP/l.txt" >"$TEST_TMP/l.norm"
+    norm "$TEST_TMP/p.txt" >"$TEST_TMP/p.norm"
+    if [ -s "$TEST_TMP/l.norm" ] && diff "$TEST_TMP/l.norm" "$TEST_TMP/p.norm" >"$TEST_TMP/lp.diff"; then
+        pass ltrace_agrees
+    else
+        fail ltrace_agrees "$(head -c 600 "$TEST_TMP/lp.diff")"
+    fi
+    check ltrace_agrees_count [ "$(wc -l <"$TEST_TMP/p.norm")" = 10 ]
+else
+    skip ltrace_agrees "ltrace is not installed (scripts/install-deps installs it)"
+fi
