@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "calltrace/callers.h"
 #include "calltrace/callfmt.h"
@@ -16,6 +17,7 @@
 #include "calltrace/preload.h"
 #include "calltrace/summary.h"
 #include "calltrace/tracefile.h"
+#include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
@@ -199,6 +201,21 @@ static int tick(void *arg, int timeout_ms, int wake_fd)
     return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Said once every probe is live, so that a script can start the work it wants traced. */
+static void on_attached(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "prospect trace: attached\n");
+    fflush(stderr);
+}
+
 static void list_builtins(void)
 {
     printf("Built-in functions (libc), traced with their arguments:\n");
@@ -326,8 +343,23 @@ int cmd_trace(int argc, char **argv)
 
     int status = 0, wstatus = 0;
     if (attach) {
-        cmd_error("trace", "-p (attaching to a running process) is not implemented yet");
-        status = 1;
+        struct ct_attach_opts ao = { .pid = (pid_t)attach, .follow = follow, .mask = mask,
+                                     .stop = &stop_requested, .on_batch = on_batch, .arg = &t,
+                                     .callers = t.callers, .attached = on_attached };
+        /* uprobe times are CLOCK_MONOTONIC nanoseconds: "ticks" of 1 ns. */
+        t.ns_per_tick = 1.0;
+        t.tsc0 = mono_ns();
+        e = ct_attach_uprobes(&ao, err, sizeof(err));
+        if (e) {
+            cmd_error("trace", "%s", err);
+            status = 1;
+        } else {
+            fprintf(stderr, "prospect trace: detached from %ld: %llu calls\n", attach,
+                    (unsigned long long)ao.calls);
+        }
+        if (ao.lost)
+            fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                    "overflowed, or a return without its entry)\n", (unsigned long long)ao.lost);
         goto finish;
     }
 
