@@ -267,7 +267,7 @@ int cmd_trace(int argc, char **argv)
             char *end;
             errno = 0;
             attach = strtol(optarg, &end, 10);
-            if (errno || *end || attach <= 0 || attach > 0x7fffffff)
+            if (errno || *end || attach <= 0 || attach > 0x3fffffff)
                 return cmd_usage_error("trace", "-p needs a process id, not '%s'", optarg);
             break;
         }

@@ -139,3 +139,53 @@ if command -v ltrace >/dev/null; then
 else
     skip ltrace_agrees "ltrace is not installed (scripts/install-deps installs it)"
 fi
+
+# -p: attach to a running process, count exactly the calls it makes while attached (the
+# target works only when told to, through a FIFO handshake), detach, leave nothing behind.
+attach_test() {
+    if [ ! -w /sys/kernel/tracing/uprobe_events ] && [ ! -w /sys/kernel/debug/tracing/uprobe_events ]; then
+        "$PROSPECT" trace -p $$ -e malloc 2>/dev/null   # mounts tracefs when it can
+    fi
+    if [ ! -w /sys/kernel/tracing/uprobe_events ] && [ ! -w /sys/kernel/debug/tracing/uprobe_events ]; then
+        skip attach "no writable tracefs uprobe_events (trace -p needs it)"
+        return
+    fi
+    local d=$TEST_TMP/att
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
+    "$T" attach <"$d/in" >"$d/out" &
+    local tpid=$!
+    exec 7>"$d/in" 8<"$d/out"
+    local ready pid line did
+    read -r ready pid <&8
+    # Calls made before the attach are not counted.
+    echo "go 50" >&7; read -r did <&8
+    "$PROSPECT" trace -p "$tpid" -e malloc+free -o "$d/calls.txt" 2>"$d/err" &
+    local ppid=$!
+    exec 9<"$d/err"
+    read -r line <&9            # "prospect trace: attached": every probe is live
+    check attach_said_attached [ "$line" = "prospect trace: attached" ]
+    echo "go 1000" >&7; read -r did <&8
+    check attach_target_worked [ "$did" = "did 1000" ]
+    kill -INT "$ppid"; wait "$ppid"
+    local rc=$?
+    cat <&9 >"$d/rest"; exec 9<&-
+    check attach_exit_0 [ "$rc" = 0 ]
+    check attach_exact_malloc [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 1000 ]
+    check attach_exact_free [ "$(grep -cF 'trace_alloc->free(0x' "$d/calls.txt")" = 1000 ]
+    check attach_nothing_lost not grep -q lost "$d/rest"
+    check attach_no_probes_left not grep -qs "prospect_$ppid/" /sys/kernel/tracing/uprobe_events \
+        /sys/kernel/debug/tracing/uprobe_events
+    # After the detach the process goes on, unchanged: it still works and answers.
+    echo "go 10" >&7; read -r did <&8
+    check attach_target_after_detach [ "$did" = "did 10" ]
+    check attach_target_alive kill -0 "$tpid"
+    exec 7>&-; wait "$tpid"
+    check attach_target_exit_0 [ $? = 0 ]
+    exec 8<&-
+    "$PROSPECT" trace -p 999999999 2>"$d/nopid"
+    check attach_no_process_exit_1 [ $? = 1 ]
+    check attach_no_process_said grep -q "no process 999999999" "$d/nopid"
+    "$PROSPECT" trace -p 12abc 2>/dev/null
+    check attach_bad_pid_exit_2 [ $? = 2 ]
+}
+attach_test
