@@ -25,6 +25,8 @@ struct ring {
     bool dead;              /* unmapped: drained and closed, or corrupt */
 };
 
+struct cursor;
+
 struct ct_collect {
     int fd[2];              /* [0] Prospect's end, [1] the command's */
     char env[128];
@@ -32,8 +34,10 @@ struct ct_collect {
     size_t nrings, cap;
     uint64_t lost;
     size_t nbad;
-    struct ct_call *batch;
-    size_t nbatch, batch_cap;
+    struct cursor *cur;
+    struct cursor **heap;
+    size_t cur_cap;
+    bool had_calls;
     ct_ring_fn on_ring;
     ct_batch_fn on_batch;
     void *arg;
@@ -78,7 +82,8 @@ void ct_collect_free(struct ct_collect *c)
     if (c->fd[1] >= 0)
         close(c->fd[1]);
     free(c->rings);
-    free(c->batch);
+    free(c->cur);
+    free(c->heap);
     free(c);
 }
 
@@ -118,7 +123,7 @@ size_t ct_collect_nrings(const struct ct_collect *c)
 
 bool ct_collect_had_calls(const struct ct_collect *c)
 {
-    return c->nbatch > 0;
+    return c->had_calls;
 }
 
 size_t ct_collect_nbad(const struct ct_collect *c)
@@ -213,7 +218,7 @@ static int take_registrations(struct ct_collect *c)
                 }
             }
         if (fd < 0)
-            continue;
+            continue;               /* a wake-up (ct_wake): the drain follows */
         int e = 0;
         if (n != (ssize_t)sizeof(h) || h.magic != CT_MAGIC || (msg.msg_flags & MSG_CTRUNC))
             e = -EINVAL;
@@ -227,77 +232,143 @@ static int take_registrations(struct ct_collect *c)
     }
 }
 
-static int push(struct ct_collect *c, const struct ct_call *k)
-{
-    if (c->nbatch == c->batch_cap) {
-        size_t ncap = c->batch_cap ? c->batch_cap * 2 : 4096;
-        struct ct_call *v = realloc(c->batch, ncap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        c->batch = v;
-        c->batch_cap = ncap;
-    }
-    c->batch[c->nbatch++] = *k;
-    return 0;
-}
-
-/* Copies a ring's published slots into the batch and gives their room back. */
-static int drain_ring(struct ct_collect *c, uint32_t idx)
+/* A ring's next call, read at its cursor: 0 when one was read, 1 when the published range is
+ * used up, -1 when the ring broke the protocol. */
+static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t head,
+                     struct ct_call *k)
 {
     struct ring *r = &c->rings[idx];
-    uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
-    uint32_t closed = __atomic_load_n(&r->hdr->closed, __ATOMIC_ACQUIRE);
-    uint64_t t = r->tail;
-    if (head < t || head - t > r->nslots) {
-        ring_drop(c, r, true);
-        return 0;
-    }
-    while (t < head) {
-        const struct ct_slot *s = &r->slots[t & (r->nslots - 1)];
-        struct ct_call k = { 0 };
-        k.pid = r->pid;
-        k.tid = r->tid;
-        k.ring = idx;
-        k.func = s->func;
-        k.t0 = s->t0;
-        k.t1 = s->t1;
-        memcpy(k.args, s->args, sizeof(k.args));
-        k.ret = s->ret;
-        k.caller = s->caller;
+    for (;;) {
+        if (*t >= head)
+            return 1;
+        const struct ct_slot *s = &r->slots[*t & (r->nslots - 1)];
         unsigned nstr = CT_SF_NSTR(s->flags);
-        if (nstr > 2 || head - t < 1 + nstr) {
-            ring_drop(c, r, true);  /* string slots are published with their call */
+        if (nstr > 2 || head - *t < 1 + nstr)
+            return -1;              /* string slots are published with their call */
+        k->pid = r->pid;
+        k->tid = r->tid;
+        k->ring = idx;
+        k->func = s->func;
+        k->t0 = s->t0;
+        k->t1 = s->t1;
+        memcpy(k->args, s->args, sizeof(k->args));
+        k->ret = s->ret;
+        k->caller = s->caller;
+        ++*t;
+        for (unsigned i = 0; i < nstr; i++, ++*t)
+            memcpy(k->str[i], &r->slots[*t & (r->nslots - 1)], sizeof(k->str[i]));
+        k->nstr = nstr;
+        if (k->func < CT_NFUNCS)
             return 0;
-        }
-        t++;
-        for (unsigned i = 0; i < nstr; i++, t++)
-            memcpy(k.str[i], &r->slots[t & (r->nslots - 1)], sizeof(k.str[i]));
-        k.nstr = nstr;
-        if (k.func >= CT_NFUNCS) {
-            c->lost++;
-            continue;
-        }
-        int e = push(c, &k);
-        if (e)
-            return e;
+        c->lost++;
     }
+}
+
+/* Gives a ring's drained room back, waking its thread if it waits. */
+static void release(struct ct_collect *c, struct ring *r, uint64_t t, uint64_t head,
+                    uint32_t closed)
+{
     r->tail = t;
     __atomic_store_n(&r->hdr->tail, t, __ATOMIC_RELEASE);
     if (__atomic_exchange_n(&r->hdr->waiting, 0, __ATOMIC_ACQ_REL))
         syscall(SYS_futex, &r->hdr->tail, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
     if (closed && t == head)
         ring_drop(c, r, false);
-    return 0;
 }
 
-static int cmp_call(const void *a, const void *b)
+/* One cursor per ring with calls, in a binary heap keyed by the entry time of its next call:
+ * the rings' calls come out merged in time order (each ring is in its thread's order). */
+struct cursor {
+    uint32_t ring;
+    uint32_t closed;
+    uint64_t t, head;
+    struct ct_call k;
+};
+
+static bool before(const struct cursor *a, const struct cursor *b)
 {
-    const struct ct_call *x = a, *y = b;
-    if (x->t0 != y->t0)
-        return x->t0 < y->t0 ? -1 : 1;
-    if (x->ring != y->ring)
-        return x->ring < y->ring ? -1 : 1;
-    return 0;
+    return a->k.t0 < b->k.t0 || (a->k.t0 == b->k.t0 && a->ring < b->ring);
+}
+
+static void sift_down(struct cursor **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && before(h[l], h[m]))
+            m = l;
+        if (l + 1 < n && before(h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        struct cursor *x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+static int drain_all(struct ct_collect *c)
+{
+    size_t n = 0, live = 0;
+    int e = 0;
+    for (size_t i = 0; i < c->nrings; i++)
+        live += !c->rings[i].dead;
+    if (!live)
+        return 0;
+    if (live > c->cur_cap) {
+        struct cursor *v = realloc(c->cur, live * sizeof(*v));
+        struct cursor **h = realloc(c->heap, live * sizeof(*h));
+        if (v)
+            c->cur = v;
+        if (h)
+            c->heap = h;
+        if (!v || !h)
+            return -ENOMEM;
+        c->cur_cap = live;
+    }
+    for (size_t i = 0; i < c->nrings; i++) {
+        struct ring *r = &c->rings[i];
+        if (r->dead)
+            continue;
+        struct cursor *u = &c->cur[n];
+        u->ring = (uint32_t)i;
+        u->closed = __atomic_load_n(&r->hdr->closed, __ATOMIC_ACQUIRE);
+        u->head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+        u->t = r->tail;
+        if (u->head < u->t || u->head - u->t > r->nslots) {
+            ring_drop(c, r, true);
+            continue;
+        }
+        int k = read_call(c, u->ring, &u->t, u->head, &u->k);
+        if (k < 0) {
+            ring_drop(c, r, true);
+            continue;
+        }
+        if (k > 0) {
+            release(c, r, u->t, u->head, u->closed);
+            continue;
+        }
+        c->heap[n++] = u;
+    }
+    c->had_calls = n > 0;
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(c->heap, n, i);
+    while (n) {
+        struct cursor *u = c->heap[0];
+        if (!e && c->on_batch)
+            e = c->on_batch(c->arg, &u->k, 1);
+        int k = read_call(c, u->ring, &u->t, u->head, &u->k);
+        if (k) {
+            struct ring *r = &c->rings[u->ring];
+            if (k < 0)
+                ring_drop(c, r, true);
+            else
+                release(c, r, u->t, u->head, u->closed);
+            c->heap[0] = c->heap[--n];
+        }
+        sift_down(c->heap, n, 0);
+    }
+    return e;
 }
 
 int ct_collect_poll(struct ct_collect *c, int timeout_ms, int wake_fd, bool *eof)
@@ -309,15 +380,7 @@ int ct_collect_poll(struct ct_collect *c, int timeout_ms, int wake_fd, bool *eof
         return -errno;
     if (!c->eof && (e = take_registrations(c)))
         return e;
-    c->nbatch = 0;
-    for (size_t i = 0; i < c->nrings; i++)
-        if (!c->rings[i].dead && (e = drain_ring(c, (uint32_t)i)))
-            return e;
-    /* Sorting by entry time orders threads; a thread's own calls keep their order except
-     * nested ones (a signal handler's), which this places where they started. */
-    if (c->nbatch > 1)
-        qsort(c->batch, c->nbatch, sizeof(*c->batch), cmp_call);
-    if (c->nbatch && c->on_batch && (e = c->on_batch(c->arg, c->batch, c->nbatch)))
+    if ((e = drain_all(c)))
         return e;
     if (eof)
         *eof = c->eof;

@@ -104,5 +104,11 @@ struct ct_hello {
     uint64_t image;                 /* differs per exec'd image of a process (same after fork) */
 };
 
+/* A ring half full sends this (no descriptor) so Prospect drains it now, not at its next tick. */
+struct ct_wake {
+    uint32_t magic;                 /* CT_WAKE_MAGIC */
+};
+#define CT_WAKE_MAGIC 0x43545257u       /* "CTRW" */
+
 /* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>" */
 #endif
