@@ -170,7 +170,9 @@ static int open_thread(struct attach *a, int tid)
             at.inherit = 1;             /* threads it creates (and children: filtered) */
             at.use_clockid = 1;
             at.clockid = CLOCK_MONOTONIC;
-            at.wakeup_events = 1;
+            /* Woken at a quarter full, not per sample: a wake-up per hit doubled its cost. */
+            at.watermark = 1;
+            at.wakeup_watermark = RING_PAGES * 4096 / 4;
             fd = perf_event_open_fd(&at, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
             if (fd == -ESRCH)
                 return 0;               /* the thread ended meanwhile */
