@@ -42,6 +42,7 @@ struct ct_collect {
     ct_batch_fn on_batch;
     void *arg;
     bool eof;
+    bool detached;
 };
 
 struct ct_collect *ct_collect_new(uint64_t mask, bool follow)
@@ -68,6 +69,27 @@ struct ct_collect *ct_collect_new(uint64_t mask, bool follow)
              (unsigned long long)st.st_ino, (int)getpid(), follow ? 1 : 0,
              (unsigned long long)mask);
     return c;
+}
+
+struct ct_collect *ct_collect_from_fd(int fd)
+{
+    struct ct_collect *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->fd[0] = fd;
+    c->fd[1] = -1;
+    return c;
+}
+
+int ct_collect_detach(struct ct_collect *c)
+{
+    struct ct_wake w = { CT_DETACHED_MAGIC };
+    return send(c->fd[0], &w, sizeof(w), MSG_NOSIGNAL) == sizeof(w) ? 0 : -errno;
+}
+
+bool ct_collect_detached(const struct ct_collect *c)
+{
+    return c->detached;
 }
 
 void ct_collect_free(struct ct_collect *c)
@@ -217,8 +239,14 @@ static int take_registrations(struct ct_collect *c)
                         close(fds[i]);
                 }
             }
-        if (fd < 0)
-            continue;               /* a wake-up (ct_wake): the drain follows */
+        if (fd < 0) {
+            uint32_t magic;
+            /* A wake-up (ct_wake: the drain follows), or the answer to a detach request. */
+            memcpy(&magic, &h, sizeof(magic));
+            if (n >= (ssize_t)sizeof(magic) && magic == CT_DETACHED_MAGIC)
+                c->detached = true;
+            continue;
+        }
         int e = 0;
         if (n != (ssize_t)sizeof(h) || h.magic != CT_MAGIC || (msg.msg_flags & MSG_CTRUNC))
             e = -EINVAL;

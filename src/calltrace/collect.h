@@ -24,7 +24,13 @@ struct ct_collect;
 /* Creates the socket pair. mask: the functions to trace (bit per ct_func_id); follow: children.
  * NULL with errno. */
 struct ct_collect *ct_collect_new(uint64_t mask, bool follow);
+/* The same on a connected socket (trace -p through the GOT: src/calltrace/inject.h); owns fd. */
+struct ct_collect *ct_collect_from_fd(int fd);
 void ct_collect_free(struct ct_collect *c);
+/* Asks an injected interposer to restore the GOT entries it changed. 0 or -errno. */
+int ct_collect_detach(struct ct_collect *c);
+/* Whether the interposer answered the detach request (polls take the answer). */
+bool ct_collect_detached(const struct ct_collect *c);
 /* "PROSPECT_CALLTRACE=..." for the command's environment (owned by c). */
 const char *ct_collect_env(const struct ct_collect *c);
 /* Call in Prospect after the command was forked: closes Prospect's copy of the command's end. */

@@ -14,6 +14,7 @@
 #include "calltrace/callfmt.h"
 #include "calltrace/collect.h"
 #include "calltrace/funcsel.h"
+#include "calltrace/inject.h"
 #include "calltrace/preload.h"
 #include "calltrace/summary.h"
 #include "calltrace/tracefile.h"
@@ -42,8 +43,11 @@ const char cmd_trace_usage[] =
 "                       calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc).\n"
 "                       This version traces the built-in list only (--list)\n"
 "  -f, --follow-forks   trace child processes too (fork; exec keeps tracing either way)\n"
-"  -p, --pid PID        attach to a running process (tracefs uprobes: ~8 us per call; the\n"
-"                       process is left as it was when prospect detaches on Ctrl-C or exit)\n"
+"  -p, --pid PID        attach to a running process: the interposer is loaded into it (one\n"
+"                       ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
+"                       at it until prospect detaches (Ctrl-C), when they are written back\n"
+"      --uprobes        with -p: tracefs uprobes instead (~10 us per call; also the fallback\n"
+"                       when the interposer cannot be loaded)\n"
 "  -o, --output FILE    write the lines (or the csv, or the summary) to FILE\n"
 "      --format F       text (default) or csv: time_ns,pid,tid,caller,function,args,ret,\n"
 "                       duration_ns\n"
@@ -216,6 +220,77 @@ static void on_attached(void *arg)
     fflush(stderr);
 }
 
+/* -p through the GOT: 0 when traced (status set), 1 when the interposer could not be loaded
+ * (the caller falls back to uprobes), -1 on an error already said. */
+static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask, double hz,
+                         int *status)
+{
+    struct ct_inject in = { .listen_fd = -1 };
+    char err[256] = "";
+    int e, fd;
+    if ((e = ct_inject_prepare(&in, mask, follow))) {
+        fprintf(stderr, "prospect trace: cannot prepare the interposer (%s); using uprobes\n",
+                strerror(-e));
+        return 1;
+    }
+    t->ns_per_tick = 1e9 / hz;
+    t->tsc0 = prospect_tsc_start();
+    if ((e = ct_inject_load(&in, pid, err, sizeof(err)))) {
+        fprintf(stderr, "prospect trace: %s; using uprobes\n", err);
+        ct_inject_remove(&in);
+        return 1;
+    }
+    if ((fd = ct_inject_accept(&in)) < 0) {
+        /* Loaded, but it could not connect (it then traces nothing): uprobes instead. */
+        fprintf(stderr, "prospect trace: the interposer loaded into %d did not connect; "
+                "using uprobes\n", (int)pid);
+        ct_inject_remove(&in);
+        return 1;
+    }
+    struct ct_collect *col = ct_collect_from_fd(fd);
+    if (!col) {
+        close(fd);
+        ct_inject_remove(&in);
+        cmd_error("trace", "out of memory");
+        return -1;
+    }
+    ct_collect_set_fns(col, on_ring, on_batch, t);
+    on_attached(t);
+    bool eof = false, busy = false;
+    e = 0;
+    while (!e && !eof && !stop_requested) {
+        e = ct_collect_poll(col, busy ? 1 : 20, -1, &eof);
+        busy = ct_collect_had_calls(col);
+        if (kill(pid, 0) && errno == ESRCH)
+            break;
+    }
+    /* Detach: the interposer writes back every GOT entry and answers (2 s at most). */
+    if (!e && !eof && !ct_collect_detach(col)) {
+        uint64_t t0 = mono_ns();
+        while (!e && !eof && !ct_collect_detached(col) && mono_ns() - t0 < 2000000000ull)
+            e = ct_collect_poll(col, 10, -1, &eof);
+        if (!e && !eof && !ct_collect_detached(col))
+            fprintf(stderr, "prospect trace: process %d did not confirm the detach\n",
+                    (int)pid);
+    }
+    if (!e)
+        e = ct_collect_poll(col, 0, -1, &eof);
+    ct_inject_remove(&in);
+    if (e) {
+        cmd_error("trace", "collecting the calls failed: %s", strerror(-e));
+        *status = 1;
+    } else {
+        fprintf(stderr, "prospect trace: detached from %d: %llu calls\n", (int)pid,
+                (unsigned long long)t->calls);
+    }
+    uint64_t lost = ct_collect_lost(col);
+    if (lost || ct_collect_nbad(col))
+        fprintf(stderr, "prospect trace: %llu calls lost (%zu damaged rings)\n",
+                (unsigned long long)lost, ct_collect_nbad(col));
+    ct_collect_free(col);
+    return 0;
+}
+
 static void list_builtins(void)
 {
     printf("Built-in functions (libc), traced with their arguments:\n");
@@ -241,13 +316,14 @@ int cmd_trace(int argc, char **argv)
         { "summary", no_argument, NULL, 'c' },
         { "write", required_argument, NULL, 'w' },
         { "list", no_argument, NULL, 'L' },
+        { "uprobes", no_argument, NULL, 'U' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct tracer t = { .out = stderr };
     const char *out_path = NULL, *trace_path = NULL;
     uint64_t mask = 0;
-    bool follow = false;
+    bool follow = false, use_uprobes = false;
     long attach = 0;
     char err[256];
     int c, e;
@@ -284,6 +360,7 @@ int cmd_trace(int argc, char **argv)
         case 'c': t.summary = true; break;
         case 'w': trace_path = optarg; break;
         case 'L': list_builtins(); return 0;
+        case 'U': use_uprobes = true; break;
         case 'h': return cmd_help("trace");
         default: return cmd_bad_option("trace", argv, optind, optopt, c);
         }
@@ -342,6 +419,14 @@ int cmd_trace(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
 
     int status = 0, wstatus = 0;
+    if (attach && !use_uprobes) {
+        int r = attach_inject(&t, (pid_t)attach, follow, mask, hz, &status);
+        if (r <= 0) {
+            if (r < 0)
+                status = 1;
+            goto finish;
+        }
+    }
     if (attach) {
         struct ct_attach_opts ao = { .pid = (pid_t)attach, .follow = follow, .mask = mask,
                                      .stop = &stop_requested, .on_batch = on_batch, .arg = &t,

@@ -109,6 +109,9 @@ struct ct_wake {
     uint32_t magic;                 /* CT_WAKE_MAGIC */
 };
 #define CT_WAKE_MAGIC 0x43545257u       /* "CTRW" */
+/* trace -p through the GOT: the interposer's answer to a detach request (any message from
+ * Prospect): every GOT entry it changed is back. */
+#define CT_DETACHED_MAGIC 0x43545244u   /* "CTRD" */
 
 /* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>" */
 #endif

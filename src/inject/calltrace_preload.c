@@ -147,15 +147,206 @@ static void thread_exit(void *arg)
     }
 }
 
+
+/* ---- loaded into a running process: GOT entries instead of LD_PRELOAD ----
+ * prospect trace -p writes this library, "attach.conf" ("A,<follow>,<mask hex>") and a listening
+ * socket "sock" into a private directory, and makes one thread of the process dlopen the
+ * library (ptrace, for that one call). The constructor connects, then points every GOT entry
+ * (JUMP_SLOT, GLOB_DAT) of the built-in functions in every loaded object at the wrappers. A
+ * watcher thread waits for prospect's detach request (or the socket's end), writes every entry
+ * back as it was and answers: the process calls the real functions again. The library stays
+ * mapped (a thread could still be inside a wrapper). */
+#include <elf.h>
+#include <link.h>
+#include <sys/un.h>
+
+#define MAX_PATCHES 4096
+struct patch { uint64_t *slot; uint64_t old; int relro; };
+static struct patch patches[MAX_PATCHES];
+static unsigned npatches;
+static uint64_t wrappers[CT_NFUNCS];
+static char self_dir[512];
+
+static int attach_setup(uint64_t *m)
+{
+    Dl_info di;
+    char path[600], buf[128];
+    int fd, s;
+    ssize_t n;
+    if (!dladdr((void *)attach_setup, &di) || !di.dli_fname)
+        return 0;
+    size_t len = 0;
+    while (di.dli_fname[len])
+        len++;
+    while (len && di.dli_fname[len - 1] != '/')
+        len--;
+    if (!len || len >= sizeof(self_dir) - 16)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        self_dir[i] = di.dli_fname[i];
+    self_dir[len] = 0;
+    for (size_t i = 0; i <= len; i++)
+        path[i] = self_dir[i];
+    const char *conf = "attach.conf";
+    for (size_t i = 0; conf[i]; i++)
+        path[len + i] = conf[i], path[len + i + 1] = 0;
+    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    n = (ssize_t)syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+    syscall(SYS_close, fd);
+    if (n < 4 || buf[0] != 'A' || buf[1] != ',')
+        return 0;
+    buf[n] = 0;
+    const char *p = buf + 2;
+    follow = (int)parse_num(&p, 10);
+    *m = parse_num(&p, 16);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (len + 5 > sizeof(sa.sun_path))
+        return 1;
+    for (size_t i = 0; i < len; i++)
+        sa.sun_path[i] = self_dir[i];
+    sa.sun_path[len] = 's', sa.sun_path[len + 1] = 'o', sa.sun_path[len + 2] = 'c';
+    sa.sun_path[len + 3] = 'k';
+    s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct stat st;
+    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) || fstat(s, &st)) {
+        if (s >= 0)
+            syscall(SYS_close, s);
+        *m = 0;
+        return 1;
+    }
+    sock_fd = s;
+    sock_ino = (uint64_t)st.st_ino;
+    return 1;
+}
+
+static void put_slot(uint64_t *slot, uint64_t v, int relro)
+{
+    uintptr_t page = (uintptr_t)slot & ~(uintptr_t)4095;
+    if (relro && mprotect((void *)page, 4096, PROT_READ | PROT_WRITE))
+        return;
+    __atomic_store_n(slot, v, __ATOMIC_RELEASE);
+    if (relro)
+        mprotect((void *)page, 4096, PROT_READ);
+}
+
+static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uint64_t m = *(uint64_t *)arg;
+    const ElfW(Dyn) *dyn = NULL;
+    uintptr_t base = info->dlpi_addr, relro_lo = 0, relro_hi = 0;
+    Dl_info me;
+    (void)size;
+    if (dladdr((void *)one_object, &me) && (uintptr_t)me.dli_fbase == base)
+        return 0;                   /* ourselves */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(base + info->dlpi_phdr[i].p_vaddr);
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+            relro_lo = base + info->dlpi_phdr[i].p_vaddr;
+            relro_hi = relro_lo + info->dlpi_phdr[i].p_memsz;
+        }
+    }
+    if (!dyn || (info->dlpi_name && info->dlpi_name[0] == 'l' && info->dlpi_name[1] == 'i' &&
+                 info->dlpi_name[2] == 'n' && info->dlpi_name[3] == 'u' &&
+                 info->dlpi_name[4] == 'x' && info->dlpi_name[5] == '-'))
+        return 0;                   /* the vdso: its dynamic section is not relocated */
+    uintptr_t jmprel = 0, rela = 0, symtab = 0, strtab = 0;
+    size_t pltsz = 0, relasz = 0, strsz = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_JMPREL: jmprel = d->d_un.d_ptr; break;
+        case DT_PLTRELSZ: pltsz = d->d_un.d_val; break;
+        case DT_RELA: rela = d->d_un.d_ptr; break;
+        case DT_RELASZ: relasz = d->d_un.d_val; break;
+        case DT_SYMTAB: symtab = d->d_un.d_ptr; break;
+        case DT_STRTAB: strtab = d->d_un.d_ptr; break;
+        case DT_STRSZ: strsz = d->d_un.d_val; break;
+        default: break;
+        }
+    }
+    if (!symtab || !strtab)
+        return 0;
+    /* ld.so relocates these addresses in place, except where it cannot. */
+    if (symtab < base) symtab += base;
+    if (strtab < base) strtab += base;
+    if (jmprel && jmprel < base) jmprel += base;
+    if (rela && rela < base) rela += base;
+    for (int pass = 0; pass < 2; pass++) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)(pass ? rela : jmprel);
+        size_t nr = (pass ? relasz : pltsz) / sizeof(ElfW(Rela));
+        if (!r)
+            continue;
+        for (size_t i = 0; i < nr; i++) {
+            unsigned type = (unsigned)ELF64_R_TYPE(r[i].r_info);
+            size_t si = ELF64_R_SYM(r[i].r_info);
+            if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !si)
+                continue;
+            const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + si;
+            if (sym->st_name >= strsz)
+                continue;
+            const char *name = (const char *)strtab + sym->st_name;
+            for (unsigned f = 0; f < CT_NFUNCS; f++) {
+                if (!(m & (1ull << f)))
+                    continue;
+                const char *a = protos[f].name, *b = name;
+                while (*a && *a == *b)
+                    a++, b++;
+                if (*a || *b)
+                    continue;
+                uint64_t *slot = (uint64_t *)(base + r[i].r_offset);
+                int relro = (uintptr_t)slot >= relro_lo && (uintptr_t)slot < relro_hi;
+                if (npatches == MAX_PATCHES)
+                    return 1;
+                patches[npatches++] = (struct patch){ slot, *slot, relro };
+                put_slot(slot, wrappers[f], relro);
+            }
+        }
+    }
+    return 0;
+}
+
+static void got_unpatch_all(void)
+{
+    for (unsigned i = npatches; i-- > 0;)
+        put_slot(patches[i].slot, patches[i].old, patches[i].relro);
+    npatches = 0;
+}
+
+static void *watcher(void *arg)
+{
+    char b[16];
+    ssize_t n;
+    (void)arg;
+    /* Prospect sends one message to detach; an error or end of the socket means the same. */
+    do
+        n = recv(sock_fd, b, sizeof(b), 0);
+    while (n < 0 && errno == EINTR);
+    got_unpatch_all();
+    mask = READY;
+    struct ct_wake w = { CT_DETACHED_MAGIC };
+    send(sock_fd, &w, sizeof(w), MSG_NOSIGNAL);
+    return NULL;
+}
+
+static void got_patch_all(uint64_t m);
+
 static void do_init(void)
 {
     const char *env = getenv(CT_ENV);
     uint64_t m = 0;
+    int attached;
     busy = 2;
     image_cookie = tsc() ^ ((uint64_t)(uintptr_t)&image_cookie << 16);
+    /* Loaded into a running process (prospect trace -p, through dlopen): the next definitions
+     * are the global ones, RTLD_NEXT would look only after this late object. */
+    attached = attach_setup(&m);
     for (int i = 0; i < CT_NFUNCS; i++)
-        real[i] = dlsym(RTLD_NEXT, protos[i].name);
-    if (env && env[0] == '1' && env[1] == ',') {
+        real[i] = dlsym(attached ? RTLD_DEFAULT : RTLD_NEXT, protos[i].name);
+    if (attached) {
+        /* m and the socket came from attach_setup */
+    } else if (env && env[0] == '1' && env[1] == ',') {
         const char *p = env + 2;
         sock_fd = (int)parse_num(&p, 10);
         sock_ino = parse_num(&p, 10);
@@ -179,6 +370,8 @@ static void do_init(void)
     }
     busy = 0;
     mask = m | READY;
+    if (attached && m)
+        got_patch_all(m);
 }
 
 static void init(void)
@@ -199,6 +392,20 @@ __attribute__((constructor)) static void ct_ctor(void)
 {
     if (!(mask & READY))
         init();
+}
+
+static void fill_wrappers(void);
+
+static void got_patch_all(uint64_t m)
+{
+    pthread_t t;
+    pthread_attr_t at;
+    fill_wrappers();
+    dl_iterate_phdr(one_object, &m);
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &at, watcher, NULL);
+    pthread_attr_destroy(&at);
 }
 
 /* ---- the ring ---- */
@@ -837,3 +1044,17 @@ EXPORT int name(pthread_mutex_t *m)                                             
 MUTEX(pthread_mutex_lock)
 MUTEX(pthread_mutex_trylock)
 MUTEX(pthread_mutex_unlock)
+
+/* Hidden aliases: inside this library a plain `malloc` would name the global definition
+ * (libc's, when dlopen'ed), not the wrapper. */
+#define A_(n, r, na, a0, a1, a2) \
+    extern __typeof__(n) ct_w_##n __attribute__((alias(#n), copy(n), visibility("hidden")));
+CT_PROTOS(A_)
+#undef A_
+
+static void fill_wrappers(void)
+{
+#define W_(n, r, na, a0, a1, a2) wrappers[CT_F_##n] = (uint64_t)(uintptr_t)ct_w_##n;
+    CT_PROTOS(W_)
+#undef W_
+}
