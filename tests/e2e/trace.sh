@@ -142,15 +142,27 @@ fi
 
 # -p: attach to a running process, count exactly the calls it makes while attached (the
 # target works only when told to, through a FIFO handshake), detach, leave nothing behind.
+# ROUTE: "got" (the default: the interposer loaded into the process, GOT entries patched and
+# restored) or "uprobes" (--uprobes).
+# got_owner PID FUNC: which mapping the program's GOT entry of FUNC points into (libc,
+# interposer or other), read from /proc/PID/mem.
+got_owner() {
+    local off base addr val
+    off=$(readelf -rW "$T" | awk -v f="$2" '$5 ~ ("^" f "@") { print $1; exit }')
+    base=$(awk -v exe="$(readlink -f "$T")" '$6 == exe { split($1, a, "-"); print a[1]; exit }' /proc/$1/maps)
+    [ -n "$off" ] && [ -n "$base" ] || { echo none; return; }
+    addr=$((0x$base + 0x$off))
+    val=$(dd if=/proc/$1/mem bs=8 count=1 iflag=skip_bytes skip=$addr 2>/dev/null | od -An -tx8 | tr -d ' \n')
+    awk -v v="$val" '
+        function hex(s,   i, n, c) { n = 0; for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; n = n * 16 + c } return n }
+        { split($1, a, "-"); if (hex(v) >= hex(a[1]) && hex(v) < hex(a[2])) {
+              print ($6 ~ /calltrace_preload/) ? "interposer" : ($6 ~ /libc/) ? "libc" : "other"; found = 1; exit } }
+        END { if (!found) print "none" }' /proc/$1/maps
+}
 attach_test() {
-    if [ ! -w /sys/kernel/tracing/uprobe_events ] && [ ! -w /sys/kernel/debug/tracing/uprobe_events ]; then
-        "$PROSPECT" trace -p $$ -e malloc 2>/dev/null   # mounts tracefs when it can
-    fi
-    if [ ! -w /sys/kernel/tracing/uprobe_events ] && [ ! -w /sys/kernel/debug/tracing/uprobe_events ]; then
-        skip attach "no writable tracefs uprobe_events (trace -p needs it)"
-        return
-    fi
-    local d=$TEST_TMP/att
+    local route=$1 opt=
+    [ "$route" = uprobes ] && opt=--uprobes
+    local d=$TEST_TMP/att_$route
     mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
     "$T" attach <"$d/in" >"$d/out" &
     local tpid=$!
@@ -159,33 +171,52 @@ attach_test() {
     read -r ready pid <&8
     # Calls made before the attach are not counted.
     echo "go 50" >&7; read -r did <&8
-    "$PROSPECT" trace -p "$tpid" -e malloc+free -o "$d/calls.txt" 2>"$d/err" &
+    "$PROSPECT" trace $opt -p "$tpid" -e malloc+free -o "$d/calls.txt" 2>"$d/err" &
     local ppid=$!
     exec 9<"$d/err"
-    read -r line <&9            # "prospect trace: attached": every probe is live
-    check attach_said_attached [ "$line" = "prospect trace: attached" ]
+    read -r line <&9            # "prospect trace: attached": every probe or GOT entry is live
+    check "attach_${route}_said_attached" [ "$line" = "prospect trace: attached" ]
     echo "go 1000" >&7; read -r did <&8
-    check attach_target_worked [ "$did" = "did 1000" ]
+    check "attach_${route}_target_worked" [ "$did" = "did 1000" ]
+    [ "$route" = got ] && check attach_got_patched [ "$(got_owner "$tpid" malloc)" = interposer ]
     kill -INT "$ppid"; wait "$ppid"
     local rc=$?
     cat <&9 >"$d/rest"; exec 9<&-
-    check attach_exit_0 [ "$rc" = 0 ]
-    check attach_exact_malloc [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 1000 ]
-    check attach_exact_free [ "$(grep -cF 'trace_alloc->free(0x' "$d/calls.txt")" = 1000 ]
-    check attach_nothing_lost not grep -q lost "$d/rest"
-    check attach_no_probes_left not grep -qs "prospect_$ppid/" /sys/kernel/tracing/uprobe_events \
+    check "attach_${route}_exit_0" [ "$rc" = 0 ]
+    check "attach_${route}_exact_malloc" [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 1000 ]
+    check "attach_${route}_exact_free" [ "$(grep -cF 'trace_alloc->free(0x' "$d/calls.txt")" = 1000 ]
+    check "attach_${route}_nothing_lost" not grep -q "lost\|using uprobes" "$d/rest"
+    check "attach_${route}_no_probes_left" not grep -qs "prospect_$ppid/" /sys/kernel/tracing/uprobe_events \
         /sys/kernel/debug/tracing/uprobe_events
-    # After the detach the process goes on, unchanged: it still works and answers.
+    if [ "$route" = got ]; then
+        # The program's GOT entry of malloc points into libc again (it pointed into the
+        # interposer while attached: checked above).
+        check attach_got_restored [ "$(got_owner "$tpid" malloc)" = libc ]
+        check attach_got_no_files_left [ -z "$(ls -A "$TMPDIR")" ]
+    fi
+    # After the detach the process goes on, unchanged: it still works and answers; a second
+    # attach counts only its own calls.
     echo "go 10" >&7; read -r did <&8
-    check attach_target_after_detach [ "$did" = "did 10" ]
-    check attach_target_alive kill -0 "$tpid"
+    check "attach_${route}_target_after_detach" [ "$did" = "did 10" ]
+    check "attach_${route}_target_alive" kill -0 "$tpid"
     exec 7>&-; wait "$tpid"
-    check attach_target_exit_0 [ $? = 0 ]
+    check "attach_${route}_target_exit_0" [ $? = 0 ]
     exec 8<&-
-    "$PROSPECT" trace -p 999999999 2>"$d/nopid"
-    check attach_no_process_exit_1 [ $? = 1 ]
-    check attach_no_process_said grep -q "no process 999999999" "$d/nopid"
-    "$PROSPECT" trace -p 12abc 2>/dev/null
-    check attach_bad_pid_exit_2 [ $? = 2 ]
 }
-attach_test
+if [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+   { "$PROSPECT" trace --uprobes -p $$ -e malloc 2>/dev/null & p=$!; kill -INT $p; wait $p;
+     [ -w /sys/kernel/tracing/uprobe_events ]; }; then
+    attach_test uprobes
+else
+    skip attach_uprobes "no writable tracefs uprobe_events (trace --uprobes -p needs it)"
+fi
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] || [ "$(id -u)" = 0 ]; then
+    attach_test got
+else
+    skip attach_got "ptrace is not allowed here (kernel.yama.ptrace_scope): -p falls back to uprobes"
+fi
+"$PROSPECT" trace -p 999999999 2>"$TEST_TMP/nopid"
+check attach_no_process_exit_1 [ $? = 1 ]
+check attach_no_process_said grep -q "no process 999999999" "$TEST_TMP/nopid"
+"$PROSPECT" trace -p 12abc 2>/dev/null
+check attach_bad_pid_exit_2 [ $? = 2 ]
