@@ -1,4 +1,5 @@
 /* Loading the interposer into a running process (see inject.h). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -153,6 +154,48 @@ static int wait_stop(pid_t pid, int *sig)
     }
 }
 
+/* The thread to run dlopen on: one blocked in a system call that holds no lock of libc's (read,
+ * poll, sleep, wait...), so that dlopen's own locks (the loader's, malloc's) can be taken; the
+ * main thread when none is. */
+static pid_t pick_thread(pid_t pid)
+{
+    static const long safe[] = { 0 /* read */, 7 /* poll */, 23 /* select */, 35 /* nanosleep */,
+                                 43 /* accept */, 45 /* recvfrom */, 47 /* recvmsg */,
+                                 61 /* wait4 */, 230 /* clock_nanosleep */, 232 /* epoll_wait */,
+                                 270 /* pselect6 */, 271 /* ppoll */, 281 /* epoll_pwait */,
+                                 288 /* accept4 */, 34 /* pause */, 247 /* waitid */ };
+    char p[64], buf[64];
+    pid_t best = pid;
+    struct dirent *de;
+    DIR *d;
+    snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+    if (!(d = opendir(p)))
+        return pid;
+    while ((de = readdir(d))) {
+        long tid = strtol(de->d_name, NULL, 10), nr;
+        FILE *f;
+        if (tid <= 0)
+            continue;
+        snprintf(p, sizeof(p), "/proc/%d/task/%ld/syscall", (int)pid, tid);
+        if (!(f = fopen(p, "re")))
+            continue;
+        if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%ld", &nr) == 1)
+            for (size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
+                if (nr == safe[i]) {
+                    best = (pid_t)tid;
+                    if (tid == pid)         /* the main thread is as good as any */
+                        goto out;
+                }
+        fclose(f);
+        continue;
+out:
+        fclose(f);
+        break;
+    }
+    closedir(d);
+    return best;
+}
+
 int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
 {
     char path[PATH_MAX];
@@ -163,10 +206,12 @@ int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
     snprintf(path, sizeof(path), "%s/%s", in->dir, SO_NAME);
     if ((e = find_dlopen(pid, &dlopen_addr, err, errlen)))
         return e;
+    pid_t proc = pid;
+    pid = pick_thread(proc);
     if (ptrace(PTRACE_ATTACH, pid, NULL, NULL)) {
         e = -errno;
         snprintf(err, errlen, "cannot ptrace process %d for the moment of loading the "
-                 "interposer: %s", (int)pid, strerror(errno));
+                 "interposer: %s", (int)proc, strerror(errno));
         return e;
     }
     /* Until the SIGSTOP of the attach; other signals that come first are passed on. */
