@@ -111,8 +111,12 @@ static int find_dlopen(pid_t pid, uint64_t *addr, char *err, size_t errlen)
      * the symbol tables name it with a version, our dynamic linker knows it exactly. */
     Dl_info di;
     struct stat a, b;
-    void *ours = dlsym(RTLD_DEFAULT, "dlopen");
-    char proc_path[PATH_MAX];
+    /* libc's own dlopen (not an interceptor's, e.g. a sanitizer's): looked up in libc. */
+    void *libc_h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void *ours = libc_h ? dlsym(libc_h, "dlopen") : NULL;
+    if (libc_h)
+        dlclose(libc_h);
+    char proc_path[PATH_MAX + 32];
     snprintf(proc_path, sizeof(proc_path), "/proc/%d/root%s", (int)pid, libc);
     if (!ours || !dladdr(ours, &di) || !di.dli_fname || stat(di.dli_fname, &a) ||
         stat(proc_path, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {

@@ -341,7 +341,8 @@ static int process(struct attach *a, uint64_t upto)
         if (vec_push(&a->out, k))
             return -ENOMEM;
     }
-    memmove(a->pend.v, a->pend.v + n, (a->pend.n - n) * sizeof(*a->pend.v));
+    if (n && n < a->pend.n)
+        memmove(a->pend.v, a->pend.v + n, (a->pend.n - n) * sizeof(*a->pend.v));
     a->pend.n -= n;
     a->o->calls += a->out.n;
     if (a->out.n && a->o->on_batch)

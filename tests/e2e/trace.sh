@@ -220,3 +220,24 @@ check attach_no_process_exit_1 [ $? = 1 ]
 check attach_no_process_said grep -q "no process 999999999" "$TEST_TMP/nopid"
 "$PROSPECT" trace -p 12abc 2>/dev/null
 check attach_bad_pid_exit_2 [ $? = 2 ]
+
+# A process prospect cannot ptrace (already traced, here by strace): -p falls back to uprobes,
+# says so, and still counts exactly.
+if command -v strace >/dev/null && { [ -w /sys/kernel/tracing/uprobe_events ] ||
+                                      [ -w /sys/kernel/debug/tracing/uprobe_events ]; }; then
+    d=$TEST_TMP/att_fb; mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
+    strace -o /dev/null "$T" attach <"$d/in" >"$d/out" & spid=$!
+    exec 7>"$d/in" 8<"$d/out"; read -r ready tpid <&8
+    "$PROSPECT" trace -p "$tpid" -e malloc -o "$d/calls.txt" 2>"$d/err" & ppid=$!
+    exec 9<"$d/err"
+    read -r line1 <&9; read -r line2 <&9
+    check attach_fallback_said [ "${line1##*; }" = "using uprobes" ] && [ "$line2" = "prospect trace: attached" ]
+    echo "go 300" >&7; read -r did <&8
+    kill -INT "$ppid"; wait "$ppid"
+    check attach_fallback_exit_0 [ $? = 0 ]
+    exec 9<&-
+    check attach_fallback_exact [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 300 ]
+    exec 7>&-; wait "$spid"; exec 8<&-
+else
+    skip attach_fallback "needs strace and a writable tracefs uprobe_events"
+fi
