@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "calltrace/callfmt.h"
 #include "calltrace/uprobe_attach.h"
@@ -19,6 +20,7 @@
 #include "symbol/dso.h"
 #include "symbol/ifunc.h"
 #include "util/hashmap.h"
+#include "util/launch.h"
 #include "util/vec.h"
 
 #define RING_PAGES 256
@@ -382,7 +384,9 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
         e = -ESRCH;
         goto out;
     }
-    if ((e = find_libc(o->pid, libc, sizeof(libc)))) {
+    if (o->elf) {
+        snprintf(libc, sizeof(libc), "%s", o->elf);
+    } else if ((e = find_libc(o->pid, libc, sizeof(libc)))) {
         snprintf(err, errlen, "process %d maps no libc (a static program?): nothing to probe",
                  (int)o->pid);
         goto out;
@@ -400,9 +404,23 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
         goto out;
     }
     o->start_ns = now_ns();
+    if (o->launch && (e = launch_go(o->launch))) {
+        snprintf(err, errlen, "cannot run the command: %s", strerror(-e));
+        waitpid(o->pid, &o->wstatus, 0);
+        goto out;
+    }
+    if (o->launch)
+        proc_ring(a, (uint32_t)o->pid);     /* its maps now, after the exec, for callers */
     if (o->attached)
         o->attached(o->arg);
-    while (!*o->stop) {
+    bool forwarded = false;
+    for (;;) {
+        if (*o->stop && !o->launch)
+            break;
+        if (*o->stop && !forwarded) {
+            kill(o->pid, (int)*o->stop);    /* a launched command gets the signal, once */
+            forwarded = true;
+        }
         struct pollfd pf[MAX_CPUS];
         int np = 0;
         for (int c = 0; c < a->ncpu; c++)
@@ -411,8 +429,12 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
         poll(pf, (nfds_t)np, 10);
         if ((e = drain(a)) || (e = process(a, now_ns() - HOLD_NS)))
             break;
-        if (kill(o->pid, 0) && errno == ESRCH)
+        if (o->launch) {
+            if (waitpid(o->pid, &o->wstatus, WNOHANG) == o->pid)
+                break;
+        } else if (kill(o->pid, 0) && errno == ESRCH) {
             break;
+        }
     }
     /* Detach: stop the events, take what they wrote, then close them and delete the probes. */
     for (size_t i = 0; i < a->fds.n; i++)

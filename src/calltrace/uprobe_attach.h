@@ -22,6 +22,11 @@ struct ct_attach_opts {
     void *arg;
     struct ct_callers *callers;         /* named per process: ring index = process index */
     void (*attached)(void *arg);        /* every probe is live: calls from now on are seen */
+    /* A launched static program: probe this ELF (not the process's libc), release the child
+     * (held before its exec) once the probes are live, and wait for it. */
+    const char *elf;
+    struct launch *launch;
+    int wstatus;                        /* result: the child's wait status */
     /* results */
     uint64_t calls, lost;               /* lost: samples the kernel dropped, unpaired returns */
     uint64_t start_ns;                  /* CLOCK_MONOTONIC at attach */

@@ -291,6 +291,43 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     return 0;
 }
 
+static int exec_error(const char *cmd, int err);
+
+/* A statically linked command: nothing can be preloaded; uprobes on its own copy of the
+ * functions, set while it is held before exec. */
+static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mask)
+{
+    char path[4096], err[256] = "";
+    struct launch l;
+    int e;
+    if ((e = launch_resolve(argv[0], path, sizeof(path))))
+        return exec_error(argv[0], e);
+    fprintf(stderr, "prospect trace: %s is statically linked: nothing can be preloaded into it; "
+            "tracing with uprobes (~10 us per call)\n", argv[0]);
+    if ((e = launch_prepare(&l, argv))) {
+        cmd_error("trace", "cannot start '%s': %s", argv[0], strerror(-e));
+        return 1;
+    }
+    struct ct_attach_opts ao = { .pid = l.pid, .follow = follow, .mask = mask,
+                                 .stop = &stop_requested, .on_batch = on_batch, .arg = t,
+                                 .callers = t->callers, .elf = path, .launch = &l };
+    t->ns_per_tick = 1.0;
+    t->tsc0 = mono_ns();
+    if ((e = ct_attach_uprobes(&ao, err, sizeof(err)))) {
+        cmd_error("trace", "%s", err);
+        if (l.go_fd >= 0)
+            launch_abort(&l);
+        return e == -ENOENT || e == -EACCES ? exec_error(argv[0], e) : 1;
+    }
+    if (ao.lost)
+        fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                "overflowed)\n", (unsigned long long)ao.lost);
+    if (WIFSIGNALED(ao.wstatus))
+        fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
+                WTERMSIG(ao.wstatus), strsignal(WTERMSIG(ao.wstatus)));
+    return launch_exit_code(ao.wstatus);
+}
+
 static void list_builtins(void)
 {
     printf("Built-in functions (libc), traced with their arguments:\n");
@@ -464,12 +501,10 @@ int cmd_trace(int argc, char **argv)
     ct_collect_set_fns(col, on_ring, on_batch, &t);
     char *env[] = { pre.env, (char *)ct_collect_env(col), NULL };
     if (ct_static_note(argv[optind]) > 0) {
-        cmd_error("trace", "%s is statically linked: nothing can be preloaded into it, and "
-                  "the uprobe fallback for launched commands is not implemented yet",
-                  argv[optind]);
         ct_preload_remove(&pre);
         ct_collect_free(col);
-        goto fail_early;
+        status = trace_static(&t, argv + optind, follow, mask);
+        goto finish;
     }
     t.tsc0 = prospect_tsc_start();
     if ((e = launch_prepare_env(&l, argv + optind, env))) {

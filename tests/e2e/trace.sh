@@ -104,12 +104,24 @@ check glob_accepted [ $? = 0 ]
 check bad_format_exit_2 [ $? = 2 ]
 "$PROSPECT" trace -- /nonexistent/cmd 2>/dev/null
 check missing_command_127 [ $? = 127 ]
-if echo 'int main(void){return 0;}' | gcc -static -x c -o "$WL/static_prog" - 2>/dev/null; then
-    "$PROSPECT" trace -- "$WL/static_prog" 2>"$TEST_TMP/st.err"
-    rc=$?
-    check static_refused [ "$rc" = 1 ] && grep -q "statically linked" "$TEST_TMP/st.err"
+# A statically linked command: nothing to preload; uprobes on its own functions, said, exact.
+if gcc -O1 -static -pthread -o "$WL/trace_alloc_static" "$(dirname "$0")/../workloads/trace_alloc.c" 2>/dev/null; then
+    if [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; then
+        "$PROSPECT" trace -e malloc -o "$TEST_TMP/st.txt" -- "$WL/trace_alloc_static" signal \
+            >/dev/null 2>"$TEST_TMP/st.err"
+        check static_exit_0 [ $? = 0 ]
+        check static_said grep -q "statically linked.*uprobes" "$TEST_TMP/st.err"
+        check static_exact [ "$(count "$TEST_TMP/st.txt" 'trace_alloc_static->malloc(16) ')" = 20000 ]
+        check static_handler_calls [ "$(count "$TEST_TMP/st.txt" 'trace_alloc_static->malloc(77) ')" = 20 ]
+        "$PROSPECT" trace -e malloc -o /dev/null -- "$WL/trace_alloc_static" none >/dev/null 2>&1 &
+        sp=$!; wait $sp
+        check static_exit_status [ $? = 7 ]
+        check static_no_probes_left not grep -qs "prospect_$sp/" /sys/kernel/tracing/uprobe_events
+    else
+        skip static "no writable tracefs uprobe_events (the static fallback needs it)"
+    fi
 else
-    skip static_refused "gcc -static does not link here (no libc.a)"
+    skip static "gcc -static does not link here (no libc.a)"
 fi
 
 # The same single-threaded program under real ltrace: the calls from the program agree
