@@ -21,6 +21,7 @@ struct snap {
     uint32_t pid;
     uint64_t image;
     unsigned reloads;
+    size_t last;                /* the mapping of the last lookup: callers repeat */
     struct cmap *maps;
     size_t n;
 };
@@ -175,9 +176,13 @@ int ct_callers_ring(struct ct_callers *cs, uint32_t ring, uint32_t pid, uint64_t
 
 static struct cmap *find(struct snap *s, uint64_t addr)
 {
+    if (s->last < s->n && addr >= s->maps[s->last].start && addr < s->maps[s->last].end)
+        return &s->maps[s->last];
     for (size_t i = 0; i < s->n; i++)
-        if (addr >= s->maps[i].start && addr < s->maps[i].end)
+        if (addr >= s->maps[i].start && addr < s->maps[i].end) {
+            s->last = i;
             return &s->maps[i];
+        }
     return NULL;
 }
 

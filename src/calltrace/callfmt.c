@@ -1,5 +1,6 @@
 /* ltrace-like text of calls (see callfmt.h). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "calltrace/callfmt.h"
@@ -87,6 +88,46 @@ static size_t put(char *buf, size_t len, size_t o, const char *fmt, ...)
     return o + (size_t)n < len ? o + (size_t)n : len - 1;
 }
 
+/* Fast appenders for the numbers of every line (printf was most of the text output's cost). */
+static size_t put_raw(char *buf, size_t len, size_t o, const char *src, size_t n)
+{
+    if (o + n >= len)
+        n = o + 1 < len ? len - o - 1 : 0;
+    memcpy(buf + o, src, n);
+    buf[o + n] = 0;
+    return o + n;
+}
+
+static size_t put_udec(char *buf, size_t len, size_t o, uint64_t v, bool neg)
+{
+    char tmp[24];
+    size_t n = sizeof(tmp);
+    do
+        tmp[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    if (neg)
+        tmp[--n] = '-';
+    return put_raw(buf, len, o, tmp + n, sizeof(tmp) - n);
+}
+
+static size_t put_sdec(char *buf, size_t len, size_t o, int64_t v)
+{
+    return v < 0 ? put_udec(buf, len, o, 0 - (uint64_t)v, true)
+                 : put_udec(buf, len, o, (uint64_t)v, false);
+}
+
+static size_t put_hex(char *buf, size_t len, size_t o, uint64_t v)
+{
+    char tmp[20];
+    size_t n = sizeof(tmp);
+    do
+        tmp[--n] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    tmp[--n] = 'x';
+    tmp[--n] = '0';
+    return put_raw(buf, len, o, tmp + n, sizeof(tmp) - n);
+}
+
 static size_t put_str(char *buf, size_t len, size_t o, const uint8_t *f)
 {
     char esc[CT_STR_MAX * 4 + 1];
@@ -113,18 +154,18 @@ static size_t put_value(char *buf, size_t len, size_t o, unsigned type, uint64_t
 {
     switch (type) {
     case CT_T_INT:
-        return put(buf, len, o, "%d", (int)v);
+        return put_sdec(buf, len, o, (int)v);
     case CT_T_LONG:
-        return put(buf, len, o, "%lld", (long long)v);
+        return put_sdec(buf, len, o, (int64_t)v);
     case CT_T_ULONG:
-        return put(buf, len, o, "%llu", (unsigned long long)v);
+        return put_udec(buf, len, o, v, false);
     case CT_T_OCTAL:
         return put(buf, len, o, "0%llo", (unsigned long long)v);
     case CT_T_CHAR:
         return put_char(buf, len, o, v);
     case CT_T_ADDR:
     default:
-        return v ? put(buf, len, o, "0x%llx", (unsigned long long)v) : put(buf, len, o, "0");
+        return v ? put_hex(buf, len, o, v) : put_raw(buf, len, o, "0", 1);
     }
 }
 
@@ -137,7 +178,7 @@ void ct_format_args(const struct ct_call *k, char *buf, size_t len)
     for (unsigned i = 0; i < p->nargs; i++) {
         unsigned t = p->arg[i];
         if (i)
-            o = put(buf, len, o, ", ");
+            o = put_raw(buf, len, o, ", ", 2);
         if (t == CT_T_STR || t == CT_T_STRN) {
             if (s < k->nstr)
                 o = put_str(buf, len, o, k->str[s]);
@@ -155,7 +196,7 @@ void ct_format_ret(const struct ct_call *k, char *buf, size_t len)
     const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
     buf[0] = 0;
     if (p->ret == CT_T_VOID)
-        put(buf, len, 0, "<void>");
+        put_raw(buf, len, 0, "<void>", 6);
     else if (p->ret == CT_T_ADDR && !k->ret && k->func == CT_F_strchr)
         put(buf, len, 0, "nil");
     else
@@ -178,4 +219,39 @@ const char *ct_func_proto(unsigned id)
         o = put(buf, sizeof(buf), o, "%s%s", i ? ", " : "", type_name(p->arg[i]));
     put(buf, sizeof(buf), o, ")");
     return buf;
+}
+
+size_t ct_format_line(const struct ct_call *k, const char *obj, const char *sym, uint64_t dur_ns,
+                      char *buf, size_t len)
+{
+    const char *name = ct_func_name(k->func);
+    size_t o = put_udec(buf, len, 0, k->tid, false);
+    o = put_raw(buf, len, o, " ", 1);
+    o = put_raw(buf, len, o, obj, strlen(obj));
+    if (sym && *sym) {
+        o = put_raw(buf, len, o, "(", 1);
+        o = put_raw(buf, len, o, sym, strlen(sym));
+        o = put_raw(buf, len, o, ")", 1);
+    }
+    o = put_raw(buf, len, o, "->", 2);
+    o = put_raw(buf, len, o, name ? name : "?", name ? strlen(name) : 1);
+    o = put_raw(buf, len, o, "(", 1);
+    ct_format_args(k, buf + o, len - o);
+    o += strlen(buf + o);
+    o = put_raw(buf, len, o, ")", 1);
+    while (o < 48 && o + 1 < len)       /* ltrace's layout: " = " at column 49 */
+        buf[o++] = ' ';
+    o = put_raw(buf, len, o, " = ", 3);
+    ct_format_ret(k, buf + o, len - o);
+    o += strlen(buf + o);
+    o = put_raw(buf, len, o, " <", 2);
+    o = put_udec(buf, len, o, dur_ns / 1000000000ull, false);
+    char frac[11];
+    uint64_t ns = dur_ns % 1000000000ull;
+    frac[0] = '.';
+    for (int i = 9; i >= 1; i--, ns /= 10)
+        frac[i] = (char)('0' + ns % 10);
+    frac[10] = '>';
+    o = put_raw(buf, len, o, frac, sizeof(frac));
+    return put_raw(buf, len, o, "\n", 1);
 }

@@ -122,21 +122,11 @@ static int write_rec(struct tracer *t, const struct ct_call *k, uint64_t time_ns
 
 static void print_text(struct tracer *t, const struct ct_call *k, uint64_t dur_ns)
 {
-    char args[512], ret[64], head[700];
+    char line[1024];
     const char *obj, *sym;
     ct_callers_name(t->callers, k->ring, k->caller, &obj, &sym);
-    ct_format_args(k, args, sizeof(args));
-    ct_format_ret(k, ret, sizeof(ret));
-    if (t->verbose && *sym)
-        snprintf(head, sizeof(head), "%u %s(%s)->%s(%s)", k->tid, obj, sym,
-                 ct_func_name(k->func), args);
-    else
-        snprintf(head, sizeof(head), "%u %s->%s(%s)", k->tid, obj, ct_func_name(k->func),
-                 args);
-    /* ltrace's layout: " = " at column 49. */
-    fprintf(t->out, "%-48s = %s <%llu.%09llu>\n", head, ret,
-            (unsigned long long)(dur_ns / 1000000000ull),
-            (unsigned long long)(dur_ns % 1000000000ull));
+    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns, line, sizeof(line));
+    fwrite_unlocked(line, 1, n, t->out);
 }
 
 static void print_csv(struct tracer *t, const struct ct_call *k, uint64_t time_ns,
