@@ -38,6 +38,11 @@ check threads_three_tids [ "$(grep -F 'malloc(144)' "$TEST_TMP/t.txt" | cut -d' 
 check line_format grep -qE '^[0-9]+ trace_alloc->malloc\(144\) +  = 0x[0-9a-f]+ <[0-9]+\.[0-9]{9}>$' "$TEST_TMP/t.txt"
 check line_equals_column [ "$(grep -F 'malloc(144)' "$TEST_TMP/t.txt" | head -1 | awk '{ print index($0, " = ") }')" = 49 ]
 
+# -v: the calling function too.
+"$PROSPECT" trace -v -e malloc -o "$TEST_TMP/v.txt" -- "$T" one >/dev/null 2>&1
+check verbose_caller_symbol grep -qE '^[0-9]+ trace_alloc\(main\)->malloc\(144\) ' "$TEST_TMP/v.txt"
+check verbose_caller_library grep -qE '^[0-9]+ libc\.so\.6\([^)]+\)->malloc\(' "$TEST_TMP/v.txt"
+
 # --summary: counts and the request-size table (seed 004's histogram).
 "$PROSPECT" trace --summary -e malloc+calloc+free -- "$T" threads >/dev/null 2>"$TEST_TMP/s.txt"
 check summary_malloc_calls grep -qE '^malloc +4501 ' "$TEST_TMP/s.txt"
