@@ -123,6 +123,8 @@ static int sock_ok(void)
            !getsockopt(sock_fd, SOL_SOCKET, SO_TYPE, &type, &len) && type == SOCK_SEQPACKET;
 }
 
+static void got_unpatch_all(void);
+
 static void at_fork_child(void)
 {
     ring = NULL;
@@ -133,6 +135,7 @@ static void at_fork_child(void)
         mask = READY;
         syscall(SYS_close, sock_fd);    /* not close(): ours, traced */
         sock_fd = -1;
+        got_unpatch_all();              /* attached (-p): the child is not traced, nor changed */
     }
 }
 

@@ -195,6 +195,9 @@ attach_test() {
     check "attach_${route}_said_attached" [ "$line" = "prospect trace: attached" ]
     echo "go 1000" >&7; read -r did <&8
     check "attach_${route}_target_worked" [ "$did" = "did 1000" ]
+    # A child forked while attached, without -f: not traced (and, with the GOT, not patched).
+    echo "fork 20" >&7; read -r did <&8
+    check "attach_${route}_fork_child_ran" [ "$did" = "forked 3" ]
     [ "$route" = got ] && check attach_got_patched [ "$(got_owner "$tpid" malloc)" = interposer ]
     kill -INT "$ppid"; wait "$ppid"
     local rc=$?
@@ -202,6 +205,7 @@ attach_test() {
     check "attach_${route}_exit_0" [ "$rc" = 0 ]
     check "attach_${route}_exact_malloc" [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 1000 ]
     check "attach_${route}_exact_free" [ "$(grep -cF 'trace_alloc->free(0x' "$d/calls.txt")" = 1000 ]
+    check "attach_${route}_child_not_traced" [ "$(grep -cF 'malloc(145)' "$d/calls.txt")" = 0 ]
     check "attach_${route}_nothing_lost" not grep -q "lost\|using uprobes" "$d/rest"
     check "attach_${route}_no_probes_left" not grep -qs "prospect_$ppid/" /sys/kernel/tracing/uprobe_events \
         /sys/kernel/debug/tracing/uprobe_events

@@ -8,7 +8,8 @@
  *   one       single-threaded mix for the comparison with ltrace
  *   segv      malloc(1), then dies of SIGSEGV
  *   attach    for -p: prints "ready" on stdout, then per line read on stdin ("go N") does N x
- *             malloc(144)/free and answers "did N"; ends at EOF */
+ *             malloc(144)/free and answers "did N"; "fork N": a child does N x malloc(145)
+ *             and exits 3, answer "forked 3"; ends at EOF */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,7 +94,21 @@ int main(int argc, char **argv)
         int n;
         setvbuf(stdout, NULL, _IONBF, 0);   /* its buffer is allocated before "ready" */
         printf("ready %d\n", (int)getpid());
-        while (fgets(line, sizeof(line), stdin) && sscanf(line, "go %d", &n) == 1) {
+        while (fgets(line, sizeof(line), stdin)) {
+            if (sscanf(line, "fork %d", &n) == 1) {
+                /* A child that allocates malloc(145) n times, then exits 3. */
+                pid_t p = fork();
+                if (!p) {
+                    for (int i = 0; i < n; i++) { sink = malloc(145); free(sink); }
+                    _exit(3);
+                }
+                int st = 0;
+                waitpid(p, &st, 0);
+                printf("forked %d\n", WEXITSTATUS(st));
+                continue;
+            }
+            if (sscanf(line, "go %d", &n) != 1)
+                break;
             for (int i = 0; i < n; i++) { sink = malloc(144); free(sink); }
             printf("did %d\n", n);
         }
