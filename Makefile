@@ -68,8 +68,30 @@ build/gen/replay_child_bin.c: build/inject/replay_child
 	  echo 'const unsigned long prospect_replay_child_len = sizeof(prospect_replay_child);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o build/rel/gen/replay_child_bin.o
-ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o build/asan/gen/replay_child_bin.o
+# The call-trace interposer (src/inject/calltrace_preload.c), embedded the same way. It defines
+# memcpy, strlen...: no builtins, no loop-to-memset rewriting, no fortify wrappers inside it.
+build/inject/calltrace_preload.so: src/inject/calltrace_preload.c src/inject/calltrace_abi.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-SO   $<")
+	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -fno-builtin -U_FORTIFY_SOURCE \
+		-fno-tree-loop-distribute-patterns -fno-stack-protector $(WARN) -Wl,-z,noexecstack \
+		-Wl,-z,now -o $@ $< -ldl
+
+build/gen/calltrace_preload_so.c: build/inject/calltrace_preload.so
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'extern const unsigned char prospect_calltrace_preload_so[];'; \
+	  echo 'extern const unsigned long prospect_calltrace_preload_so_len;'; \
+	  echo 'const unsigned char prospect_calltrace_preload_so[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const unsigned long prospect_calltrace_preload_so_len = sizeof(prospect_calltrace_preload_so);'; \
+	} > $@.tmp && mv $@.tmp $@
+
+REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o build/rel/gen/replay_child_bin.o \
+            build/rel/gen/calltrace_preload_so.o
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o build/asan/gen/replay_child_bin.o \
+            build/asan/gen/calltrace_preload_so.o
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -143,7 +165,8 @@ FUZZ_TIME  ?= 120
 FUZZ_JOBS  ?= 1
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o build/fuzz/gen/replay_child_bin.o
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o build/fuzz/gen/replay_child_bin.o \
+            build/fuzz/gen/calltrace_preload_so.o
 
 build/fuzz/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

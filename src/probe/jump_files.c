@@ -52,7 +52,8 @@ void jump_trampoline_fill(uint8_t *t)
  * by unlinkat in a descriptor of that very directory: nothing is followed. 0 or -errno. */
 static int remove_dir_at(int parent, const char *name)
 {
-    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log" };
+    static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log",
+                                         "calltrace_preload.so" };
     struct stat st, dst;
     int fd;
 

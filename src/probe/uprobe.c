@@ -16,6 +16,7 @@
 
 struct probe {
     char *path;
+    char *fetch;          /* fetch arguments ("a0=%di:u64 ..."), NULL for none */
     uint64_t offset;
     bool ret;
     uint64_t id;
@@ -89,23 +90,30 @@ struct uprobe_set *uprobe_set_new(void)
 int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
                    uint64_t *tp_id)
 {
+    return uprobe_set_add_fetch(s, path, offset, ret, NULL, tp_id);
+}
+
+int uprobe_set_add_fetch(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
+                         const char *fetch, uint64_t *tp_id)
+{
     char cmd[4200], idpath[256], *buf;
     struct probe p = { 0 };
     int err;
 
     for (size_t i = 0; i < s->probes.n; i++) {
         struct probe *q = &s->probes.v[i];
-        if (q->offset == offset && q->ret == ret && !strcmp(q->path, path)) {
+        if (q->offset == offset && q->ret == ret && !strcmp(q->path, path) &&
+            !q->fetch == !fetch && (!fetch || !strcmp(q->fetch, fetch))) {
             *tp_id = q->id;
             return 0;
         }
     }
     /* tracefs splits the command on white space: such paths cannot be probed. */
-    if (strpbrk(path, " \t\n") || strlen(path) >= 4000)
+    if (strpbrk(path, " \t\n") || strlen(path) >= 4000 || (fetch && strlen(fetch) >= 150))
         return -EINVAL;
     snprintf(p.name, sizeof(p.name), "p%zu", s->probes.n);
-    snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx\n", ret ? 'r' : 'p', s->group, p.name, path,
-             (unsigned long long)offset);
+    snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx%s%s\n", ret ? 'r' : 'p', s->group, p.name,
+             path, (unsigned long long)offset, fetch ? " " : "", fetch ? fetch : "");
     err = write_cmd(cmd);
     if (err)
         return err;
@@ -117,12 +125,14 @@ int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool
         free(buf);
     }
     p.path = strdup(path);
+    p.fetch = fetch ? strdup(fetch) : NULL;
     p.offset = offset;
     p.ret = ret;
-    if (err || !p.path || vec_push(&s->probes, p)) {
+    if (err || !p.path || (fetch && !p.fetch) || vec_push(&s->probes, p)) {
         snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, p.name);
         write_cmd(cmd);
         free(p.path);
+        free(p.fetch);
         return err ? err : -ENOMEM;
     }
     pr_debug2("%s/%s = %s:0x%llx%s (id %llu)", s->group, p.name, path,
@@ -140,6 +150,7 @@ void uprobe_set_free(struct uprobe_set *s)
         snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, s->probes.v[i].name);
         write_cmd(cmd);
         free(s->probes.v[i].path);
+        free(s->probes.v[i].fetch);
     }
     vec_free(&s->probes);
     free(s);

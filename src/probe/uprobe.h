@@ -24,6 +24,10 @@ struct uprobe_set *uprobe_set_new(void);
  * (uretprobe). Writes the tracepoint id for perf_event_attr.config. 0 or -errno. */
 int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
                    uint64_t *tp_id);
+/* The same with tracefs fetch arguments (e.g. "a0=%di:u64 rv=%ax:u64"), recorded in each hit's
+ * raw tracepoint data after the probe's address fields (src/calltrace/uprobe_attach.c). */
+int uprobe_set_add_fetch(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
+                         const char *fetch, uint64_t *tp_id);
 /* Deletes every probe of the set; the perf events opened on them must be closed first. */
 void uprobe_set_free(struct uprobe_set *s);
 /* Removes probe groups of Prospect processes that no longer run. Returns how many. */

@@ -1,0 +1,577 @@
+/* `prospect trace`: library calls of a command, ltrace-like, through a preloaded interposer
+ * (src/inject/calltrace_preload.c, drained by src/calltrace/collect.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "calltrace/callers.h"
+#include "calltrace/callfmt.h"
+#include "calltrace/collect.h"
+#include "calltrace/funcsel.h"
+#include "calltrace/inject.h"
+#include "calltrace/preload.h"
+#include "calltrace/summary.h"
+#include "calltrace/tracefile.h"
+#include "calltrace/uprobe_attach.h"
+#include "cmd/cmd.h"
+#include "prospect/calibrate.h"
+#include "prospect/cycles.h"
+#include "report/csv.h"
+#include "util/launch.h"
+#include "util/outfile.h"
+
+const char cmd_trace_usage[] =
+"usage: prospect trace [options] [--] COMMAND [ARGS]\n"
+"       prospect trace [options] -p PID\n"
+"\n"
+"Traces calls a program makes to library functions, like ltrace, without stopping it: an\n"
+"interposer preloaded into the command records every call (arguments, return value, TSC\n"
+"times) in per-thread shared-memory rings that prospect drains while the program runs.\n"
+"Every call is captured, or the number lost is printed. Lines go to standard error (or -o):\n"
+"  15671 prog->malloc(144)                       = 0x7fa9f6e82eb0 <0.000000356>\n"
+"PID is the thread's id, 'prog' the object the call came from (ltrace's exe->).\n"
+"\n"
+"Options:\n"
+"  -e, --filter SPEC    functions to trace: names joined by '+', globs, 'libc:mem*' or\n"
+"                       ltrace's 'malloc@libc.so.6' (repeatable; default: malloc, free,\n"
+"                       calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc).\n"
+"                       This version traces the built-in list only (--list)\n"
+"  -f, --follow-forks   trace child processes too (fork; exec keeps tracing either way)\n"
+"  -p, --pid PID        attach to a running process: the interposer is loaded into it (one\n"
+"                       ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
+"                       at it until prospect detaches (Ctrl-C), when they are written back\n"
+"      --uprobes        with -p: tracefs uprobes instead (~10 us per call; also the fallback\n"
+"                       when the interposer cannot be loaded)\n"
+"  -o, --output FILE    write the lines (or the csv, or the summary) to FILE\n"
+"      --format F       text (default) or csv: time_ns,pid,tid,caller,function,args,ret,\n"
+"                       duration_ns\n"
+"  -v, --verbose        add the calling function: prog(main+0x1f)->malloc(...)\n"
+"  -c, --summary        no lines: per function calls, total/mean/max time, and the request\n"
+"                       sizes of allocation calls (histogram and top sizes)\n"
+"  -w, --write FILE     also write a binary trace for `prospect replay`\n"
+"      --list           print the built-in functions and their prototypes\n"
+"  -h, --help           this text\n"
+"\n"
+"The exit status is the command's (128+N when a signal N ended it).\n";
+
+static volatile sig_atomic_t stop_requested, stops;
+
+static void on_signal(int sig)
+{
+    stop_requested = sig;
+    stops++;
+}
+
+enum fmt { FMT_TEXT, FMT_CSV };
+
+struct tracer {
+    enum fmt fmt;
+    bool verbose, summary;
+    FILE *out;
+    struct ct_callers *callers;
+    struct ct_summary *sum;
+    struct tracefile_writer tw;
+    bool writing;
+    int32_t file_idx[64];           /* built-in id -> trace file index, -1 not yet */
+    uint32_t nfile_funcs;
+    uint64_t tsc0;
+    double ns_per_tick;
+    uint64_t calls;
+    int err;
+};
+
+static uint64_t ticks_ns(const struct tracer *t, uint64_t ticks)
+{
+    return (uint64_t)((double)ticks * t->ns_per_tick + 0.5);
+}
+
+static void on_ring(void *arg, uint32_t ring, uint32_t pid, uint32_t tid, uint64_t image)
+{
+    struct tracer *t = arg;
+    (void)tid;
+    if (ct_callers_ring(t->callers, ring, pid, image) == -ENOMEM)
+        t->err = -ENOMEM;
+}
+
+static int write_rec(struct tracer *t, const struct ct_call *k, uint64_t time_ns,
+                     uint64_t dur_ns)
+{
+    struct call_rec r = { 0 };
+    int e;
+    if (t->file_idx[k->func] < 0) {
+        if ((e = tracefile_write_func(&t->tw, t->nfile_funcs, ct_func_name(k->func))))
+            return e;
+        t->file_idx[k->func] = (int32_t)t->nfile_funcs++;
+    }
+    r.time_ns = time_ns;
+    r.dur_ns = dur_ns;
+    r.pid = k->pid;
+    r.tid = k->tid;
+    r.func = (uint32_t)t->file_idx[k->func];
+    memcpy(r.args, k->args, sizeof(k->args));
+    r.ret = k->ret;
+    r.caller = k->caller;
+    return tracefile_write_call(&t->tw, &r);
+}
+
+static void print_text(struct tracer *t, const struct ct_call *k, uint64_t dur_ns)
+{
+    char line[1024];
+    const char *obj, *sym;
+    ct_callers_name(t->callers, k->ring, k->caller, &obj, &sym);
+    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns, line, sizeof(line));
+    fwrite_unlocked(line, 1, n, t->out);
+}
+
+static void print_csv(struct tracer *t, const struct ct_call *k, uint64_t time_ns,
+                      uint64_t dur_ns)
+{
+    char args[512], ret[64], caller[512];
+    const char *obj, *sym;
+    ct_callers_name(t->callers, k->ring, k->caller, &obj, &sym);
+    ct_format_args(k, args, sizeof(args));
+    ct_format_ret(k, ret, sizeof(ret));
+    if (*sym)
+        snprintf(caller, sizeof(caller), "%s(%s)", obj, sym);
+    else
+        snprintf(caller, sizeof(caller), "%s", obj);
+    csv_u64(t->out, time_ns, false);
+    csv_u64(t->out, k->pid, false);
+    csv_u64(t->out, k->tid, false);
+    csv_field(t->out, caller, false);
+    csv_field(t->out, ct_func_name(k->func), false);
+    csv_field(t->out, args, false);
+    csv_field(t->out, ret, false);
+    csv_u64(t->out, dur_ns, true);
+}
+
+static int on_batch(void *arg, const struct ct_call *calls, size_t n)
+{
+    struct tracer *t = arg;
+    for (size_t i = 0; i < n; i++) {
+        const struct ct_call *k = &calls[i];
+        uint64_t time_ns = k->t0 > t->tsc0 ? ticks_ns(t, k->t0 - t->tsc0) : 0;
+        uint64_t dur_ns = k->t1 > k->t0 ? ticks_ns(t, k->t1 - k->t0) : 0;
+        int e;
+        t->calls++;
+        if (t->writing && (e = write_rec(t, k, time_ns, dur_ns)))
+            return e;
+        if (t->summary) {
+            if ((e = ct_summary_add(t->sum, k, dur_ns)))
+                return e;
+        } else if (t->fmt == FMT_CSV) {
+            print_csv(t, k, time_ns, dur_ns);
+        } else {
+            print_text(t, k, dur_ns);
+        }
+    }
+    return t->err;
+}
+
+struct tick_state {
+    struct ct_collect *c;
+    int busy;       /* polls in a row that found calls */
+    int err;
+};
+
+static int tick(void *arg, int timeout_ms, int wake_fd)
+{
+    struct tick_state *s = arg;
+    bool eof;
+    /* Busy rings are drained every millisecond (a full ring makes its thread wait). */
+    int ms = s->busy ? 1 : (timeout_ms < 20 ? timeout_ms : 20);
+    int e = ct_collect_poll(s->c, ms, wake_fd, &eof);
+    if (e) {
+        s->err = e;
+        return e;
+    }
+    s->busy = ct_collect_had_calls(s->c);
+    return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Said once every probe is live, so that a script can start the work it wants traced. */
+static void on_attached(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "prospect trace: attached\n");
+    fflush(stderr);
+}
+
+/* -p through the GOT: 0 when traced (status set), 1 when the interposer could not be loaded
+ * (the caller falls back to uprobes), -1 on an error already said. */
+static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask, double hz,
+                         int *status)
+{
+    struct ct_inject in = { .listen_fd = -1 };
+    char err[256] = "";
+    int e, fd;
+    if ((e = ct_inject_prepare(&in, mask, follow))) {
+        fprintf(stderr, "prospect trace: cannot prepare the interposer (%s); using uprobes\n",
+                strerror(-e));
+        return 1;
+    }
+    t->ns_per_tick = 1e9 / hz;
+    t->tsc0 = prospect_tsc_start();
+    if ((e = ct_inject_load(&in, pid, err, sizeof(err)))) {
+        fprintf(stderr, "prospect trace: %s; using uprobes\n", err);
+        ct_inject_remove(&in);
+        return 1;
+    }
+    if ((fd = ct_inject_accept(&in)) < 0) {
+        /* Loaded, but it could not connect (it then traces nothing): uprobes instead. */
+        fprintf(stderr, "prospect trace: the interposer loaded into %d did not connect; "
+                "using uprobes\n", (int)pid);
+        ct_inject_remove(&in);
+        return 1;
+    }
+    struct ct_collect *col = ct_collect_from_fd(fd);
+    if (!col) {
+        close(fd);
+        ct_inject_remove(&in);
+        cmd_error("trace", "out of memory");
+        return -1;
+    }
+    ct_collect_set_fns(col, on_ring, on_batch, t);
+    on_attached(t);
+    bool eof = false, busy = false;
+    e = 0;
+    while (!e && !eof && !stop_requested) {
+        e = ct_collect_poll(col, busy ? 1 : 20, -1, &eof);
+        busy = ct_collect_had_calls(col);
+        if (kill(pid, 0) && errno == ESRCH)
+            break;
+    }
+    /* Detach: the interposer writes back every GOT entry and answers (2 s at most). */
+    if (!e && !eof && !ct_collect_detach(col)) {
+        uint64_t t0 = mono_ns();
+        while (!e && !eof && !ct_collect_detached(col) && mono_ns() - t0 < 2000000000ull)
+            e = ct_collect_poll(col, 10, -1, &eof);
+        if (!e && !eof && !ct_collect_detached(col))
+            fprintf(stderr, "prospect trace: process %d did not confirm the detach\n",
+                    (int)pid);
+    }
+    if (!e)
+        e = ct_collect_poll(col, 0, -1, &eof);
+    ct_inject_remove(&in);
+    if (e) {
+        cmd_error("trace", "collecting the calls failed: %s", strerror(-e));
+        *status = 1;
+    } else {
+        fprintf(stderr, "prospect trace: detached from %d: %llu calls\n", (int)pid,
+                (unsigned long long)t->calls);
+    }
+    uint64_t lost = ct_collect_lost(col);
+    if (lost || ct_collect_nbad(col))
+        fprintf(stderr, "prospect trace: %llu calls lost (%zu damaged rings)\n",
+                (unsigned long long)lost, ct_collect_nbad(col));
+    ct_collect_free(col);
+    return 0;
+}
+
+static int exec_error(const char *cmd, int err);
+
+/* A statically linked command: nothing can be preloaded; uprobes on its own copy of the
+ * functions, set while it is held before exec. */
+static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mask)
+{
+    char path[4096], err[256] = "";
+    struct launch l;
+    int e;
+    if ((e = launch_resolve(argv[0], path, sizeof(path))))
+        return exec_error(argv[0], e);
+    fprintf(stderr, "prospect trace: %s is statically linked: nothing can be preloaded into it; "
+            "tracing with uprobes (~10 us per call)\n", argv[0]);
+    if ((e = launch_prepare(&l, argv))) {
+        cmd_error("trace", "cannot start '%s': %s", argv[0], strerror(-e));
+        return 1;
+    }
+    struct ct_attach_opts ao = { .pid = l.pid, .follow = follow, .mask = mask,
+                                 .stop = &stop_requested, .on_batch = on_batch, .arg = t,
+                                 .callers = t->callers, .elf = path, .launch = &l };
+    t->ns_per_tick = 1.0;
+    t->tsc0 = mono_ns();
+    if ((e = ct_attach_uprobes(&ao, err, sizeof(err)))) {
+        cmd_error("trace", "%s", err);
+        if (l.go_fd >= 0)
+            launch_abort(&l);
+        return e == -ENOENT || e == -EACCES ? exec_error(argv[0], e) : 1;
+    }
+    if (ao.lost)
+        fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                "overflowed)\n", (unsigned long long)ao.lost);
+    if (WIFSIGNALED(ao.wstatus))
+        fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
+                WTERMSIG(ao.wstatus), strsignal(WTERMSIG(ao.wstatus)));
+    return launch_exit_code(ao.wstatus);
+}
+
+static void list_builtins(void)
+{
+    printf("Built-in functions (libc), traced with their arguments:\n");
+    for (unsigned i = 0; i < ct_func_count(); i++)
+        printf("  %s\n", ct_func_proto(i));
+}
+
+static int exec_error(const char *cmd, int err)
+{
+    cmd_error("trace", "cannot run '%s': %s", cmd, strerror(-err));
+    return err == -ENOENT ? 127 : 126;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "filter", required_argument, NULL, 'e' },
+        { "follow-forks", no_argument, NULL, 'f' },
+        { "pid", required_argument, NULL, 'p' },
+        { "output", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, 'F' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "summary", no_argument, NULL, 'c' },
+        { "write", required_argument, NULL, 'w' },
+        { "list", no_argument, NULL, 'L' },
+        { "uprobes", no_argument, NULL, 'U' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct tracer t = { .out = stderr };
+    const char *out_path = NULL, *trace_path = NULL;
+    uint64_t mask = 0;
+    bool follow = false, use_uprobes = false;
+    long attach = 0;
+    char err[256];
+    int c, e;
+
+    for (unsigned i = 0; i < sizeof(t.file_idx) / sizeof(t.file_idx[0]); i++)
+        t.file_idx[i] = -1;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+:e:fp:o:vcw:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            if ((e = ct_funcsel_parse(optarg, &mask, err, sizeof(err))))
+                return e == -ENOMEM ? 1 : cmd_usage_error("trace", "%s", err);
+            break;
+        case 'f': follow = true; break;
+        case 'p': {
+            char *end;
+            errno = 0;
+            attach = strtol(optarg, &end, 10);
+            if (errno || *end || attach <= 0 || attach > 0x3fffffff)
+                return cmd_usage_error("trace", "-p needs a process id, not '%s'", optarg);
+            break;
+        }
+        case 'o': out_path = optarg; break;
+        case 'F':
+            if (!strcmp(optarg, "text"))
+                t.fmt = FMT_TEXT;
+            else if (!strcmp(optarg, "csv"))
+                t.fmt = FMT_CSV;
+            else
+                return cmd_usage_error("trace", "--format is text or csv, not '%s'", optarg);
+            break;
+        case 'v': t.verbose = true; break;
+        case 'c': t.summary = true; break;
+        case 'w': trace_path = optarg; break;
+        case 'L': list_builtins(); return 0;
+        case 'U': use_uprobes = true; break;
+        case 'h': return cmd_help("trace");
+        default: return cmd_bad_option("trace", argv, optind, optopt, c);
+        }
+    }
+    if (!mask)
+        mask = ct_default_mask();
+    if (attach && optind < argc)
+        return cmd_usage_error("trace", "-p and a command exclude each other");
+    if (!attach && optind >= argc)
+        return cmd_usage_error("trace", "no command to trace (or -p PID)");
+    if (t.summary && t.fmt == FMT_CSV)
+        return cmd_usage_error("trace", "--summary and --format csv exclude each other");
+
+    struct outfile of = { 0 }, tf = { 0 };
+    bool of_open = false, tf_open = false;
+    if (out_path) {
+        if ((e = outfile_open(&of, out_path, 0644))) {
+            cmd_error("trace", "cannot write %s: %s", out_path, outfile_strerror(e));
+            return 1;
+        }
+        of_open = true;
+        t.out = of.fp;
+    }
+    if (trace_path) {
+        if ((e = outfile_open(&tf, trace_path, 0644)) ||
+            (e = tracefile_write_header(&t.tw, tf.fp))) {
+            cmd_error("trace", "cannot write %s: %s", trace_path, outfile_strerror(e));
+            if (of_open)
+                outfile_abort(&of);
+            return 1;
+        }
+        tf_open = true;
+        t.writing = true;
+    }
+    if (t.fmt == FMT_CSV && !t.summary)
+        fprintf(t.out, "time_ns,pid,tid,caller,function,args,ret,duration_ns\n");
+
+    double hz = 0;
+    if ((e = prospect_tsc_measure_hz(10, &hz)) || hz <= 0) {
+        cmd_error("trace", "cannot measure the TSC frequency: %s", strerror(e ? -e : EINVAL));
+        goto fail_early;
+    }
+    t.ns_per_tick = 1e9 / hz;
+    t.callers = ct_callers_new(t.verbose);
+    t.sum = ct_summary_new();
+    if (!t.callers || !t.sum) {
+        cmd_error("trace", "out of memory");
+        goto fail_early;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    int status = 0, wstatus = 0;
+    if (attach && !use_uprobes) {
+        int r = attach_inject(&t, (pid_t)attach, follow, mask, hz, &status);
+        if (r <= 0) {
+            if (r < 0)
+                status = 1;
+            goto finish;
+        }
+    }
+    if (attach) {
+        struct ct_attach_opts ao = { .pid = (pid_t)attach, .follow = follow, .mask = mask,
+                                     .stop = &stop_requested, .on_batch = on_batch, .arg = &t,
+                                     .callers = t.callers, .attached = on_attached };
+        /* uprobe times are CLOCK_MONOTONIC nanoseconds: "ticks" of 1 ns. */
+        t.ns_per_tick = 1.0;
+        t.tsc0 = mono_ns();
+        e = ct_attach_uprobes(&ao, err, sizeof(err));
+        if (e) {
+            cmd_error("trace", "%s", err);
+            status = 1;
+        } else {
+            fprintf(stderr, "prospect trace: detached from %ld: %llu calls\n", attach,
+                    (unsigned long long)ao.calls);
+        }
+        if (ao.lost)
+            fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                    "overflowed, or a return without its entry)\n", (unsigned long long)ao.lost);
+        goto finish;
+    }
+
+    struct ct_collect *col = ct_collect_new(mask, follow);
+    struct ct_preload pre = { 0 };
+    struct launch l;
+    if (!col) {
+        cmd_error("trace", "cannot create the collection socket: %s", strerror(errno));
+        goto fail_early;
+    }
+    if ((e = ct_preload_setup(&pre))) {
+        cmd_error("trace", "no temporary directory the command could load the interposer "
+                  "from ($TMPDIR, /tmp, /var/tmp, /dev/shm: %s)", strerror(-e));
+        ct_collect_free(col);
+        goto fail_early;
+    }
+    ct_collect_set_fns(col, on_ring, on_batch, &t);
+    char *env[] = { pre.env, (char *)ct_collect_env(col), NULL };
+    if (ct_static_note(argv[optind]) > 0) {
+        ct_preload_remove(&pre);
+        ct_collect_free(col);
+        status = trace_static(&t, argv + optind, follow, mask);
+        goto finish;
+    }
+    t.tsc0 = prospect_tsc_start();
+    if ((e = launch_prepare_env(&l, argv + optind, env))) {
+        cmd_error("trace", "cannot start '%s': %s", argv[optind], strerror(-e));
+        ct_preload_remove(&pre);
+        ct_collect_free(col);
+        goto fail_early;
+    }
+    ct_collect_forked(col);
+    if ((e = launch_go(&l))) {
+        status = exec_error(argv[optind], e);
+        waitpid(l.pid, NULL, 0);
+        ct_preload_remove(&pre);
+        ct_collect_free(col);
+        goto finish_files;
+    }
+    struct tick_state ts = { .c = col };
+    struct launch_wait_opts w = { .child = l.pid, .stop_signal = &stop_requested,
+                                  .stop_count = &stops, .tick = tick, .tick_arg = &ts };
+    e = launch_wait(&w, &wstatus);
+    bool eof = false;
+    if (!e) {
+        /* Children (-f) may outlive the command: go on until every traced process closed its
+         * end of the socket, or a signal asks to stop. Without -f, what is there now. */
+        do
+            e = ct_collect_poll(col, follow ? 20 : 0, -1, &eof);
+        while (!e && follow && !eof && !stop_requested);
+        if (!e)
+            e = ct_collect_poll(col, 0, -1, &eof);
+    }
+    ct_preload_remove(&pre);
+    if (e == -ECANCELED) {
+        fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
+                "runs (pid %d)\n", (int)l.pid);
+        status = 130;
+    } else if (e) {
+        cmd_error("trace", "collecting the calls failed: %s", strerror(-e));
+        status = 1;
+    } else {
+        status = launch_exit_code(wstatus);
+    }
+    uint64_t lost = ct_collect_lost(col);
+    if (lost || ct_collect_nbad(col))
+        fprintf(stderr, "prospect trace: %llu calls lost (%zu damaged rings)\n",
+                (unsigned long long)lost, ct_collect_nbad(col));
+    ct_collect_free(col);
+    goto finish;
+
+finish:
+    if (t.summary)
+        ct_summary_print(t.sum, t.out, 10);
+finish_files:
+    if (tf_open && (e = outfile_commit(&tf))) {
+        cmd_error("trace", "writing %s failed: %s", trace_path, outfile_strerror(e));
+        if (!status)
+            status = 1;
+    }
+    if (of_open && (e = outfile_commit(&of))) {
+        cmd_error("trace", "writing %s failed: %s", out_path, outfile_strerror(e));
+        if (!status)
+            status = 1;
+    } else if (!of_open) {
+        fflush(stderr);
+    }
+    ct_callers_free(t.callers);
+    ct_summary_free(t.sum);
+    if (WIFSIGNALED(wstatus))
+        fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
+                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    return status;
+
+fail_early:
+    ct_callers_free(t.callers);
+    ct_summary_free(t.sum);
+    if (tf_open)
+        outfile_abort(&tf);
+    if (of_open)
+        outfile_abort(&of);
+    return 1;
+}
