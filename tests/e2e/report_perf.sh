@@ -23,9 +23,11 @@ our_rows() {
         awk -F'|' '{ sub("%", "", $1); print $2 "|" $3 "|" $4 "|" $1 }'
 }
 samples_of() { "$PROSPECT" report -i "$1" --flat | awk '/^# Samples:/ { print $3; exit }'; }
+# perf's sample total, summed from its -n column: its "# Samples:" header rounds from 1000 up
+# ("1K"), which made this total 1 whenever a recording passed a thousand samples.
 perf_samples() {
-    perf report -i "$1" --stdio --no-children -g none --sort comm 2>/dev/null |
-        awk '/^# Samples:/ { n += $3 } END { print n + 0 }'
+    perf report -i "$1" --stdio --no-children -g none --sort comm -n 2>/dev/null |
+        awk '!/^#/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }'
 }
 
 # agree NAME FILE [COMM-REGEX]: every perf row >= 0.5% of processes matching the regex (their
