@@ -60,4 +60,6 @@ int cmd_annotate(int argc, char **argv);
 extern const char cmd_annotate_usage[];
 int cmd_replay(int argc, char **argv);
 extern const char cmd_replay_usage[];
+int cmd_lines(int argc, char **argv);
+extern const char cmd_lines_usage[];
 #endif

@@ -1,0 +1,150 @@
+/* One function's code -> blocks of one source line, entered only at their start (capstone). */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lines/lines.h"
+
+enum insn_kind { I_PLAIN, I_JCC, I_JMP, I_IJMP, I_STOP };
+
+struct insn {
+    uint64_t addr;
+    uint16_t size;
+    uint8_t kind;
+    bool leader, ext;
+    uint64_t target;            /* I_JCC/I_JMP: direct target */
+};
+
+static int classify(csh h, const cs_insn *in, struct insn *out)
+{
+    const cs_x86 *x = &in->detail->x86;
+    bool imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+
+    out->kind = I_PLAIN;
+    if (cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_IRET) ||
+        in->id == X86_INS_UD2 || in->id == X86_INS_HLT || in->id == X86_INS_INT3)
+        out->kind = I_STOP;
+    else if (cs_insn_group(h, in, CS_GRP_JUMP)) {
+        bool uncond = in->id == X86_INS_JMP || in->id == X86_INS_LJMP;
+        out->kind = !imm ? (uncond ? I_IJMP : I_STOP) : uncond ? I_JMP : I_JCC;
+        if (imm)
+            out->target = (uint64_t)x->operands[0].imm;
+    }
+    return 0;
+}
+
+/* RIP-relative addresses taken (`lea f+0x10(%rip)`): code there may be entered unseen. */
+static uint64_t rip_address(const cs_insn *in)
+{
+    const cs_x86 *x = &in->detail->x86;
+    if (in->id != X86_INS_LEA)
+        return 0;
+    for (unsigned i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP &&
+            x->operands[i].mem.index == X86_REG_INVALID)
+            return in->address + in->size + (uint64_t)x->operands[i].mem.disp;
+    return 0;
+}
+
+static size_t find(const struct insn *v, size_t n, uint64_t a)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].addr < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].addr == a ? lo : n;
+}
+
+int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
+                     uint64_t vaddr, lines_line_fn line_of, void *arg)
+{
+    VEC(struct insn) iv = { 0 };
+    VEC(uint64_t) taken = { 0 };
+    const uint8_t *c = code;
+    size_t left = n;
+    uint64_t a = vaddr;
+    cs_insn *in;
+    csh h;
+    int e = 0;
+    bool ijmp = false;
+
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+        return -ENOMEM;
+    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    if (!(in = cs_malloc(h))) {
+        cs_close(&h);
+        return -ENOMEM;
+    }
+    while (left && cs_disasm_iter(h, &c, &left, &a, in)) {
+        struct insn s = { .addr = in->address, .size = in->size };
+        uint64_t t = rip_address(in);
+        classify(h, in, &s);
+        ijmp |= s.kind == I_IJMP;
+        if ((t && (e = vec_push(&taken, t))) || (e = vec_push(&iv, s)))
+            goto out;
+    }
+    if (!iv.n)
+        goto out;
+    iv.v[0].leader = iv.v[0].ext = true;
+    for (size_t i = 0; i < iv.n; i++) {
+        struct insn *s = &iv.v[i];
+        unsigned f0, l0, f1, l1;
+        if (s->kind != I_PLAIN && i + 1 < iv.n) {
+            iv.v[i + 1].leader = true;
+            /* After a jump or a return only a branch reaches the code, or an indirect jump
+             * (a jump table) that the analysis cannot follow. */
+            if (s->kind != I_JCC && ijmp)
+                iv.v[i + 1].ext = true;
+        }
+        if ((s->kind == I_JCC || s->kind == I_JMP)) {
+            size_t k = find(iv.v, iv.n, s->target);
+            if (k < iv.n)
+                iv.v[k].leader = true;
+        }
+        if (i > 0 && line_of(arg, s->addr, &f1, &l1) &&
+            (!line_of(arg, iv.v[i - 1].addr, &f0, &l0) || f0 != f1 || l0 != l1))
+            s->leader = true;
+    }
+    for (size_t i = 0; i < taken.n; i++) {
+        size_t k = find(iv.v, iv.n, taken.v[i]);
+        if (k < iv.n)
+            iv.v[k].leader = iv.v[k].ext = true;
+    }
+    for (size_t i = 0; i < iv.n;) {
+        struct lines_block b = { .start = iv.v[i].addr, .func = func, .ext = iv.v[i].ext };
+        size_t j = i;
+        if (!line_of(arg, b.start, &b.file, &b.line))
+            b.line = 0;
+        while (j + 1 < iv.n && !iv.v[j + 1].leader && iv.v[j].kind == I_PLAIN)
+            j++;
+        b.end = iv.v[j].addr + iv.v[j].size;
+        {
+            const struct insn *l = &iv.v[j];
+            bool falls = l->kind == I_PLAIN || l->kind == I_JCC;
+            if ((l->kind == I_JCC || l->kind == I_JMP) && find(iv.v, iv.n, l->target) < iv.n)
+                b.succ[b.nsucc++] = l->target;
+            if (falls && j + 1 < iv.n)
+                b.succ[b.nsucc++] = iv.v[j + 1].addr;
+            /* A jcc to the next instruction is one way out, not two; one that leaves the
+             * function (to its .cold part) leaves a way out the solver cannot see. */
+            b.cond = l->kind == I_JCC;
+            if (b.nsucc == 2 && b.succ[0] == b.succ[1]) {
+                b.nsucc = 1;
+                b.cond = false;
+            }
+        }
+        if ((e = vec_push(&p->blocks, b)))
+            goto out;
+        i = j + 1;
+    }
+out:
+    vec_free(&iv);
+    vec_free(&taken);
+    cs_free(in, 1);
+    cs_close(&h);
+    return e;
+}
