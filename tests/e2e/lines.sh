@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# prospect lines: exact executions per source line. The seed's fact.c (Figure 1 of the
+# perf-tools chapter: 20, 19, 1, 20 and main's 1); a program with loops of known trip counts,
+# recursion, threads, a function never run and a child process, against a model computed here
+# from its markers and against gcov's line counts of a --coverage build of the same source;
+# jump entries and plain uprobes agree; the program unharmed (stdout, exit status, file, no
+# probe left); errors (no DWARF, unknown function with did-you-mean, unknown file, usage).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/stat_lib.sh"
+if ! uprobes_ready; then
+    skip lines "no writable tracefs uprobe_events (counting probes need it)"
+    exit 0
+fi
+SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
+W=$WL
+export TMPDIR=$TEST_TMP/tmpdir
+mkdir -p "$TMPDIR"
+# The seed's listing starts at line 1 with fact(): stdio.h comes from the command line.
+build_workload lines_fact lines_fact -O0 -g -include stdio.h || { fail build lines_fact; exit 0; }
+build_workload lines_work lines_work -O0 -g -pthread || { fail build lines_work; exit 0; }
+out=$TEST_TMP/lines.out
+err=$TEST_TMP/lines.err
+
+# count CSV LINE: the count of a line in a file,line,count CSV ("" when absent).
+count() { awk -F, -v l="$2" 'NR > 1 && $2 == l { print $3 }' "$1"; }
+# margin LINE: the listing's left-margin count of source line LINE of the file listed.
+margin() {
+    awk -v l="$1" '/^\*\*\* File /{ n = 0; inside = 1; next }
+                   /^Top 10 Lines:/ { inside = 0 }
+                   inside && ++n == l { m = substr($0, 1, 16)
+                                        if (m ~ / -> $/) { sub(/ -> $/, "", m); gsub(/ /, "", m)
+                                                           print m } }' "$out"
+}
+
+# --- The seed's fact.c at -O0: Figure 1's counts, its Top 10 Lines and its summary ---------------
+"$W/lines_fact" >"$TEST_TMP/fact.plain"
+"$PROSPECT" lines -o "$out" -- "$W/lines_fact" >"$TEST_TMP/fact.stdout" 2>"$err"
+check fact_exit_status [ $? = 0 ]
+check fact_stdout_untouched cmp -s "$TEST_TMP/fact.plain" "$TEST_TMP/fact.stdout"
+check fact_listing_names_file grep -q "^\*\*\* File .*lines_fact.c:$" "$out"
+check fact_line1_prologue_20 [ "$(margin 1)" = 20 ]
+check fact_line3_recursion_19 [ "$(margin 3)" = 19 ]
+check fact_line5_else_1 [ "$(margin 5)" = 1 ]
+check fact_line7_epilogue_20 [ "$(margin 7)" = 20 ]
+check fact_line10_main_printf_1 [ "$(margin 10)" = 1 ]
+check fact_line4_not_executable [ -z "$(margin 4)" ]
+check fact_source_text grep -q '^          19 ->         return n \* fact(n - 1);$' "$out"
+# Top 10 Lines: count descending, then line ascending, as gprof orders them.
+top=$(awk '/^Top 10 Lines:/{t=1; next} /^Execution Summary:/{t=0} t && NF == 2 && $1 ~ /^[0-9]+$/ { printf "%s:%s ", $1, $2 }' "$out")
+top10_order() { [[ "$top" == "1:20 2:20 7:20 3:19 "* ]]; }
+check fact_top10_order top10_order
+top10_else() { [[ "$top" == *" 5:1 "* ]]; }
+check fact_top10_has_else top10_else
+"$PROSPECT" lines --format csv -o "$TEST_TMP/fact.csv" -- "$W/lines_fact" >/dev/null 2>"$err"
+total=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TEST_TMP/fact.csv")
+lines=$(awk -F, 'NR > 1' "$TEST_TMP/fact.csv" | wc -l)
+check fact_summary_total grep -Eq "^ +$total   Total number of line executions$" "$out"
+check fact_summary_executable grep -Eq "^ +$lines   Executable lines in this file$" "$out"
+check fact_summary_percent grep -Eq "^ +100\.00   Percent of the file executed$" "$out"
+avg=$(awk -v t="$total" -v n="$lines" 'BEGIN { printf "%.2f", t / n }')
+check fact_summary_average grep -Eq "^ +$avg   Average executions per line$" "$out"
+check fact_header_states_cost grep -Eq "^# cost per counted execution .*us by jump" "$out"
+# -f: one function's lines only; csv is file,line,count.
+"$PROSPECT" lines -f fact --format csv -o "$TEST_TMP/fact_f.csv" -- "$W/lines_fact" >/dev/null 2>"$err"
+check fact_f_csv_header [ "$(head -1 "$TEST_TMP/fact_f.csv")" = "file,line,count" ]
+check fact_f_only_fact [ "$(awk -F, 'NR > 1 { printf "%s=%s ", $2, $3 }' "$TEST_TMP/fact_f.csv")" = "1=20 2=20 3=19 5=1 7=20 " ]
+
+# --- Loops, recursion, threads, a function never run, a child: the model ------------------------
+line_of() { grep -n "/\* L:$1 \*/" "$SRC/lines_work.c" | cut -d: -f1; }
+"$W/lines_work" >"$TEST_TMP/work.plain"
+plain_status=$?
+"$PROSPECT" lines -v --format csv -o "$TEST_TMP/work.csv" -- "$W/lines_work" \
+    >"$TEST_TMP/work.stdout" 2>"$err"
+check work_exit_status_kept [ $? = $plain_status ] && [ $plain_status = 3 ]
+check work_stdout_untouched cmp -s "$TEST_TMP/work.plain" "$TEST_TMP/work.stdout"
+check work_uses_jump_entries grep -q "jump at 0x" "$err"
+# The model: loop() runs 10 times from main, 100 in each of 4 threads, 1000 in the child; a
+# for line is entered once per call plus once per iteration (from the body); rec(7) makes 8
+# calls, 1 reaching the base case; never() never runs; main's while runs its body 3 times.
+iters=$((10 + 4 * 100 + 1000)) calls=6
+declare -A model=(
+    [loop_open]=$calls [loop_for]=$((calls + iters)) [loop_body]=$iters [loop_close]=$calls
+    [rec_open]=8 [rec_if]=8 [rec_base]=1 [rec_step]=7
+    [never_open]=0 [never_body]=0
+    [worker_call]=4
+    [main_loop10]=1 [main_rec]=1 [main_if]=1 [main_never]=0 [main_while]=4 [main_inc]=3
+    [main_for1]=5 [main_create]=4 [main_for2]=5 [main_join]=4
+    [main_fork]=1 [main_ifchild]=2 [child_loop]=1 [child_exit]=1
+    [main_wait]=1 [main_print]=1 [main_ret]=1
+)
+bad=""
+for k in "${!model[@]}"; do
+    got=$(count "$TEST_TMP/work.csv" "$(line_of "$k")")
+    [ "$got" = "${model[$k]}" ] || bad="$bad $k=$got(want ${model[$k]})"
+done
+[ -z "$bad" ] || echo "  mismatches:$bad"
+check work_counts_match_model [ -z "$bad" ]
+check work_line_run_0_times_listed [ "$(count "$TEST_TMP/work.csv" "$(line_of never_body)")" = 0 ]
+# Plain uprobes everywhere count the same.
+"$PROSPECT" lines --entry trap --format csv -o "$TEST_TMP/work_trap.csv" -- "$W/lines_work" \
+    >/dev/null 2>"$err"
+check work_trap_equals_jump cmp -s "$TEST_TMP/work.csv" "$TEST_TMP/work_trap.csv"
+check work_file_unchanged_no_probes_left no_probes_left
+check work_no_hook_files_left [ -z "$(ls -A "$TMPDIR")" ]
+# JSON: the same counts, and the summary.
+"$PROSPECT" lines --format json -o "$TEST_TMP/work.json" -- "$W/lines_work" >/dev/null 2>"$err"
+check work_json_same_counts [ "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("\n".join("%s,%d,%d" % (f["file"], l["line"], l["count"]) for f in d["files"] for l in f["lines"]))
+' "$TEST_TMP/work.json")" = "$(tail -n +2 "$TEST_TMP/work.csv")" ]
+# --file restricts to one file; a -f function of another name is refused with a suggestion.
+"$PROSPECT" lines --file lines_work.c -f loop --format csv -o "$TEST_TMP/loop.csv" -- \
+    "$W/lines_work" >/dev/null 2>"$err"
+check work_f_loop_only [ "$(awk -F, 'NR > 1 { printf "%s ", $3 }' "$TEST_TMP/loop.csv")" = "$calls $((calls + iters)) $iters $calls " ]
+
+# --- gcov on the same source: its line counts equal ours on every line it counts --------------
+mkdir -p "$TEST_TMP/gcov"
+if gcc -O0 -g -pthread --coverage -fprofile-update=atomic -o "$TEST_TMP/gcov/lines_work" \
+       "$SRC/lines_work.c"; then
+    (cd "$TEST_TMP/gcov" && ./lines_work >/dev/null; gcov -t lines_work.gcda 2>/dev/null) \
+        >"$TEST_TMP/work.gcov"
+    n=0 bad=""
+    while IFS=: read -r c l _; do
+        c=${c// /} l=${l// /}
+        case $c in ''|-|*[!0-9#]*) continue ;; esac
+        [ "$c" = "#####" ] && c=0
+        n=$((n + 1))
+        got=$(count "$TEST_TMP/work.csv" "$l")
+        # gcov puts a function's entry on its declaration line; the line table (and so
+        # prospect) on the line of its opening brace when that is the next one.
+        if [ -z "$got" ] && sed -n "$((l + 1))p" "$SRC/lines_work.c" | grep -q '^{'; then
+            got=$(count "$TEST_TMP/work.csv" $((l + 1)))
+        fi
+        [ "$got" = "$c" ] || bad="$bad $l:gcov=$c,ours=$got"
+    done <"$TEST_TMP/work.gcov"
+    [ -z "$bad" ] || echo "  gcov lines $n:$bad"
+    check work_gcov_counted_lines [ "$n" -ge 20 ]
+    check work_equals_gcov [ -z "$bad" ]
+else
+    skip work_equals_gcov "gcc --coverage does not build here"
+fi
+
+# --- Errors ---------------------------------------------------------------------------------------
+gcc -O0 -o "$TEST_TMP/nodebug" "$SRC/lines_fact.c" -include stdio.h
+"$PROSPECT" lines -- "$TEST_TMP/nodebug" >"$TEST_TMP/nd.out" 2>"$err"
+check nodebug_exit_1 [ $? = 1 ]
+check nodebug_message grep -q "^prospect lines: .*has no DWARF line table.*rebuild with -g" "$err"
+check nodebug_not_run [ ! -s "$TEST_TMP/nd.out" ]
+"$PROSPECT" lines -f fcat -- "$W/lines_fact" >/dev/null 2>"$err"
+check unknown_function_exit_1 [ $? = 1 ]
+check unknown_function_did_you_mean grep -q "fact" "$err"
+"$PROSPECT" lines --file nosuch.c -- "$W/lines_fact" >/dev/null 2>"$err"
+check unknown_file_exit_1 [ $? = 1 ]
+check unknown_file_named grep -q "no source file 'nosuch.c'.*lines_fact.c" "$err"
+"$PROSPECT" lines --format xml -- "$W/lines_fact" >/dev/null 2>"$err"
+check bad_format_exit_2 [ $? = 2 ]
+"$PROSPECT" lines >/dev/null 2>"$err"
+check no_command_exit_2 [ $? = 2 ]
+"$PROSPECT" lines -- "$TEST_TMP/does-not-exist" >/dev/null 2>"$err"
+check missing_command_127 [ $? = 127 ]
+ln -s "$TEST_TMP/victim" "$TEST_TMP/link"
+echo keep >"$TEST_TMP/victim"
+"$PROSPECT" lines -o "$TEST_TMP/link" -- "$W/lines_fact" >/dev/null 2>"$err"
+check output_symlink_exit_1 [ $? = 1 ]
+check output_symlink_not_followed [ "$(cat "$TEST_TMP/victim")" = keep ]
+check errors_no_probes_left no_probes_left
