@@ -11,7 +11,7 @@ struct insn {
     uint64_t addr;
     uint16_t size;
     uint8_t kind;
-    bool leader, ext;
+    bool leader, ext, call;
     uint64_t target;            /* I_JCC/I_JMP: direct target */
 };
 
@@ -70,7 +70,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     cs_insn *in;
     csh h;
     int e = 0;
-    bool ijmp = false;
+    bool ijmp = false, leaves = false;
 
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
         return -ENOMEM;
@@ -83,6 +83,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         struct insn s = { .addr = in->address, .size = in->size };
         uint64_t t = rip_address(in);
         classify(h, in, &s);
+        s.call = cs_insn_group(h, in, CS_GRP_CALL);
         ijmp |= s.kind == I_IJMP;
         if ((t && (e = vec_push(&taken, t))) || (e = vec_push(&iv, s)))
             goto out;
@@ -90,6 +91,12 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     if (!iv.n)
         goto out;
     iv.v[0].leader = iv.v[0].ext = true;
+    /* A branch out of the function (to its .cold part, a tail jump) may come back anywhere
+     * unseen: no block of it is then known to be entered only by the branches seen. */
+    for (size_t i = 0; i < iv.n; i++)
+        if ((iv.v[i].kind == I_JCC || iv.v[i].kind == I_JMP) &&
+            find(iv.v, iv.n, iv.v[i].target) == iv.n)
+            leaves = true;
     for (size_t i = 0; i < iv.n; i++) {
         struct insn *s = &iv.v[i];
         unsigned f0, l0, f1, l1;
@@ -115,12 +122,16 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
             iv.v[k].leader = iv.v[k].ext = true;
     }
     for (size_t i = 0; i < iv.n;) {
-        struct lines_block b = { .start = iv.v[i].addr, .func = func, .ext = iv.v[i].ext };
+        struct lines_block b = { .start = iv.v[i].addr, .func = func,
+                                 .ext = iv.v[i].ext || leaves };
         size_t j = i;
         if (!line_of(arg, b.start, &b.file, &b.line))
             b.line = 0;
-        while (j + 1 < iv.n && !iv.v[j + 1].leader && iv.v[j].kind == I_PLAIN)
+        b.call = iv.v[j].call;
+        while (j + 1 < iv.n && !iv.v[j + 1].leader && iv.v[j].kind == I_PLAIN) {
             j++;
+            b.call |= iv.v[j].call;
+        }
         b.end = iv.v[j].addr + iv.v[j].size;
         {
             const struct insn *l = &iv.v[j];

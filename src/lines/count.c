@@ -28,8 +28,8 @@ int lines_probe_points(const struct lines_plan *p, struct region_list *rl)
 {
     if (!rl->dsos && !(rl->dsos = dso_cache_new()))
         return -ENOMEM;
-    for (size_t i = 0; i < p->blocks.n; i++) {
-        const struct lines_block *b = &p->blocks.v[i];
+    for (size_t i = 0; i < p->probed.n; i++) {
+        const struct lines_block *b = &p->blocks.v[p->probed.v[i]];
         const char *fname = b->line ? p->files.v[b->file].path : "?";
         const char *base = strrchr(fname, '/');
         struct region r = { 0 };
@@ -142,13 +142,13 @@ fail:
 
 int lines_counter_read(struct lines_counter *c, struct lines_plan *p)
 {
-    for (size_t i = 0; i < c->n && i < p->blocks.n; i++) {
+    for (size_t i = 0; i < c->n && i < p->probed.n; i++) {
         uint64_t v;
         if (read(c->fds[i], &v, sizeof(v)) != (ssize_t)sizeof(v))
             return errno ? -errno : -EIO;
-        p->blocks.v[i].count = v;
+        p->blocks.v[p->probed.v[i]].count = v;
     }
-    return 0;
+    return lines_fill_derived(p);
 }
 
 void lines_counter_free(struct lines_counter *c)
@@ -167,9 +167,9 @@ void lines_cost_of(const struct region_list *rl, const struct lines_plan *p,
 {
     memset(out, 0, sizeof(*out));
     memcpy(out->ns, cost_ns, sizeof(cost_ns));
-    for (size_t i = 0; i < rl->regions.n && i < p->blocks.n; i++) {
+    for (size_t i = 0; i < rl->regions.n && i < p->probed.n; i++) {
         enum region_entry_kind k = region_entry_kind(rl, (int)i);
         out->probes[k]++;
-        out->hits[k] += p->blocks.v[i].count;
+        out->hits[k] += p->blocks.v[p->probed.v[i]].count;
     }
 }

@@ -14,7 +14,8 @@
 
 struct lines_counter;
 
-/* One region and one probe point per block of p (region i = block i), for jump_entry_plan.
+/* One region and one probe point per probed block of p (region i = block p->probed.v[i]), for
+ * jump_entry_plan.
  * rl must be initialized. 0 or -errno (-ENOMEM, or the ELF offset lookup's). */
 int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
 
@@ -24,7 +25,7 @@ int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
                        char *msg, size_t msglen);
 /* Reads every probe's hits (the command and its threads and children, once they exited) into
- * p->blocks[i].count. 0 or -errno. */
+ * its block's count, then computes the derived blocks'. 0 or -errno. */
 int lines_counter_read(struct lines_counter *c, struct lines_plan *p);
 /* Closes the events and deletes the probes. */
 void lines_counter_free(struct lines_counter *c);

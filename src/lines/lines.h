@@ -27,7 +27,11 @@ struct lines_block {
     bool ext;                   /* may be entered from outside the function or from code the
                                  * analysis cannot see (entry, address taken, after an
                                  * indirect jump) */
-    uint64_t count;             /* probe hits: executions of the block */
+    bool call;                  /* holds a call: what follows may run more often (fork,
+                                 * setjmp return twice) or less (exit) than the block starts */
+    bool derived;               /* no probe: its count is the sum of its predecessors' (each
+                                 * with one way out), known from probes (lines_derive) */
+    uint64_t count;             /* executions of the block: probe hits, or derived */
 };
 
 struct lines_func {
@@ -46,6 +50,8 @@ struct lines_plan {
     VEC(struct lines_block) blocks;   /* sorted by start */
     VEC(unsigned) report_files;       /* files whose lines are reported (--file), empty: all */
     VEC(char *) notes;                /* functions left out and why (for -v) */
+    VEC(size_t) probed;               /* blocks with a probe, in probe order */
+    VEC(size_t) derive_order;         /* derived blocks, each after those it is summed from */
 };
 
 struct lines_select {
@@ -58,7 +64,7 @@ struct lines_select {
 /* Reads the program's DWARF line table and symbols, picks the functions (-f names through
  * region_names: clones, did-you-mean; --file: every function with code of that file; default:
  * every function of the program's own compilation units, not those of files under /usr) and
- * cuts them into blocks. 0, or -errno with a one-line reason in err: -ENODATA (no DWARF line
+ * cuts them into blocks, and decides which need a probe (lines_derive). 0, or -errno with a one-line reason in err: -ENODATA (no DWARF line
  * table: rebuild with -g), -ENOENT (unknown function or file; suggestions), -ENOTUNIQ. */
 int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_select *sel,
                      char *err, size_t errlen);
@@ -69,6 +75,13 @@ void lines_plan_release(struct lines_plan *p);
 typedef bool (*lines_line_fn)(void *arg, uint64_t addr, unsigned *file, unsigned *line);
 int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
                      uint64_t vaddr, lines_line_fn line_of, void *arg);
+
+/* Decides which blocks need no probe: a block entered only through in-function transfers
+ * from blocks with one way out has their summed count (fewer probe hits: an epilogue after
+ * an if/else costs nothing). Fills p->probed and p->derive_order. 0 or -ENOMEM. */
+int lines_derive(struct lines_plan *p);
+/* Computes the derived blocks' counts once the probed ones are read. 0 or -ENOMEM. */
+int lines_fill_derived(struct lines_plan *p);
 
 /* Per reported line: its count. */
 struct lines_count {

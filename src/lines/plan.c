@@ -312,8 +312,10 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             goto out;
     }
     qsort(p->blocks.v, p->blocks.n, sizeof(struct lines_block), cmp_block);
-    pr_debug("%zu functions, %zu blocks, %zu source files", p->funcs.n, p->blocks.n,
-             p->files.n);
+    if ((e = lines_derive(p)))
+        goto out;
+    pr_debug("%zu functions, %zu blocks (%zu probed), %zu source files", p->funcs.n,
+             p->blocks.n, p->probed.n, p->files.n);
     e = 0;
 out:
     vec_free(&f.pick);
@@ -339,5 +341,7 @@ void lines_plan_release(struct lines_plan *p)
     vec_free(&p->blocks);
     vec_free(&p->report_files);
     vec_free(&p->notes);
+    vec_free(&p->probed);
+    vec_free(&p->derive_order);
     memset(p, 0, sizeof(*p));
 }
