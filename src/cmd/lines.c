@@ -216,8 +216,6 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "cannot read the counters: %s", strerror(-e));
         goto out;
     }
-    lines_counter_free(lc);      /* the probes go before anything else runs */
-    lc = NULL;
     if ((e = lines_solve(&plan, &counts, &ncounts))) {
         cmd_error("lines", "%s", strerror(-e));
         goto out;
@@ -250,6 +248,10 @@ static int run(struct lines_opts *o)
     if (WIFSIGNALED(wstatus))
         fprintf(stderr, "prospect lines: command terminated by signal %d (%s)\n",
                 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    /* The results are out; removing the probes takes the kernel a grace period each. */
+    if (plan.probed.n >= 100)
+        fprintf(stderr, "prospect lines: removing %zu probes (the kernel waits ~75 ms for "
+                "each on this VM; -f or --file count less code)\n", plan.probed.n);
     status = launch_exit_code(wstatus);
 out:
     if (of_open)

@@ -1,15 +1,18 @@
 /* Counting probes at block starts (count.h). */
 #define LOG_PREFIX "lines"
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lines/count.h"
 #include "perf/event.h"
-#include "probe/region_trace.h"
 #include "probe/uprobe.h"
 #include "symbol/dso.h"
 #include "util/log.h"
@@ -23,6 +26,100 @@ struct lines_counter {
     int *fds;
     size_t n;
 };
+
+/* Could the kernel refuse a uprobe on this instruction (arch/x86/kernel/uprobes.c refuses
+ * lock and es/cs/ss/ds prefixes, some VEX/EVEX forms, and system instructions)? Ordinary
+ * compiled code never is; an instruction that does not decode is asked about too. */
+static bool maybe_refused(csh h, cs_insn *in, const char *path, uint64_t off)
+{
+    uint8_t code[16];
+    const uint8_t *c = code;
+    size_t n = sizeof(code);
+    uint64_t a = 0;
+    ssize_t got = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        got = pread(fd, code, sizeof(code), (off_t)off);
+        close(fd);
+    }
+    if (got <= 0)
+        return true;
+    n = (size_t)got;
+    if (!cs_disasm_iter(h, &c, &n, &a, in))
+        return true;
+    for (unsigned i = 0; i < in->size; i++) {
+        uint8_t b = in->bytes[i];
+        if (b == 0xf0 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e)
+            return true;      /* also a false alarm on such a byte elsewhere: only costs time */
+        if (b == 0x62 || b == 0xc4 || b == 0xc5 || b == 0x8f)
+            return true;
+    }
+    return cs_insn_group(h, in, CS_GRP_INT) || cs_insn_group(h, in, CS_GRP_IRET) ||
+           cs_insn_group(h, in, CS_GRP_PRIVILEGE) || in->id == X86_INS_SYSCALL ||
+           in->id == X86_INS_SYSENTER || in->id == X86_INS_IN || in->id == X86_INS_OUT ||
+           in->id == X86_INS_INT3 || in->id == X86_INS_HLT;
+}
+
+/* The kernel checks a probed instruction only when it installs the probe in a process that
+ * maps the file; for the command that is at its exec, where a refusal is silent (the block
+ * would count 0). So a uprobe it might refuse is installed once in Prospect's own process
+ * first, through a per-task event while a private executable mapping of the file exists (as
+ * region_trace does). Only those: removing each costs the kernel a grace period (~75 ms
+ * here, one after the other). *bad = the first refused probe's index. */
+static int check_installable(const struct region_list *rl, const uint64_t *tp, size_t *bad,
+                             int *fds)
+{
+    void *m = MAP_FAILED;
+    struct stat st;
+    size_t n = 0;
+    int fd = -1, e = 0;
+
+    csh h;
+    cs_insn *in = NULL;
+
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+        return -ENOMEM;
+    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    if (!(in = cs_malloc(h))) {
+        cs_close(&h);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < rl->probes.n && !e; i++) {
+        const struct probe_point *pp = &rl->probes.v[i];
+        struct perf_event_attr a;
+        if (pp->jump || !maybe_refused(h, in, pp->path, pp->offset))
+            continue;
+        if (fd < 0) {
+            if ((fd = open(pp->path, O_RDONLY | O_CLOEXEC)) < 0)
+                break;
+            if (!fstat(fd, &st) && st.st_size > 0)
+                m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+            if (m == MAP_FAILED)
+                break;
+        }
+        memset(&a, 0, sizeof(a));
+        a.size = sizeof(a);
+        a.type = PERF_TYPE_TRACEPOINT;
+        a.config = tp[i];
+        a.disabled = 1;
+        if ((fds[n] = perf_event_open_fd(&a, 0, -1, -1, 0)) < 0) {
+            e = fds[n];
+            *bad = i;
+        } else {
+            n++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    cs_free(in, 1);
+    cs_close(&h);
+    if (m != MAP_FAILED)
+        munmap(m, (size_t)st.st_size);
+    if (fd >= 0)
+        close(fd);
+    return e;
+}
 
 int lines_probe_points(const struct lines_plan *p, struct region_list *rl)
 {
@@ -82,6 +179,7 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
                        char *msg, size_t msglen)
 {
     struct lines_counter *c = calloc(1, sizeof(*c));
+    uint64_t *tp = NULL;
     int e;
 
     *out = NULL;
@@ -98,18 +196,23 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
         snprintf(msg, msglen, "cannot create uprobes: %s", uprobe_advice(errno));
         goto fail;
     }
+    if (!(tp = calloc(rl->probes.n + 1, sizeof(*tp)))) {
+        e = -ENOMEM;
+        goto fail;
+    }
+    /* Every probe is in this file (one uprobe_set_add per probe): probes share nothing. */
     for (size_t i = 0; i < rl->probes.n; i++) {
         const struct probe_point *pp = &rl->probes.v[i];
-        struct perf_event_attr a;
-        uint64_t tp;
-        int fd;
-
-        if ((e = uprobe_set_add(c->set, pp->path, pp->offset, false, &tp))) {
+        if ((e = uprobe_set_add(c->set, pp->path, pp->offset, false, &tp[i]))) {
             snprintf(msg, msglen, "cannot create a uprobe at %s:0x%llx: %s", pp->path,
                      (unsigned long long)pp->offset, strerror(-e));
             goto fail;
         }
-        if (!pp->jump && (e = probe_installable(pp->path, tp))) {
+    }
+    {
+        size_t bad = 0;
+        if ((e = check_installable(rl, tp, &bad, c->fds))) {
+            const struct probe_point *pp = &rl->probes.v[bad];
             snprintf(msg, msglen, "the kernel refuses a uprobe on the instruction at 0x%llx "
                      "(%s): %s", (unsigned long long)pp->vaddr,
                      rl->regions.v[pp->region].label, e == -524 ? "it cannot be "
@@ -117,10 +220,16 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
                      "function out" : strerror(-e));
             goto fail;
         }
+    }
+    for (size_t i = 0; i < rl->probes.n; i++) {
+        const struct probe_point *pp = &rl->probes.v[i];
+        struct perf_event_attr a;
+        int fd;
+
         memset(&a, 0, sizeof(a));
         a.size = sizeof(a);
         a.type = PERF_TYPE_TRACEPOINT;
-        a.config = tp;
+        a.config = tp[i];
         a.inherit = 1;
         a.disabled = 1;
         a.enable_on_exec = 1;
@@ -133,9 +242,11 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
         c->fds[c->n++] = fd;
     }
     pr_debug("%zu counting probes", c->n);
+    free(tp);
     *out = c;
     return 0;
 fail:
+    free(tp);
     lines_counter_free(c);
     return e;
 }

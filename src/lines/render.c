@@ -159,6 +159,15 @@ static void one_file(FILE *f, const struct lines_report *r, const struct lines_c
     fprintf(f, "%9.2f   Average executions per line\n", n ? (double)total / (double)n : 0.0);
 }
 
+/* Every block's executions, probed or derived. */
+static uint64_t block_executions(const struct lines_plan *p)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->blocks.n; i++)
+        n += p->blocks.v[i].count;
+    return n;
+}
+
 static void header(FILE *f, const struct lines_report *r)
 {
     const struct lines_cost *k = r->cost;
@@ -172,13 +181,15 @@ static void header(FILE *f, const struct lines_report *r)
     fprintf(f, "# prospect lines: exact executions per source line of %s\n", r->plan->exe);
     fprintf(f, "# count = entries into the line's code from another line or function "
                "(docs/lines.md)\n");
-    fprintf(f, "# %zu counting probes at block starts: %zu jump, %zu emulated uprobe, %zu "
-               "single-stepped\n", k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
+    fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated uprobe, %zu "
+               "single-stepped),\n#   the others summed from their predecessors\n",
+            r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
             k->probes[1], k->probes[2]);
     fprintf(f, "# cost per counted execution (estimate, this VM): %.1f us by jump, %.1f us "
-               "emulated,\n#   %.1f us single-stepped; this run: %llu block executions "
-               "counted, ~%.1f ms of probes\n", k->ns[0] / 1000, k->ns[1] / 1000,
-            k->ns[2] / 1000, (unsigned long long)hits, ns / 1e6);
+               "emulated,\n#   %.1f us single-stepped; this run: %llu probe hits for %llu "
+               "block executions, ~%.1f ms\n", k->ns[0] / 1000, k->ns[1] / 1000,
+            k->ns[2] / 1000, (unsigned long long)hits,
+            (unsigned long long)block_executions(r->plan), ns / 1e6);
     fprintf(f, "# ##### = executable, never run%s\n",
             approx ? "; ~N = upper bound (a transfer within the line could not be derived)"
                    : "");
@@ -224,7 +235,10 @@ void lines_render_json(FILE *f, const struct lines_report *r)
     json_u64(&j, "jump", k->probes[0]);
     json_u64(&j, "emulated", k->probes[1]);
     json_u64(&j, "single_stepped", k->probes[2]);
-    json_u64(&j, "block_executions", k->hits[0] + k->hits[1] + k->hits[2]);
+    json_u64(&j, "hits_jump", k->hits[0]);
+    json_u64(&j, "hits_emulated", k->hits[1]);
+    json_u64(&j, "hits_single_stepped", k->hits[2]);
+    json_u64(&j, "block_executions", block_executions(r->plan));
     json_end_object(&j);
     json_begin_array(&j, "files");
     for (size_t i = 0, e; i < r->n; i = e) {

@@ -320,7 +320,7 @@ static int target_tids(pid_t pid, bool attach, pid_t **out, size_t *n)
  * 0 calls). So install it once in our own process first, through a per-task event on a private
  * executable mapping of the file: a refused instruction fails the open (ENOTSUPP, 524).
  * 0, or the error of the open; 0 too when the check cannot be made (the mapping fails). */
-int probe_installable(const char *path, uint64_t tp_id)
+static int probe_installable(const char *path, uint64_t tp_id)
 {
     struct perf_event_attr a;
     struct stat st;

@@ -73,10 +73,6 @@ void region_trace_get_stats(const struct region_trace *rt, struct region_trace_s
 /* With a watch: the pids of images of a watched program that did not map the trampoline (the
  * first 256). Owned by rt. */
 size_t region_trace_unpatched(const struct region_trace *rt, const uint32_t **pids);
-/* Does the kernel accept a uprobe (tracepoint tp_id) on its instruction? It checks only when
- * installing the probe in a process that maps the file, so this installs it once in Prospect's
- * own process. 0, or the open's -errno (-524: the instruction cannot be stepped or emulated). */
-int probe_installable(const char *path, uint64_t tp_id);
 /* Closes every event and deletes every probe: the target keeps running unchanged. */
 void region_trace_free(struct region_trace *rt);
 #endif
