@@ -19,7 +19,7 @@
 
 /* What one counted execution costs the program, ns, per kind (REGION_ENTRY_*): medians of
  * bench/bench_lines.sh on the development VM (docs/lines.md, "Cost"). */
-static const double cost_ns[3] = { 700, 1600, 7500 };
+static const double cost_ns[3] = { 2000, 2000, 25000 };
 
 struct lines_counter {
     struct uprobe_set *set;
