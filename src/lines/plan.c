@@ -1,9 +1,11 @@
 /* Which functions `prospect lines` counts, and their blocks: the DWARF line table (libdw) gives
  * each instruction its line, the symbols give the functions. */
 #define LOG_PREFIX "lines"
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,7 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
 {
     Dwarf_Off off = 0, next;
     size_t hsize, seq = 0;
-    const char *last_src = NULL;
+    const char *last_src = NULL, *comp_dir;
     unsigned last_idx = 0;
     int e;
 
@@ -84,6 +86,11 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         }
         name = dwarf_diename(&cu);
         own = !name || !str_starts(name, "/usr/");
+        {
+            Dwarf_Attribute at;
+            comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+        }
+        last_src = NULL;
         for (size_t i = 0; i < nlines; i++) {
             Dwarf_Line *l = dwarf_onesrcline(lines, i);
             const char *src;
@@ -100,8 +107,15 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
             w = (struct row){ .addr = a, .line = end ? 0 : (unsigned)ln, .seq = seq++,
                               .end = end, .own = own };
             if (!end) {
-                if (src != last_src && (e = intern_file(p, src, &last_idx)))
+                /* A relative name is relative to the unit's compilation directory. */
+                if (src != last_src && src[0] != '/' && comp_dir) {
+                    char full[PATH_MAX];
+                    snprintf(full, sizeof(full), "%s/%s", comp_dir, src);
+                    if ((e = intern_file(p, full, &last_idx)))
+                        return e;
+                } else if (src != last_src && (e = intern_file(p, src, &last_idx))) {
                     return e;
+                }
                 last_src = src;
                 w.file = last_idx;
             }
