@@ -1,5 +1,6 @@
 #define LOG_PREFIX "lines"
 /* prospect lines: exact executions per source line of an unmodified program (src/lines/). */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "cmd/cmd.h"
 #include "lines/count.h"
 #include "lines/lines.h"
@@ -18,9 +20,11 @@
 #include "util/launch.h"
 #include "util/log.h"
 #include "util/outfile.h"
+#include "util/strutil.h"
 
 const char cmd_lines_usage[] =
 "usage: prospect lines [options] -- COMMAND [ARGS...]\n"
+"       prospect lines [options] -p PID\n"
 "\n"
 "Counts how many times each source line of a program runs, exactly (not sampled), on the\n"
 "unmodified binary: a counting probe at the first instruction of each block of each line\n"
@@ -39,13 +43,15 @@ const char cmd_lines_usage[] =
 "                         so the command's standard output stays its own)\n"
 "      --source-dir DIR   look for source files under DIR too (path made relative, then by\n"
 "                         trailing components)\n"
+"  -p, --pid PID          count a running process instead (every thread, and the threads and\n"
+"                         children they create) until it exits or Ctrl-C; plain uprobes\n"
 "      --entry trap       plain uprobes everywhere (no jump entries; for comparison)\n"
 "  -v, --verbose          which blocks jump, which stay uprobes and why\n"
 "  -h, --help             this help\n"
 "\n"
 "Cost: each probe hit costs the program about 2 us by a jump entry or an emulated uprobe,\n"
 "25 us on a single-stepped one (this VM under load; the header says how many of each).\n"
-"Blocks whose count is a sum of others' get no probe. Not yet: -p PID (attach).\n"
+"Blocks whose count is a sum of others' get no probe.\n"
 "\n"
 "Examples:\n"
 "  prospect lines -- ./fact\n"
@@ -59,6 +65,7 @@ struct lines_opts {
     enum lines_fmt fmt;
     const char *output, *source_dir;
     bool trap;
+    pid_t pid;
     char **argv;
 };
 
@@ -72,6 +79,7 @@ static int parse(int argc, char **argv, struct lines_opts *o)
         { "output", required_argument, NULL, 'o' },
         { "source-dir", required_argument, NULL, O_SRCDIR },
         { "entry", required_argument, NULL, O_ENTRY },
+        { "pid", required_argument, NULL, 'p' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -109,18 +117,67 @@ static int parse(int argc, char **argv, struct lines_opts *o)
             else if (strcmp(optarg, "jump"))
                 return cmd_usage_error("lines", "unknown --entry '%s' (jump or trap)", optarg);
             break;
-        case 'p':
-            return cmd_usage_error("lines", "-p (attach to a running process) is not "
-                                   "implemented yet: give a command after --");
+        case 'p': {
+            uint64_t v;
+            if (parse_u64(optarg, &v) || !v || v > 0x3fffffff)
+                return cmd_usage_error("lines", "-p wants a process id, not '%s'", optarg);
+            o->pid = (pid_t)v;
+            break;
+        }
         case 'v': log_verbosity++; break;
         case 'h': return -1;
         default: return cmd_bad_option("lines", argv, optind, optopt, c);
         }
     }
-    if (optind >= argc)
+    if (o->pid && optind < argc)
+        return cmd_usage_error("lines", "-p PID or a command, not both");
+    if (!o->pid && optind >= argc)
         return cmd_usage_error("lines", "no command given (prospect lines [options] -- "
-                               "COMMAND)");
+                               "COMMAND, or -p PID)");
     o->argv = argv + optind;
+    return 0;
+}
+
+/* The program of a running process: /proc/PID/exe's target (untrusted: a path only). */
+static int attach_exe(pid_t pid, char *out, size_t len)
+{
+    char link[64];
+    ssize_t n;
+    snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+    if ((n = readlink(link, out, len - 1)) < 0)
+        return -errno;
+    out[n] = '\0';
+    if (str_ends(out, " (deleted)"))
+        return -ENOENT;
+    return 0;
+}
+
+/* The process's threads now (more may start: the events are inherited by those). */
+static int attach_tids(pid_t pid, pid_t **out, size_t *n)
+{
+    VEC(pid_t) v = { 0 };
+    char dir[64];
+    struct dirent *de;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    if (!(d = opendir(dir)))
+        return -errno;
+    while ((de = readdir(d))) {
+        uint64_t t;
+        if (parse_u64(de->d_name, &t) || !t || t > 0x3fffffff)
+            continue;
+        if (vec_push(&v, (pid_t)t)) {
+            closedir(d);
+            vec_free(&v);
+            return -ENOMEM;
+        }
+    }
+    closedir(d);
+    if (!v.n)
+        return -ESRCH;
+    *out = v.v;
+    *n = v.n;
     return 0;
 }
 
@@ -142,13 +199,22 @@ static int run(struct lines_opts *o)
     struct lines_count *counts = NULL;
     struct outfile of = { 0 };
     bool of_open = false;
-    size_t ncounts = 0;
+    size_t ncounts = 0, ntids = 0;
+    pid_t *tids = NULL;
     char exe[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
 
     region_list_init(&rl);
     memset(&plan, 0, sizeof(plan));
-    if ((e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
+    if (o->pid) {
+        if ((e = attach_exe(o->pid, exe, sizeof(exe))) || (e = attach_tids(o->pid, &tids,
+                                                                           &ntids))) {
+            cmd_error("lines", "cannot attach to process %d: %s", (int)o->pid,
+                      e == -ENOENT && kill(o->pid, 0) == 0 ? "its program file was deleted"
+                                                           : strerror(-e));
+            return 1;
+        }
+    } else if ((e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
         cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
         return e == -ENOENT ? 127 : 126;
     }
@@ -162,7 +228,7 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "%s: %s", exe, strerror(-e));
         goto out;
     }
-    if (!o->trap) {
+    if (!o->trap && !o->pid) {
         msg[0] = '\0';
         if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
             cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
@@ -183,23 +249,29 @@ static int run(struct lines_opts *o)
         }
         of_open = true;
     }
-    if ((e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
+    if (!o->pid && (e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
         cmd_error("lines", "cannot start '%s': %s", o->argv[0], strerror(-e));
         goto out;
     }
-    if ((e = lines_counter_open(&lc, &rl, l.pid, msg, sizeof(msg)))) {
+    if ((e = lines_counter_open(&lc, &rl, o->pid ? o->pid : l.pid, tids, ntids, msg,
+                                sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
-        launch_abort(&l);
+        if (!o->pid)
+            launch_abort(&l);
         goto out;
     }
     collect_install_stop_handlers();
-    if ((e = launch_go(&l))) {
+    if (o->pid) {
+        fprintf(stderr, "prospect lines: counting process %d (%zu threads; Ctrl-C to stop)\n",
+                (int)o->pid, ntids);
+    } else if ((e = launch_go(&l))) {
         cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
         status = e == -ENOENT ? 127 : 126;
         goto out;
     }
     {
-        struct launch_wait_opts w = { .child = l.pid, .stop_signal = &collect_stop_signal,
+        struct launch_wait_opts w = { .child = o->pid ? 0 : l.pid, .attach_pid = o->pid,
+                                      .stop_signal = &collect_stop_signal,
                                       .stop_count = &collect_stop_count };
         e = launch_wait(&w, &wstatus);
         if (e == -ECANCELED) {
@@ -234,7 +306,7 @@ static int run(struct lines_opts *o)
             lines_render_text(f, &r);
     }
     jump_entry_problems(je, &rl, warn_line, NULL);
-    if (collect_stop_signal)
+    if (collect_stop_signal && !o->pid)
         fprintf(stderr, "prospect lines: the command got SIG%s: the counts cover the run until "
                 "it ended\n", sigabbrev_np(collect_stop_signal) ?
                 sigabbrev_np(collect_stop_signal) : "?");
@@ -252,8 +324,9 @@ static int run(struct lines_opts *o)
     if (plan.probed.n >= 100)
         fprintf(stderr, "prospect lines: removing %zu probes (the kernel waits ~75 ms for "
                 "each on this VM; -f or --file count less code)\n", plan.probed.n);
-    status = launch_exit_code(wstatus);
+    status = o->pid ? 0 : launch_exit_code(wstatus);
 out:
+    free(tids);
     if (of_open)
         outfile_abort(&of);
     free(counts);

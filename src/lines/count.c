@@ -23,8 +23,8 @@ static const double cost_ns[3] = { 2000, 2000, 25000 };
 
 struct lines_counter {
     struct uprobe_set *set;
-    int *fds;
-    size_t n;
+    int *fds;                   /* per probe, per thread (one thread for a launched command) */
+    size_t n, nthreads;
 };
 
 /* Could the kernel refuse a uprobe on this instruction (arch/x86/kernel/uprobes.c refuses
@@ -176,7 +176,7 @@ static int room_for(size_t n, char *msg, size_t msglen)
 }
 
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
-                       char *msg, size_t msglen)
+                       const pid_t *tids, size_t ntids, char *msg, size_t msglen)
 {
     struct lines_counter *c = calloc(1, sizeof(*c));
     uint64_t *tp = NULL;
@@ -184,11 +184,12 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
 
     *out = NULL;
     msg[0] = '\0';
-    if (!c || !(c->fds = malloc((rl->probes.n + 1) * sizeof(int)))) {
+    if (!c || !(c->fds = malloc((rl->probes.n * (ntids ? ntids : 1) + 1) * sizeof(int)))) {
         free(c);
         return -ENOMEM;
     }
-    if ((e = room_for(rl->probes.n, msg, msglen)))
+    c->nthreads = tids ? ntids : 1;
+    if ((e = room_for(rl->probes.n * c->nthreads, msg, msglen)))
         goto fail;
     uprobe_cleanup_stale();
     if (!(c->set = uprobe_set_new())) {
@@ -231,15 +232,21 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
         a.type = PERF_TYPE_TRACEPOINT;
         a.config = tp[i];
         a.inherit = 1;
-        a.disabled = 1;
-        a.enable_on_exec = 1;
-        if ((fd = perf_event_open_fd(&a, (int)pid, -1, -1, 0)) < 0) {
-            e = fd;
-            snprintf(msg, msglen, "cannot open a counter on the uprobe at 0x%llx: %s",
-                     (unsigned long long)pp->vaddr, strerror(-e));
-            goto fail;
+        /* A launched command counts from its exec; an attached process from now, in every
+         * thread it has (and, inherited, every thread and child they create). */
+        a.disabled = !tids;
+        a.enable_on_exec = !tids;
+        for (size_t t = 0; t < c->nthreads; t++) {
+            pid_t who = tids ? tids[t] : pid;
+            if ((fd = perf_event_open_fd(&a, (int)who, -1, -1, 0)) < 0 &&
+                !(fd == -ESRCH && tids && who != pid)) {   /* a thread that just ended */
+                e = fd;
+                snprintf(msg, msglen, "cannot open a counter on the uprobe at 0x%llx: %s",
+                         (unsigned long long)pp->vaddr, strerror(-e));
+                goto fail;
+            }
+            c->fds[c->n++] = fd;
         }
-        c->fds[c->n++] = fd;
     }
     pr_debug("%zu counting probes", c->n);
     free(tp);
@@ -253,11 +260,18 @@ fail:
 
 int lines_counter_read(struct lines_counter *c, struct lines_plan *p)
 {
-    for (size_t i = 0; i < c->n && i < p->probed.n; i++) {
-        uint64_t v;
-        if (read(c->fds[i], &v, sizeof(v)) != (ssize_t)sizeof(v))
-            return errno ? -errno : -EIO;
-        p->blocks.v[p->probed.v[i]].count = v;
+    for (size_t i = 0; i * c->nthreads < c->n && i < p->probed.n; i++) {
+        uint64_t sum = 0;
+        for (size_t t = 0; t < c->nthreads; t++) {
+            int fd = c->fds[i * c->nthreads + t];
+            uint64_t v;
+            if (fd < 0)
+                continue;
+            if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+                return errno ? -errno : -EIO;
+            sum += v;
+        }
+        p->blocks.v[p->probed.v[i]].count = sum;
     }
     return lines_fill_derived(p);
 }
@@ -267,7 +281,8 @@ void lines_counter_free(struct lines_counter *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->n; i++)
-        close(c->fds[i]);
+        if (c->fds[i] >= 0)
+            close(c->fds[i]);
     free(c->fds);
     uprobe_set_free(c->set);
     free(c);

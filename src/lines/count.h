@@ -20,10 +20,11 @@ struct lines_counter;
 int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
 
 /* Creates the probes of rl and opens a counting event on each, on `pid` (a launched child held
- * before exec: counting starts at exec). -errno with a one-line message: probe creation, a
- * probe the kernel refuses, too many open files. */
+ * before exec: counting starts at exec), or with tids (an attached process's threads) on each
+ * of them, counting from now. -errno with a one-line message: probe creation, a probe the
+ * kernel refuses, too many open files. */
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
-                       char *msg, size_t msglen);
+                       const pid_t *tids, size_t ntids, char *msg, size_t msglen);
 /* Reads every probe's hits (the command and its threads and children, once they exited) into
  * its block's count, then computes the derived blocks'. 0 or -errno. */
 int lines_counter_read(struct lines_counter *c, struct lines_plan *p);

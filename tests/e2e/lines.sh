@@ -114,6 +114,46 @@ print("\n".join("%s,%d,%d" % (f["file"], l["line"], l["count"]) for f in d["file
     "$W/lines_work" >/dev/null 2>"$err"
 check work_f_loop_only [ "$(awk -F, 'NR > 1 { printf "%s ", $3 }' "$TEST_TMP/loop.csv")" = "$calls $((calls + iters)) $iters $calls " ]
 
+# --- -p PID: a running process, its threads and the threads it starts, counted from attach ------
+build_workload lines_attach lines_attach -O0 -g -pthread || { fail build lines_attach; exit 0; }
+# until_true SECONDS CMD...: polls a condition (not a sleep standing for one); false at the limit.
+until_true() {
+    local n=$(($1 * 20)); shift
+    while ! "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.05; done
+}
+exe_is() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]; }
+mkfifo "$TEST_TMP/go"
+"$W/lines_attach" <"$TEST_TMP/go" >/dev/null &
+apid=$!
+exec 9>"$TEST_TMP/go"
+if until_true 30 exe_is $apid "$W/lines_attach"; then
+    "$PROSPECT" lines -p $apid --format csv -o "$TEST_TMP/att.csv" 2>"$TEST_TMP/att.err" &
+    lpid=$!
+    until_true 60 grep -q "counting process $apid" "$TEST_TMP/att.err"
+    echo go >&9
+    exec 9>&-
+    wait $lpid
+    check attach_exit_0 [ $? = 0 ]
+    wait $apid
+    check attach_target_exit_0 [ $? = 0 ]
+    aline() { grep -n "/\* L:$1 \*/" "$SRC/lines_attach.c" | cut -d: -f1; }
+    # spin() runs 50 times in main and 25 in each of two threads started after the attach.
+    check attach_loop_body_100 [ "$(count "$TEST_TMP/att.csv" "$(aline spin_body)")" = 100 ]
+    check attach_loop_for_103 [ "$(count "$TEST_TMP/att.csv" "$(aline spin_for)")" = 103 ]
+    check attach_new_threads_counted [ "$(count "$TEST_TMP/att.csv" "$(aline worker)")" = 2 ]
+else
+    exec 9>&-
+    fail attach_target_started "lines_attach did not start"
+fi
+"$PROSPECT" lines -p abc -o /dev/null >/dev/null 2>"$err"
+check attach_bad_pid_exit_2 [ $? = 2 ]
+# pid_max is at most 4194304 (2^22), so no process has that id.
+"$PROSPECT" lines -p 4194304 -o /dev/null >/dev/null 2>"$err"
+check attach_no_process_exit_1 [ $? = 1 ]
+check attach_no_process_message grep -q "^prospect lines: cannot attach to process 4194304: " "$err"
+"$PROSPECT" lines -p $$ -- true >/dev/null 2>"$err"
+check attach_and_command_exit_2 [ $? = 2 ]
+
 # --- gcov on the same source: its line counts equal ours on every line it counts --------------
 mkdir -p "$TEST_TMP/gcov"
 if gcc -O0 -g -pthread --coverage -fprofile-update=atomic -o "$TEST_TMP/gcov/lines_work" \
