@@ -65,6 +65,19 @@ check fact_header_states_cost grep -Eq "^# cost per counted execution .*us by ju
 check fact_f_csv_header [ "$(head -1 "$TEST_TMP/fact_f.csv")" = "file,line,count" ]
 check fact_f_only_fact [ "$(awk -F, 'NR > 1 { printf "%s=%s ", $2, $3 }' "$TEST_TMP/fact_f.csv")" = "1=20 2=20 3=19 5=1 7=20 " ]
 
+# --source-dir: a program whose source moved; a FIFO where the source was is never opened for
+# reading (no hang), the listing says the source was not found.
+mkdir -p "$TEST_TMP/build" "$TEST_TMP/moved"
+cp "$SRC/lines_fact.c" "$TEST_TMP/build/fact.c"
+(cd "$TEST_TMP/build" && gcc -O0 -g -include stdio.h -o fact fact.c)
+mv "$TEST_TMP/build/fact.c" "$TEST_TMP/moved/fact.c"
+"$PROSPECT" lines -o "$out" --source-dir "$TEST_TMP/moved" -- "$TEST_TMP/build/fact" >/dev/null 2>"$err"
+check source_dir_finds_moved_source grep -q '^          19 ->         return n \* fact(n - 1);$' "$out"
+mkfifo "$TEST_TMP/build/fact.c"
+"$PROSPECT" lines -o "$out" -- "$TEST_TMP/build/fact" >/dev/null 2>"$err"
+check source_fifo_not_read grep -q "^\*\*\* File .*/build/fact.c (source not found" "$out"
+check source_missing_lists_lines grep -q "^          19 -> line 3$" "$out"
+
 # --- Loops, recursion, threads, a function never run, a child: the model ------------------------
 line_of() { grep -n "/\* L:$1 \*/" "$SRC/lines_work.c" | cut -d: -f1; }
 "$W/lines_work" >"$TEST_TMP/work.plain"
@@ -129,7 +142,7 @@ exec 9>"$TEST_TMP/go"
 if until_true 30 exe_is $apid "$W/lines_attach"; then
     "$PROSPECT" lines -p $apid --format csv -o "$TEST_TMP/att.csv" 2>"$TEST_TMP/att.err" &
     lpid=$!
-    until_true 60 grep -q "counting process $apid" "$TEST_TMP/att.err"
+    until_true 60 grep -qs "counting process $apid" "$TEST_TMP/att.err"
     echo go >&9
     exec 9>&-
     wait $lpid
