@@ -200,6 +200,7 @@ static int run(struct lines_opts *o)
     struct outfile of = { 0 };
     bool of_open = false;
     size_t ncounts = 0, ntids = 0;
+    uint64_t lost = 0;
     pid_t *tids = NULL;
     char exe[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
@@ -272,7 +273,8 @@ static int run(struct lines_opts *o)
     {
         struct launch_wait_opts w = { .child = o->pid ? 0 : l.pid, .attach_pid = o->pid,
                                       .stop_signal = &collect_stop_signal,
-                                      .stop_count = &collect_stop_count };
+                                      .stop_count = &collect_stop_count,
+                                      .tick = lines_counter_poll, .tick_arg = lc };
         e = launch_wait(&w, &wstatus);
         if (e == -ECANCELED) {
             cmd_error("lines", "interrupted twice: the command (pid %d) runs on, uncounted",
@@ -284,7 +286,7 @@ static int run(struct lines_opts *o)
             goto out;
         }
     }
-    if ((e = lines_counter_read(lc, &plan))) {
+    if ((e = lines_counter_read(lc, &plan, &lost))) {
         cmd_error("lines", "cannot read the counters: %s", strerror(-e));
         goto out;
     }
@@ -306,6 +308,10 @@ static int run(struct lines_opts *o)
             lines_render_text(f, &r);
     }
     jump_entry_problems(je, &rl, warn_line, NULL);
+    if (lost)
+        fprintf(stderr, "prospect lines: warning: %llu probe hits were lost (their samples did "
+                "not fit the ring buffers): the counts are incomplete\n",
+                (unsigned long long)lost);
     if (collect_stop_signal && !o->pid)
         fprintf(stderr, "prospect lines: the command got SIG%s: the counts cover the run until "
                 "it ended\n", sigabbrev_np(collect_stop_signal) ?
@@ -320,10 +326,6 @@ static int run(struct lines_opts *o)
     if (WIFSIGNALED(wstatus))
         fprintf(stderr, "prospect lines: command terminated by signal %d (%s)\n",
                 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
-    /* The results are out; removing the probes takes the kernel a grace period each. */
-    if (plan.probed.n >= 100)
-        fprintf(stderr, "prospect lines: removing %zu probes (the kernel waits ~75 ms for "
-                "each on this VM; -f or --file count less code)\n", plan.probed.n);
     status = o->pid ? 0 : launch_exit_code(wstatus);
 out:
     free(tids);

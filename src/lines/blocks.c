@@ -11,7 +11,8 @@ struct insn {
     uint64_t addr;
     uint16_t size;
     uint8_t kind;
-    bool leader, ext, call;
+    bool leader, ext, call, nop, unsafe;
+    bool reached;               /* a branch target, an address taken, or fallen into */
     uint64_t target;            /* I_JCC/I_JMP: direct target */
 };
 
@@ -46,6 +47,23 @@ static uint64_t rip_address(const cs_insn *in)
     return 0;
 }
 
+bool lines_insn_unprobeable(csh h, const cs_insn *in)
+{
+    for (unsigned i = 0; i < in->size; i++) {
+        uint8_t b = in->bytes[i];
+        /* Prefixes arch/x86/kernel/uprobes.c refuses (lock, es/cs/ss/ds), VEX/EVEX forms it
+         * may: a false alarm on such a byte elsewhere in the instruction only moves the probe
+         * or asks the kernel. */
+        if (b == 0xf0 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x62 ||
+            b == 0xc4 || b == 0xc5 || b == 0x8f)
+            return true;
+    }
+    return cs_insn_group(h, in, CS_GRP_INT) || cs_insn_group(h, in, CS_GRP_IRET) ||
+           cs_insn_group(h, in, CS_GRP_PRIVILEGE) || in->id == X86_INS_SYSCALL ||
+           in->id == X86_INS_SYSENTER || in->id == X86_INS_IN || in->id == X86_INS_OUT ||
+           in->id == X86_INS_INT3 || in->id == X86_INS_HLT;
+}
+
 static size_t find(const struct insn *v, size_t n, uint64_t a)
 {
     size_t lo = 0, hi = n;
@@ -64,6 +82,9 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
 {
     VEC(struct insn) iv = { 0 };
     VEC(uint64_t) taken = { 0 };
+    struct redirect { uint64_t from, to; };
+    VEC(struct redirect) redir = { 0 };
+    size_t first = p->blocks.n;
     const uint8_t *c = code;
     size_t left = n;
     uint64_t a = vaddr;
@@ -84,6 +105,8 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         uint64_t t = rip_address(in);
         classify(h, in, &s);
         s.call = cs_insn_group(h, in, CS_GRP_CALL);
+        s.nop = in->id == X86_INS_NOP;
+        s.unsafe = lines_insn_unprobeable(h, in);
         ijmp |= s.kind == I_IJMP;
         if ((t && (e = vec_push(&taken, t))) || (e = vec_push(&iv, s)))
             goto out;
@@ -110,7 +133,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         if ((s->kind == I_JCC || s->kind == I_JMP)) {
             size_t k = find(iv.v, iv.n, s->target);
             if (k < iv.n)
-                iv.v[k].leader = true;
+                iv.v[k].leader = iv.v[k].reached = true;
         }
         if (i > 0 && line_of(arg, s->addr, &f1, &l1) &&
             (!line_of(arg, iv.v[i - 1].addr, &f0, &l0) || f0 != f1 || l0 != l1))
@@ -119,20 +142,40 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     for (size_t i = 0; i < taken.n; i++) {
         size_t k = find(iv.v, iv.n, taken.v[i]);
         if (k < iv.n)
-            iv.v[k].leader = iv.v[k].ext = true;
+            iv.v[k].leader = iv.v[k].ext = iv.v[k].reached = true;
     }
+    /* Reached by falling in: after anything but a jump, a return or a trap. */
+    for (size_t i = 0; i < iv.n; i++)
+        if (i == 0 || iv.v[i - 1].kind == I_PLAIN || iv.v[i - 1].kind == I_JCC)
+            iv.v[i].reached = true;
     for (size_t i = 0; i < iv.n;) {
+        /* Alignment padding after a jump or a return, which nothing branches to: no block
+         * (compilers align the label after the padding, so not even a jump table lands on
+         * it; gcc's `cs nopw` is one the kernel would refuse to probe). */
+        if (iv.v[i].nop && !iv.v[i].reached) {
+            while (i < iv.n && iv.v[i].nop && !iv.v[i].reached)
+                i++;
+            continue;
+        }
         struct lines_block b = { .start = iv.v[i].addr, .func = func,
                                  .ext = iv.v[i].ext || leaves };
         size_t j = i;
         if (!line_of(arg, b.start, &b.file, &b.line))
             b.line = 0;
         b.call = iv.v[j].call;
+        b.probe_at = b.start;
         while (j + 1 < iv.n && !iv.v[j + 1].leader && iv.v[j].kind == I_PLAIN) {
             j++;
             b.call |= iv.v[j].call;
         }
         b.end = iv.v[j].addr + iv.v[j].size;
+        /* A block runs from its start to its end, so any of its instructions counts it: not
+         * padding (gcc's `cs nopw` aligning a loop), not one the kernel may refuse. */
+        for (size_t k = i; k <= j; k++)
+            if (!iv.v[k].nop && !iv.v[k].unsafe) {
+                b.probe_at = iv.v[k].addr;
+                break;
+            }
         {
             const struct insn *l = &iv.v[j];
             bool falls = l->kind == I_PLAIN || l->kind == I_JCC;
@@ -148,13 +191,32 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
                 b.cond = false;
             }
         }
+        /* Padding that is fallen into (aligning a loop head) is no code of a line: control
+         * goes on to the next block, which gets its predecessors. */
+        if (b.probe_at == b.start && iv.v[i].nop && !iv.v[i].ext && b.nsucc == 1 && !b.cond) {
+            bool all_nops = true;
+            for (size_t k = i; k <= j; k++)
+                all_nops &= iv.v[k].nop;
+            if (all_nops) {
+                if ((e = vec_push(&redir, ((struct redirect){ b.start, b.succ[0] }))))
+                    goto out;
+                i = j + 1;
+                continue;
+            }
+        }
         if ((e = vec_push(&p->blocks, b)))
             goto out;
         i = j + 1;
     }
+    for (size_t k = first; k < p->blocks.n; k++)
+        for (unsigned x = 0; x < p->blocks.v[k].nsucc; x++)
+            for (size_t r = 0; r < redir.n; r++)     /* in address order: chains resolve */
+                if (p->blocks.v[k].succ[x] == redir.v[r].from)
+                    p->blocks.v[k].succ[x] = redir.v[r].to;
 out:
     vec_free(&iv);
     vec_free(&taken);
+    vec_free(&redir);
     cs_free(in, 1);
     cs_close(&h);
     return e;

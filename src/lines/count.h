@@ -1,6 +1,8 @@
-/* The counting probes of `prospect lines`: one per block start, each a tracefs uprobe read
- * through a counting perf event (PERF_TYPE_TRACEPOINT, attr.inherit) on the launched command:
- * every thread and child process is counted, no sample is written, the kernel only adds 1.
+/* The probes of `prospect lines`: one per probed block start, all in ONE tracefs uprobe event
+ * ("p:prospect_PID/lines PATH:OFF id=\\N:u32" appended per probe), opened per cpu with
+ * attr.inherit on the launched command (every thread and child process) as a sampling event:
+ * each hit writes a small sample whose raw data names its probe, tallied here. One event, not
+ * one per probe: the kernel waits a grace period (~75 ms here) to remove each event.
  * Where jump_entry_plan moves a probe to Prospect's trampoline (the command's own program),
  * a hit is a jump to an emulated nop instead of an int3 and a single-step. */
 #ifndef PROSPECT_LINES_COUNT_H
@@ -25,10 +27,13 @@ int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
  * kernel refuses, too many open files. */
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
                        const pid_t *tids, size_t ntids, char *msg, size_t msglen);
-/* Reads every probe's hits (the command and its threads and children, once they exited) into
- * its block's count, then computes the derived blocks'. 0 or -errno. */
-int lines_counter_read(struct lines_counter *c, struct lines_plan *p);
-/* Closes the events and deletes the probes. */
+/* launch_wait's tick: waits up to timeout_ms (or for wake_fd) and tallies the samples. */
+int lines_counter_poll(void *c, int timeout_ms, int wake_fd);
+/* Stops counting, tallies what is left into each probed block's count and computes the
+ * derived blocks'. *lost = hits whose samples were lost (the kernel's count of hits minus the
+ * samples seen, or the LOST records' count): the counts are then incomplete. 0 or -errno. */
+int lines_counter_read(struct lines_counter *c, struct lines_plan *p, uint64_t *lost);
+/* Closes the events and deletes the probes (one grace period). */
 void lines_counter_free(struct lines_counter *c);
 
 /* Probes per kind (jump, emulated uprobe, single-stepped uprobe), and what one counted

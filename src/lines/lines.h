@@ -9,6 +9,7 @@
  * between blocks of the same line, which flow conservation gives (solve.c). */
 #ifndef PROSPECT_LINES_LINES_H
 #define PROSPECT_LINES_LINES_H
+#include <capstone/capstone.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,8 @@ struct dso;
 
 struct lines_block {
     uint64_t start, end;        /* ELF vaddrs, [start, end) */
+    uint64_t probe_at;          /* where its probe goes: its first instruction that is not
+                                 * padding nor one the kernel may refuse to probe */
     unsigned file, line;        /* index into plan.files; source line (0: none) */
     size_t func;                /* index into plan.funcs */
     uint64_t succ[2];           /* successor block starts inside the function */
@@ -82,6 +85,9 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
 int lines_derive(struct lines_plan *p);
 /* Computes the derived blocks' counts once the probed ones are read. 0 or -ENOMEM. */
 int lines_fill_derived(struct lines_plan *p);
+
+/* Could the kernel refuse a uprobe on this instruction (capstone, with detail)? */
+bool lines_insn_unprobeable(csh h, const cs_insn *in);
 
 /* Per reported line: its count. */
 struct lines_count {

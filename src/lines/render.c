@@ -181,7 +181,7 @@ static void header(FILE *f, const struct lines_report *r)
     fprintf(f, "# prospect lines: exact executions per source line of %s\n", r->plan->exe);
     fprintf(f, "# count = entries into the line's code from another line or function "
                "(docs/lines.md)\n");
-    fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated uprobe, %zu "
+    fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated, %zu "
                "single-stepped),\n#   the others summed from their predecessors\n",
             r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
             k->probes[1], k->probes[2]);

@@ -15,8 +15,8 @@ static bool line_of(void *arg, uint64_t a, unsigned *file, unsigned *line)
 
 TEST(blocks_start_at_entry_targets_and_line_changes)
 {
-    /* cmp %rsi,%rdi; jne +2; nop; nop; ret */
-    static const uint8_t code[] = { 0x48, 0x39, 0xf7, 0x75, 0x02, 0x90, 0x90, 0xc3 };
+    /* cmp %rsi,%rdi; jne +2; inc %eax; ret */
+    static const uint8_t code[] = { 0x48, 0x39, 0xf7, 0x75, 0x02, 0xff, 0xc0, 0xc3 };
     struct lines_plan p = { 0 };
     CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x1000, line_of, NULL) == 0);
     CHECK_EQ_U64(p.blocks.n, 3);
@@ -31,6 +31,23 @@ TEST(blocks_start_at_entry_targets_and_line_changes)
     CHECK(!p.blocks.v[1].cond && !p.blocks.v[1].ext);
     CHECK_EQ_U64(p.blocks.v[2].start, 0x1007);
     CHECK_EQ_U64(p.blocks.v[2].nsucc, 0);               /* ret */
+    vec_free(&p.blocks);
+}
+
+/* gcc aligns a loop head with `cs nopw` (which the kernel refuses to probe): padding fallen
+ * into is no block, its predecessor goes on to the loop head. */
+TEST(padding_before_a_loop_head_is_no_block)
+{
+    /* test %rdi,%rdi; je +10 (to ret); cs nopw 0(%rax,%rax,1); [loop:] dec %rdi; jne loop; ret */
+    static const uint8_t code[] = { 0x48, 0x85, 0xff, 0x74, 0x0f,
+                                    0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                    0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+    struct lines_plan p = { 0 };
+    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x2000, line_of, NULL) == 0);
+    CHECK_EQ_U64(p.blocks.n, 3);
+    CHECK_EQ_U64(p.blocks.v[0].succ[1], 0x200f);      /* falls to the loop head */
+    CHECK_EQ_U64(p.blocks.v[1].start, 0x200f);
+    CHECK_EQ_U64(p.blocks.v[2].start, 0x2014);
     vec_free(&p.blocks);
 }
 
@@ -136,6 +153,7 @@ TEST(file_names_match_by_trailing_components)
 int main(void)
 {
     RUN(blocks_start_at_entry_targets_and_line_changes);
+    RUN(padding_before_a_loop_head_is_no_block);
     RUN(a_loop_within_one_line_is_entered_once);
     RUN(a_join_of_one_way_blocks_is_derived_not_probed);
     RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
