@@ -26,7 +26,7 @@ const char cmd_lines_usage[] =
 "usage: prospect lines [options] -- COMMAND [ARGS...]\n"
 "       prospect lines [options] -p PID\n"
 "\n"
-"Counts how many times each source line of a program runs, exactly (not sampled), on the\n"
+"Counts how many times each source line of a program runs, exactly (every execution), on the\n"
 "unmodified binary: a counting probe at the first instruction of each block of each line\n"
 "(DWARF is_stmt rows, branch targets from the code). Prints gprof's annotated listing per\n"
 "source file (counts in the left margin), \"Top 10 Lines\" and \"Execution Summary\". A line's\n"

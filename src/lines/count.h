@@ -4,7 +4,8 @@
  * each hit writes a small sample whose raw data names its probe, tallied here. One event, not
  * one per probe: the kernel waits a grace period (~75 ms here) to remove each event.
  * Where jump_entry_plan moves a probe to Prospect's trampoline (the command's own program),
- * a hit is a jump to an emulated nop instead of an int3 and a single-step. */
+ * a hit is a jump to an emulated nop instead of an int3 and a single-step. "Counting probe"
+ * elsewhere means this: every hit is seen, none is a statistical sample. */
 #ifndef PROSPECT_LINES_COUNT_H
 #define PROSPECT_LINES_COUNT_H
 #include <stddef.h>
@@ -21,9 +22,9 @@ struct lines_counter;
  * rl must be initialized. 0 or -errno (-ENOMEM, or the ELF offset lookup's). */
 int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
 
-/* Creates the probes of rl and opens a counting event on each, on `pid` (a launched child held
- * before exec: counting starts at exec), or with tids (an attached process's threads) on each
- * of them, counting from now. -errno with a one-line message: probe creation, a probe the
+/* Creates the probes of rl (one event) and opens it per cpu on `pid` (a launched child held
+ * before exec: counting starts at exec), or with tids (an attached process's threads) per cpu
+ * and thread, counting from now. -errno with a one-line message: probe creation, a probe the
  * kernel refuses, too many open files. */
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
                        const pid_t *tids, size_t ntids, char *msg, size_t msglen);
