@@ -68,6 +68,34 @@ static bool one_way_out(const struct lines_block *b)
     return !b->cond && b->nsucc == 1 && !b->call;
 }
 
+/* Loop nesting per block: how many backward branches' ranges [target, branch] hold it. */
+static int loop_depth(const struct lines_plan *p, unsigned **out)
+{
+    unsigned *d = calloc(p->blocks.n + 1, sizeof(unsigned));
+    if (!d)
+        return -ENOMEM;
+    for (size_t b = 0; b < p->blocks.n; b++)
+        for (unsigned s = 0; s < p->blocks.v[b].nsucc; s++) {
+            size_t t = block_at(p, p->blocks.v[b].succ[s]);
+            if (t > b || t >= p->blocks.n)
+                continue;
+            for (size_t k = t; k <= b; k++)
+                d[k]++;
+        }
+    *out = d;
+    return 0;
+}
+
+static const unsigned *depth_for_sort;
+
+static int by_depth(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (depth_for_sort[a] != depth_for_sort[b])
+        return depth_for_sort[a] > depth_for_sort[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 int lines_derive(struct lines_plan *p)
 {
     size_t nb = p->blocks.n;
@@ -97,6 +125,17 @@ int lines_derive(struct lines_plan *p)
     for (size_t b = 0; b < nb; b++)
         if (!p->blocks.v[b].derived && vec_push(&p->probed, b))
             goto out;
+    /* Probes in loops first, innermost first: jump entries (cheap hits) are limited to 256 a
+     * run and go to the first probes that can take one. */
+    {
+        unsigned *depth;
+        if (loop_depth(p, &depth))
+            goto out;
+        depth_for_sort = depth;
+        qsort(p->probed.v, p->probed.n, sizeof(size_t), by_depth);
+        depth_for_sort = NULL;
+        free(depth);
+    }
     e = 0;
 out:
     free(frozen);

@@ -53,7 +53,8 @@ struct lines_plan {
     VEC(struct lines_block) blocks;   /* sorted by start */
     VEC(unsigned) report_files;       /* files whose lines are reported (--file), empty: all */
     VEC(char *) notes;                /* functions left out and why (for -v) */
-    VEC(size_t) probed;               /* blocks with a probe, in probe order */
+    VEC(size_t) probed;               /* blocks with a probe, in probe order: innermost loops
+                                       * first (they get the limited jump entries) */
     VEC(size_t) derive_order;         /* derived blocks, each after those it is summed from */
 };
 

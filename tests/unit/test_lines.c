@@ -120,6 +120,24 @@ TEST(a_join_of_one_way_blocks_is_derived_not_probed)
     vec_free(&p.derive_order);
 }
 
+/* The limited jump entries go to the probes in loops first: they are probed first. */
+TEST(probes_in_loops_come_first)
+{
+    struct lines_plan p = { 0 };
+    CHECK(vec_push(&p.blocks, blk(1, 1, true, false, 1, 2, 0)) == 0);   /* entry, with a call */
+    CHECK(vec_push(&p.blocks, blk(2, 2, false, true, 2, 2, 3)) == 0);   /* loop: to itself */
+    CHECK(vec_push(&p.blocks, blk(3, 3, true, false, 0, 0, 0)) == 0);   /* after, reachable */
+    p.blocks.v[0].call = true;
+    CHECK(lines_derive(&p) == 0);
+    CHECK_EQ_U64(p.probed.n, 3);
+    CHECK_EQ_U64(p.probed.v[0], 1);
+    CHECK_EQ_U64(p.probed.v[1], 0);
+    CHECK_EQ_U64(p.probed.v[2], 2);
+    vec_free(&p.blocks);
+    vec_free(&p.probed);
+    vec_free(&p.derive_order);
+}
+
 /* A same-line transfer no conservation can give (both arms reachable from outside) leaves the
  * line's count an upper bound, flagged. */
 TEST(an_unknown_same_line_transfer_flags_an_upper_bound)
@@ -156,6 +174,7 @@ int main(void)
     RUN(padding_before_a_loop_head_is_no_block);
     RUN(a_loop_within_one_line_is_entered_once);
     RUN(a_join_of_one_way_blocks_is_derived_not_probed);
+    RUN(probes_in_loops_come_first);
     RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
     RUN(file_names_match_by_trailing_components);
     return 0;
