@@ -201,6 +201,7 @@ static int run(struct lines_opts *o)
     bool of_open = false;
     size_t ncounts = 0, ntids = 0;
     uint64_t lost = 0;
+    struct image_watch watch;
     pid_t *tids = NULL;
     char exe[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
@@ -254,8 +255,13 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "cannot start '%s': %s", o->argv[0], strerror(-e));
         goto out;
     }
-    if ((e = lines_counter_open(&lc, &rl, o->pid ? o->pid : l.pid, tids, ntids, msg,
-                                sizeof(msg)))) {
+    if (je && (e = jump_entry_watch(je, &watch))) {
+        cmd_error("lines", "cannot read the entry hook's trampoline: %s", strerror(-e));
+        launch_abort(&l);
+        goto out;
+    }
+    if ((e = lines_counter_open(&lc, &rl, o->pid ? o->pid : l.pid, tids, ntids,
+                                je ? &watch : NULL, msg, sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         if (!o->pid)
             launch_abort(&l);
@@ -308,6 +314,19 @@ static int run(struct lines_opts *o)
             lines_render_text(f, &r);
     }
     jump_entry_problems(je, &rl, warn_line, NULL);
+    if (je) {
+        uint32_t pids[64];
+        size_t n = lines_counter_unpatched(lc, pids, 64), silent = 0;
+        uint32_t first = 0;
+        for (size_t i = 0; i < n && i < 64; i++)
+            if (!jump_entry_process_failed(je, pids[i]) && !silent++)
+                first = pids[i];
+        if (silent)
+            fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
+                    "the entry hook\n  (first: pid %u; exec'd with an environment without "
+                    "LD_PRELOAD?): their jump-entry blocks\n  were not counted; --entry trap "
+                    "counts them\n", silent, first);
+    }
     if (lost)
         fprintf(stderr, "prospect lines: warning: %llu probe hits were lost (their samples did "
                 "not fit the ring buffers): the counts are incomplete\n",

@@ -28,6 +28,12 @@
  * bench/bench_lines.sh on the development VM (docs/lines.md, "Cost"). */
 static const double cost_ns[3] = { 2000, 2000, 25000 };
 
+struct image_count {
+    uint32_t pid;
+    unsigned prog, tramp;       /* images of the program; mappings of the trampoline */
+    int exec_cpu;               /* cpu of the last exec not yet followed by its mapping, or -1 */
+};
+
 struct lines_counter {
     uint64_t *hits;             /* per probe, from the samples */
     size_t nprobes;
@@ -40,6 +46,9 @@ struct lines_counter {
     uint64_t lost, samples, bad;
     char group[64];
     bool made;                  /* the event exists in tracefs */
+    struct image_watch watch;   /* nprog 0: no jump entries to watch */
+    VEC(struct image_count) images;
+    int cur_cpu;                /* of the ring buffer being drained */
 };
 
 /* Could the kernel refuse a uprobe on the instruction at this file offset? An instruction
@@ -298,7 +307,8 @@ static int cpus_online(int **out, size_t *n)
 #define RB_PAGES 512            /* 2 MiB per cpu: ~65k samples; drained every 10 ms */
 
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
-                       const pid_t *tids, size_t ntids, char *msg, size_t msglen)
+                       const pid_t *tids, size_t ntids, const struct image_watch *watch,
+                       char *msg, size_t msglen)
 {
     struct lines_counter *c = calloc(1, sizeof(*c));
     size_t nthreads = tids ? ntids : 1, ncpus = 0;
@@ -311,6 +321,8 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
     if (!c)
         return -ENOMEM;
     c->nprobes = rl->probes.n;
+    if (watch)
+        c->watch = *watch;
     if (!(c->hits = calloc(rl->probes.n + 1, sizeof(uint64_t)))) {
         e = -ENOMEM;
         goto fail;
@@ -361,6 +373,9 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
              * every thread it has (and, inherited, every thread and child they start). */
             a.disabled = !tids;
             a.enable_on_exec = !tids;
+            /* Jump entries count only in images the hook patched: the program's and the
+             * trampoline's executable mappings tell which were not (lines_counter_unpatched). */
+            a.mmap = a.mmap2 = a.comm = a.comm_exec = c->watch.nprog > 0 && t == 0;
             a.watermark = 1;
             a.wakeup_watermark = RB_PAGES * 4096 / 4;
             fd = perf_event_open_fd(&a, (int)who, cpus[k], -1, PERF_FLAG_FD_CLOEXEC);
@@ -398,13 +413,89 @@ fail:
     return e;
 }
 
+struct rec_mmap2 {
+    struct perf_event_header h;
+    uint32_t pid, tid;
+    uint64_t addr, len, pgoff;
+    uint32_t maj, min;
+    uint64_t ino, ino_generation;
+    uint32_t prot, flags;
+};
+
+static bool same_image(const struct image_id *a, const struct rec_mmap2 *m)
+{
+    return a->ino == m->ino && a->maj == m->maj && a->min == m->min;
+}
+
+static struct image_count *image_of(struct lines_counter *c, uint32_t pid)
+{
+    for (size_t i = 0; i < c->images.n; i++)
+        if (c->images.v[i].pid == pid)
+            return &c->images.v[i];
+    if (vec_push(&c->images, ((struct image_count){ .pid = pid, .exec_cpu = -1 })))
+        return NULL;
+    return &c->images.v[c->images.n - 1];
+}
+
+/* An exec: the program's mapping that follows it in the same ring buffer (the same system
+ * call, on the same cpu) starts an image of the program. Later mappings of its code (the
+ * hook's mprotect while patching makes some) are not new images. Counted per pid, so the
+ * order of records across cpus does not matter. */
+static void on_exec(struct lines_counter *c, const struct perf_event_header *h)
+{
+    uint32_t pid;
+    struct image_count *ic;
+    if (!c->watch.nprog || !(h->misc & PERF_RECORD_MISC_COMM_EXEC) || h->size < sizeof(*h) + 8)
+        return;
+    memcpy(&pid, h + 1, 4);
+    if ((ic = image_of(c, pid)))
+        ic->exec_cpu = c->cur_cpu;
+}
+
+static void on_mmap2(struct lines_counter *c, const struct perf_event_header *h)
+{
+    struct rec_mmap2 m;
+    bool prog = false, tramp;
+    struct image_count *ic;
+
+    if (!c->watch.nprog || h->size < sizeof(m) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+        return;
+    memcpy(&m, h, sizeof(m));
+    tramp = same_image(&c->watch.tramp, &m);
+    for (size_t i = 0; i < c->watch.nprog && !tramp; i++)
+        prog |= same_image(&c->watch.prog[i], &m);
+    if ((!prog && !tramp) || !(ic = image_of(c, m.pid)))
+        return;
+    if (prog && ic->exec_cpu == c->cur_cpu) {
+        ic->prog++;
+        ic->exec_cpu = -1;
+    }
+    ic->tramp += tramp;
+}
+
+size_t lines_counter_unpatched(const struct lines_counter *c, uint32_t *pids, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->images.n; i++)
+        if (c->images.v[i].prog > c->images.v[i].tramp) {
+            if (n < max)
+                pids[n] = c->images.v[i].pid;
+            n++;
+        }
+    return n;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
     struct lines_counter *c = arg;
     const uint8_t *body = (const uint8_t *)(h + 1);
     size_t len = h->size - sizeof(*h);
 
-    if (h->type == PERF_RECORD_LOST && len >= 16) {
+    if (h->type == PERF_RECORD_MMAP2) {
+        on_mmap2(c, h);
+    } else if (h->type == PERF_RECORD_COMM) {
+        on_exec(c, h);
+    } else if (h->type == PERF_RECORD_LOST && len >= 16) {
         uint64_t n;
         memcpy(&n, body + 8, sizeof(n));
         c->lost += n;
@@ -427,8 +518,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
 
 static void drain(struct lines_counter *c)
 {
-    for (size_t i = 0; i < c->nrbs; i++)
+    for (size_t i = 0; i < c->nrbs; i++) {
+        c->cur_cpu = c->rbs[i].cpu;
         ringbuf_drain(&c->rbs[i], on_record, c);
+    }
 }
 
 int lines_counter_poll(void *arg, int timeout_ms, int wake_fd)
@@ -489,6 +582,7 @@ void lines_counter_free(struct lines_counter *c)
     free(c->rbs);
     free(c->pfds);
     free(c->hits);
+    vec_free(&c->images);
     free(c);
 }
 

@@ -14,6 +14,7 @@
 #include "lines/lines.h"
 #include "probe/region.h"
 #include "probe/region_cost.h"
+#include "probe/region_trace.h"
 
 struct lines_counter;
 
@@ -27,7 +28,12 @@ int lines_probe_points(const struct lines_plan *p, struct region_list *rl);
  * and thread, counting from now. -errno with a one-line message: probe creation, a probe the
  * kernel refuses, too many open files. */
 int lines_counter_open(struct lines_counter **out, const struct region_list *rl, pid_t pid,
-                       const pid_t *tids, size_t ntids, char *msg, size_t msglen);
+                       const pid_t *tids, size_t ntids, const struct image_watch *watch,
+                       char *msg, size_t msglen);
+/* With a watch (jump entries): pids whose process images mapped the program more often than
+ * the trampoline (an image exec'd without LD_PRELOAD: its jump-entry blocks were not
+ * counted). Writes up to max, returns how many there are. */
+size_t lines_counter_unpatched(const struct lines_counter *c, uint32_t *pids, size_t max);
 /* launch_wait's tick: waits up to timeout_ms (or for wake_fd) and tallies the samples. */
 int lines_counter_poll(void *c, int timeout_ms, int wake_fd);
 /* Stops counting, tallies what is left into each probed block's count and computes the

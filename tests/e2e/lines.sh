@@ -127,6 +127,19 @@ print("\n".join("%s,%d,%d" % (f["file"], l["line"], l["count"]) for f in d["file
     "$W/lines_work" >/dev/null 2>"$err"
 check work_f_loop_only [ "$(awk -F, 'NR > 1 { printf "%s ", $3 }' "$TEST_TMP/loop.csv")" = "$calls $((calls + iters)) $iters $calls " ]
 
+# --- A program that execs itself: with its environment both images count; with an empty one
+# (no LD_PRELOAD, no entry hook) the second image's jump-entry blocks cannot count: said --------
+build_workload lines_exec lines_exec -O0 -g || { fail build lines_exec; exit 0; }
+xline=$(grep -n "/\* L:body \*/" "$SRC/lines_exec.c" | cut -d: -f1)
+"$PROSPECT" lines --format csv -o "$TEST_TMP/ex.csv" -- "$W/lines_exec" >/dev/null 2>"$err"
+check exec_both_images_counted [ "$(count "$TEST_TMP/ex.csv" "$xline")" = 15 ]
+check exec_with_hook_no_warning not grep -q "without the entry hook" "$err"
+"$PROSPECT" lines --format csv -o "$TEST_TMP/ex.csv" -- "$W/lines_exec" clean >/dev/null 2>"$err"
+check exec_without_hook_warned grep -q "^prospect lines: warning: 1 process(es) ran the program without the entry hook" "$err"
+"$PROSPECT" lines --entry trap --format csv -o "$TEST_TMP/ex.csv" -- "$W/lines_exec" clean \
+    >/dev/null 2>"$err"
+check exec_without_hook_trap_counts [ "$(count "$TEST_TMP/ex.csv" "$xline")" = 15 ]
+
 # --- -p PID: a running process, its threads and the threads it starts, counted from attach ------
 build_workload lines_attach lines_attach -O0 -g -pthread || { fail build lines_attach; exit 0; }
 # until_true SECONDS CMD...: polls a condition (not a sleep standing for one); false at the limit.
