@@ -215,7 +215,7 @@ check nodebug_message grep -q "^prospect lines: .*has no DWARF line table.*rebui
 check nodebug_not_run [ ! -s "$TEST_TMP/nd.out" ]
 "$PROSPECT" lines -f fcat -- "$W/lines_fact" >/dev/null 2>"$err"
 check unknown_function_exit_1 [ $? = 1 ]
-check unknown_function_did_you_mean grep -q "fact" "$err"
+check unknown_function_did_you_mean grep -q "^prospect lines: no function 'fcat' in .*; did you mean fact$" "$err"
 "$PROSPECT" lines --file nosuch.c -- "$W/lines_fact" >/dev/null 2>"$err"
 check unknown_file_exit_1 [ $? = 1 ]
 check unknown_file_named grep -q "no source file 'nosuch.c'.*lines_fact.c" "$err"
