@@ -591,8 +591,9 @@ void lines_cost_of(const struct region_list *rl, const struct lines_plan *p,
 {
     memset(out, 0, sizeof(*out));
     memcpy(out->ns, cost_ns, sizeof(cost_ns));
-    for (size_t i = 0; i < rl->regions.n && i < p->probed.n; i++) {
-        enum region_entry_kind k = region_entry_kind(rl, (int)i);
+    /* Probe i is region i's only probe. */
+    for (size_t i = 0; i < rl->probes.n && i < p->probed.n; i++) {
+        enum region_entry_kind k = region_probe_kind(&rl->probes.v[i]);
         out->probes[k]++;
         out->hits[k] += p->blocks.v[p->probed.v[i]].count;
     }

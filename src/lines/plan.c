@@ -272,15 +272,17 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
                     goto out;
             }
         if (!any) {
+            char shown[256];
             size_t w = (size_t)snprintf(err, errlen, "no source file '%s' in the DWARF line "
-                                        "table of %s", sel->files[i], exe);
-            for (size_t k = 0, shown = 0; k < p->files.n && shown < 5 && w < errlen; k++) {
+                                        "table of %s", str_printable(sel->files[i], shown,
+                                                                     sizeof(shown)), exe);
+            for (size_t k = 0, nshown = 0; k < p->files.n && nshown < 5 && w < errlen; k++) {
                 const char *b = strrchr(p->files.v[k].path, '/');
                 b = b ? b + 1 : p->files.v[k].path;
                 if (str_starts(p->files.v[k].path, "/usr/"))
                     continue;
-                w += (size_t)snprintf(err + w, errlen - w, "%s%s", shown++ ? ", " : "; it has: ",
-                                      b);
+                w += (size_t)snprintf(err + w, errlen - w, "%s%s", nshown++ ? ", " : "; it has: ",
+                                      str_printable(b, shown, sizeof(shown)));
             }
             e = -ENOENT;
             goto out;

@@ -107,8 +107,10 @@ static void one_file(FILE *f, const struct lines_report *r, const struct lines_c
     struct lines_count top[10];
     size_t ntop = 0;
 
-    fprintf(f, "\n*** File %s%s:\n", path, src ? "" : " (source not found; --source-dir DIR "
-            "tells where)");
+    char shown[PATH_MAX];
+    /* The path comes from the program's DWARF: untrusted, never raw control characters. */
+    fprintf(f, "\n*** File %s%s:\n", str_printable(path, shown, sizeof(shown)),
+            src ? "" : " (source not found; --source-dir DIR tells where)");
     if (src) {
         unsigned line = 1;
         size_t i = 0;
@@ -178,7 +180,9 @@ static void header(FILE *f, const struct lines_report *r)
 
     for (size_t i = 0; i < r->n; i++)
         approx |= r->counts[i].approx;
-    fprintf(f, "# prospect lines: exact executions per source line of %s\n", r->plan->exe);
+    char exe[PATH_MAX];
+    fprintf(f, "# prospect lines: exact executions per source line of %s\n",
+            str_printable(r->plan->exe, exe, sizeof(exe)));
     fprintf(f, "# count = entries into the line's code from another line or function "
                "(docs/lines.md)\n");
     fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated, %zu "
