@@ -8,6 +8,7 @@
 enum insn_kind { I_PLAIN, I_JCC, I_JMP, I_IJMP, I_STOP };
 
 struct insn {
+    uint64_t table;             /* I_IJMP through `jmp *table(,%r,8)` (absolute entries) */
     uint64_t addr;
     uint16_t size;
     uint8_t kind;
@@ -30,6 +31,10 @@ static int classify(csh h, const cs_insn *in, struct insn *out)
         out->kind = !imm ? (uncond ? I_IJMP : I_STOP) : uncond ? I_JMP : I_JCC;
         if (imm)
             out->target = (uint64_t)x->operands[0].imm;
+        else if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
+                 x->operands[0].mem.base == X86_REG_INVALID &&
+                 x->operands[0].mem.index != X86_REG_INVALID && x->operands[0].mem.scale == 8)
+            out->table = (uint64_t)x->operands[0].mem.disp;
     }
     return 0;
 }
@@ -77,8 +82,38 @@ static size_t find(const struct insn *v, size_t n, uint64_t a)
     return lo < n && v[lo].addr == a ? lo : n;
 }
 
+/* Entries of a jump table at `table` (width 4: offsets from the table; 8: addresses) that
+ * land on instructions of the function [vaddr, vaddr + n) become block starts. Returns how
+ * many. */
+static size_t table_targets(void *ivp, uint64_t table, unsigned width, uint64_t vaddr, size_t n,
+                         lines_data_fn data_at, void *arg)
+{
+    VEC(struct insn) *iv = ivp;
+    uint8_t buf[4096];
+    size_t got = data_at(arg, table, buf, sizeof(buf)), found = 0;
+
+    for (size_t off = 0; off + width <= got; off += width) {
+        uint64_t t;
+        size_t k;
+        if (width == 4) {
+            int32_t rel;
+            memcpy(&rel, buf + off, 4);
+            t = table + (uint64_t)(int64_t)rel;
+        } else {
+            memcpy(&t, buf + off, 8);
+        }
+        if (t < vaddr || t >= vaddr + n)
+            break;
+        if ((k = find(iv->v, iv->n, t)) < iv->n) {
+            iv->v[k].leader = iv->v[k].ext = iv->v[k].reached = true;
+            found++;
+        }
+    }
+    return found;
+}
+
 int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
-                     uint64_t vaddr, lines_line_fn line_of, void *arg)
+                     uint64_t vaddr, lines_line_fn line_of, lines_data_fn data_at, void *arg)
 {
     VEC(struct insn) iv = { 0 };
     VEC(uint64_t) taken = { 0 };
@@ -115,7 +150,8 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         goto out;
     iv.v[0].leader = iv.v[0].ext = true;
     /* A branch out of the function (to its .cold part, a tail jump) may come back anywhere
-     * unseen: no block of it is then known to be entered only by the branches seen. */
+     * unseen, and so may an indirect jump whose table is not found below: no block of such a
+     * function is then known to be entered only by the branches seen. */
     for (size_t i = 0; i < iv.n; i++)
         if ((iv.v[i].kind == I_JCC || iv.v[i].kind == I_JMP) &&
             find(iv.v, iv.n, iv.v[i].target) == iv.n)
@@ -143,6 +179,19 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         size_t k = find(iv.v, iv.n, taken.v[i]);
         if (k < iv.n)
             iv.v[k].leader = iv.v[k].ext = iv.v[k].reached = true;
+    }
+    /* Jump tables: a switch's cases are entered by an indirect jump. gcc's position-independent
+     * tables hold 32-bit offsets from the table, whose address a `lea` takes; absolute ones
+     * (-no-pie) 64-bit addresses, `jmp *table(,%r,8)`. Entries are read while they land in the
+     * function; a case found is a block start, entered from outside what the analysis sees. */
+    if (ijmp) {
+        size_t found = 0;
+        for (size_t i = 0; data_at && i < taken.n; i++)
+            found += table_targets(&iv, taken.v[i], 4, vaddr, n, data_at, arg);
+        for (size_t i = 0; data_at && i < iv.n; i++)
+            if (iv.v[i].table)
+                found += table_targets(&iv, iv.v[i].table, 8, vaddr, n, data_at, arg);
+        leaves |= !found;
     }
     /* Reached by falling in: after anything but a jump, a return or a trap. */
     for (size_t i = 0; i < iv.n; i++)

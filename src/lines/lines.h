@@ -75,10 +75,12 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
 void lines_plan_release(struct lines_plan *p);
 
 /* Cuts one function's code (n bytes at vaddr) into blocks (appended to p->blocks), given a
- * line lookup. Code that does not decode ends the function there. 0 or -ENOMEM. */
+ * line lookup and (may be NULL) a reader of the program's data at an address (jump tables:
+ * returns the bytes read). Code that does not decode ends the function there. 0 or -ENOMEM. */
 typedef bool (*lines_line_fn)(void *arg, uint64_t addr, unsigned *file, unsigned *line);
+typedef size_t (*lines_data_fn)(void *arg, uint64_t addr, uint8_t *buf, size_t len);
 int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
-                     uint64_t vaddr, lines_line_fn line_of, void *arg);
+                     uint64_t vaddr, lines_line_fn line_of, lines_data_fn data_at, void *arg);
 
 /* Decides which blocks need no probe: a block entered only through in-function transfers
  * from blocks with one way out has their summed count (fewer probe hits: an epilogue after

@@ -3,6 +3,7 @@
 #define LOG_PREFIX "lines"
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -144,14 +145,57 @@ static const struct row *row_at(const struct rows *r, uint64_t a)
     return &r->v.v[lo - 1];
 }
 
+struct code_ctx {
+    const struct rows *rows;
+    int fd;                     /* the program, for jump tables */
+    struct elf_segs {
+        uint64_t vaddr, filesz, off;
+    } seg[16];
+    size_t nseg;
+};
+
 static bool line_of(void *arg, uint64_t a, unsigned *file, unsigned *line)
 {
-    const struct row *w = row_at(arg, a);
+    const struct code_ctx *cx = arg;
+    const struct row *w = row_at(cx->rows, a);
     if (!w)
         return false;
     *file = w->file;
     *line = w->line;
     return true;
+}
+
+/* Bytes of the program at an ELF address (inside one PT_LOAD's file part). */
+static size_t data_at(void *arg, uint64_t a, uint8_t *buf, size_t len)
+{
+    const struct code_ctx *cx = arg;
+    for (size_t i = 0; i < cx->nseg; i++) {
+        const struct elf_segs *sg = &cx->seg[i];
+        ssize_t got;
+        if (a < sg->vaddr || a - sg->vaddr >= sg->filesz)
+            continue;
+        if (len > sg->filesz - (a - sg->vaddr))
+            len = (size_t)(sg->filesz - (a - sg->vaddr));
+        got = pread(cx->fd, buf, len, (off_t)(sg->off + (a - sg->vaddr)));
+        return got > 0 ? (size_t)got : 0;
+    }
+    return 0;
+}
+
+/* The PT_LOAD segments (libelf), for data_at. */
+static void read_segments(struct code_ctx *cx)
+{
+    Elf *elf = elf_begin(cx->fd, ELF_C_READ_MMAP, NULL);
+    size_t n = 0;
+    if (!elf)
+        return;
+    if (!elf_getphdrnum(elf, &n))
+        for (size_t i = 0; i < n && cx->nseg < 16; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+                cx->seg[cx->nseg++] = (struct elf_segs){ ph.p_vaddr, ph.p_filesz, ph.p_offset };
+        }
+    elf_end(elf);
 }
 
 struct fsel {
@@ -240,6 +284,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
     struct dso_cache *cache = NULL;
     struct dso *dso;
     struct fsel f = { .p = p, .rows = &rows, .sel = sel };
+    struct code_ctx cx = { .rows = &rows, .fd = -1 };
     Dwarf *dw = NULL;
     int fd, e;
 
@@ -252,6 +297,9 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
         snprintf(err, errlen, "%s: %s", exe, strerror(-e));
         return e;
     }
+    cx.fd = fd;
+    elf_version(EV_CURRENT);
+    read_segments(&cx);
     dw = dwarf_begin(fd, DWARF_C_READ);
     if (dw)
         e = read_rows(p, dw, &rows);
@@ -322,7 +370,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             }
             continue;
         }
-        e = lines_blocks_cut(p, i, code, fn->size, fn->start, line_of, &rows);
+        e = lines_blocks_cut(p, i, code, fn->size, fn->start, line_of, data_at, &cx);
         free(code);
         if (e)
             goto out;

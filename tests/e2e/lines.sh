@@ -180,31 +180,61 @@ check attach_no_process_message grep -q "^prospect lines: cannot attach to proce
 "$PROSPECT" lines -p $$ -- true >/dev/null 2>"$err"
 check attach_and_command_exit_2 [ $? = 2 ]
 
-# --- gcov on the same source: its line counts equal ours on every line it counts --------------
-mkdir -p "$TEST_TMP/gcov"
-if gcc -O0 -g -pthread --coverage -fprofile-update=atomic -o "$TEST_TMP/gcov/lines_work" \
-       "$SRC/lines_work.c"; then
-    (cd "$TEST_TMP/gcov" && ./lines_work >/dev/null; gcov -t lines_work.gcda 2>/dev/null) \
-        >"$TEST_TMP/work.gcov"
-    n=0 bad=""
+# --- gcov on the same source: its line counts equal ours on every line both count ------------
+# vs_gcov NAME SRC OURS_CSV GCC_FLAGS...: builds SRC with --coverage in its own directory, runs
+# it, and compares gcov's count of every line with ours. Sets gn (lines compared), skipped
+# (lines gcov counts where the uninstrumented build has no code: a `case` label, a `continue`
+# gcc turned into the branch itself) and bad. gcov puts a function's entry on its declaration
+# line, the line table (and so prospect) on the line of its opening brace when that is next.
+vs_gcov() {
+    local name=$1 src=$2 csv=$3 c l got; shift 3
+    mkdir -p "$TEST_TMP/gcov_$name"
+    gn=0 skipped=0 bad=""
+    gcc -O0 -g --coverage "$@" -o "$TEST_TMP/gcov_$name/prog" "$src" || return 1
+    (cd "$TEST_TMP/gcov_$name" && ./prog >/dev/null; gcov -t prog-"$(basename "$src" .c)".gcda \
+        2>/dev/null) >"$TEST_TMP/$name.gcov"
     while IFS=: read -r c l _; do
         c=${c// /} l=${l// /}
         case $c in ''|-|*[!0-9#]*) continue ;; esac
         [ "$c" = "#####" ] && c=0
-        n=$((n + 1))
-        got=$(count "$TEST_TMP/work.csv" "$l")
-        # gcov puts a function's entry on its declaration line; the line table (and so
-        # prospect) on the line of its opening brace when that is the next one.
-        if [ -z "$got" ] && sed -n "$((l + 1))p" "$SRC/lines_work.c" | grep -q '^{'; then
-            got=$(count "$TEST_TMP/work.csv" $((l + 1)))
+        got=$(count "$csv" "$l")
+        if [ -z "$got" ] && sed -n "$((l + 1))p" "$src" | grep -q '^{'; then
+            got=$(count "$csv" $((l + 1)))
         fi
+        if [ -z "$got" ]; then skipped=$((skipped + 1)); continue; fi
+        gn=$((gn + 1))
         [ "$got" = "$c" ] || bad="$bad $l:gcov=$c,ours=$got"
-    done <"$TEST_TMP/work.gcov"
-    [ -z "$bad" ] || echo "  gcov lines $n:$bad"
-    check work_gcov_counted_lines [ "$n" -ge 20 ]
+    done <"$TEST_TMP/$name.gcov"
+}
+if vs_gcov work "$SRC/lines_work.c" "$TEST_TMP/work.csv" -pthread -fprofile-update=atomic; then
+    [ -z "$bad" ] || echo "  work: gcov lines $gn:$bad"
+    compared_all() { [ "$gn" -ge 30 ] && [ "$skipped" = 0 ]; }
+    check work_gcov_counted_lines compared_all
     check work_equals_gcov [ -z "$bad" ]
 else
     skip work_equals_gcov "gcc --coverage does not build here"
+fi
+# switch (a jump table: its cases are block starts found in the table), do-while, continue,
+# break, goto, short-circuit conditions on one line; PIE and -no-pie (absolute table entries).
+build_workload lines_ctl lines_ctl -O0 -g || { fail build lines_ctl; exit 0; }
+build_workload lines_ctl_nopie lines_ctl -O0 -g -no-pie
+cline() { grep -n "$1" "$SRC/lines_ctl.c" | head -1 | cut -d: -f1; }
+"$PROSPECT" lines --format csv -o "$TEST_TMP/ctl.csv" -- "$W/lines_ctl" >/dev/null 2>"$err"
+"$PROSPECT" lines --format csv -o "$TEST_TMP/ctl_nopie.csv" -- "$W/lines_ctl_nopie" \
+    >/dev/null 2>"$err"
+# case 2's line is entered 15 times falling from case 1 and 14 times from the table.
+check switch_fallthrough_and_table_29 [ "$(count "$TEST_TMP/ctl.csv" "$(cline 'return 20;')")" = 29 ]
+check switch_nopie_table_29 [ "$(count "$TEST_TMP/ctl_nopie.csv" "$(cline 'return 20;')")" = 29 ]
+# A loop on one line is entered once (gcov adds its iterations there: docs/lines.md).
+check one_line_loop_entered_once [ "$(count "$TEST_TMP/ctl.csv" "$(cline 'j < 30; j++')")" = 1 ]
+if vs_gcov ctl "$SRC/lines_ctl.c" "$TEST_TMP/ctl.csv"; then
+    oneline=$(cline 'j < 30; j++')
+    bad=$(echo "$bad" | sed "s/ $oneline:gcov=31,ours=1//")
+    [ -z "$bad" ] || echo "  ctl: gcov lines $gn:$bad"
+    check ctl_gcov_counted_lines [ "$gn" -ge 25 ]
+    check ctl_equals_gcov [ -z "$bad" ]
+else
+    skip ctl_equals_gcov "gcc --coverage does not build here"
 fi
 
 # --- Errors ---------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ TEST(blocks_start_at_entry_targets_and_line_changes)
     /* cmp %rsi,%rdi; jne +2; inc %eax; ret */
     static const uint8_t code[] = { 0x48, 0x39, 0xf7, 0x75, 0x02, 0xff, 0xc0, 0xc3 };
     struct lines_plan p = { 0 };
-    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x1000, line_of, NULL) == 0);
+    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x1000, line_of, NULL, NULL) == 0);
     CHECK_EQ_U64(p.blocks.n, 3);
     CHECK_EQ_U64(p.blocks.v[0].start, 0x1000);
     CHECK_EQ_U64(p.blocks.v[0].end, 0x1005);
@@ -43,7 +43,7 @@ TEST(padding_before_a_loop_head_is_no_block)
                                     0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
                                     0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
     struct lines_plan p = { 0 };
-    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x2000, line_of, NULL) == 0);
+    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x2000, line_of, NULL, NULL) == 0);
     CHECK_EQ_U64(p.blocks.n, 3);
     CHECK_EQ_U64(p.blocks.v[0].succ[1], 0x200f);      /* falls to the loop head */
     CHECK_EQ_U64(p.blocks.v[1].start, 0x200f);
