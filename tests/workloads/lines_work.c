@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile long sink;
+static __thread volatile long sink;      /* per thread: the output is the same every run */
 
 static void loop(int n)
 {                                       /* L:loop_open */
