@@ -82,6 +82,7 @@ check source_missing_lists_lines grep -q "^          19 -> line 3$" "$out"
 line_of() { grep -n "/\* L:$1 \*/" "$SRC/lines_work.c" | cut -d: -f1; }
 "$W/lines_work" >"$TEST_TMP/work.plain"
 plain_status=$?
+work_sum=$(md5sum <"$W/lines_work")
 "$PROSPECT" lines -v --format csv -o "$TEST_TMP/work.csv" -- "$W/lines_work" \
     >"$TEST_TMP/work.stdout" 2>"$err"
 check work_exit_status_kept [ $? = $plain_status ] && [ $plain_status = 3 ]
@@ -113,7 +114,8 @@ check work_line_run_0_times_listed [ "$(count "$TEST_TMP/work.csv" "$(line_of ne
 "$PROSPECT" lines --entry trap --format csv -o "$TEST_TMP/work_trap.csv" -- "$W/lines_work" \
     >/dev/null 2>"$err"
 check work_trap_equals_jump cmp -s "$TEST_TMP/work.csv" "$TEST_TMP/work_trap.csv"
-check work_file_unchanged_no_probes_left no_probes_left
+check work_no_probes_left no_probes_left
+check work_file_unchanged [ "$(md5sum <"$W/lines_work")" = "$work_sum" ]
 check work_no_hook_files_left [ -z "$(ls -A "$TMPDIR")" ]
 # JSON: the same counts, and the summary.
 "$PROSPECT" lines --format json -o "$TEST_TMP/work.json" -- "$W/lines_work" >/dev/null 2>"$err"
@@ -126,6 +128,14 @@ print("\n".join("%s,%d,%d" % (f["file"], l["line"], l["count"]) for f in d["file
 "$PROSPECT" lines --file lines_work.c -f loop --format csv -o "$TEST_TMP/loop.csv" -- \
     "$W/lines_work" >/dev/null 2>"$err"
 check work_f_loop_only [ "$(awk -F, 'NR > 1 { printf "%s ", $3 }' "$TEST_TMP/loop.csv")" = "$calls $((calls + iters)) $iters $calls " ]
+
+# --- A program that dies of a signal: its status is kept, the counts up to it printed ---------
+build_workload lines_crash lines_crash -O0 -g || { fail build lines_crash; exit 0; }
+"$PROSPECT" lines --format csv -o "$TEST_TMP/crash.csv" -- "$W/lines_crash" >/dev/null 2>"$err"
+check crash_exit_status_139 [ $? = 139 ]
+check crash_signal_said grep -q "^prospect lines: command terminated by signal 11" "$err"
+check crash_counts_printed [ "$(count "$TEST_TMP/crash.csv" "$(grep -n "L:body" "$SRC/lines_crash.c" | cut -d: -f1)")" = 10 ]
+check crash_line_counted [ "$(count "$TEST_TMP/crash.csv" "$(grep -n "L:crash" "$SRC/lines_crash.c" | cut -d: -f1)")" = 1 ]
 
 # --- A program that execs itself: with its environment both images count; with an empty one
 # (no LD_PRELOAD, no entry hook) the second image's jump-entry blocks cannot count: said --------
