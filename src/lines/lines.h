@@ -51,7 +51,8 @@ struct lines_plan {
     VEC(struct lines_file) files;
     VEC(struct lines_func) funcs;
     VEC(struct lines_block) blocks;   /* sorted by start */
-    VEC(unsigned) report_files;       /* files whose lines are reported (--file), empty: all */
+    VEC(unsigned) report_files;       /* files whose lines are reported: --file's, else all
+                                       * but system headers inlined (/usr/include...) */
     VEC(char *) notes;                /* functions left out and why (for -v) */
     VEC(size_t) probed;               /* blocks with a probe, in probe order: innermost loops
                                        * first (they get the limited jump entries) */
@@ -67,7 +68,7 @@ struct lines_select {
 
 /* Reads the program's DWARF line table and symbols, picks the functions (-f names through
  * region_names: clones, did-you-mean; --file: every function with code of that file; default:
- * every function of the program's own compilation units, not those of files under /usr) and
+ * every function of the program's own compilation units, not system ones) and
  * cuts them into blocks, and decides which need a probe (lines_derive). 0, or -errno with a one-line reason in err: -ENODATA (no DWARF line
  * table: rebuild with -g), -ENOENT (unknown function or file; suggestions), -ENOTUNIQ. */
 int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_select *sel,

@@ -29,6 +29,14 @@ struct rows {
     VEC(struct row) v;
 };
 
+/* A system header or library source (inlined into the program, or a library's own unit),
+ * not the program's: a program built under /usr/local/src is still the program's. */
+static bool system_path(const char *path)
+{
+    return str_starts(path, "/usr/include/") || str_starts(path, "/usr/lib/") ||
+           str_starts(path, "/usr/src/debug/") || str_starts(path, "/usr/share/");
+}
+
 bool lines_file_matches(const char *src, const char *want)
 {
     size_t ls = strlen(src), lw = strlen(want);
@@ -86,7 +94,7 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
             continue;
         }
         name = dwarf_diename(&cu);
-        own = !name || !str_starts(name, "/usr/");
+        own = !name || !system_path(name);
         {
             Dwarf_Attribute at;
             comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
@@ -327,7 +335,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             for (size_t k = 0, nshown = 0; k < p->files.n && nshown < 5 && w < errlen; k++) {
                 const char *b = strrchr(p->files.v[k].path, '/');
                 b = b ? b + 1 : p->files.v[k].path;
-                if (str_starts(p->files.v[k].path, "/usr/"))
+                if (system_path(p->files.v[k].path))
                     continue;
                 w += (size_t)snprintf(err + w, errlen - w, "%s%s", nshown++ ? ", " : "; it has: ",
                                       str_printable(b, shown, sizeof(shown)));
@@ -336,6 +344,11 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             goto out;
         }
     }
+    /* By default the program's own files are shown, not system headers inlined into them. */
+    for (size_t k = 0; !sel->nfiles && k < p->files.n; k++)
+        if (!system_path(p->files.v[k].path) &&
+            (e = vec_push(&p->report_files, (unsigned)k)))
+            goto out;
     if (!(cache = dso_cache_new()) ||
         !(dso = dso_cache_get(cache, DSO_FILE, exe, NULL, 0, 0))) {
         e = -ENOMEM;
