@@ -68,9 +68,10 @@ struct lines_select {
 
 /* Reads the program's DWARF line table and symbols, picks the functions (-f names through
  * region_names: clones, did-you-mean; --file: every function with code of that file; default:
- * every function of the program's own compilation units, not system ones) and
- * cuts them into blocks, and decides which need a probe (lines_derive). 0, or -errno with a one-line reason in err: -ENODATA (no DWARF line
- * table: rebuild with -g), -ENOENT (unknown function or file; suggestions), -ENOTUNIQ. */
+ * every function of the program's own compilation units, not system ones), cuts them into
+ * blocks and decides which need a probe (lines_derive). 0, or -errno with a one-line reason
+ * in err: -ENODATA (no DWARF line table: rebuild with -g), -ENOENT (unknown function or file;
+ * suggestions), -ENOTUNIQ. */
 int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_select *sel,
                      char *err, size_t errlen);
 void lines_plan_release(struct lines_plan *p);
