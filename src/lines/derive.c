@@ -1,8 +1,9 @@
 /* Blocks that need no probe. A block B entered only by transfers inside its function, each
  * from a block P with one way out (a jump or a fall-through, no condition), runs exactly
  * count(P1) + count(P2) + ... times, when no P holds a call (fork returns twice). Decided
- * in address order; the blocks a derived block is summed from are frozen as they are at that moment (probed, or derived earlier), so the sums
- * can be computed in decision order and never depend on themselves. */
+ * in address order; the blocks a derived block is summed from are frozen as they are at that
+ * moment (probed, or derived earlier), so the sums can be computed in decision order and
+ * never depend on themselves. */
 #include <errno.h>
 #include <stdlib.h>
 #include "lines/lines.h"
