@@ -13,6 +13,9 @@ if ! uprobes_ready; then
 fi
 SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
 W=$WL
+# A directory of this run's own: run-tests runs the suite twice in one TEST_TMP (the second time
+# with tracefs unmounted), and the FIFOs and links of the first run must not be met again.
+TEST_TMP=$(mktemp -d "$TEST_TMP/lines.XXXXXX")
 export TMPDIR=$TEST_TMP/tmpdir
 mkdir -p "$TMPDIR"
 # The seed's listing starts at line 1 with fact(): stdio.h comes from the command line.
