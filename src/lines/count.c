@@ -26,7 +26,7 @@
 
 /* What one counted execution costs the program, ns, per kind (REGION_ENTRY_*): medians of
  * bench/bench_lines.sh on the development VM (docs/lines.md, "Cost"). */
-static const double cost_ns[3] = { 2000, 2000, 25000 };
+static const double cost_ns[3] = { 1000, 1000, 11000 };
 
 struct image_count {
     uint32_t pid;
