@@ -294,7 +294,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
     struct fsel f = { .p = p, .rows = &rows, .sel = sel };
     struct code_ctx cx = { .rows = &rows, .fd = -1 };
     Dwarf *dw = NULL;
-    int fd, e;
+    int fd, dw_fd = -1, e = 0;
 
     memset(p, 0, sizeof(*p));
     err[0] = '\0';
@@ -308,9 +308,27 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
     cx.fd = fd;
     elf_version(EV_CURRENT);
     read_segments(&cx);
-    dw = dwarf_begin(fd, DWARF_C_READ);
-    if (dw)
-        e = read_rows(p, dw, &rows);
+    if (!(cache = dso_cache_new()) ||
+        !(dso = dso_cache_get(cache, DSO_FILE, exe, NULL, 0, 0))) {
+        e = -ENOMEM;
+        goto out;
+    }
+    /* The line table is the program's own, or its separate debug file's (build-id, debuglink,
+     * perf's ~/.debug: symbol/debuginfo.c); the code is read from the program. */
+    {
+        const char *dbg = dso_debug_path(dso);
+        int dfd = dbg && strcmp(dbg, exe) ? open(dbg, O_RDONLY | O_CLOEXEC) : -1;
+        dw = dwarf_begin(dfd >= 0 ? dfd : fd, DWARF_C_READ);
+        if (dw)
+            e = read_rows(p, dw, &rows);
+        if (dfd >= 0 && (!dw || !rows.v.n)) {   /* no lines there: the program's own? */
+            if (dw)
+                dwarf_end(dw);
+            if ((dw = dwarf_begin(fd, DWARF_C_READ)))
+                e = read_rows(p, dw, &rows);
+        }
+        dw_fd = dfd;
+    }
     if (!dw || (!e && !rows.v.n)) {
         snprintf(err, errlen, "%s has no DWARF line table: lines are counted from it; rebuild "
                  "with -g (or install its debug info)", exe);
@@ -349,11 +367,6 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
         if (!system_path(p->files.v[k].path) &&
             (e = vec_push(&p->report_files, (unsigned)k)))
             goto out;
-    if (!(cache = dso_cache_new()) ||
-        !(dso = dso_cache_get(cache, DSO_FILE, exe, NULL, 0, 0))) {
-        e = -ENOMEM;
-        goto out;
-    }
     for (size_t i = 0; i < sel->nfuncs; i++)
         if ((e = by_name(p, dso, exe, sel->funcs[i], err, errlen)))
             goto out;
@@ -399,6 +412,8 @@ out:
     vec_free(&rows.v);
     if (dw)
         dwarf_end(dw);
+    if (dw_fd >= 0)
+        close(dw_fd);
     close(fd);
     dso_cache_free(cache);
     return e;

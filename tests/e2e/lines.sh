@@ -250,6 +250,15 @@ else
     skip ctl_equals_gcov "gcc --coverage does not build here"
 fi
 
+# --- Debug info in a separate file (found by .gnu_debuglink, as the symbols are) ---------------
+cp "$W/lines_fact" "$TEST_TMP/split"
+objcopy --only-keep-debug "$TEST_TMP/split" "$TEST_TMP/split.debug"
+strip -g "$TEST_TMP/split"
+objcopy --add-gnu-debuglink="$TEST_TMP/split.debug" "$TEST_TMP/split"
+"$PROSPECT" lines -f fact --format csv -o "$TEST_TMP/split.csv" -- "$TEST_TMP/split" \
+    >/dev/null 2>"$err"
+check split_debug_counts [ "$(awk -F, 'NR > 1 { printf "%s=%s ", $2, $3 }' "$TEST_TMP/split.csv")" = "1=20 2=20 3=19 5=1 7=20 " ]
+
 # --- Errors ---------------------------------------------------------------------------------------
 gcc -O0 -o "$TEST_TMP/nodebug" "$SRC/lines_fact.c" -include stdio.h
 "$PROSPECT" lines -- "$TEST_TMP/nodebug" >"$TEST_TMP/nd.out" 2>"$err"
