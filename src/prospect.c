@@ -10,6 +10,7 @@ const struct command prospect_commands[] = {
     { "diff", cmd_diff, "compare two perf.data files per symbol (perf diff), or as a differential flame graph", cmd_diff_usage },
     { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", cmd_annotate_usage },
     { "trace", cmd_trace, "trace a program's library calls (malloc, free, ...), like ltrace", cmd_trace_usage },
+    { "lines", cmd_lines, "exact executions per source line of a command (gprof's listing)", cmd_lines_usage },
     { "stat", cmd_stat, "count events over a program or over regions of it (-r)", cmd_stat_usage },
     { "list", cmd_list, "list the events that open on this machine", cmd_list_usage },
     { "replay", cmd_replay, "replay a malloc trace (trace -w file or ltrace log) against allocators, timed", cmd_replay_usage },

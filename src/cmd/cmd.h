@@ -62,4 +62,6 @@ int cmd_replay(int argc, char **argv);
 extern const char cmd_replay_usage[];
 int cmd_trace(int argc, char **argv);
 extern const char cmd_trace_usage[];
+int cmd_lines(int argc, char **argv);
+extern const char cmd_lines_usage[];
 #endif

@@ -39,7 +39,7 @@ static bool kernel_emulates(const uint8_t *c, size_t n)
     return n >= 2 && c[0] == 0x0f && ((c[1] >= 0x80 && c[1] <= 0x8f) || c[1] == 0x1f);
 }
 
-static enum region_entry_kind probe_kind(const struct probe_point *p)
+enum region_entry_kind region_probe_kind(const struct probe_point *p)
 {
     uint8_t code[4];
     ssize_t n = -1;
@@ -68,7 +68,7 @@ enum region_entry_kind region_entry_kind(const struct region_list *rl, int regio
         enum region_entry_kind k;
         if (p->region != region || p->role != RC_ENTER)
             continue;
-        k = probe_kind(p);
+        k = region_probe_kind(p);
         if (!any || reference[k].inside_ns > reference[kind].inside_ns)
             kind = k;
         any = true;

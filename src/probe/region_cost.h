@@ -26,6 +26,8 @@ struct region_cost {
 /* A region is noted when at least this share of its mean time is probe handling. */
 #define REGION_COST_NOTE_SHARE 0.25
 
+/* How one probe point is entered (a jump, else the probed instruction's first bytes decide). */
+enum region_entry_kind region_probe_kind(const struct probe_point *p);
 /* How region `region` of rl is entered (the costliest of its entry probes). */
 enum region_entry_kind region_entry_kind(const struct region_list *rl, int region);
 /* Fills *out from the crossing task-clock mean and minimum (ns); true when the note applies

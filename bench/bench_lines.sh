@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# prospect lines (exact counts per source line of the unmodified binary) vs gcc --coverage +
+# gcov (the same counts from a rebuilt program), on bench/lines_target.c at -O0: N passes
+# through a few short lines. The target times its own loop, so start-up, probe setup and
+# probe removal (a kernel grace period per probe) are not in the per-hit figures:
+# cost per probe hit = (loop time under prospect - loop time alone) / probe hits; medians of
+# REPS runs, every command pinned to one CPU. Prospect runs with its default (jump entries
+# where blocks qualify) and with --entry trap (a uprobe on every probed block: the kernel
+# emulates some first instructions, single-steps the others; the single-step cost is solved
+# from the hits of each kind the JSON output gives, an emulated hit taken to cost what a jump
+# hit does: a jump entry is an emulated uprobe on a nop). gcov's cost per block execution is
+# measured the same way on 100 N passes; the whole runs (prospect lines; the --coverage
+# program + gcov) are compared too.
+set -eu
+cd "$(dirname "$0")/.."
+T=${BENCH_TMP:-$(mktemp -d)}
+N=${BENCH_LINES_N:-100000}
+REPS=${BENCH_LINES_REPS:-3}
+PROSPECT=${PROSPECT:-$PWD/prospect}
+CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
+mkdir -p "$T/lines" "$T/cov"
+gcc -O0 -g -o "$T/lines/target" bench/lines_target.c
+gcc -O0 -g --coverage -o "$T/cov/target" bench/lines_target.c
+now() { date +%s.%N; }
+median() { sort -g | sed -n "$(( (REPS + 1) / 2 ))p"; }
+# loop_ns CMD...: median over REPS of the target's own loop time (ns).
+loop_ns() {
+    : >"$T/t"
+    for _ in $(seq "$REPS"); do
+        taskset -c "$CPU" "$@" 2>/dev/null | sed -n 's/^loop_ns \([0-9]*\) .*/\1/p' >>"$T/t"
+    done
+    median <"$T/t"
+}
+# stats MODE: "hits_jump hits_emulated hits_single_stepped block_executions" of a run.
+stats() {
+    "$PROSPECT" lines "$1" --format json -o "$T/lines/out.json" -- "$T/lines/target" "$N" \
+        >/dev/null 2>&1
+    python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["probes"]
+print(p["hits_jump"], p["hits_emulated"], p["hits_single_stepped"], p["block_executions"])' \
+        "$T/lines/out.json"
+}
+base=$(loop_ns "$T/lines/target" "$N")
+declare -A us hits
+for mode in jump trap; do
+    read -r dj de ds blocks < <(stats "--entry=$mode")
+    t=$(loop_ns "$PROSPECT" lines "--entry=$mode" -o /dev/null -- "$T/lines/target" "$N")
+    us[$mode]=$(echo "($t - $base) / 1000 / ($dj + $de + $ds)" | bc -l)
+    hits[$mode]=$((dj + de + ds))
+    printf 'prospect lines --entry %s: %d probe hits (%d jump, %d emulated, %d single-stepped) ' \
+        "$mode" $((dj + de + ds)) "$dj" "$de" "$ds"
+    printf 'for %d block executions\n  %.2f us per probe hit (loop %.3f s; alone %.4f s)\n' \
+        "$blocks" "${us[$mode]}" "$(echo "$t / 10^9" | bc -l)" "$(echo "$base / 10^9" | bc -l)"
+    [ "$mode" = trap ] && te=$de tj=$dj ts=$ds
+done
+if [ "$ts" -gt 0 ]; then
+    step_us=$(echo "(${us[trap]} * ($tj + $te + $ts) - ${us[jump]} * ($tj + $te)) / $ts" | bc -l)
+    printf '  => per hit: jump entry %.2f us, single-stepped uprobe %.2f us\n' "${us[jump]}" "$step_us"
+fi
+big=$((N * 100))
+gbig=$(loop_ns "$T/cov/target" "$big"); pbig=$(loop_ns "$T/lines/target" "$big")
+gcov_ns=$(echo "($gbig - $pbig) / ($blocks * 100)" | bc -l)
+per_block=$(echo "${us[jump]} * 1000 * ${hits[jump]} / $blocks" | bc -l)
+printf 'gcc --coverage: %.3f ns per block execution (%d passes: loop %.3f s, unbuilt %.3f s)\n' \
+    "$gcov_ns" "$big" "$(echo "$gbig / 10^9" | bc -l)" "$(echo "$pbig / 10^9" | bc -l)"
+printf 'per block execution: prospect lines %.0f ns (%.2f probe hits each, jump entries) vs gcov %.3f ns: %.0fx\n' \
+    "$per_block" "$(echo "${hits[jump]} / $blocks" | bc -l)" "$gcov_ns" \
+    "$(echo "$per_block / $gcov_ns" | bc -l)"
+# Whole runs on N passes: prospect lines (setup, run, probe removal) vs the --coverage program
+# and gcov's report (the rebuild not counted).
+: >"$T/w"; : >"$T/pw"
+for _ in $(seq "$REPS"); do
+    a=$(now)
+    (cd "$T/cov" && rm -f ./*.gcda && taskset -c "$CPU" ./target "$N" >/dev/null &&
+     gcov -t target-lines_target.gcda >/dev/null 2>&1)
+    b=$(now); echo "$b - $a" | bc -l >>"$T/w"
+    a=$(now)
+    taskset -c "$CPU" "$PROSPECT" lines -o /dev/null -- "$T/lines/target" "$N" >/dev/null 2>&1
+    b=$(now); echo "$b - $a" | bc -l >>"$T/pw"
+done
+gw=$(median <"$T/w"); pw=$(median <"$T/pw")
+printf 'whole run of %d passes: prospect lines %.3f s, --coverage program + gcov %.3f s: %.1fx (no rebuild for prospect)\n' \
+    "$N" "$pw" "$gw" "$(echo "$pw / $gw" | bc -l)"

@@ -1,0 +1,111 @@
+/* Exact executions per source line of an unmodified program (`prospect lines`, docs/lines.md).
+ *
+ * The chosen functions are cut into blocks: straight runs of instructions of one source line
+ * (the is_stmt rows of the DWARF line table) that are entered only at their first instruction
+ * (basic-block leaders from capstone: branch targets, the instruction after a branch, a
+ * function's entry). Each block gets a counting probe at its first instruction, so its count is
+ * exact; a line's count is the number of times control entered the line's blocks from code
+ * of another line (or from outside the function): the block counts minus the transfers
+ * between blocks of the same line, which flow conservation gives (solve.c). */
+#ifndef PROSPECT_LINES_LINES_H
+#define PROSPECT_LINES_LINES_H
+#include <capstone/capstone.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util/vec.h"
+
+struct dso;
+
+struct lines_block {
+    uint64_t start, end;        /* ELF vaddrs, [start, end) */
+    uint64_t probe_at;          /* where its probe goes: its first instruction that is not
+                                 * padding nor one the kernel may refuse to probe */
+    unsigned file, line;        /* index into plan.files; source line (0: none) */
+    size_t func;                /* index into plan.funcs */
+    uint64_t succ[2];           /* successor block starts inside the function */
+    unsigned nsucc;
+    bool cond;                  /* ends with a conditional branch: the way(s) out in succ
+                                 * share the count (one of them may leave the function) */
+    bool ext;                   /* may be entered from outside the function or from code the
+                                 * analysis cannot see (entry, address taken, after an
+                                 * indirect jump) */
+    bool call;                  /* holds a call: what follows may run more often (fork,
+                                 * setjmp return twice) or less (exit) than the block starts */
+    bool derived;               /* no probe: its count is the sum of its predecessors' (each
+                                 * with one way out), known from probes (lines_derive) */
+    uint64_t count;             /* executions of the block: probe hits, or derived */
+};
+
+struct lines_func {
+    char *name;
+    uint64_t start, size;
+};
+
+struct lines_file {
+    char *path;                 /* as DWARF names it (absolute, or joined to the unit's dir) */
+};
+
+struct lines_plan {
+    char *exe;
+    VEC(struct lines_file) files;
+    VEC(struct lines_func) funcs;
+    VEC(struct lines_block) blocks;   /* sorted by start */
+    VEC(unsigned) report_files;       /* files whose lines are reported: --file's, else all
+                                       * but system headers inlined (/usr/include...) */
+    VEC(char *) notes;                /* functions left out and why (for -v) */
+    VEC(size_t) probed;               /* blocks with a probe, in probe order: innermost loops
+                                       * first (they get the limited jump entries) */
+    VEC(size_t) derive_order;         /* derived blocks, each after those it is summed from */
+};
+
+struct lines_select {
+    const char *const *funcs;   /* -f names */
+    size_t nfuncs;
+    const char *const *files;   /* --file names (trailing path components match) */
+    size_t nfiles;
+};
+
+/* Reads the program's DWARF line table and symbols, picks the functions (-f names through
+ * region_names: clones, did-you-mean; --file: every function with code of that file; default:
+ * every function of the program's own compilation units, not system ones), cuts them into
+ * blocks and decides which need a probe (lines_derive). 0, or -errno with a one-line reason
+ * in err: -ENODATA (no DWARF line table: rebuild with -g), -ENOENT (unknown function or file;
+ * suggestions), -ENOTUNIQ. */
+int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_select *sel,
+                     char *err, size_t errlen);
+void lines_plan_release(struct lines_plan *p);
+
+/* Cuts one function's code (n bytes at vaddr) into blocks (appended to p->blocks), given a
+ * line lookup and (may be NULL) a reader of the program's data at an address (jump tables:
+ * returns the bytes read). Code that does not decode ends the function there. 0 or -ENOMEM. */
+typedef bool (*lines_line_fn)(void *arg, uint64_t addr, unsigned *file, unsigned *line);
+typedef size_t (*lines_data_fn)(void *arg, uint64_t addr, uint8_t *buf, size_t len);
+int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
+                     uint64_t vaddr, lines_line_fn line_of, lines_data_fn data_at, void *arg);
+
+/* Decides which blocks need no probe: a block entered only through in-function transfers
+ * from blocks with one way out has their summed count (fewer probe hits: an epilogue after
+ * an if/else costs nothing). Fills p->probed and p->derive_order. 0 or -ENOMEM. */
+int lines_derive(struct lines_plan *p);
+/* Computes the derived blocks' counts once the probed ones are read. 0 or -ENOMEM. */
+int lines_fill_derived(struct lines_plan *p);
+
+/* Could the kernel refuse a uprobe on this instruction (capstone, with detail)? */
+bool lines_insn_unprobeable(csh h, const cs_insn *in);
+
+/* Per reported line: its count. */
+struct lines_count {
+    unsigned file, line;
+    uint64_t count;
+    bool approx;                /* an in-line transfer could not be derived: count is an upper
+                                 * bound (docs/lines.md) */
+};
+
+/* Derives line counts from the block counts (p->blocks[i].count). Sorted by (file, line),
+ * only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
+int lines_solve(const struct lines_plan *p, struct lines_count **out, size_t *n);
+
+/* Does a DWARF source path name the file the user wrote ("fact.c", "src/fact.c")? */
+bool lines_file_matches(const char *src, const char *want);
+#endif

@@ -1,0 +1,22 @@
+/* `prospect lines` output formats (docs/lines.md). */
+#ifndef PROSPECT_LINES_RENDER_H
+#define PROSPECT_LINES_RENDER_H
+#include <stdio.h>
+#include "lines/count.h"
+#include "lines/lines.h"
+
+struct lines_report {
+    const struct lines_plan *plan;
+    const struct lines_count *counts;   /* sorted by (file, line) */
+    size_t n;
+    const char *source_dir;             /* --source-dir, or NULL */
+    const struct lines_cost *cost;
+};
+
+/* The gprof listing per file: source with counts in the margin, Top 10 Lines, Execution
+ * Summary; a header with what a count means and the probes' cost. */
+void lines_render_text(FILE *f, const struct lines_report *r);
+/* file,line,count */
+void lines_render_csv(FILE *f, const struct lines_report *r);
+void lines_render_json(FILE *f, const struct lines_report *r);
+#endif

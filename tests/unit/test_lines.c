@@ -1,0 +1,181 @@
+/* prospect lines' arithmetic: blocks cut from machine code (capstone), blocks that need no
+ * probe, and line entries solved from block counts (src/lines/). */
+#include <stdlib.h>
+#include "test.h"
+#include "lines/lines.h"
+
+/* Line 1 except [5, 7), line 2. */
+static bool line_of(void *arg, uint64_t a, unsigned *file, unsigned *line)
+{
+    (void)arg;
+    *file = 0;
+    *line = a >= 0x1005 && a < 0x1007 ? 2 : 1;
+    return true;
+}
+
+TEST(blocks_start_at_entry_targets_and_line_changes)
+{
+    /* cmp %rsi,%rdi; jne +2; inc %eax; ret */
+    static const uint8_t code[] = { 0x48, 0x39, 0xf7, 0x75, 0x02, 0xff, 0xc0, 0xc3 };
+    struct lines_plan p = { 0 };
+    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x1000, line_of, NULL, NULL) == 0);
+    CHECK_EQ_U64(p.blocks.n, 3);
+    CHECK_EQ_U64(p.blocks.v[0].start, 0x1000);
+    CHECK_EQ_U64(p.blocks.v[0].end, 0x1005);
+    CHECK(p.blocks.v[0].ext && p.blocks.v[0].cond);
+    CHECK_EQ_U64(p.blocks.v[0].nsucc, 2);
+    CHECK_EQ_U64(p.blocks.v[0].succ[0], 0x1007);      /* taken */
+    CHECK_EQ_U64(p.blocks.v[0].succ[1], 0x1005);      /* fall-through */
+    CHECK_EQ_U64(p.blocks.v[1].line, 2);
+    CHECK_EQ_U64(p.blocks.v[1].nsucc, 1);
+    CHECK(!p.blocks.v[1].cond && !p.blocks.v[1].ext);
+    CHECK_EQ_U64(p.blocks.v[2].start, 0x1007);
+    CHECK_EQ_U64(p.blocks.v[2].nsucc, 0);               /* ret */
+    vec_free(&p.blocks);
+}
+
+/* gcc aligns a loop head with `cs nopw` (which the kernel refuses to probe): padding fallen
+ * into is no block, its predecessor goes on to the loop head. */
+TEST(padding_before_a_loop_head_is_no_block)
+{
+    /* test %rdi,%rdi; je +10 (to ret); cs nopw 0(%rax,%rax,1); [loop:] dec %rdi; jne loop; ret */
+    static const uint8_t code[] = { 0x48, 0x85, 0xff, 0x74, 0x0f,
+                                    0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                    0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+    struct lines_plan p = { 0 };
+    CHECK(lines_blocks_cut(&p, 0, code, sizeof(code), 0x2000, line_of, NULL, NULL) == 0);
+    CHECK_EQ_U64(p.blocks.n, 3);
+    CHECK_EQ_U64(p.blocks.v[0].succ[1], 0x200f);      /* falls to the loop head */
+    CHECK_EQ_U64(p.blocks.v[1].start, 0x200f);
+    CHECK_EQ_U64(p.blocks.v[2].start, 0x2014);
+    vec_free(&p.blocks);
+}
+
+static struct lines_block blk(uint64_t start, unsigned line, bool ext, bool cond, unsigned n,
+                              uint64_t s0, uint64_t s1)
+{
+    return (struct lines_block){ .start = start, .end = start + 1, .line = line, .ext = ext,
+                                 .cond = cond, .nsucc = n, .succ = { s0, s1 } };
+}
+
+static uint64_t line_count(const struct lines_count *c, size_t n, unsigned line, bool *approx)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i].line == line) {
+            if (approx)
+                *approx = c[i].approx;
+            return c[i].count;
+        }
+    return ~0ull;
+}
+
+/* A loop on one line (A: entry, B: the loop test jumping to itself, C: the next line) is
+ * entered once, however many times B runs: the self-transfer is solved by conservation. */
+TEST(a_loop_within_one_line_is_entered_once)
+{
+    struct lines_plan p = { 0 };
+    struct lines_count *c;
+    size_t n;
+    bool approx = true;
+    CHECK(vec_push(&p.blocks, blk(1, 5, true, false, 1, 2, 0)) == 0);
+    CHECK(vec_push(&p.blocks, blk(2, 5, false, true, 2, 2, 3)) == 0);
+    CHECK(vec_push(&p.blocks, blk(3, 6, false, false, 0, 0, 0)) == 0);
+    p.blocks.v[0].count = 1;
+    p.blocks.v[1].count = 10;
+    p.blocks.v[2].count = 1;
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK_EQ_U64(n, 2);
+    CHECK_EQ_U64(line_count(c, n, 5, &approx), 1);
+    CHECK(!approx);
+    CHECK_EQ_U64(line_count(c, n, 6, NULL), 1);
+    free(c);
+    vec_free(&p.blocks);
+}
+
+/* if/else joining in D: D needs no probe, it runs as often as both arms; an arm with a call
+ * (fork returns twice) forbids it. */
+TEST(a_join_of_one_way_blocks_is_derived_not_probed)
+{
+    struct lines_plan p = { 0 };
+    CHECK(vec_push(&p.blocks, blk(1, 1, true, true, 2, 3, 2)) == 0);   /* A: if */
+    CHECK(vec_push(&p.blocks, blk(2, 2, false, false, 1, 4, 0)) == 0);  /* B: then, jmp D */
+    CHECK(vec_push(&p.blocks, blk(3, 3, false, false, 1, 4, 0)) == 0);  /* C: else, falls */
+    CHECK(vec_push(&p.blocks, blk(4, 4, false, false, 0, 0, 0)) == 0);  /* D: join */
+    CHECK(lines_derive(&p) == 0);
+    CHECK(p.blocks.v[3].derived);
+    CHECK(!p.blocks.v[0].derived && !p.blocks.v[1].derived && !p.blocks.v[2].derived);
+    CHECK_EQ_U64(p.probed.n, 3);
+    p.blocks.v[0].count = 7;
+    p.blocks.v[1].count = 4;
+    p.blocks.v[2].count = 3;
+    CHECK(lines_fill_derived(&p) == 0);
+    CHECK_EQ_U64(p.blocks.v[3].count, 7);
+    p.blocks.v[1].call = true;
+    p.blocks.v[3].derived = false;
+    CHECK(lines_derive(&p) == 0);
+    CHECK(!p.blocks.v[3].derived);
+    CHECK_EQ_U64(p.probed.n, 4);
+    vec_free(&p.blocks);
+    vec_free(&p.probed);
+    vec_free(&p.derive_order);
+}
+
+/* The limited jump entries go to the probes in loops first: they are probed first. */
+TEST(probes_in_loops_come_first)
+{
+    struct lines_plan p = { 0 };
+    CHECK(vec_push(&p.blocks, blk(1, 1, true, false, 1, 2, 0)) == 0);   /* entry, with a call */
+    CHECK(vec_push(&p.blocks, blk(2, 2, false, true, 2, 2, 3)) == 0);   /* loop: to itself */
+    CHECK(vec_push(&p.blocks, blk(3, 3, true, false, 0, 0, 0)) == 0);   /* after, reachable */
+    p.blocks.v[0].call = true;
+    CHECK(lines_derive(&p) == 0);
+    CHECK_EQ_U64(p.probed.n, 3);
+    CHECK_EQ_U64(p.probed.v[0], 1);
+    CHECK_EQ_U64(p.probed.v[1], 0);
+    CHECK_EQ_U64(p.probed.v[2], 2);
+    vec_free(&p.blocks);
+    vec_free(&p.probed);
+    vec_free(&p.derive_order);
+}
+
+/* A same-line transfer no conservation can give (both arms reachable from outside) leaves the
+ * line's count an upper bound, flagged. */
+TEST(an_unknown_same_line_transfer_flags_an_upper_bound)
+{
+    struct lines_plan p = { 0 };
+    struct lines_count *c;
+    size_t n;
+    bool approx = false;
+    CHECK(vec_push(&p.blocks, blk(1, 1, true, true, 2, 2, 3)) == 0);
+    CHECK(vec_push(&p.blocks, blk(2, 1, true, false, 0, 0, 0)) == 0);
+    CHECK(vec_push(&p.blocks, blk(3, 2, true, false, 0, 0, 0)) == 0);
+    p.blocks.v[0].count = 5;
+    p.blocks.v[1].count = 4;
+    p.blocks.v[2].count = 3;
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK_EQ_U64(line_count(c, n, 1, &approx), 9);
+    CHECK(approx);
+    free(c);
+    vec_free(&p.blocks);
+}
+
+TEST(file_names_match_by_trailing_components)
+{
+    CHECK(lines_file_matches("/a/b/fact.c", "fact.c"));
+    CHECK(lines_file_matches("/a/b/fact.c", "b/fact.c"));
+    CHECK(lines_file_matches("/a/b/fact.c", "./fact.c"));
+    CHECK(!lines_file_matches("/a/b/myfact.c", "fact.c"));
+    CHECK(!lines_file_matches("/a/b/fact.c", ""));
+}
+
+int main(void)
+{
+    RUN(blocks_start_at_entry_targets_and_line_changes);
+    RUN(padding_before_a_loop_head_is_no_block);
+    RUN(a_loop_within_one_line_is_entered_once);
+    RUN(a_join_of_one_way_blocks_is_derived_not_probed);
+    RUN(probes_in_loops_come_first);
+    RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
+    RUN(file_names_match_by_trailing_components);
+    return 0;
+}
