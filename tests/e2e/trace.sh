@@ -58,6 +58,14 @@ size=$(stat -c %s "$TEST_TMP/c.trace")
 names=$(( (6 + 6) + (6 + 6) + (6 + 4) ))
 check write_magic [ "$(head -c 8 "$TEST_TMP/c.trace")" = PRSPCTRC ]
 check write_every_call [ "$size" = $(( 16 + names + 80 * ${total:-0} )) ]
+# trace -w, then replay (issue 12's two commands): every call of the binary trace is replayed,
+# on the threads it was made on (the three workers, and the main thread, whose pthread_create
+# allocates in libc), with its size.
+"$PROSPECT" replay --allocator glibc --dump "$TEST_TMP/c.trace" >"$TEST_TMP/r.txt" 2>&1
+check write_replays_every_call [ "$(grep -c '^dump glibc ' "$TEST_TMP/r.txt")" = "${total:-x}" ]
+check write_replays_threads [ "$(grep -o '^dump glibc .* thread=T[0-9]*' "$TEST_TMP/r.txt" |
+    sed 's/.*thread=//' | sort -u | wc -l)" = 4 ]
+check write_replays_sizes [ "$(grep -c '^dump glibc .* malloc 144 ' "$TEST_TMP/r.txt")" = 3000 ]
 
 # --format csv: header, one row per call.
 "$PROSPECT" trace --format csv -o "$TEST_TMP/c.csv" -e malloc -- "$T" signal >/dev/null 2>&1
