@@ -32,7 +32,7 @@ cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
 {
     if (dlib_open(&lib)) {
         pr_debug("%s", lib.why);
-        return CS_ERR_MEMSETUP;       /* no engine: callers treat any error as "no disassembly" */
+        return CS_ERR_MEMSETUP;       /* the one code that means "no library" to callers */
     }
     return fn.open(arch, mode, handle);
 }

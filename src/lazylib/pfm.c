@@ -5,6 +5,7 @@
  * PFM_ERR_NOINIT, as libpfm4 does before a successful pfm_initialize. */
 #define LOG_PREFIX "libpfm4"
 #include <perfmon/pfmlib.h>
+#include "lazylib/lazylib.h"
 #include "util/dlib.h"
 #include "util/log.h"
 
@@ -70,4 +71,9 @@ pfm_err_t pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, v
 {
     return fn.get_os_event_encoding ? fn.get_os_event_encoding(str, dfl_plm, os, args)
                                     : PFM_ERR_NOINIT;
+}
+
+const char *lazylib_pfm_missing(void)
+{
+    return lib.state < 0 ? lib.why : NULL;
 }
