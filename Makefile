@@ -8,11 +8,14 @@
 
 CC      ?= gcc
 PKGS    := libelf libdw capstone libzstd libdebuginfod
+# capstone, libpfm4 and libdebuginfod are loaded with dlopen when first needed (src/util/dlib.c,
+# src/lazylib/): their headers are used, they are not linked (their load cost every run).
+DLOPEN_PKGS := capstone libdebuginfod
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS)) 2>/dev/null)
 .DEFAULT_GOAL := all
 all: prospect
-LIBS    := $(PKG_LIBS) -lpfm -liberty -lz -lm -lpthread
+LIBS    := $(PKG_LIBS) -liberty -lz -lm -lpthread
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wformat=2 -Wno-unused-parameter \
            -Wmissing-prototypes -Wstrict-prototypes -Wvla

@@ -32,8 +32,9 @@ long ann_disasm(const uint8_t *code, size_t n, uint64_t vaddr, enum ann_syntax s
     csh h;
 
     *out = NULL;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-        return -EINVAL;
+    cs_err e = cs_open(CS_ARCH_X86, CS_MODE_64, &h);
+    if (e != CS_ERR_OK)     /* MEMSETUP: libcapstone could not be loaded (src/lazylib/) */
+        return e == CS_ERR_MEMSETUP ? -ELIBACC : -EINVAL;
     cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
     cs_option(h, CS_OPT_SYNTAX, syntax == ANN_INTEL ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
     in = cs_malloc(h);

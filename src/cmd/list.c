@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd.h"
+#include "lazylib/lazylib.h"
 #include "perf/event.h"
 #include "perf/event_pfm.h"
 #include "util/file.h"
@@ -343,8 +344,13 @@ static void list_pfm(struct list_state *st)
     }
 
     if (!event_pfm_model()) {
-        if (!st->nglobs)
-            printf("PMU models (libpfm4):\n  (libpfm4 knows no PMU model for this CPU)\n\n");
+        const char *why = lazylib_pfm_missing();
+        if (!st->nglobs) {
+            if (why)
+                printf("PMU models (libpfm4):\n  (libpfm4 cannot be loaded: %.70s)\n\n", why);
+            else
+                printf("PMU models (libpfm4):\n  (libpfm4 knows no PMU model for this CPU)\n\n");
+        }
         return;
     }
     if (!event_pmu_exposed())

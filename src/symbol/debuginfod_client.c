@@ -9,14 +9,27 @@
 #include <unistd.h>
 #include "symbol/debuginfod_client.h"
 #include "symbol/dso.h"
+#include "util/dlib.h"
 #include "util/log.h"
 
 #define DEFAULT_TIMEOUT "10"    /* seconds without progress (libdebuginfod's default is 90) */
 
+/* libdebuginfod (and libcurl with its TLS chain) is loaded only when a server is to be asked:
+ * linked, it cost every run ~30 libraries at startup. Its header gives the prototypes. */
+static const char *const names[] = {
+    "debuginfod_begin", "debuginfod_find_debuginfo", "debuginfod_find_source",
+};
+static struct {
+    __typeof__(debuginfod_begin) *begin;
+    __typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+    __typeof__(debuginfod_find_source) *find_source;
+} fn;
+static struct dlib lib = DLIB_INIT("libdebuginfod.so.1", names, &fn);
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static debuginfod_client *client;
 static int broken;              /* the first error that means "cannot ask", 0 while fine */
-static char broken_url[512];
+static char broken_note[768];
 
 /* Downloads are kept in a private directory unless the user chose one. */
 static void private_cache(void)
@@ -65,15 +78,24 @@ static int fetch(const uint8_t *bid, size_t len, const char *src, char **path)
         goto out;
     }
     if (!client) {
+        if ((ret = dlib_open(&lib))) {
+            broken = ret;
+            snprintf(broken_note, sizeof(broken_note), "debuginfod: DEBUGINFOD_URLS is set but "
+                     "%s cannot be loaded (%s): no debug info fetched", lib.soname, lib.why);
+            pr_debug("%s", broken_note);
+            goto out;
+        }
         private_cache();
         setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, DEFAULT_TIMEOUT, 0);
-        if (!(client = debuginfod_begin())) {
+        if (!(client = fn.begin())) {
             ret = broken = -ENOMEM;
+            snprintf(broken_note, sizeof(broken_note), "debuginfod: %s unreachable (%s): no "
+                     "debug info fetched", urls, strerror(ENOMEM));
             goto out;
         }
     }
-    fd = src ? debuginfod_find_source(client, bid, (int)len, src, path)
-             : debuginfod_find_debuginfo(client, bid, (int)len, path);
+    fd = src ? fn.find_source(client, bid, (int)len, src, path)
+             : fn.find_debuginfo(client, bid, (int)len, path);
     if (fd >= 0) {
         close(fd);
         ret = *path ? 0 : -ENOMEM;
@@ -84,7 +106,8 @@ static int fetch(const uint8_t *bid, size_t len, const char *src, char **path)
     /* 404 from every server: this file only. Anything else: the servers, for every file. */
     if (ret != -ENOENT && ret != -ENOMEM) {
         broken = ret;
-        snprintf(broken_url, sizeof(broken_url), "%s", urls);
+        snprintf(broken_note, sizeof(broken_note), "debuginfod: %.512s unreachable (%s): no "
+                 "debug info fetched", urls, strerror(-ret));
     }
     pr_debug("debuginfod: %s", strerror(-ret));
 out:
@@ -109,8 +132,7 @@ int symbol_debuginfod_problem(char *buf, size_t len)
     pthread_mutex_lock(&lock);
     b = broken;
     if (b)
-        snprintf(buf, len, "debuginfod: %s unreachable (%s): no debug info fetched",
-                 broken_url, strerror(-b));
+        snprintf(buf, len, "%s", broken_note);
     pthread_mutex_unlock(&lock);
     return b;
 }

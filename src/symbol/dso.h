@@ -124,7 +124,8 @@ const char *dso_code_path(struct dso *dso);
 const char *dso_debug_path(struct dso *dso);
 
 /* When debuginfod ($DEBUGINFOD_URLS) was asked for a file's debug info and its servers could
- * not be reached: a one-line note in buf and the -errno; 0 when there was no such problem. */
+ * not be reached, or libdebuginfod could not be loaded: a one-line note in buf and the -errno;
+ * 0 when there was no such problem. */
 int symbol_debuginfod_problem(char *buf, size_t len);
 /* A source file (its absolute path as the DWARF names it) of the build with this build-id,
  * from the debuginfod servers (when $DEBUGINFOD_URLS is set): 0 with the malloc'd path of the

@@ -15,7 +15,7 @@ struct site {
 
 struct uw_callsites {
     csh h;
-    bool open;
+    bool open, tried;            /* capstone is opened (and loaded) at the first decode */
     struct site *tab;            /* open addressing on (cfi, ret) */
     size_t cap, n;
 };
@@ -23,13 +23,21 @@ struct uw_callsites {
 struct uw_callsites *uw_callsites_new(void)
 {
     struct uw_callsites *cs = calloc(1, sizeof(*cs));
-    if (!cs)
-        return NULL;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->h) == CS_ERR_OK) {
-        cs->open = true;
-        cs_option(cs->h, CS_OPT_DETAIL, CS_OPT_ON);
-    }
     return cs;
+}
+
+/* Most reports never need a call site (no frameless leaf to complete): capstone is opened, and
+ * loaded, only when one does. */
+static bool ready(struct uw_callsites *cs)
+{
+    if (!cs->tried) {
+        cs->tried = true;
+        if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->h) == CS_ERR_OK) {
+            cs->open = true;
+            cs_option(cs->h, CS_OPT_DETAIL, CS_OPT_ON);
+        }
+    }
+    return cs->open;
 }
 
 void uw_callsites_free(struct uw_callsites *cs)
@@ -89,8 +97,8 @@ static uint64_t decode(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret)
     cs_insn *in;
     uint64_t target = 0;
 
-    if (!cs->open || ret < CALL_REL32_LEN ||
-        uw_cfi_code(c, ret - CALL_REL32_LEN, code, sizeof(code)))
+    if (ret < CALL_REL32_LEN || uw_cfi_code(c, ret - CALL_REL32_LEN, code, sizeof(code)) ||
+        !ready(cs))
         return 0;
     if (cs_disasm(cs->h, code, sizeof(code), ret - CALL_REL32_LEN, 1, &in) != 1)
         return 0;

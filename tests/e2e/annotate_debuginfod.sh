@@ -91,3 +91,22 @@ out=$(DEBUGINFOD_URLS=http://127.0.0.1:$port timeout 60 "$PROSPECT" report -i "$
 check debuginfod_unreachable_no_hang [ $rc = 0 ]
 check debuginfod_unreachable_note grep -q "note: debuginfod: http://127.0.0.1:$port unreachable" <<<"$out"
 check debuginfod_unreachable_one_note [ "$(grep -c 'debuginfod' <<<"$out")" = 1 ]
+
+# libdebuginfod is loaded only when a server is to be asked: when it cannot be (here a file
+# that is not a library bound over it, in a mount namespace of its own), one clear note and
+# the report of what is known, as for an unreachable server; without DEBUGINFOD_URLS, no note.
+lib=$(ldconfig -p | awk '$1 == "libdebuginfod.so.1" { print $NF; exit }')
+if [ -z "$lib" ]; then
+    skip debuginfod_library_missing "libdebuginfod.so.1 is not in the loader's cache"
+elif ! unshare -m --propagation private true 2>/dev/null; then
+    skip debuginfod_library_missing "no mount namespaces here to hide libdebuginfod"
+else
+    export XDG_CACHE_HOME=$TEST_TMP/cache3
+    nolib() { unshare -m --propagation private sh -c "mount --bind /dev/null '$lib' && \"\$@\"" sh "$@"; }
+    out=$(DEBUGINFOD_URLS=http://127.0.0.1:$port nolib "$PROSPECT" report -i "$data" --sort srcline 2>&1); rc=$?
+    check debuginfod_library_missing_runs [ $rc = 0 ]
+    check debuginfod_library_missing_note grep -q "note: debuginfod: DEBUGINFOD_URLS is set but libdebuginfod.so.1 cannot be loaded (.*): no debug info fetched" <<<"$out"
+    check debuginfod_library_missing_one_note [ "$(grep -c 'debuginfod' <<<"$out")" = 1 ]
+    out=$(unset DEBUGINFOD_URLS; nolib "$PROSPECT" report -i "$data" --sort srcline 2>&1); rc=$?
+    check debuginfod_library_missing_unused [ "$rc:$(grep -c debuginfod <<<"$out")" = 0:0 ]
+fi

@@ -14,6 +14,6 @@ gcc -O2 -g -o "$out/corpus-symbols/dwarf-seed" tests/fuzz/dwarf_seed.c
 clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined $(pkg-config --cflags libelf libdw libdebuginfod) \
     tests/fuzz/fuzz_symbols.c src/symbol/*.c src/util/*.c -o "$out/fuzz_symbols" \
-    $(pkg-config --libs libelf libdw libdebuginfod) -liberty -lz
+    $(pkg-config --libs libelf libdw) -liberty -lz
 "$out/fuzz_symbols" -max_total_time="$secs" -max_len=65536 -print_final_stats=1 \
     "$out/corpus-symbols" 2>&1 | tail -25

@@ -1,0 +1,23 @@
+/* Optional shared libraries loaded with dlopen on first use instead of at startup: a library
+ * linked at build time is mapped and relocated by every run, even `prospect version` (capstone's
+ * and libpfm4's pointer tables are ~120k relocations; libdebuginfod pulls libcurl and its TLS
+ * chain). elfutils' libdw loads its own debuginfod client the same way. */
+#ifndef PROSPECT_UTIL_DLIB_H
+#define PROSPECT_UTIL_DLIB_H
+#include <stddef.h>
+
+struct dlib {
+    const char *soname;            /* e.g. "libcapstone.so.4" */
+    const char *const *names;      /* the functions wanted, in the order of fns */
+    void **fns;                    /* filled by dlib_open */
+    size_t n;
+    int state;                     /* 0 not tried, 1 loaded, -ENOENT (library or a name missing) */
+    char why[256];                 /* dlerror()'s text when err */
+};
+
+#define DLIB_INIT(so, nm, fn) { (so), (nm), (void **)(fn), sizeof(nm) / sizeof((nm)[0]), 0, "" }
+
+/* Loads the library once (thread-safe) and resolves every name: 0, or -ENOENT with l->why
+ * set. Tried once: a library missing at the first call stays missing for the run. */
+int dlib_open(struct dlib *l);
+#endif
