@@ -5,6 +5,7 @@
  * own table, so crossings take no lock. Tables are written to the channel at exit. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ struct qstat {
 };
 
 struct region_slot {
-    const char *key;                    /* the caller's pointer: the fast key */
-    char *name;                         /* a copy, written at exit */
+    char *name;                         /* a copy (the key), written at exit */
+    uint64_t hash;
     uint64_t calls, crossings;
     unsigned depth;                     /* how deep this thread is inside the region */
     struct qstat q[NQ];
@@ -179,9 +180,25 @@ static struct thread_state *thread_init(void)
     return t;
 }
 
-static size_t hash_key(const char *key, size_t cap)
+/* Regions are keyed by the name's text, not the caller's pointer: a buffer reused for other
+ * names (snprintf into one array) or one name from two places must not mix up regions. FNV-1a
+ * over the first MARKERS_MAX_NAME bytes, the part that is kept. */
+static uint64_t name_hash(const char *name)
 {
-    return (size_t)(((uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < MARKERS_MAX_NAME && name[i]; i++)
+        h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static bool same_name(const struct region_slot *s, const char *name, uint64_t hash)
+{
+    return s->hash == hash && !strncmp(s->name, name, MARKERS_MAX_NAME);
+}
+
+static size_t hash_slot(uint64_t hash, size_t cap)
+{
+    return (size_t)((hash * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
 static int grow(struct thread_state *t)
@@ -192,7 +209,7 @@ static int grow(struct thread_state *t)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
         if (t->tab[i]) {
-            size_t h = hash_key(t->tab[i]->key, cap);
+            size_t h = hash_slot(t->tab[i]->hash, cap);
             while (tab[h])
                 h = (h + 1) & (cap - 1);
             tab[h] = t->tab[i];
@@ -205,10 +222,11 @@ static int grow(struct thread_state *t)
 
 static struct region_slot *lookup(struct thread_state *t, const char *key)
 {
+    uint64_t hash = name_hash(key);
     size_t h;
     if (t->cap) {
-        for (h = hash_key(key, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
-            if (t->tab[h]->key == key)
+        for (h = hash_slot(hash, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
+            if (same_name(t->tab[h], key, hash))
                 return t->tab[h];
     }
     if ((t->n + 1) * 2 > t->cap && grow(t))
@@ -221,8 +239,8 @@ static struct region_slot *lookup(struct thread_state *t, const char *key)
     }
     memcpy(s->name, key, len);
     s->name[len] = '\0';
-    s->key = key;
-    for (h = hash_key(key, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
+    s->hash = hash;
+    for (h = hash_slot(hash, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
         ;
     t->tab[h] = s;
     t->n++;
@@ -301,7 +319,7 @@ static void add(struct qstat *q, uint64_t v, int first)
 PROSPECT_API void prospect_region_leave(const char *name)
 {
     struct thread_state *t = self;
-    uint64_t now[NQ];
+    uint64_t now[NQ], hash;
     unsigned i;
 
     if (!name || !t || t->gen != generation || flushed)
@@ -313,8 +331,9 @@ PROSPECT_API void prospect_region_leave(const char *name)
     }
     /* The innermost open region of that name; regions opened inside it and not closed are
      * closed with it. */
+    hash = name_hash(name);
     for (i = t->depth; i-- > 0;)
-        if (t->stack[i].slot->key == name || !strcmp(t->stack[i].slot->name, name))
+        if (same_name(t->stack[i].slot, name, hash))
             break;
     if (i == (unsigned)-1) {
         t->unmatched++;
@@ -335,10 +354,18 @@ PROSPECT_API void prospect_region_leave(const char *name)
 static void write_slot(const struct thread_state *t, const struct region_slot *s, char *buf,
                        size_t cap)
 {
+    char name[MARKERS_MAX_NAME + 1];
+    size_t len = strlen(s->name);
+
+    /* The channel is line-based: a newline or other control byte in a name would end its
+     * record early and lose every result, so it is written as '?'. */
+    for (size_t i = 0; i <= len; i++)
+        name[i] = i < len && ((unsigned char)s->name[i] < 0x20 || s->name[i] == 0x7f) ? '?'
+                                                                                    : s->name[i];
     size_t n = (size_t)snprintf(buf, cap, "R %d %d %llu %llu %u %zu %zu %s\n", (int)t->pid,
                                 (int)t->tid, (unsigned long long)s->calls,
                                 (unsigned long long)s->crossings, s->depth,
-                                1 + markers_cfg.nev, strlen(s->name), s->name);
+                                1 + markers_cfg.nev, len, name);
     for (size_t q = 0; q < 1 + markers_cfg.nev && n < cap; q++) {
         const struct qstat *st = &s->q[q];
         size_t nb = 0;
