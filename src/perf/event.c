@@ -304,6 +304,28 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
         }
         goto done;
     }
+    /* "amd64_fam19h_zen3::NAME" on another CPU: the model's name is valid, just not this
+     * CPU's; say which event of this CPU's own model the rest names, if any. */
+    if (strstr(buf, "::") && event_pfm_model()) {
+        char pmu[64];
+        const char *rest = strstr(buf, "::") + 2;
+        snprintf(pmu, sizeof(pmu), "%.*s", (int)(strstr(buf, "::") - buf), buf);
+        if (event_pfm_other_model(pmu)) {
+            struct event_spec here;
+            char alt[200];
+            snprintf(alt, sizeof(alt), "%s%s%s%s", rest, umask[0] ? ":" : "", umask,
+                     excl_user != excl_kernel ? (excl_user ? ":k" : ":u") : "");
+            if (event_parse(alt, &here, e2, sizeof(e2)) == 0)
+                snprintf(err, errlen, "event '%s': %s is libpfm4's model of another CPU; this "
+                         "CPU's is %s, where the event is -e %s", str, pmu, event_pfm_model(),
+                         alt);
+            else
+                snprintf(err, errlen, "event '%s': %s is libpfm4's model of another CPU; this "
+                         "CPU's is %s (its events: prospect list pmu)", str, pmu,
+                         event_pfm_model());
+            return -ENOENT;
+        }
+    }
     /* SUBSYSTEM:EVENT that is nothing else: a tracepoint we could not look up. */
     if (tp_ret != -ENOENT) {
         snprintf(err, errlen, "event '%s': %s", str, tracefs_advice(-tp_ret));

@@ -303,6 +303,21 @@ void event_pfm_suggest(const char *name, char *buf, size_t len)
                               best[k].name);
 }
 
+bool event_pfm_other_model(const char *pmu)
+{
+    pfm_pmu_info_t pi;
+
+    if (!pfm_ready())
+        return false;
+    for (int p = 0; p < PFM_PMU_MAX; p++) {
+        memset(&pi, 0, sizeof(pi));
+        pi.size = sizeof(pi);
+        if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.name && !strcmp(pi.name, pmu))
+            return !pi.is_present;
+    }
+    return false;
+}
+
 int event_pfm_foreach_pmu(int (*fn)(void *arg, const char *pmu, const char *desc, int nevents),
                           void *arg)
 {

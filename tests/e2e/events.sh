@@ -39,6 +39,11 @@ else
     expect misspelt_name_suggests 2 "did you mean RETIRED_INSTRUCTIONS" \
         -- run -e RETIRED_INSTRUCTONS -- true
 fi
+# issue 13's own example names Zen 3's model: on a CPU of another model, the error names both
+# models and this CPU's spelling of the event, never "unknown event" (model forced here).
+LIBPFM_FORCE_PMU=amd64_fam19h_zen4 expect other_model_prefix_names_this_cpus_event 2 \
+    "amd64_fam19h_zen3 is libpfm4's model of another CPU; this CPU's is amd64_fam19h_zen4, where the event is -e RETIRED_INSTRUCTIONS:u" \
+    -- run -e amd64_fam19h_zen3::RETIRED_INSTRUCTIONS:u -- true
 expect bad_oprofile_fields 2 "NAME:PERIOD\[:UNITMASK" -- run -e cpu-clock:1000:0:7 -- true
 expect unit_mask_on_software 2 "unit mask applies to the CPU's PMU events only" \
     -- run -e cpu-clock:1000:0xf0 -- true
