@@ -274,6 +274,11 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     if (parse_cache(buf, a) == 0 || parse_tracepoint(buf, a) == 0)
         goto done_plain;
     if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
+        if (strlen(buf + 1 + strspn(buf + 1, "0")) > 16) {   /* strtoull would clamp it */
+            snprintf(err, errlen, "event '%s': a raw config is at most 64 bits (16 hex digits)",
+                     str);
+            return -EINVAL;
+        }
         attr_init(a, PERF_TYPE_RAW, strtoull(buf + 1, NULL, 16));
         goto done_plain;
     }

@@ -263,7 +263,7 @@ void event_pfm_suggest(const char *name, char *buf, size_t len)
     size_t bl = strcspn(name, ":");
 
     buf[0] = '\0';
-    if (bl >= sizeof(base) || !event_pfm_model())
+    if (!bl || bl >= sizeof(base) || !event_pfm_model())   /* ":x" suggests nothing */
         return;
     memcpy(base, name, bl);
     base[bl] = '\0';

@@ -44,6 +44,12 @@ fi
 LIBPFM_FORCE_PMU=amd64_fam19h_zen4 expect other_model_prefix_names_this_cpus_event 2 \
     "amd64_fam19h_zen3 is libpfm4's model of another CPU; this CPU's is amd64_fam19h_zen4, where the event is -e RETIRED_INSTRUCTIONS:u" \
     -- run -e amd64_fam19h_zen3::RETIRED_INSTRUCTIONS:u -- true
+expect raw_over_64_bits 2 "event 'r11111111111111111111': a raw config is at most 64 bits" \
+    -- run -e r11111111111111111111 -- true
+expect pmu_terms_error_said_once 2 "^prospect run: event 'software/': expected PMU/term" \
+    -- run -e software/ -- true
+"$PROSPECT" run -e :sched_switch -- true >/dev/null 2>"$TEST_TMP/empty_name.err"
+check empty_name_no_suggestions [ $? -eq 2 -a -z "$(grep "did you mean" "$TEST_TMP/empty_name.err")" ]
 expect bad_oprofile_fields 2 "NAME:PERIOD\[:UNITMASK" -- run -e cpu-clock:1000:0:7 -- true
 expect unit_mask_on_software 2 "unit mask applies to the CPU's PMU events only" \
     -- run -e cpu-clock:1000:0xf0 -- true
