@@ -22,12 +22,12 @@
 #include "util/outfile.h"
 
 const char cmd_diff_usage[] =
-"usage: prospect diff [options] [OLD] [NEW]\n"
+"usage: prospect diff [options] [[OLD] NEW]\n"
 "\n"
 "Compares two perf.data files (Prospect's or perf's) per symbol, as 'perf diff': each\n"
 "(shared object, symbol)'s share of its profile's samples (as the sampled function) in OLD\n"
 "and in NEW, and Delta = New - Old, sorted by |Delta|. OLD and NEW default to perf.data.old\n"
-"and perf.data (perf's defaults).\n"
+"and perf.data (perf's defaults); one file is NEW, compared with perf.data.old.\n"
 "\n"
 "      --format FMT       text (default), csv, or svg: a differential flame graph of the\n"
 "                         call stacks, frame widths from NEW, red where a frame's share grew\n"
@@ -225,7 +225,7 @@ int cmd_diff(int argc, char **argv)
         prof[0].path = argv[optind];
         prof[1].path = argv[optind + 1];
     } else if (argc - optind == 1) {
-        prof[0].path = argv[optind];  /* as perf diff: one file is compared to perf.data */
+        prof[1].path = argv[optind];  /* as perf diff: one file is NEW, OLD perf.data.old */
     }
     if (load(&prof[0], event, kallsyms) || load(&prof[1], event, kallsyms))
         goto out;

@@ -145,4 +145,9 @@ check diff_bad_format_usage_error [ $? -eq 2 ]
 head -c 3000 "$TEST_TMP/p_new.data" >"$TEST_TMP/cut.data"
 out=$("$PROSPECT" diff "$TEST_TMP/p_old.data" "$TEST_TMP/cut.data" 2>&1 >/dev/null)
 check diff_truncated_file_says_where [ -n "$(grep "cut.data: offset 0x[0-9a-f]*: " <<<"$out")" ]
+# One file is NEW, compared with perf.data.old in the current directory (perf diff's reading).
+mkdir -p "$TEST_TMP/cwd" && cp "$TEST_TMP/p_old.data" "$TEST_TMP/cwd/perf.data.old"
+out=$(cd "$TEST_TMP/cwd" && "$PROSPECT" diff "$TEST_TMP/p_new.data" 2>&1)
+check diff_one_file_is_new [ $? -eq 0 -a -n "$(grep -x "# Old: perf.data.old .*" <<<"$out")" \
+    -a -n "$(grep -x "# New: $TEST_TMP/p_new.data .*" <<<"$out")" ]
 check diff_help eval '"$PROSPECT" diff --help | grep -q "usage: prospect diff"'
