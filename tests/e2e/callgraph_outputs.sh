@@ -280,6 +280,18 @@ done
     out=$("$PROSPECT" report -i "$TEST_TMP/empty.data" --children 2>&1)
     check empty_input_children_clean [ $? -le 1 -a -z "$(grep -E 'runtime error|Sanitizer' <<<"$out")" ]
 fi
+# A stripped library's hits after its last dynamic symbol are the bracket "tail_entry->(end)" in
+# every output (folded took "(end)" for a C++ parameter list and cut it).
+src=$HERE/../workloads
+if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$TEST_TMP/libtail.so" "$src/libtail.c" &&
+   strip --strip-all "$TEST_TMP/libtail.so" &&
+   gcc -O1 -o "$TEST_TMP/usetail" "$src/usetail.c" -L"$TEST_TMP" -ltail -Wl,-rpath,"$TEST_TMP" &&
+   "$PROSPECT" record -g -o "$TEST_TMP/tail.data" -- "$TEST_TMP/usetail" 150 >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/tail.data" --format folded >"$TEST_TMP/tail.folded" 2>/dev/null
+    check folded_bracket_end_kept grep -qE '^usetail;.*tail_entry->\(end\) [0-9]+$' "$TEST_TMP/tail.folded"
+else
+    skip folded_bracket_end_kept "could not build or record the stripped library"
+fi
 # Hostile names: a command named with XML and JSON metacharacters stays data.
 cp "$CG" "$TEST_TMP/a<b&\"c'd"
 if "$PROSPECT" record -g -o "$TEST_TMP/h.data" -- "$TEST_TMP/a<b&\"c'd" 200 >/dev/null 2>&1; then
