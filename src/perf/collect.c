@@ -71,7 +71,7 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
     *a = ev->attr;
     a->size = sizeof(*a);
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
     if (o->callchain)
         a->sample_type |= PERF_SAMPLE_CALLCHAIN;
     if (o->stack_user) {
@@ -95,6 +95,12 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
         a->freq = 1;
         a->sample_freq = o->freq ? o->freq : COLLECT_DEFAULT_FREQ;
     }
+    /* The period is in each sample only when it varies (a frequency), as perf does: with a
+     * fixed period, the kernel takes PERF_SAMPLE_PERIOD on a software event or tracepoint as
+     * a request to sample every occurrence (page-faults:10 gave one sample per fault). The
+     * readers use attr.sample_period instead. */
+    if (a->freq)
+        a->sample_type |= PERF_SAMPLE_PERIOD;
     a->mmap = 1;
     a->mmap2 = 1;
     a->comm = 1;

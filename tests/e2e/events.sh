@@ -99,6 +99,19 @@ fi
 "$PROSPECT" report -i "$data" >"$TEST_TMP/both.txt" 2>&1
 check report_sections_per_event test "$(grep -c "^# ==== event [12] of 2: " "$TEST_TMP/both.txt")" -eq 2
 check report_each_event_named bash -c 'grep -q "Event  *task-clock" "$1" && grep -q "Event  *page-faults" "$1"' _ "$TEST_TMP/both.txt"
+# A fixed period is honoured for software events: page-faults:10 is one sample per 10 faults,
+# each of period 10 (with PERF_SAMPLE_PERIOD in the samples the kernel sampled every fault).
+"$PROSPECT" record -e task-clock,page-faults:10 -o "$TEST_TMP/p10.data" -- "$WL/faults" 2000 \
+    >/dev/null 2>&1
+if command -v perf >/dev/null; then
+    perf script -i "$TEST_TMP/p10.data" -F event,period 2>/dev/null |
+        awk '$2 == "page-faults:" { print $1 }' | sort | uniq -c >"$TEST_TMP/p10.periods"
+    check page_faults_period_10_honoured bash -c \
+        '[ "$(wc -l <"$1")" -eq 1 ] && awk "{ exit !(\$1 > 10 && \$2 == 10) }" "$1"' _ "$TEST_TMP/p10.periods"
+fi
+"$PROSPECT" report -i "$TEST_TMP/p10.data" --event page-faults >"$TEST_TMP/p10.txt" 2>&1
+check report_page_faults_mean_period_10 grep -q "every 10 events asked; achieved mean period 10 events" \
+    "$TEST_TMP/p10.txt"
 # Repeated -e is the same as a list.
 "$PROSPECT" record -e task-clock -e page-faults -o "$TEST_TMP/rep.data" -- "$WL/faults" 200 >/dev/null 2>&1
 check repeated_e_records_both bash -c 'perf evlist -i "$1" 2>/dev/null | grep -qx page-faults' _ "$TEST_TMP/rep.data"
