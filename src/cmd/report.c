@@ -981,7 +981,8 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     print_warnings(pd, o.input);
-    if (oe.other_samples && !o.header && !o.stats && !o.off_cpu) {
+    /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
+    if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {
         const struct evsel *sw = switch_evsel(perfdata_evlist(pd));
         if (sw && perfdata_evlist(pd)->nr == 2)
             cmd_error("report", "note: the samples of '%s' are shown; the file has off-CPU "

@@ -98,6 +98,9 @@ else
 fi
 "$PROSPECT" report -i "$data" >"$TEST_TMP/both.txt" 2>&1
 check report_sections_per_event test "$(grep -c "^# ==== event [12] of 2: " "$TEST_TMP/both.txt")" -eq 2
+"$PROSPECT" report -i "$data" --event page-faults 2>&1 >/dev/null | grep "note: .*other events" \
+    >"$TEST_TMP/note.txt"
+check chosen_event_no_other_events_note [ ! -s "$TEST_TMP/note.txt" ]
 check report_each_event_named bash -c 'grep -q "Event  *task-clock" "$1" && grep -q "Event  *page-faults" "$1"' _ "$TEST_TMP/both.txt"
 # A fixed period is honoured for software events: page-faults:10 is one sample per 10 faults,
 # each of period 10 (with PERF_SAMPLE_PERIOD in the samples the kernel sampled every fault).
