@@ -115,6 +115,15 @@ fi
 "$PROSPECT" report -i "$TEST_TMP/p10.data" --event page-faults >"$TEST_TMP/p10.txt" 2>&1
 check report_page_faults_mean_period_10 grep -q "every 10 events asked; achieved mean period 10 events" \
     "$TEST_TMP/p10.txt"
+# -F applies to the events without a period of their own (docs/events.md); an error only when
+# every event has one.
+"$PROSPECT" record -F 500 -e task-clock,page-faults:10 -o "$TEST_TMP/mix.data" -- "$WL/faults" 200 \
+    >/dev/null 2>&1
+check freq_for_events_without_period [ $? -eq 0 -a \
+    -n "$("$PROSPECT" report -i "$TEST_TMP/mix.data" --event task-clock 2>/dev/null | grep '500 Hz asked')" -a \
+    -n "$("$PROSPECT" report -i "$TEST_TMP/mix.data" --event page-faults 2>/dev/null | grep 'every 10 events asked')" ]
+expect freq_with_every_period_given 2 "every event in '-e task-clock:1000,page-faults:5' has one" \
+    -- record -F 500 -e task-clock:1000,page-faults:5 -o "$TEST_TMP/never.data" -- true
 # Repeated -e is the same as a list.
 "$PROSPECT" record -e task-clock -e page-faults -o "$TEST_TMP/rep.data" -- "$WL/faults" 200 >/dev/null 2>&1
 check repeated_e_records_both bash -c 'perf evlist -i "$1" 2>/dev/null | grep -qx page-faults' _ "$TEST_TMP/rep.data"
