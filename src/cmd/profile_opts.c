@@ -36,8 +36,8 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->freq_given = true;
         return 0;
     case 'c':
-        if (parse_u64(arg, &v) || v == 0) {
-            cmd_usage_error(cmd, "invalid period '%s' (a positive number of events)", arg);
+        if (parse_u64(arg, &v) || v == 0 || v > INT64_MAX) {   /* the kernel's limit */
+            cmd_usage_error(cmd, "invalid period '%s' (1 to 2^63-1 events)", arg);
             return -EINVAL;
         }
         po->collect.period = v;

@@ -166,7 +166,7 @@ static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *
         const char *suf = colon + 1;
         if (*suf && strspn(suf, "0123456789") == strlen(suf) && !out->period) {
             uint64_t p;
-            if (parse_u64(suf, &p) || p == 0)
+            if (parse_u64(suf, &p) || p == 0 || p > INT64_MAX)   /* the kernel's limit */
                 return -EINVAL;
             out->period = p;
         } else if (*suf && strspn(suf, "ukh") == strlen(suf) && strlen(suf) <= 3) {
@@ -203,7 +203,7 @@ static int split_oprofile(char *buf, struct event_spec *out, char *umask, size_t
         return 0;
     for (size_t i = 1; i < n; i++)
         f[i][-1] = '\0';
-    if (parse_u64(f[1], &p) || p == 0)
+    if (parse_u64(f[1], &p) || p == 0 || p > INT64_MAX)   /* the kernel's limit */
         return -EINVAL;
     out->period = p;
     if (n > 2)
@@ -258,7 +258,7 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     oprofile = split_oprofile(buf, out, umask, sizeof(umask), &excl_user, &excl_kernel);
     if (oprofile < 0) {
         snprintf(err, errlen, "event '%s': expected NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]] "
-                 "(a positive period, KERNEL and USER 0 or 1)", str);
+                 "(a period of 1 to 2^63-1, KERNEL and USER 0 or 1)", str);
         return -EINVAL;
     }
     if (!oprofile && split_suffixes(buf, out, &excl_user, &excl_kernel)) {

@@ -50,6 +50,12 @@ expect pmu_terms_error_said_once 2 "^prospect run: event 'software/': expected P
     -- run -e software/ -- true
 "$PROSPECT" run -e :sched_switch -- true >/dev/null 2>"$TEST_TMP/empty_name.err"
 check empty_name_no_suggestions [ $? -eq 2 -a -z "$(grep "did you mean" "$TEST_TMP/empty_name.err")" ]
+# The kernel refuses periods of 2^63 and more: a usage error naming the limit, not "invalid
+# settings for this kernel" after the command was set up.
+expect period_at_2_63_usage_error 2 "a period of 1 to 2\^63-1" \
+    -- run -e cpu-clock:9223372036854775808 -- true
+expect c_at_2_63_usage_error 2 "invalid period '9223372036854775808' \(1 to 2\^63-1 events\)" \
+    -- run -c 9223372036854775808 -- true
 expect bad_oprofile_fields 2 "NAME:PERIOD\[:UNITMASK" -- run -e cpu-clock:1000:0:7 -- true
 expect unit_mask_on_software 2 "unit mask applies to the CPU's PMU events only" \
     -- run -e cpu-clock:1000:0xf0 -- true
