@@ -21,7 +21,8 @@
 
 struct qstat {
     uint64_t total, min, max;
-    uint32_t *hist;                     /* MARKERS_BUCKETS counts, allocated on first use */
+    uint64_t *hist;                     /* MARKERS_BUCKETS counts, allocated on first use; 64 bits:
+                                         * one bucket of a long run passes 2^32 */
 };
 
 struct region_slot {
@@ -448,7 +449,8 @@ static void write_slot(const struct thread_state *t, const struct region_slot *s
                               (unsigned long long)st->max, nb);
         for (unsigned b = 0; st->hist && b < MARKERS_BUCKETS && n < cap; b++)
             if (st->hist[b])
-                n += (size_t)snprintf(buf + n, cap - n, " %u:%u", b, st->hist[b]);
+                n += (size_t)snprintf(buf + n, cap - n, " %u:%llu", b,
+                                      (unsigned long long)st->hist[b]);
         if (n < cap)
             n += (size_t)snprintf(buf + n, cap - n, "\n");
     }
@@ -458,7 +460,7 @@ static void write_slot(const struct thread_state *t, const struct region_slot *s
 
 HIDDEN void markers_flush_all(void)
 {
-    size_t cap = 512 + NQ * (64 + MARKERS_BUCKETS * 22);
+    size_t cap = 512 + NQ * (64 + MARKERS_BUCKETS * 26);   /* " 975:" and 20 digits */
     char *buf = malloc(cap), line[128];
     uint64_t unmatched = 0;
 

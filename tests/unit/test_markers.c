@@ -78,6 +78,15 @@ TEST(percentiles_of_many_crossings)
     CHECK(rc_stat_percentile(&r.r[0].res.wall, 1) == 5);
     markers_result_free(&r);
     close(fd);
+    /* One bucket past 2^32 (a long run): counts are 64-bit on both sides. */
+    fd = channel("R 10 11 5000000001 5000000001 0 2 1 y\n"
+                 "Q 25000000005 5 5 1 5:5000000001\nQ 25000000005 5 5 1 5:5000000001\n");
+    CHECK(fd >= 0);
+    CHECK(markers_read(fd, 1, true, &r, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(r.r[0].res.crossings, 5000000001ull);
+    CHECK(rc_stat_percentile(&r.r[0].res.vals[0], 99) == 5);
+    markers_result_free(&r);
+    close(fd);
 }
 
 TEST(damaged_records_name_the_offset)
