@@ -172,6 +172,21 @@ static int write_svg(FILE *f, struct profile *old, struct profile *nw, const cha
     return err;
 }
 
+/* Event names equal but for perf's precision suffix (perf writes "cpu-clock:ppp" where Prospect
+ * writes "cpu-clock"): the same event, no note. */
+static bool same_event(const char *a, const char *b)
+{
+    size_t la = strcspn(a, ":"), lb = strcspn(b, ":");
+    const char *ra = a + la, *rb = b + lb;
+
+    if (!strcmp(a, b))
+        return true;
+    if (la != lb || strncmp(a, b, la))
+        return false;
+    return (!*ra || (ra[0] == ':' && strspn(ra + 1, "p") == strlen(ra + 1))) &&
+           (!*rb || (rb[0] == ':' && strspn(rb + 1, "p") == strlen(rb + 1)));
+}
+
 int cmd_diff(int argc, char **argv)
 {
     enum { OPT_FORMAT = 256, OPT_TITLE, OPT_KALLSYMS, OPT_WIDE };
@@ -229,7 +244,7 @@ int cmd_diff(int argc, char **argv)
     }
     if (load(&prof[0], event, kallsyms) || load(&prof[1], event, kallsyms))
         goto out;
-    if (strcmp(prof[0].sel->name, prof[1].sel->name))
+    if (!same_event(prof[0].sel->name, prof[1].sel->name))
         cmd_error("diff", "note: comparing '%s' samples of %s with '%s' samples of %s",
                   prof[0].sel->name, prof[0].path, prof[1].sel->name, prof[1].path);
     if (output && (err = outfile_open(&of, output, 0666))) {

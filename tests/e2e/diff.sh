@@ -145,6 +145,11 @@ check diff_bad_format_usage_error [ $? -eq 2 ]
 head -c 3000 "$TEST_TMP/p_new.data" >"$TEST_TMP/cut.data"
 out=$("$PROSPECT" diff "$TEST_TMP/p_old.data" "$TEST_TMP/cut.data" 2>&1 >/dev/null)
 check diff_truncated_file_says_where [ -n "$(grep "cut.data: offset 0x[0-9a-f]*: " <<<"$out")" ]
+# perf's "cpu-clock:ppp" and Prospect's "cpu-clock" are the same event: no note about it.
+if [ -s "$TEST_TMP/old.data" ]; then
+    out=$("$PROSPECT" diff "$TEST_TMP/p_old.data" "$TEST_TMP/old.data" 2>&1 >/dev/null)
+    check diff_perf_precise_suffix_same_event [ $? -eq 0 -a -z "$(grep "note: comparing" <<<"$out")" ]
+fi
 # One file is NEW, compared with perf.data.old in the current directory (perf diff's reading).
 mkdir -p "$TEST_TMP/cwd" && cp "$TEST_TMP/p_old.data" "$TEST_TMP/cwd/perf.data.old"
 out=$(cd "$TEST_TMP/cwd" && "$PROSPECT" diff "$TEST_TMP/p_new.data" 2>&1)
