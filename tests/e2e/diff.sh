@@ -94,7 +94,7 @@ if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
 else
     timeout 120 node "$HERE/browser.js" "file://$TEST_TMP/diff.svg" \
         "eval:[...document.querySelectorAll('g.f')].map(g=>[g.fname,g.fd,g.fv,g.querySelector('rect').getAttribute('fill'),+g.querySelector('rect').getAttribute('width')])" \
-        "click:(function(){var g=[...document.querySelectorAll('g.f')].find(g=>g.fname==='via_a');var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()" \
+        "click:(function(){var g=[...document.querySelectorAll('g.f')].filter(g=>g.fname==='via_a').sort((a,b)=>b.querySelector('rect').getAttribute('width')-a.querySelector('rect').getAttribute('width'))[0];var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()" \
         "eval:document.documentElement.getAttribute('data-zoomed')" >"$TEST_TMP/diff.browser" 2>&1
     out=$(python3 - "$TEST_TMP/diff.browser" "$TEST_TMP/new.folded" <<'PY'
 import json, re, sys
@@ -105,8 +105,8 @@ total = sum(int(l.rsplit(' ', 1)[1]) for l in open(sys.argv[2]))
 fr = steps.get(0) or []
 def rgb(s):
     return tuple(int(x) for x in re.findall(r'\d+', s))
-def first(n):
-    return next((f for f in fr if f[0] == n), None)
+def first(n):   # the widest frame of that name (a frameless-leaf sample can put one elsewhere)
+    return max((f for f in fr if f[0] == n), key=lambda f: f[4], default=None)
 bad = []
 if errs:
     bad.append('errors %s' % errs[:3])
