@@ -424,6 +424,22 @@ static const struct evsel *switch_evsel(const struct evlist *evl)
     return NULL;
 }
 
+/* The switch event when the file can end its waits (switch-in records, or the tracepoint's
+ * raw next_pid): only then are its samples read as off-CPU time without --off-cpu. A plain
+ * `record -e sched:sched_switch -g` has neither: its samples are counted as samples (as
+ * perf reports them), not turned into an empty off-CPU profile. */
+static const struct evsel *auto_switch_evsel(const struct evlist *evl)
+{
+    const struct evsel *sw = switch_evsel(evl);
+
+    if (!sw || (sw->attr.sample_type & PERF_SAMPLE_RAW))
+        return sw;
+    for (size_t i = 0; i < evl->nr; i++)
+        if (evl->sel[i].attr.context_switch)
+            return sw;
+    return NULL;
+}
+
 /* The event whose samples the reports show: --event NAME, else the first one that can
  * sample (perf's -a adds a "dummy" event that only carries side-band records). */
 
@@ -839,7 +855,7 @@ out:
 static int report_each_event(int argc, char **argv, const struct report_cmd_opts *o,
                              const struct evlist *evl)
 {
-    const struct evsel *sw = switch_evsel(evl);
+    const struct evsel *sw = auto_switch_evsel(evl);
     size_t n = 0, k = 0;
     int status = 0;
 
@@ -949,7 +965,7 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
-    if (offcpu_is_switch_event(oe.sel) && session.chains) {
+    if (oe.sel && oe.sel == auto_switch_evsel(perfdata_evlist(pd)) && session.chains) {
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
@@ -959,7 +975,7 @@ int cmd_report(int argc, char **argv)
         session.chains = NULL;
         session.offcpu = &offcpu;
     } else if (!session.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
-               (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
+               (offcpu.sel = auto_switch_evsel(perfdata_evlist(pd)))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
     offcpu.opened.unwind = chains.unwind;
@@ -983,7 +999,7 @@ int cmd_report(int argc, char **argv)
     print_warnings(pd, o.input);
     /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
     if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {
-        const struct evsel *sw = switch_evsel(perfdata_evlist(pd));
+        const struct evsel *sw = auto_switch_evsel(perfdata_evlist(pd));
         if (sw && perfdata_evlist(pd)->nr == 2)
             cmd_error("report", "note: the samples of '%s' are shown; the file has off-CPU "
                       "waits too (%s): --off-cpu reports them", oe.sel->name, sw->name);

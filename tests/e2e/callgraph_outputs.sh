@@ -292,6 +292,19 @@ if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$TEST_TMP/libtail.so" "$src/l
 else
     skip folded_bracket_end_kept "could not build or record the stripped library"
 fi
+# A plain `record -g -e sched:sched_switch` (no --off-cpu: no switch-ins to end the waits) is
+# reported as its samples, as perf reports them, not as an empty off-CPU profile.
+if "$PROSPECT" record -g -e sched:sched_switch -o "$TEST_TMP/sw.data" -- \
+        sh -c 'sleep 0.01; sleep 0.01; sleep 0.01' >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/sw.data" --format folded >"$TEST_TMP/sw.folded" 2>"$TEST_TMP/sw.err"
+    # Three sleeps switch out at least three times (perf 6.1's report crashes on tracepoint
+    # samples without PERF_SAMPLE_RAW, so it is no oracle here).
+    n=$(awk '{ s += $NF } END { print s + 0 }' "$TEST_TMP/sw.folded")
+    check switch_samples_without_off_cpu_are_samples [ "$n" -ge 3 -a \
+        -n "$(grep -E '^sleep;.*nanosleep.*__schedule_\[k\] [0-9]+$' "$TEST_TMP/sw.folded")" ]
+else
+    skip switch_samples_without_off_cpu_are_samples "record -e sched:sched_switch failed (tracefs)"
+fi
 # Hostile names: a command named with XML and JSON metacharacters stays data.
 cp "$CG" "$TEST_TMP/a<b&\"c'd"
 if "$PROSPECT" record -g -o "$TEST_TMP/h.data" -- "$TEST_TMP/a<b&\"c'd" 200 >/dev/null 2>&1; then
