@@ -101,6 +101,10 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
      * readers use attr.sample_period instead. */
     if (a->freq)
         a->sample_type |= PERF_SAMPLE_PERIOD;
+    /* A tracepoint's fields, as perf records them (perf report crashes on tracepoint samples
+     * without them; off-CPU reads sched_switch's next_pid). */
+    if (a->type == PERF_TYPE_TRACEPOINT)
+        a->sample_type |= PERF_SAMPLE_RAW;
     a->mmap = 1;
     a->mmap2 = 1;
     a->comm = 1;

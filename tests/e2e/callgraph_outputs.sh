@@ -292,18 +292,27 @@ if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$TEST_TMP/libtail.so" "$src/l
 else
     skip folded_bracket_end_kept "could not build or record the stripped library"
 fi
-# A plain `record -g -e sched:sched_switch` (no --off-cpu: no switch-ins to end the waits) is
-# reported as its samples, as perf reports them, not as an empty off-CPU profile.
+# A per-process `record -g -e sched:sched_switch` (no --off-cpu, not -a: nothing ends the
+# waits) is reported as its samples, as perf reports them, not as an empty off-CPU profile;
+# perf reads Prospect's file (its report crashed on tracepoint samples without their raw
+# fields). Prospect's file and perf's, each against perf report's sample count.
+swc() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+psamples() { perf report -i "$1" --stdio 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*sched:sched_switch.*/\1/p" | head -1; }
 if "$PROSPECT" record -g -e sched:sched_switch -o "$TEST_TMP/sw.data" -- \
         sh -c 'sleep 0.01; sleep 0.01; sleep 0.01' >/dev/null 2>&1; then
     "$PROSPECT" report -i "$TEST_TMP/sw.data" --format folded >"$TEST_TMP/sw.folded" 2>"$TEST_TMP/sw.err"
-    # Three sleeps switch out at least three times (perf 6.1's report crashes on tracepoint
-    # samples without PERF_SAMPLE_RAW, so it is no oracle here).
-    n=$(awk '{ s += $NF } END { print s + 0 }' "$TEST_TMP/sw.folded")
-    check switch_samples_without_off_cpu_are_samples [ "$n" -ge 3 -a \
+    n=$(swc "$TEST_TMP/sw.folded"); want=$(psamples "$TEST_TMP/sw.data")
+    check switch_samples_without_off_cpu_are_samples [ "$n" -ge 3 -a "$n" = "$want" -a \
         -n "$(grep -E '^sleep;.*nanosleep.*__schedule_\[k\] [0-9]+$' "$TEST_TMP/sw.folded")" ]
 else
     skip switch_samples_without_off_cpu_are_samples "record -e sched:sched_switch failed (tracefs)"
+fi
+if precord -g -e sched:sched_switch -o "$TEST_TMP/psw.data" -- sh -c 'sleep 0.01; sleep 0.01'; then
+    "$PROSPECT" report -i "$TEST_TMP/psw.data" --format folded >"$TEST_TMP/psw.folded" 2>/dev/null
+    n=$(swc "$TEST_TMP/psw.folded")
+    check perf_switch_samples_are_samples [ "$n" -ge 2 -a "$n" = "$(psamples "$TEST_TMP/psw.data")" ]
+else
+    skip perf_switch_samples_are_samples "perf record -e sched:sched_switch failed"
 fi
 # Hostile names: a command named with XML and JSON metacharacters stays data.
 cp "$CG" "$TEST_TMP/a<b&\"c'd"
