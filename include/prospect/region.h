@@ -10,7 +10,7 @@
  * row per region name: calls, and per event total/mean/min/max and percentiles, the table of
  * `stat -r`. Thread-safe; regions nest (a region inside itself counts once, from its outermost
  * begin). Outside Prospect both calls are one predictable branch on a flag set at load time.
- * Names are compared as strings; pass string literals (the pointer is the fast key).
+ * Names are compared as strings (their first 200 bytes), wherever they are stored.
  * Link: pkg-config --cflags --libs prospect. Details: docs/events.md. */
 #ifndef PROSPECT_REGION_H
 #define PROSPECT_REGION_H

@@ -22,12 +22,12 @@
 #include "util/outfile.h"
 
 const char cmd_diff_usage[] =
-"usage: prospect diff [options] [OLD] [NEW]\n"
+"usage: prospect diff [options] [[OLD] NEW]\n"
 "\n"
 "Compares two perf.data files (Prospect's or perf's) per symbol, as 'perf diff': each\n"
 "(shared object, symbol)'s share of its profile's samples (as the sampled function) in OLD\n"
 "and in NEW, and Delta = New - Old, sorted by |Delta|. OLD and NEW default to perf.data.old\n"
-"and perf.data (perf's defaults).\n"
+"and perf.data (perf's defaults); one file is NEW, compared with perf.data.old.\n"
 "\n"
 "      --format FMT       text (default), csv, or svg: a differential flame graph of the\n"
 "                         call stacks, frame widths from NEW, red where a frame's share grew\n"
@@ -172,6 +172,21 @@ static int write_svg(FILE *f, struct profile *old, struct profile *nw, const cha
     return err;
 }
 
+/* Event names equal but for perf's precision suffix (perf writes "cpu-clock:ppp" where Prospect
+ * writes "cpu-clock"): the same event, no note. */
+static bool same_event(const char *a, const char *b)
+{
+    size_t la = strcspn(a, ":"), lb = strcspn(b, ":");
+    const char *ra = a + la, *rb = b + lb;
+
+    if (!strcmp(a, b))
+        return true;
+    if (la != lb || strncmp(a, b, la))
+        return false;
+    return (!*ra || (ra[0] == ':' && strspn(ra + 1, "p") == strlen(ra + 1))) &&
+           (!*rb || (rb[0] == ':' && strspn(rb + 1, "p") == strlen(rb + 1)));
+}
+
 int cmd_diff(int argc, char **argv)
 {
     enum { OPT_FORMAT = 256, OPT_TITLE, OPT_KALLSYMS, OPT_WIDE };
@@ -225,11 +240,11 @@ int cmd_diff(int argc, char **argv)
         prof[0].path = argv[optind];
         prof[1].path = argv[optind + 1];
     } else if (argc - optind == 1) {
-        prof[0].path = argv[optind];  /* as perf diff: one file is compared to perf.data */
+        prof[1].path = argv[optind];  /* as perf diff: one file is NEW, OLD perf.data.old */
     }
     if (load(&prof[0], event, kallsyms) || load(&prof[1], event, kallsyms))
         goto out;
-    if (strcmp(prof[0].sel->name, prof[1].sel->name))
+    if (!same_event(prof[0].sel->name, prof[1].sel->name))
         cmd_error("diff", "note: comparing '%s' samples of %s with '%s' samples of %s",
                   prof[0].sel->name, prof[0].path, prof[1].sel->name, prof[1].path);
     if (output && (err = outfile_open(&of, output, 0666))) {

@@ -36,8 +36,8 @@ int profile_opts_parse(struct profile_opts *po, const char *cmd, int c, const ch
         po->freq_given = true;
         return 0;
     case 'c':
-        if (parse_u64(arg, &v) || v == 0) {
-            cmd_usage_error(cmd, "invalid period '%s' (a positive number of events)", arg);
+        if (parse_u64(arg, &v) || v == 0 || v > INT64_MAX) {   /* the kernel's limit */
+            cmd_usage_error(cmd, "invalid period '%s' (1 to 2^63-1 events)", arg);
             return -EINVAL;
         }
         po->collect.period = v;
@@ -192,12 +192,14 @@ int profile_opts_finish(struct profile_opts *po, const char *cmd)
     } else {
         event_default_sampling(&po->collect.event, po->event_why, sizeof(po->event_why));
     }
+    /* An event's own period wins; -F and -c apply to the events without one (docs/events.md),
+     * so they are an error only when no event is left for them. */
+    bool all_own = po->collect.event.period != 0;
     for (size_t i = 0; i < po->collect.nr_more_events; i++)
-        if (po->collect.more_events[i].period && (po->freq_given || po->period_given))
-            return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c",
-                                   po->collect.more_events[i].name);
-    if (po->collect.event.period && (po->freq_given || po->period_given))
-        return cmd_usage_error(cmd, "the period in '-e %s' excludes -F and -c", po->event_str);
+        all_own &= po->collect.more_events[i].period != 0;
+    if (all_own && (po->freq_given || po->period_given))
+        return cmd_usage_error(cmd, "-F and -c apply to events without a period of their own, "
+                               "and every event in '-e %s' has one", po->event_str);
     if (po->collect.pin_cpu >= 0 && !po->collect.argv)
         return cmd_usage_error(cmd, "--cpu pins a launched command; there is none");
     return 0;

@@ -424,6 +424,45 @@ static const struct evsel *switch_evsel(const struct evlist *evl)
     return NULL;
 }
 
+/* Whether the recording was system-wide (perf's or Prospect's -a, -C): its command line in the
+ * header. Then every CPU's sched_switch is in the file and the raw next_pid ends the waits. */
+static bool recorded_system_wide(const struct perfdata *pd)
+{
+    const struct perfdata_info *in = perfdata_info(pd);
+
+    for (size_t i = 1; in && i < in->nr_cmdline; i++) {
+        const char *a = in->cmdline[i];
+        if (!strcmp(a, "--"))
+            break;
+        if (!strcmp(a, "--all-cpus") || !strcmp(a, "-C") || !strncmp(a, "--cpu=", 6) ||
+            !strcmp(a, "--cpu"))
+            return true;
+        /* -a alone or among other flag letters (perf's "-ag") */
+        if (a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, 'a') &&
+            strspn(a + 1, "abBdgnNPqRsTvW") == strlen(a + 1))
+            return true;
+    }
+    return false;
+}
+
+/* The switch event when the file can end its waits (switch-in records, or a system-wide
+ * recording of the tracepoint with its raw next_pid): only then are its samples read as
+ * off-CPU time without --off-cpu. A per-process `record -g -e sched:sched_switch` (perf's or
+ * Prospect's) has neither: its samples are counted as samples, as perf reports them, not
+ * turned into an empty off-CPU profile. */
+static const struct evsel *auto_switch_evsel(const struct perfdata *pd)
+{
+    const struct evlist *evl = perfdata_evlist(pd);
+    const struct evsel *sw = switch_evsel(evl);
+
+    if (!sw)
+        return NULL;
+    for (size_t i = 0; i < evl->nr; i++)
+        if (evl->sel[i].attr.context_switch)
+            return sw;
+    return (sw->attr.sample_type & PERF_SAMPLE_RAW) && recorded_system_wide(pd) ? sw : NULL;
+}
+
 /* The event whose samples the reports show: --event NAME, else the first one that can
  * sample (perf's -a adds a "dummy" event that only carries side-band records). */
 
@@ -837,9 +876,10 @@ out:
  * `report --event NAME` prints it (perf report's per-event sections). -1 when the file has one
  * sampling event (or the output is not text): the caller reports as usual. */
 static int report_each_event(int argc, char **argv, const struct report_cmd_opts *o,
-                             const struct evlist *evl)
+                             const struct perfdata *pd)
 {
-    const struct evsel *sw = switch_evsel(evl);
+    const struct evlist *evl = perfdata_evlist(pd);
+    const struct evsel *sw = auto_switch_evsel(pd);
     size_t n = 0, k = 0;
     int status = 0;
 
@@ -898,7 +938,7 @@ int cmd_report(int argc, char **argv)
                   "or 'perf record', or name it with -i)" : "");
         return 1;
     }
-    if ((ret = report_each_event(argc, argv, &o, perfdata_evlist(pd))) >= 0) {
+    if ((ret = report_each_event(argc, argv, &o, pd)) >= 0) {
         perfdata_close(pd);
         return ret;
     }
@@ -949,7 +989,7 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
-    if (offcpu_is_switch_event(oe.sel) && session.chains) {
+    if (oe.sel && oe.sel == auto_switch_evsel(pd) && session.chains) {
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
@@ -959,7 +999,7 @@ int cmd_report(int argc, char **argv)
         session.chains = NULL;
         session.offcpu = &offcpu;
     } else if (!session.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
-               (offcpu.sel = switch_evsel(perfdata_evlist(pd)))) {
+               (offcpu.sel = auto_switch_evsel(pd))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
     offcpu.opened.unwind = chains.unwind;
@@ -981,8 +1021,9 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     print_warnings(pd, o.input);
-    if (oe.other_samples && !o.header && !o.stats && !o.off_cpu) {
-        const struct evsel *sw = switch_evsel(perfdata_evlist(pd));
+    /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
+    if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {
+        const struct evsel *sw = auto_switch_evsel(pd);
         if (sw && perfdata_evlist(pd)->nr == 2)
             cmd_error("report", "note: the samples of '%s' are shown; the file has off-CPU "
                       "waits too (%s): --off-cpu reports them", oe.sel->name, sw->name);

@@ -5,6 +5,7 @@
  * own table, so crossings take no lock. Tables are written to the channel at exit. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,13 @@
 
 struct qstat {
     uint64_t total, min, max;
-    uint32_t *hist;                     /* MARKERS_BUCKETS counts, allocated on first use */
+    uint64_t *hist;                     /* MARKERS_BUCKETS counts, allocated on first use; 64 bits:
+                                         * one bucket of a long run passes 2^32 */
 };
 
 struct region_slot {
-    const char *key;                    /* the caller's pointer: the fast key */
-    char *name;                         /* a copy, written at exit */
+    char *name;                         /* a copy (the key), written at exit */
+    uint64_t hash;
     uint64_t calls, crossings;
     unsigned depth;                     /* how deep this thread is inside the region */
     struct qstat q[NQ];
@@ -43,6 +45,7 @@ struct thread_state {
     pid_t pid, tid;
     int fd[MARKERS_MAX_EVENTS];
     int open_err;                       /* errno of a counter that did not open, else 0 */
+    unsigned nopen_err;                 /* ended threads' table: threads with open_err */
     int cputime;                        /* task-clock alone: read as the thread's CPU clock */
     struct perf_event_mmap_page *pc[MARKERS_MAX_EVENTS];   /* for rdpmc, NULL if unmapped */
     struct region_slot **tab;           /* open addressing by key */
@@ -54,6 +57,7 @@ struct thread_state {
 
 static __thread struct thread_state *self;
 static struct thread_state *threads;
+static struct thread_state *retired;    /* the tables of threads that ended, merged by name */
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -74,11 +78,7 @@ static void close_counters(struct thread_state *t)
     }
 }
 
-/* A thread that ends keeps its table (written at exit) but gives its descriptors back. */
-static void thread_exit(void *arg)
-{
-    close_counters(arg);
-}
+static void thread_exit(void *arg);
 
 static void make_key(void)
 {
@@ -179,9 +179,25 @@ static struct thread_state *thread_init(void)
     return t;
 }
 
-static size_t hash_key(const char *key, size_t cap)
+/* Regions are keyed by the name's text, not the caller's pointer: a buffer reused for other
+ * names (snprintf into one array) or one name from two places must not mix up regions. FNV-1a
+ * over the first MARKERS_MAX_NAME bytes, the part that is kept. */
+static uint64_t name_hash(const char *name)
 {
-    return (size_t)(((uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < MARKERS_MAX_NAME && name[i]; i++)
+        h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static bool same_name(const struct region_slot *s, const char *name, uint64_t hash)
+{
+    return s->hash == hash && !strncmp(s->name, name, MARKERS_MAX_NAME);
+}
+
+static size_t hash_slot(uint64_t hash, size_t cap)
+{
+    return (size_t)((hash * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
 static int grow(struct thread_state *t)
@@ -192,7 +208,7 @@ static int grow(struct thread_state *t)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
         if (t->tab[i]) {
-            size_t h = hash_key(t->tab[i]->key, cap);
+            size_t h = hash_slot(t->tab[i]->hash, cap);
             while (tab[h])
                 h = (h + 1) & (cap - 1);
             tab[h] = t->tab[i];
@@ -205,10 +221,11 @@ static int grow(struct thread_state *t)
 
 static struct region_slot *lookup(struct thread_state *t, const char *key)
 {
+    uint64_t hash = name_hash(key);
     size_t h;
     if (t->cap) {
-        for (h = hash_key(key, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
-            if (t->tab[h]->key == key)
+        for (h = hash_slot(hash, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
+            if (same_name(t->tab[h], key, hash))
                 return t->tab[h];
     }
     if ((t->n + 1) * 2 > t->cap && grow(t))
@@ -221,8 +238,8 @@ static struct region_slot *lookup(struct thread_state *t, const char *key)
     }
     memcpy(s->name, key, len);
     s->name[len] = '\0';
-    s->key = key;
-    for (h = hash_key(key, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
+    s->hash = hash;
+    for (h = hash_slot(hash, t->cap); t->tab[h]; h = (h + 1) & (t->cap - 1))
         ;
     t->tab[h] = s;
     t->n++;
@@ -298,10 +315,84 @@ static void add(struct qstat *q, uint64_t v, int first)
         q->hist[markers_bucket(v)]++;
 }
 
+static void merge_q(struct qstat *to, const struct qstat *from, int to_empty)
+{
+    to->total += from->total;
+    if (to_empty || from->min < to->min)
+        to->min = from->min;
+    if (from->max > to->max)
+        to->max = from->max;
+    if (from->hist && !to->hist)
+        to->hist = calloc(MARKERS_BUCKETS, sizeof(*to->hist));
+    for (unsigned b = 0; from->hist && to->hist && b < MARKERS_BUCKETS; b++)
+        to->hist[b] += from->hist[b];
+}
+
+static void free_table(struct thread_state *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->tab[i]) {
+            for (size_t q = 0; q < NQ; q++)
+                free(t->tab[i]->q[q].hist);
+            free(t->tab[i]->name);
+            free(t->tab[i]);
+        }
+    free(t->tab);
+    free(t);
+}
+
+/* A thread that ends gives its descriptors back and its table is merged, by name, into the
+ * process's table of ended threads: a program that starts a thread per request keeps one
+ * table, not one per thread it ever ran (20000 threads held 270 MB). Called with the lock. */
+static void retire(struct thread_state *t)
+{
+    struct thread_state **pp = &threads;
+
+    while (*pp && *pp != t)
+        pp = &(*pp)->next;
+    if (!*pp)
+        return;             /* a table from before a fork: not this process's */
+    if (!retired && !(retired = calloc(1, sizeof(*retired))))
+        return;             /* kept as it is, written at exit */
+    *pp = t->next;
+    retired->pid = t->pid;
+    retired->tid = t->pid;
+    retired->unmatched += t->unmatched;
+    if (t->open_err) {      /* the reader counts threads whose counters did not open */
+        retired->open_err = t->open_err;
+        retired->nopen_err++;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        struct region_slot *from = t->tab[i], *to;
+        if (!from || !(to = lookup(retired, from->name)))
+            continue;
+        for (size_t q = 0; q < NQ; q++)
+            if (from->crossings)
+                merge_q(&to->q[q], &from->q[q], to->crossings == 0);
+        to->calls += from->calls;
+        to->crossings += from->crossings;
+        to->depth += from->depth;      /* regions the thread never closed */
+    }
+    free_table(t);
+}
+
+static void thread_exit(void *arg)
+{
+    struct thread_state *t = arg;
+
+    close_counters(t);
+    if (self == t)
+        self = NULL;        /* a later destructor's region starts a new table */
+    pthread_mutex_lock(&threads_lock);
+    if (!flushed)
+        retire(t);
+    pthread_mutex_unlock(&threads_lock);
+}
+
 PROSPECT_API void prospect_region_leave(const char *name)
 {
     struct thread_state *t = self;
-    uint64_t now[NQ];
+    uint64_t now[NQ], hash;
     unsigned i;
 
     if (!name || !t || t->gen != generation || flushed)
@@ -313,8 +404,9 @@ PROSPECT_API void prospect_region_leave(const char *name)
     }
     /* The innermost open region of that name; regions opened inside it and not closed are
      * closed with it. */
+    hash = name_hash(name);
     for (i = t->depth; i-- > 0;)
-        if (t->stack[i].slot->key == name || !strcmp(t->stack[i].slot->name, name))
+        if (same_name(t->stack[i].slot, name, hash))
             break;
     if (i == (unsigned)-1) {
         t->unmatched++;
@@ -335,10 +427,18 @@ PROSPECT_API void prospect_region_leave(const char *name)
 static void write_slot(const struct thread_state *t, const struct region_slot *s, char *buf,
                        size_t cap)
 {
+    char name[MARKERS_MAX_NAME + 1];
+    size_t len = strlen(s->name);
+
+    /* The channel is line-based: a newline or other control byte in a name would end its
+     * record early and lose every result, so it is written as '?'. */
+    for (size_t i = 0; i <= len; i++)
+        name[i] = i < len && ((unsigned char)s->name[i] < 0x20 || s->name[i] == 0x7f) ? '?'
+                                                                                    : s->name[i];
     size_t n = (size_t)snprintf(buf, cap, "R %d %d %llu %llu %u %zu %zu %s\n", (int)t->pid,
                                 (int)t->tid, (unsigned long long)s->calls,
                                 (unsigned long long)s->crossings, s->depth,
-                                1 + markers_cfg.nev, strlen(s->name), s->name);
+                                1 + markers_cfg.nev, len, name);
     for (size_t q = 0; q < 1 + markers_cfg.nev && n < cap; q++) {
         const struct qstat *st = &s->q[q];
         size_t nb = 0;
@@ -349,7 +449,8 @@ static void write_slot(const struct thread_state *t, const struct region_slot *s
                               (unsigned long long)st->max, nb);
         for (unsigned b = 0; st->hist && b < MARKERS_BUCKETS && n < cap; b++)
             if (st->hist[b])
-                n += (size_t)snprintf(buf + n, cap - n, " %u:%u", b, st->hist[b]);
+                n += (size_t)snprintf(buf + n, cap - n, " %u:%llu", b,
+                                      (unsigned long long)st->hist[b]);
         if (n < cap)
             n += (size_t)snprintf(buf + n, cap - n, "\n");
     }
@@ -359,7 +460,7 @@ static void write_slot(const struct thread_state *t, const struct region_slot *s
 
 HIDDEN void markers_flush_all(void)
 {
-    size_t cap = 512 + NQ * (64 + MARKERS_BUCKETS * 22);
+    size_t cap = 512 + NQ * (64 + MARKERS_BUCKETS * 26);   /* " 975:" and 20 digits */
     char *buf = malloc(cap), line[128];
     uint64_t unmatched = 0;
 
@@ -367,8 +468,10 @@ HIDDEN void markers_flush_all(void)
         goto out;
     flushed = 1;
     pthread_mutex_lock(&threads_lock);
-    for (struct thread_state *t = threads; t; t = t->next) {
-        if (t->open_err) {
+    if (retired)
+        retired->next = threads;    /* written with the live threads */
+    for (struct thread_state *t = retired ? retired : threads; t; t = t->next) {
+        for (unsigned k = 0; t->open_err && k < (t == retired ? t->nopen_err : 1); k++) {
             int n = snprintf(line, sizeof(line), "E %d %d %d\n", (int)t->pid, (int)t->tid,
                              t->open_err);
             markers_write(line, (size_t)n);
@@ -394,6 +497,7 @@ HIDDEN void markers_forget_threads(void)
     for (struct thread_state *t = threads; t; t = t->next)
         close_counters(t);
     threads = NULL;
+    retired = NULL;
     pthread_mutex_init(&threads_lock, NULL);
     generation++;
 }

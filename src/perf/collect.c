@@ -71,7 +71,7 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
     *a = ev->attr;
     a->size = sizeof(*a);
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
     if (o->callchain)
         a->sample_type |= PERF_SAMPLE_CALLCHAIN;
     if (o->stack_user) {
@@ -95,6 +95,16 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
         a->freq = 1;
         a->sample_freq = o->freq ? o->freq : COLLECT_DEFAULT_FREQ;
     }
+    /* The period is in each sample only when it varies (a frequency), as perf does: with a
+     * fixed period, the kernel takes PERF_SAMPLE_PERIOD on a software event or tracepoint as
+     * a request to sample every occurrence (page-faults:10 gave one sample per fault). The
+     * readers use attr.sample_period instead. */
+    if (a->freq)
+        a->sample_type |= PERF_SAMPLE_PERIOD;
+    /* A tracepoint's fields, as perf records them (perf report crashes on tracepoint samples
+     * without them; off-CPU reads sched_switch's next_pid). */
+    if (a->type == PERF_TYPE_TRACEPOINT)
+        a->sample_type |= PERF_SAMPLE_RAW;
     a->mmap = 1;
     a->mmap2 = 1;
     a->comm = 1;

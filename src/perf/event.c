@@ -166,7 +166,7 @@ static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *
         const char *suf = colon + 1;
         if (*suf && strspn(suf, "0123456789") == strlen(suf) && !out->period) {
             uint64_t p;
-            if (parse_u64(suf, &p) || p == 0)
+            if (parse_u64(suf, &p) || p == 0 || p > INT64_MAX)   /* the kernel's limit */
                 return -EINVAL;
             out->period = p;
         } else if (*suf && strspn(suf, "ukh") == strlen(suf) && strlen(suf) <= 3) {
@@ -203,7 +203,7 @@ static int split_oprofile(char *buf, struct event_spec *out, char *umask, size_t
         return 0;
     for (size_t i = 1; i < n; i++)
         f[i][-1] = '\0';
-    if (parse_u64(f[1], &p) || p == 0)
+    if (parse_u64(f[1], &p) || p == 0 || p > INT64_MAX)   /* the kernel's limit */
         return -EINVAL;
     out->period = p;
     if (n > 2)
@@ -258,7 +258,7 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     oprofile = split_oprofile(buf, out, umask, sizeof(umask), &excl_user, &excl_kernel);
     if (oprofile < 0) {
         snprintf(err, errlen, "event '%s': expected NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]] "
-                 "(a positive period, KERNEL and USER 0 or 1)", str);
+                 "(a period of 1 to 2^63-1, KERNEL and USER 0 or 1)", str);
         return -EINVAL;
     }
     if (!oprofile && split_suffixes(buf, out, &excl_user, &excl_kernel)) {
@@ -274,6 +274,11 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
     if (parse_cache(buf, a) == 0 || parse_tracepoint(buf, a) == 0)
         goto done_plain;
     if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
+        if (strlen(buf + 1 + strspn(buf + 1, "0")) > 16) {   /* strtoull would clamp it */
+            snprintf(err, errlen, "event '%s': a raw config is at most 64 bits (16 hex digits)",
+                     str);
+            return -EINVAL;
+        }
         attr_init(a, PERF_TYPE_RAW, strtoull(buf + 1, NULL, 16));
         goto done_plain;
     }
@@ -303,6 +308,28 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
                      "'%s' (the kernel's mapping for this CPU)", buf, equiv);
         }
         goto done;
+    }
+    /* "amd64_fam19h_zen3::NAME" on another CPU: the model's name is valid, just not this
+     * CPU's; say which event of this CPU's own model the rest names, if any. */
+    if (strstr(buf, "::") && event_pfm_model()) {
+        char pmu[64];
+        const char *rest = strstr(buf, "::") + 2;
+        snprintf(pmu, sizeof(pmu), "%.*s", (int)(strstr(buf, "::") - buf), buf);
+        if (event_pfm_other_model(pmu)) {
+            struct event_spec here;
+            char alt[200];
+            snprintf(alt, sizeof(alt), "%s%s%s%s", rest, umask[0] ? ":" : "", umask,
+                     excl_user != excl_kernel ? (excl_user ? ":k" : ":u") : "");
+            if (event_parse(alt, &here, e2, sizeof(e2)) == 0)
+                snprintf(err, errlen, "event '%s': %s is libpfm4's model of another CPU; this "
+                         "CPU's is %s, where the event is -e %s", str, pmu, event_pfm_model(),
+                         alt);
+            else
+                snprintf(err, errlen, "event '%s': %s is libpfm4's model of another CPU; this "
+                         "CPU's is %s (its events: prospect list pmu)", str, pmu,
+                         event_pfm_model());
+            return -ENOENT;
+        }
     }
     /* SUBSYSTEM:EVENT that is nothing else: a tracepoint we could not look up. */
     if (tp_ret != -ENOENT) {

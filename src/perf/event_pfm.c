@@ -263,7 +263,7 @@ void event_pfm_suggest(const char *name, char *buf, size_t len)
     size_t bl = strcspn(name, ":");
 
     buf[0] = '\0';
-    if (bl >= sizeof(base) || !event_pfm_model())
+    if (!bl || bl >= sizeof(base) || !event_pfm_model())   /* ":x" suggests nothing */
         return;
     memcpy(base, name, bl);
     base[bl] = '\0';
@@ -301,6 +301,21 @@ void event_pfm_suggest(const char *name, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
                               k == 0 ? "" : (k + 1 < 3 && best[k + 1].name) ? ", " : " or ",
                               best[k].name);
+}
+
+bool event_pfm_other_model(const char *pmu)
+{
+    pfm_pmu_info_t pi;
+
+    if (!pfm_ready())
+        return false;
+    for (int p = 0; p < PFM_PMU_MAX; p++) {
+        memset(&pi, 0, sizeof(pi));
+        pi.size = sizeof(pi);
+        if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.name && !strcmp(pi.name, pmu))
+            return !pi.is_present;
+    }
+    return false;
 }
 
 int event_pfm_foreach_pmu(int (*fn)(void *arg, const char *pmu, const char *desc, int nevents),

@@ -33,6 +33,10 @@ int event_oprofile_equivalent(const char *name, char *out, size_t len, bool *is_
  * distance, or containing it). Empty when nothing is close. */
 void event_pfm_suggest(const char *name, char *buf, size_t len);
 
+/* True if libpfm4 knows a PMU model of that name that this machine's CPU is not ("amd64_fam19h_zen3"
+ * on a Zen 4): its event names are valid elsewhere but not encoded here. */
+bool event_pfm_other_model(const char *pmu);
+
 /* Listing: every PMU model libpfm4 uses here (the core one and others it detects), then its
  * events with descriptions and unit masks. Callbacks stop the walk when they return non-zero. */
 struct pfm_umask_info {

@@ -168,7 +168,7 @@ int event_parse_terms(const char *str, struct perf_event_attr *a, uint64_t *peri
     *period = 0;
     if (!s1 || !s2 || s1 == str || (size_t)(s1 - str) >= sizeof(pmu) ||
         (size_t)(s2 - s1 - 1) >= sizeof(terms)) {
-        snprintf(err, errlen, "event '%s': expected PMU/term=value,.../", str);
+        snprintf(err, errlen, "expected PMU/term=value,.../");
         return -EINVAL;
     }
     memcpy(pmu, str, (size_t)(s1 - str));
@@ -176,7 +176,7 @@ int event_parse_terms(const char *str, struct perf_event_attr *a, uint64_t *peri
     memcpy(terms, s1 + 1, (size_t)(s2 - s1 - 1));
     terms[s2 - s1 - 1] = '\0';
     if (strstr(pmu, "..")) {
-        snprintf(err, errlen, "event '%s': invalid PMU name", str);
+        snprintf(err, errlen, "invalid PMU name");
         return -EINVAL;
     }
     if (read_line(pmu, "type", type, sizeof(type)) || parse_u64(type, &t) || t > UINT32_MAX) {
@@ -193,7 +193,7 @@ int event_parse_terms(const char *str, struct perf_event_attr *a, uint64_t *peri
     /* Modifiers after the closing slash: u, k (perf's). */
     const char *m = s2 + 1;
     if (*m && strspn(m, "ukh") != strlen(m)) {
-        snprintf(err, errlen, "event '%s': unknown modifier '%s' (u, k)", str, m);
+        snprintf(err, errlen, "unknown modifier '%s' (u, k)", m);
         return -EINVAL;
     }
     if (*m) {

@@ -55,7 +55,7 @@ static int stat_add(struct rc_stat *st, double v, bool keep)
 
 static int stat_merge(struct rc_stat *dst, const struct rc_stat *src)
 {
-    if (src->all) {
+    if (src->all && !src->weights) {
         for (uint64_t i = 0; i < src->n; i++)
             if (stat_add(dst, src->all[i], true))
                 return -ENOMEM;
@@ -107,6 +107,13 @@ double rc_stat_percentile(const struct rc_stat *st, double p)
     size_t rank;
     if (!st->n || !st->all)
         return 0;
+    if (st->weights) {          /* nearest rank over weighted values, already in order */
+        uint64_t r = (uint64_t)ceil(p / 100.0 * (double)st->n), cum = 0;
+        for (size_t i = 0; i < st->cap; i++)
+            if ((cum += st->weights[i]) >= (r ? r : 1))
+                return st->all[i];
+        return st->cap ? st->all[st->cap - 1] : 0;
+    }
     qsort(st->all, st->n, sizeof(double), cmp_double);
     rank = (size_t)ceil(p / 100.0 * (double)st->n);
     if (rank < 1)

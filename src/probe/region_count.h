@@ -51,6 +51,8 @@ struct rc_stat {
     double *all;               /* every crossing's value (for percentiles), n entries; NULL
                                 * unless region_counter_keep_values was set */
     size_t cap;
+    uint64_t *weights;         /* NULL, or all holds cap values in ascending order, all[i]
+                                * standing for weights[i] crossings (a histogram's buckets) */
 };
 
 struct rc_result {

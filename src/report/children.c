@@ -178,7 +178,8 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     hashmap_init(&r.comm_of);
     err = add_stacks(&r, cs, cy, o->by_comm);
     if (!err) {
-        qsort(r.v.v, r.v.n, sizeof(*r.v.v), cmp_row);
+        if (r.v.n)   /* a file without samples has no rows, and qsort(NULL, 0) is undefined */
+            qsort(r.v.v, r.v.n, sizeof(*r.v.v), cmp_row);
         print_rows(f, r.v.v, r.v.n, cs, cy, o);
         if (fflush(f) || ferror(f))
             err = -EIO;

@@ -42,6 +42,9 @@ static int put_name(struct text *t, const char *s, bool params, bool spaces)
 
     if (text_reserve(t, len + 6))
         return -ENOMEM;
+    /* A bracket after a stripped DSO's last symbol, "a->(end)": not a parameter list. */
+    if (len >= 7 && !strcmp(s + len - 7, "->(end)"))
+        params = true;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
         if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i)

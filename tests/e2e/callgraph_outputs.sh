@@ -274,7 +274,46 @@ else for fmt in svg pprof speedscope; do
     out=$("$PROSPECT" report -i "$TEST_TMP/empty.data" --format $fmt -o "$TEST_TMP/e.$fmt" 2>&1)
     check "empty_input_${fmt}_says_so" [ $? -eq 1 -a ! -e "$TEST_TMP/e.$fmt" -a \
         -n "$(grep "no samples to write as $fmt" <<<"$out")" ]
-done; fi
+done
+    # The Children table of no samples: headers only, no undefined behaviour (the ASan/UBSan
+    # binary reported qsort of a NULL array).
+    out=$("$PROSPECT" report -i "$TEST_TMP/empty.data" --children 2>&1)
+    check empty_input_children_clean [ $? -le 1 -a -z "$(grep -E 'runtime error|Sanitizer' <<<"$out")" ]
+fi
+# A stripped library's hits after its last dynamic symbol are the bracket "tail_entry->(end)" in
+# every output (folded took "(end)" for a C++ parameter list and cut it).
+src=$HERE/../workloads
+if gcc -O1 -fno-toplevel-reorder -fPIC -shared -o "$TEST_TMP/libtail.so" "$src/libtail.c" &&
+   strip --strip-all "$TEST_TMP/libtail.so" &&
+   gcc -O1 -o "$TEST_TMP/usetail" "$src/usetail.c" -L"$TEST_TMP" -ltail -Wl,-rpath,"$TEST_TMP" &&
+   "$PROSPECT" record -g -o "$TEST_TMP/tail.data" -- "$TEST_TMP/usetail" 150 >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/tail.data" --format folded >"$TEST_TMP/tail.folded" 2>/dev/null
+    check folded_bracket_end_kept grep -qE '^usetail;.*tail_entry->\(end\) [0-9]+$' "$TEST_TMP/tail.folded"
+else
+    skip folded_bracket_end_kept "could not build or record the stripped library"
+fi
+# A per-process `record -g -e sched:sched_switch` (no --off-cpu, not -a: nothing ends the
+# waits) is reported as its samples, as perf reports them, not as an empty off-CPU profile;
+# perf reads Prospect's file (its report crashed on tracepoint samples without their raw
+# fields). Prospect's file and perf's, each against perf report's sample count.
+swc() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+psamples() { perf report -i "$1" --stdio 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*sched:sched_switch.*/\1/p" | head -1; }
+if "$PROSPECT" record -g -e sched:sched_switch -o "$TEST_TMP/sw.data" -- \
+        sh -c 'sleep 0.01; sleep 0.01; sleep 0.01' >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/sw.data" --format folded >"$TEST_TMP/sw.folded" 2>"$TEST_TMP/sw.err"
+    n=$(swc "$TEST_TMP/sw.folded"); want=$(psamples "$TEST_TMP/sw.data")
+    check switch_samples_without_off_cpu_are_samples [ "$n" -ge 3 -a "$n" = "$want" -a \
+        -n "$(grep -E '^sleep;.*nanosleep.*__schedule_\[k\] [0-9]+$' "$TEST_TMP/sw.folded")" ]
+else
+    skip switch_samples_without_off_cpu_are_samples "record -e sched:sched_switch failed (tracefs)"
+fi
+if precord -g -e sched:sched_switch -o "$TEST_TMP/psw.data" -- sh -c 'sleep 0.01; sleep 0.01'; then
+    "$PROSPECT" report -i "$TEST_TMP/psw.data" --format folded >"$TEST_TMP/psw.folded" 2>/dev/null
+    n=$(swc "$TEST_TMP/psw.folded")
+    check perf_switch_samples_are_samples [ "$n" -ge 2 -a "$n" = "$(psamples "$TEST_TMP/psw.data")" ]
+else
+    skip perf_switch_samples_are_samples "perf record -e sched:sched_switch failed"
+fi
 # Hostile names: a command named with XML and JSON metacharacters stays data.
 cp "$CG" "$TEST_TMP/a<b&\"c'd"
 if "$PROSPECT" record -g -o "$TEST_TMP/h.data" -- "$TEST_TMP/a<b&\"c'd" 200 >/dev/null 2>&1; then

@@ -39,6 +39,23 @@ else
     expect misspelt_name_suggests 2 "did you mean RETIRED_INSTRUCTIONS" \
         -- run -e RETIRED_INSTRUCTONS -- true
 fi
+# issue 13's own example names Zen 3's model: on a CPU of another model, the error names both
+# models and this CPU's spelling of the event, never "unknown event" (model forced here).
+LIBPFM_FORCE_PMU=amd64_fam19h_zen4 expect other_model_prefix_names_this_cpus_event 2 \
+    "amd64_fam19h_zen3 is libpfm4's model of another CPU; this CPU's is amd64_fam19h_zen4, where the event is -e RETIRED_INSTRUCTIONS:u" \
+    -- run -e amd64_fam19h_zen3::RETIRED_INSTRUCTIONS:u -- true
+expect raw_over_64_bits 2 "event 'r11111111111111111111': a raw config is at most 64 bits" \
+    -- run -e r11111111111111111111 -- true
+expect pmu_terms_error_said_once 2 "^prospect run: event 'software/': expected PMU/term" \
+    -- run -e software/ -- true
+"$PROSPECT" run -e :sched_switch -- true >/dev/null 2>"$TEST_TMP/empty_name.err"
+check empty_name_no_suggestions [ $? -eq 2 -a -z "$(grep "did you mean" "$TEST_TMP/empty_name.err")" ]
+# The kernel refuses periods of 2^63 and more: a usage error naming the limit, not "invalid
+# settings for this kernel" after the command was set up.
+expect period_at_2_63_usage_error 2 "a period of 1 to 2\^63-1" \
+    -- run -e cpu-clock:9223372036854775808 -- true
+expect c_at_2_63_usage_error 2 "invalid period '9223372036854775808' \(1 to 2\^63-1 events\)" \
+    -- run -c 9223372036854775808 -- true
 expect bad_oprofile_fields 2 "NAME:PERIOD\[:UNITMASK" -- run -e cpu-clock:1000:0:7 -- true
 expect unit_mask_on_software 2 "unit mask applies to the CPU's PMU events only" \
     -- run -e cpu-clock:1000:0xf0 -- true
@@ -87,7 +104,32 @@ else
 fi
 "$PROSPECT" report -i "$data" >"$TEST_TMP/both.txt" 2>&1
 check report_sections_per_event test "$(grep -c "^# ==== event [12] of 2: " "$TEST_TMP/both.txt")" -eq 2
+"$PROSPECT" report -i "$data" --event page-faults 2>&1 >/dev/null | grep "note: .*other events" \
+    >"$TEST_TMP/note.txt"
+check chosen_event_no_other_events_note [ ! -s "$TEST_TMP/note.txt" ]
 check report_each_event_named bash -c 'grep -q "Event  *task-clock" "$1" && grep -q "Event  *page-faults" "$1"' _ "$TEST_TMP/both.txt"
+# A fixed period is honoured for software events: page-faults:10 is one sample per 10 faults,
+# each of period 10 (with PERF_SAMPLE_PERIOD in the samples the kernel sampled every fault).
+"$PROSPECT" record -e task-clock,page-faults:10 -o "$TEST_TMP/p10.data" -- "$WL/faults" 2000 \
+    >/dev/null 2>&1
+if command -v perf >/dev/null; then
+    perf script -i "$TEST_TMP/p10.data" -F event,period 2>/dev/null |
+        awk '$2 == "page-faults:" { print $1 }' | sort | uniq -c >"$TEST_TMP/p10.periods"
+    check page_faults_period_10_honoured bash -c \
+        '[ "$(wc -l <"$1")" -eq 1 ] && awk "{ exit !(\$1 > 10 && \$2 == 10) }" "$1"' _ "$TEST_TMP/p10.periods"
+fi
+"$PROSPECT" report -i "$TEST_TMP/p10.data" --event page-faults >"$TEST_TMP/p10.txt" 2>&1
+check report_page_faults_mean_period_10 grep -q "every 10 events asked; achieved mean period 10 events" \
+    "$TEST_TMP/p10.txt"
+# -F applies to the events without a period of their own (docs/events.md); an error only when
+# every event has one.
+"$PROSPECT" record -F 500 -e task-clock,page-faults:10 -o "$TEST_TMP/mix.data" -- "$WL/faults" 200 \
+    >/dev/null 2>&1
+check freq_for_events_without_period [ $? -eq 0 -a \
+    -n "$("$PROSPECT" report -i "$TEST_TMP/mix.data" --event task-clock 2>/dev/null | grep '500 Hz asked')" -a \
+    -n "$("$PROSPECT" report -i "$TEST_TMP/mix.data" --event page-faults 2>/dev/null | grep 'every 10 events asked')" ]
+expect freq_with_every_period_given 2 "every event in '-e task-clock:1000,page-faults:5' has one" \
+    -- record -F 500 -e task-clock:1000,page-faults:5 -o "$TEST_TMP/never.data" -- true
 # Repeated -e is the same as a list.
 "$PROSPECT" record -e task-clock -e page-faults -o "$TEST_TMP/rep.data" -- "$WL/faults" 200 >/dev/null 2>&1
 check repeated_e_records_both bash -c 'perf evlist -i "$1" 2>/dev/null | grep -qx page-faults' _ "$TEST_TMP/rep.data"

@@ -36,6 +36,31 @@ for kind in static shared; do
     check "outer_counts_once_per_crossing_${kind}" grep -qx "outer: 4000 calls, 2000 crossings" "$out"
 done
 
+# Names are text, not pointers: a buffer reused for other names, one name from two arrays, and
+# a newline in a name (written as '?': it must not cut the channel's records).
+gcc -std=c99 -Wall -Wextra -Werror -O2 -o "$TEST_TMP/mk_names" \
+    "$(dirname "$0")/../workloads/markers_names.c" $(pkg-config --cflags prospect) \
+    "$prefix/lib/libprospect.a" -lpthread 2>>"$TEST_TMP/cc.log"
+"$PROSPECT" stat --markers -e task-clock -o "$TEST_TMP/names.txt" -- "$TEST_TMP/mk_names" \
+    >/dev/null 2>"$TEST_TMP/names.err"
+check reused_buffer_names_apart grep -qx "a: 100 calls, 100 crossings" "$TEST_TMP/names.txt"
+check reused_buffer_second_name grep -qx "b: 50 calls, 50 crossings" "$TEST_TMP/names.txt"
+check same_name_two_arrays_one_crossing grep -qx "outer: 2 calls, 1 crossing" "$TEST_TMP/names.txt"
+check newline_in_name_kept grep -qx "new?line: 1 call, 1 crossing" "$TEST_TMP/names.txt"
+
+# Ended threads' tables are merged: 4000 short-lived threads count exactly, their unclosed
+# regions are reported, and the program's memory stays small (one table per thread was
+# ~14 KiB each: 56 MiB here, 270 MB for 20000 threads).
+gcc -std=c99 -Wall -Wextra -Werror -O2 -o "$TEST_TMP/mk_threads" \
+    "$(dirname "$0")/../workloads/markers_threads.c" $(pkg-config --cflags prospect) \
+    "$prefix/lib/libprospect.a" -lpthread 2>>"$TEST_TMP/cc.log"
+"$PROSPECT" stat --markers -e task-clock -o "$TEST_TMP/threads.txt" -- "$TEST_TMP/mk_threads" 4000 \
+    >"$TEST_TMP/threads.out" 2>"$TEST_TMP/threads.err"
+check ended_threads_exact grep -qx "t: 4000 calls, 4000 crossings" "$TEST_TMP/threads.txt"
+check ended_threads_unclosed_reported grep -q "open.*4000" "$TEST_TMP/threads.err"
+rss=$(awk '/^maxrss_kb/ { print $2 }' "$TEST_TMP/threads.out")
+check ended_threads_memory_bounded [ "${rss:-999999}" -lt 24000 ]
+
 # Nesting: outer contains inner, so its task-clock total is at least inner's; the table is
 # stat -r's (CSV: region,event,total,mean,min,max).
 "$PROSPECT" stat --markers --csv -e task-clock,page-faults -o "$TEST_TMP/n.csv" -- \

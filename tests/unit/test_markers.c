@@ -57,6 +57,38 @@ TEST(threads_merge_per_region)
     close(fd);
 }
 
+/* 100M crossings (two threads of 50M): the percentiles come from the merged histogram, not
+ * from an array of every crossing (skipped past 64M, it printed p50 = p99 = 0). */
+TEST(percentiles_of_many_crossings)
+{
+    struct markers_result r;
+    char err[256];
+    int fd = channel("R 10 11 50000000 50000000 0 2 1 x\n"
+                     "Q 650000000 5 21 2 5:25000000 21:25000000\n"
+                     "Q 650000000 5 21 2 5:25000000 21:25000000\n"
+                     "R 10 12 50000000 50000000 0 2 1 x\n"
+                     "Q 650000000 5 21 2 5:25000000 21:25000000\n"
+                     "Q 650000000 5 21 2 5:25000000 21:25000000\n");
+    CHECK(fd >= 0);
+    CHECK(markers_read(fd, 1, true, &r, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(r.r[0].res.vals[0].n, 100000000);
+    CHECK(rc_stat_percentile(&r.r[0].res.vals[0], 50) == 5);
+    CHECK(rc_stat_percentile(&r.r[0].res.vals[0], 50.0001) == 21);
+    CHECK(rc_stat_percentile(&r.r[0].res.vals[0], 99) == 21);
+    CHECK(rc_stat_percentile(&r.r[0].res.wall, 1) == 5);
+    markers_result_free(&r);
+    close(fd);
+    /* One bucket past 2^32 (a long run): counts are 64-bit on both sides. */
+    fd = channel("R 10 11 5000000001 5000000001 0 2 1 y\n"
+                 "Q 25000000005 5 5 1 5:5000000001\nQ 25000000005 5 5 1 5:5000000001\n");
+    CHECK(fd >= 0);
+    CHECK(markers_read(fd, 1, true, &r, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(r.r[0].res.crossings, 5000000001ull);
+    CHECK(rc_stat_percentile(&r.r[0].res.vals[0], 99) == 5);
+    markers_result_free(&r);
+    close(fd);
+}
+
 TEST(damaged_records_name_the_offset)
 {
     struct markers_result r;
@@ -96,6 +128,7 @@ int main(void)
 {
     RUN(buckets_hold_their_values);
     RUN(threads_merge_per_region);
+    RUN(percentiles_of_many_crossings);
     RUN(damaged_records_name_the_offset);
     RUN(channel_is_sealed_and_inheritable);
     return 0;
