@@ -120,7 +120,7 @@ else:
     if not (r == 255 and g == b and g < 150):
         bad.append('rec not red: %s' % rec)
     r, g, b = rgb(via_a[3])
-    if not (b == 255 and r == g and r < 200):
+    if not (b == 255 and r == g and r < 210):   # blue (shrunk): how deep depends on the run
         bad.append('via_a not blue: %s' % via_a)
     r, g, b = rgb(main[3])       # a change of a fraction of a point at most: pale or grey
     if min(r, g, b) < 180:
