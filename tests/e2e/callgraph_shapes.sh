@@ -150,6 +150,24 @@ else
     fail record_inline "prospect record -g failed"
 fi
 
+# A fault on a function's first instruction: the user frame under the kernel's fault frames is
+# the user ip the kernel was entered at, so it names that function (target), not the end of
+# the one before it (before, never called), as perf report names it.
+if ! build_workload cg_codefault cg_codefault -O1 -fno-omit-frame-pointer; then
+    fail cg_codefault_build "cannot build tests/workloads/cg_codefault.c"
+elif ! "$PROSPECT" record -g -F 2000 -o "$TEST_TMP/fault.data" -- "$WL/cg_codefault" 100000 \
+        >/dev/null 2>&1; then
+    fail record_codefault "prospect record -g failed"
+else
+    "$PROSPECT" report -i "$TEST_TMP/fault.data" --format folded > "$TEST_TMP/fault.folded"
+    check codefault_frame_is_the_faulting_function [ \
+        "$(weight "$TEST_TMP/fault.folded" ';target;asm_exc_page_fault_')" -gt 0 -a \
+        -z "$(grep ';before;' "$TEST_TMP/fault.folded")" -a -z "$(share "$TEST_TMP/fault.data" before)" ]
+    if command -v perf >/dev/null; then
+        agree codefault_children_match_perf "$TEST_TMP/fault.data"
+    fi
+fi
+
 # Off-CPU: a thread naps 200 ms in nap() (a nanosleep) and spins 200 ms of CPU in spin().
 if [ ! -d /sys/kernel/tracing/events/sched ] && ! "$PROSPECT" list 2>/dev/null | grep -q sched:sched_switch; then
     skip offcpu "no sched:sched_switch tracepoint here (tracefs)"
