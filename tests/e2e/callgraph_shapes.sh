@@ -201,6 +201,31 @@ check oncpu_report_names_off_cpu_option grep -q "off-CPU waits too (sched:sched_
 n=$(share "$TEST_TMP/off.data" nap --off-cpu)
 check offcpu_children_share_of_nap [ -n "$n" -a "$(awk -v n="$n" -v a="$nap" -v t="$(weight "$TEST_TMP/off.folded" .)" \
     'BEGIN { d = n - 100 * a / t; print (d < 0.02 && d > -0.02) }')" = 1 ]
+# The flame graph, speedscope and pprof files of the waits weigh the ns waited, as folded does
+# (a wait of 200 ms is not as wide as one of 20 us): nap's ns in each equal its folded weight.
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format svg -o "$TEST_TMP/off.svg" 2>/dev/null
+check offcpu_svg_weighs_ns [ "$(sed -n 's/.*<title>nap (\([0-9]*\) ns, .*/\1/p' "$TEST_TMP/off.svg" |
+    awk '{ n += $1 } END { print n + 0 }')" = "$nap" ]
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format speedscope -o "$TEST_TMP/off.json" 2>/dev/null
+check offcpu_speedscope_weighs_ns [ "$(python3 - "$TEST_TMP/off.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+nap = [i for i, f in enumerate(d['shared']['frames']) if f['name'] == 'nap']
+n = 0
+for p in d['profiles']:
+    assert p['unit'] == 'nanoseconds', p['unit']
+    n += sum(w for s, w in zip(p['samples'], p['weights']) if set(s) & set(nap))
+print(n)
+EOF2
+)" = "$nap" ]
+if command -v go >/dev/null; then
+    "$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format pprof -o "$TEST_TMP/off.pb.gz" 2>/dev/null
+    check offcpu_pprof_weighs_ns [ "$(go tool pprof -top -unit=ns -nodefraction=0 -nodecount=100000 \
+        "$TEST_TMP/off.pb.gz" 2>/dev/null | awk '$NF == "nap" { sub("ns", "", $4); print $4 }')" = "$nap" -a \
+        -n "$(go tool pprof -raw "$TEST_TMP/off.pb.gz" 2>/dev/null | grep -x 'samples/count off-cpu/nanoseconds')" ]
+else
+    skip offcpu_pprof_weighs_ns "go (golang-go) is not installed"
+fi
 check offcpu_callers_of_nap grep -qE '^ +[0-9.]+%    napspin$' \
     <("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --callers nap)
 # The Prospect report of the file: its Off-CPU Time section, nap's path with >= 200 ms.
