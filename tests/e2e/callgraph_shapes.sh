@@ -150,6 +150,15 @@ else
     fail record_inline "prospect record -g failed"
 fi
 
+# --inline on a file without samples: no output, no undefined behaviour (the UBSan binary
+# stopped at a memcpy from NULL).
+if command -v perf >/dev/null && precord -g -e page-faults -c 1000000000 -o "$TEST_TMP/nos.data" -- true; then
+    out=$("$PROSPECT" report -i "$TEST_TMP/nos.data" --inline --format folded 2>&1)
+    check inline_without_samples_clean [ $? -eq 0 -a -z "$(grep -E 'runtime error|Sanitizer' <<<"$out")" ]
+else
+    skip inline_without_samples_clean "perf cannot record a file without samples here"
+fi
+
 # A fault on a function's first instruction: the user frame under the kernel's fault frames is
 # the user ip the kernel was entered at, so it names that function (target), not the end of
 # the one before it (before, never called), as perf report names it.
