@@ -240,6 +240,10 @@ check offcpu_callers_of_nap grep -qE '^ +[0-9.]+%    napspin$' \
 # The Prospect report of the file: its Off-CPU Time section, nap's path with >= 200 ms.
 "$PROSPECT" report -i "$TEST_TMP/off.data" > "$TEST_TMP/off.txt" 2>/dev/null
 check offcpu_prospect_report_section [ -n "$(awk '/^Off-CPU Time$/ { on = 1 } on && /napspin > nap > / && $1 >= 200' "$TEST_TMP/off.txt")" ]
+# A wait's path too long for the line loses its kernel frames (always the scheduler's) first,
+# so the user frame that blocked (nap) is the last one named.
+check offcpu_paths_keep_the_user_frames grep -qE '^ +[0-9.]+ +[0-9.]+% +[0-9]+  .*napspin > nap > \.\.\. [0-9]+ \[k\]$' \
+    "$TEST_TMP/off.txt"
 out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
