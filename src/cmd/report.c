@@ -804,7 +804,18 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (!err && (o->callers || o->callees)) {
             err = report_calltree(stdout, cs, &cy, &to);
             if (err == -ENOENT) {
-                cmd_error("report", "no call stack holds a function named '%s'", to.name);
+                /* gcc's clones of it (NAME.constprop.0, .isra.0, .part.0, .cold) are named. */
+                const char *clone = NULL;
+                char nb[256];
+                size_t len = strlen(to.name);
+                for (size_t i = 0; i < cy.nsyms && !clone && len; i++) {
+                    const char *sn = cg_sym_name(&cy.syms[i], nb, sizeof(nb));
+                    if (!strncmp(sn, to.name, len) && sn[len] == '.')
+                        clone = sn;
+                }
+                cmd_error("report", "no call stack holds a function named '%s'%s%s%s", to.name,
+                          clone ? "; its gcc clone '" : "", clone ? clone : "",
+                          clone ? "' is there" : "");
                 err = 1;        /* said: exit status 1 */
             }
         } else if (!err && o->folded) {

@@ -146,6 +146,14 @@ if "$PROSPECT" record -g -o "$TEST_TMP/inl.data" -- "$WL/cg_inline" 300 >/dev/nu
             sed -E 's/.*;(outer[^;]*;)/\1/; s/^outer[^;]*;/outer;/')
         check inline_chain_matches_addr2line [ "$want" = "outer;middle;inner" -a "$got" = "$want" ]
     fi
+    # --callees outer, when the stacks hold gcc's clone of it: the error names the clone.
+    clone=$(grep -o ';outer\.[a-z_.0-9]*;' "$TEST_TMP/inl.folded" | head -1 | tr -d ';')
+    if [ -z "$clone" ]; then
+        skip callees_names_gcc_clone "this gcc did not clone outer"
+    else
+        out=$("$PROSPECT" report -i "$TEST_TMP/inl.data" --callees outer 2>&1)
+        check callees_names_gcc_clone [ $? -eq 1 -a -n "$(grep -F "its gcc clone '$clone' is there" <<<"$out")" ]
+    fi
 else
     fail record_inline "prospect record -g failed"
 fi
