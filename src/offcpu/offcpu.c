@@ -16,8 +16,10 @@ struct offcpu_thread {
  * the 8 common bytes, prev_comm[16], prev_pid, prev_prio, long prev_state, next_comm[16],
  * next_pid, next_prio. Shorter raw data is not read. */
 enum { RAW_PREV_STATE = 32, RAW_NEXT_PID = 56, RAW_MIN = 64 };
-/* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption. */
+/* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption.
+ * EXIT_DEAD (X) and EXIT_ZOMBIE (Z): the thread is exiting, its last switch. */
 #define TASK_STATE_BITS 0xffu
+#define TASK_EXIT_BITS 0x30u
 
 bool offcpu_is_switch_event(const struct evsel *sel)
 {
@@ -84,6 +86,10 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
             return err;
         if (!((uint64_t)state & TASK_STATE_BITS)) {
             oc->preempted++;
+            return 0;
+        }
+        if ((uint64_t)state & TASK_EXIT_BITS) {
+            oc->exited++;
             return 0;
         }
     }

@@ -3,7 +3,8 @@
  * (a PERF_RECORD_SWITCH "in" record of that thread, or a sched_switch sample whose raw
  * next_pid is the thread, whichever comes first in time order); the wait's length in ns is
  * added to the stack it blocked in. A switch-out of a thread still runnable (prev_state R:
- * preempted) is no wait: the thread wanted the CPU. Waits that never end (the thread exited,
+ * preempted) is no wait: the thread wanted the CPU; nor is an exiting thread's last switch
+ * (prev_state X or Z, seen in -a files). Waits that never end (the thread exited,
  * recording stopped) are counted, not weighed. */
 #ifndef PROSPECT_OFFCPU_OFFCPU_H
 #define PROSPECT_OFFCPU_OFFCPU_H
@@ -22,6 +23,7 @@ struct offcpu {
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
+    uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
 };
 
 /* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write

@@ -116,10 +116,35 @@ TEST(waits_that_never_end_are_counted_not_weighed)
     process_free(p);
 }
 
+TEST(an_exiting_thread_opens_no_wait)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 0x20, 9);                   /* Z: the last switch of an exiting thread */
+    s = switch_out(7, 100, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_switch(raw, 0x10, 9);                   /* X: dead */
+    s = switch_out(8, 200, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    offcpu_finish(&oc);
+    CHECK_EQ_U64(oc.unended, 0);                /* not 'had not ended when recording stopped' */
+    CHECK_EQ_U64(oc.waits, 0);
+    CHECK_EQ_U64(oc.exited, 2);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
 int main(void)
 {
     RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
     RUN(preemptions_are_no_waits_and_raw_next_pid_ends_one);
     RUN(waits_that_never_end_are_counted_not_weighed);
+    RUN(an_exiting_thread_opens_no_wait);
     return 0;
 }
