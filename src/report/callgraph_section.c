@@ -267,8 +267,8 @@ int report_cg_process(FILE *f, const struct cg_store *cs, const struct cg_syms *
                 share(rows[i].self, total));
         snprintf(d2, sizeof(d2), "%s", o->wide ? d : str_elide(d, 24, e2, sizeof(e2)));
         fprintf(f, "%-24s  ", d2);
-        d = frame_name(s, nb, sizeof(nb));
-        fprintf(f, "%s\n", o->wide ? d : str_elide(d, COLS - 48, eb, sizeof(eb)));
+        d = frame_name(s, nb, sizeof(nb));      /* after the 50 columns of the line's start */
+        fprintf(f, "%s\n", o->wide ? d : str_elide(d, COLS - 50, eb, sizeof(eb)));
     }
     if (top < nrows)
         fprintf(f, "    ... %zu more functions\n", nrows - top);

@@ -111,6 +111,15 @@ check run_g_call_paths grep -qE '^ +[0-9.]+%  .*main > via_a > leaf$' "$TEST_TMP
 "$PROSPECT" run -g -o "$TEST_TMP/run_deep.txt" -- "$CS" deep 10000 40 fixed >/dev/null 2>&1
 check run_g_deep_paths_fit_100_columns [ -n "$(grep -E '^ +[0-9.]+%  .* > \.\.\. [0-9]+ \.\.\. > .*work$' "$TEST_TMP/run_deep.txt")" -a \
     -z "$(awk 'length($0) > 100' "$TEST_TMP/run.txt" "$TEST_TMP/run_deep.txt")" ]
+# run -g on C++ functions with names hundreds of characters long: the Children rows too stay
+# within 100 columns.
+if g++ -O0 -fno-omit-frame-pointer -o "$WL/longnames" "$(dirname "$0")/../workloads/longnames.cpp" 2>/dev/null; then
+    "$PROSPECT" run -g -o "$TEST_TMP/run_long.txt" -- "$WL/longnames" 20000000 >/dev/null 2>&1
+    check run_g_long_names_fit_100_columns [ -n "$(grep -F 'very_long_namespace' "$TEST_TMP/run_long.txt")" -a \
+        -z "$(awk 'length($0) > 100' "$TEST_TMP/run_long.txt")" ]
+else
+    skip run_g_long_names_fit_100_columns "g++ cannot build tests/workloads/longnames.cpp"
+fi
 out=$("$PROSPECT" run -- "$WL/callgraph" 10 2>&1)
 check run_without_g_has_no_call_graph [ -z "$(grep "Call graph:" <<<"$out")" ]
 
