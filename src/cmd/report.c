@@ -754,10 +754,12 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (!s->chains && o->fmt == REPORT_TEXT &&
             (err = cg_resolve(&s->offcpu->stacks, ks, &ocy)))
             goto out;
-        if (!s->chains && s->offcpu->unended && !s->offcpu->waits)
-            cmd_error("report", "note: no wait of '%s' ended: the file has no switch-in of "
-                      "the threads (record with 'prospect record --off-cpu', or perf's -a "
-                      "or --switch-events)", s->offcpu->sel->name);
+        /* Without switch-in records only a switch to another traced thread ends a wait. */
+        if (!s->offcpu->switch_ins && s->offcpu->unended > s->offcpu->waits)
+            cmd_error("report", "note: %" PRIu64 " of %" PRIu64 " waits of '%s' never ended: "
+                      "the file has no switch-in records (record --off-cpu; perf: "
+                      "--switch-events or -a)", s->offcpu->unended,
+                      s->offcpu->unended + s->offcpu->waits, s->offcpu->sel->name);
     }
     if (o->children || o->folded || o->callers || o->callees) {
         struct children_opts co = { .event = sel ? sel->name : NULL,

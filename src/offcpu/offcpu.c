@@ -68,6 +68,7 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
 
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
 {
+    oc->switch_ins++;
     return end_wait(oc, tid, time);
 }
 

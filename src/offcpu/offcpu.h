@@ -24,6 +24,7 @@ struct offcpu {
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
     uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
+    uint64_t switch_ins;          /* switch-in records seen */
 };
 
 /* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write

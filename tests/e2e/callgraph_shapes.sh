@@ -265,6 +265,14 @@ out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
 check offcpu_report_option_needs_call_graph_report [ $? -eq 2 ]
+# perf's per-thread sched_switch file without --switch-events: a wait ends only when a traced
+# thread switches to another one, so most never end; the report says why and how many.
+if command -v perf >/dev/null && precord -e sched:sched_switch -g -o "$TEST_TMP/pt.data" -- "$CS" napspin; then
+    out=$("$PROSPECT" report -i "$TEST_TMP/pt.data" --off-cpu --format folded 2>&1 >/dev/null)
+    check offcpu_unended_waits_explained grep -qE "note: [0-9]+ of [0-9]+ waits of 'sched:sched_switch' never ended: the file has no switch-in" <<<"$out"
+else
+    skip offcpu_unended_waits_explained "perf cannot record sched:sched_switch here"
+fi
 # perf reads the file: the tracepoint's formats are in it (HEADER_TRACING_DATA).
 if command -v perf >/dev/null; then
     check offcpu_file_read_by_perf_script grep -q "sched:sched_switch: prev_comm=cg_shapes prev_pid=[0-9]* .*prev_state=S ==>" \
