@@ -768,6 +768,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
+        if (s->offcpu && oe->filtered)    /* of every wait's ns, hidden or shown */
+            co.total_period = s->offcpu->ns + s->offcpu->ns_hidden;
         struct cg_syms cy, icy = { 0 };
         struct cg_store cut, inl;
         const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;

@@ -8,6 +8,7 @@
 
 struct offcpu_thread {
     bool open;
+    bool hidden;                  /* the filters hide the thread: its wait is not stored */
     uint64_t since;               /* switch-out time */
     size_t stack;                 /* in oc->opened */
 };
@@ -59,6 +60,10 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
     if (!t || !t->open || time < t->since)
         return 0;
     t->open = false;
+    if (t->hidden) {
+        oc->ns_hidden += time - t->since;
+        return 0;
+    }
     st = &oc->opened.stacks[t->stack];
     oc->waits++;
     oc->ns += time - t->since;
@@ -72,7 +77,7 @@ int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
     return end_wait(oc, tid, time);
 }
 
-int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp)
+static int sample(struct offcpu *oc, struct process *p, const struct sample *smp)
 {
     struct offcpu_thread *t;
     int err;
@@ -86,11 +91,13 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
         if (next > 0 && (err = end_wait(oc, (uint32_t)next, smp->time)))
             return err;
         if (!((uint64_t)state & TASK_STATE_BITS)) {
-            oc->preempted++;
+            if (p)
+                oc->preempted++;
             return 0;
         }
         if ((uint64_t)state & TASK_EXIT_BITS) {
-            oc->exited++;
+            if (p)
+                oc->exited++;
             return 0;
         }
     }
@@ -103,14 +110,27 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
             return -ENOMEM;
         }
     }
-    if (t->open)
+    if (t->open && !t->hidden)
         oc->unended++;        /* switched out twice: the switch-in between was not seen */
-    if ((err = cg_store_add(&oc->opened, p, smp, 0)))
-        return err;
+    t->hidden = !p;
+    if (p) {
+        if ((err = cg_store_add(&oc->opened, p, smp, 0)))
+            return err;
+        t->stack = oc->opened.last;
+    }
     t->open = true;
     t->since = smp->time;
-    t->stack = oc->opened.last;
     return 0;
+}
+
+int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp)
+{
+    return sample(oc, p, smp);
+}
+
+int offcpu_sample_hidden(struct offcpu *oc, const struct sample *smp)
+{
+    return sample(oc, NULL, smp);
 }
 
 void offcpu_finish(struct offcpu *oc)
@@ -118,7 +138,7 @@ void offcpu_finish(struct offcpu *oc)
     for (size_t i = 0; i < oc->threads.cap; i++) {
         struct offcpu_thread *t = oc->threads.vals[i];
         if (t && t->open) {
-            oc->unended++;
+            oc->unended += !t->hidden;
             t->open = false;
         }
     }

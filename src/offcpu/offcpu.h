@@ -25,6 +25,7 @@ struct offcpu {
     uint64_t waits, preempted, unended, ns;
     uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
     uint64_t switch_ins;          /* switch-in records seen */
+    uint64_t ns_hidden;           /* ns of the waits of threads the report's filters hide */
 };
 
 /* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write
@@ -40,6 +41,10 @@ void offcpu_release(struct offcpu *oc);
 /* A sched_switch sample (fully decoded) of process p: opens p's thread's wait; its raw
  * next_pid, when present, ends that thread's wait. 0 or -ENOMEM. */
 int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp);
+/* The same for a sample the report's filters (--pid, --comm...) hide: its raw next_pid still
+ * ends a shown thread's wait, and its own wait counts in ns_hidden only (the total that
+ * absolute percentages are of). 0 or -ENOMEM. */
+int offcpu_sample_hidden(struct offcpu *oc, const struct sample *smp);
 /* Thread tid runs again at `time` (a switch-in record): ends its wait. 0 or -ENOMEM. */
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time);
 /* Counts the waits still open (after the last record). */

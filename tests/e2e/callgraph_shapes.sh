@@ -257,6 +257,10 @@ check offcpu_callers_of_nap grep -qE '^ +[0-9.]+%    napspin$' \
 # The Prospect report of the file: its Off-CPU Time section, nap's path with >= 200 ms.
 "$PROSPECT" report -i "$TEST_TMP/off.data" > "$TEST_TMP/off.txt" 2>/dev/null
 check offcpu_prospect_report_section [ -n "$(awk '/^Off-CPU Time$/ { on = 1 } on && /napspin > nap > / && $1 >= 200' "$TEST_TMP/off.txt")" ]
+# Filters keep perf's absolute shares for waits too: --pid of the only process changes nothing
+# (the total was the sched_switch samples' count, not the ns: nap showed millions of percent).
+pid=$(sed -n 's/^  Process \([0-9]*\) cg_shapes: .* off CPU .*/\1/p' "$TEST_TMP/off.txt" | head -1)
+check offcpu_filtered_shares_absolute [ -n "$pid" -a "$(share "$TEST_TMP/off.data" nap --off-cpu --pid "$pid")" = "$n" ]
 # A wait's path too long for the line loses its kernel frames (always the scheduler's) first,
 # so the user frame that blocked (nap) is the last one named.
 check offcpu_paths_keep_the_user_frames grep -qE '^ +[0-9.]+ +[0-9.]+% +[0-9]+  .*napspin > nap > \.\.\. [0-9]+ \[k\]$' \
