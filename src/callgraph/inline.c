@@ -236,7 +236,8 @@ int cg_expand_inline(const struct cg_store *in, const struct cg_syms *cy, struct
     memset(cy_out, 0, sizeof(*cy_out));
     if (!(cy_out->syms = malloc((cy->nsyms + 16) * sizeof(*cy_out->syms))))
         return -ENOMEM;
-    memcpy(cy_out->syms, cy->syms, cy->nsyms * sizeof(*cy->syms));
+    if (cy->nsyms)                /* no samples: no symbols, cy->syms may be NULL */
+        memcpy(cy_out->syms, cy->syms, cy->nsyms * sizeof(*cy->syms));
     cy_out->nsyms = cy->nsyms;
     c.cap_syms = cy->nsyms + 16;
     for (size_t i = 0; i < in->nstacks && !err; i++) {

@@ -126,6 +126,7 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
     struct map *m = NULL;
     uint64_t h = 0;
     uint32_t n = 0;
+    bool exact = true;        /* the first frame of a context: where that mode was left */
 
     if (!nips) {
         ips = &one;
@@ -138,14 +139,19 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         if (ip >= PERF_CONTEXT_MAX) {
             ctx = ip == PERF_CONTEXT_KERNEL ? CTX_KERNEL :
                   ip == PERF_CONTEXT_USER ? CTX_USER : CTX_OTHER;
+            exact = true;
             continue;
         }
         if (ctx == CTX_OTHER)
             continue;
         /* A caller's frame holds the return address, which may be the first instruction of
-         * the next function (a call at a function's end): ip - 1 is inside the call. */
+         * the next function (a call at a function's end): ip - 1 is inside the call. The
+         * first frame of each context is no return address: the sampled ip, or the user ip
+         * the kernel was entered at (a fault on a function's first instruction is in that
+         * function, not at the end of the one before). */
         struct cg_frame *f = &cs->scratch[n];
-        f->addr = n ? ip - 1 : ip;
+        f->addr = exact ? ip : ip - 1;
+        exact = false;
         if (ctx == CTX_KERNEL) {
             f->map = &cg_kernel_map;
         } else {

@@ -56,7 +56,8 @@ const char cmd_replay_usage[] =
     "\n"
     "Figures are TSC ticks per call over the timed passes, calls that migrated between CPUs\n"
     "left out; total is in microseconds; peak RSS is the child's (VmHWM).\n"
-    "Exit status: 0, 1 when a trace cannot be read or a replay failed, 2 on a usage error.\n";
+    "Exit status: 0, 1 when a trace cannot be read, a replay failed or no allocator asked\n"
+    "for is installed, 2 on a usage error.\n";
 
 #define CMD "replay"
 
@@ -230,6 +231,14 @@ static int replay_one(const char *path, const struct replay_opts *o, const struc
             cmd_error(CMD, "%s: the replay child's call log is inconsistent", ao->a.name);
             status = 1;
         }
+    }
+    size_t nran = 0;
+    for (size_t i = 0; i < o->nallocs; i++)
+        nran += aos[i].ran;
+    if (!nran && !status) {       /* every allocator skipped: no figure was measured */
+        cmd_error(CMD, "%s: no allocator was replayed (none of those asked for is installed)",
+                  shown);
+        status = 1;
     }
     if (o->format == FMT_TEXT) {
         replay_print_summary(path, &p, o, sc->cpu);

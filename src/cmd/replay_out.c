@@ -122,10 +122,25 @@ void replay_print_table(struct alloc_out *aos, size_t n, const struct replay_opt
             ref = &aos[i];
     if (!ref)
         return;
-    printf("Ticks per call, net of the %llu-tick floor of the %s reads (step %u, TSC %.1f "
-           "MHz):\n",
-           (unsigned long long)ref->res.hdr.floor, ref->res.hdr.cpuid ? "cpuid" : "lfence",
-           (unsigned)ref->step, ref->res.hdr.hz / 1e6);
+    /* Each child measures its own floor; they can differ by a step: say each one then. */
+    bool same = true;
+    for (size_t i = 0; i < n; i++)
+        same &= !aos[i].ran || aos[i].res.hdr.floor == ref->res.hdr.floor;
+    if (same) {
+        printf("Ticks per call, net of the %llu-tick floor of the %s reads (step %u, TSC %.1f "
+               "MHz):\n",
+               (unsigned long long)ref->res.hdr.floor, ref->res.hdr.cpuid ? "cpuid" : "lfence",
+               (unsigned)ref->step, ref->res.hdr.hz / 1e6);
+    } else {
+        printf("Ticks per call, net of each child's floor of the %s reads (step %u, TSC %.1f "
+               "MHz):\n  floors:", ref->res.hdr.cpuid ? "cpuid" : "lfence", (unsigned)ref->step,
+               ref->res.hdr.hz / 1e6);
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (aos[i].ran)
+                printf("%s %s %llu", k++ ? "," : "", aos[i].a.name,
+                       (unsigned long long)aos[i].res.hdr.floor);
+        printf(" ticks\n");
+    }
     printf("%-10s %-8s %8s %6s %6s %7s %7s %9s %8s %10s %9s\n", "allocator", "function",
            "calls", "p50", "p90", "p99", "p99.9", "max", "mean", "total us", "peak RSS");
     for (size_t i = 0; i < n; i++) {

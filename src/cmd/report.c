@@ -754,10 +754,12 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (!s->chains && o->fmt == REPORT_TEXT &&
             (err = cg_resolve(&s->offcpu->stacks, ks, &ocy)))
             goto out;
-        if (!s->chains && s->offcpu->unended && !s->offcpu->waits)
-            cmd_error("report", "note: no wait of '%s' ended: the file has no switch-in of "
-                      "the threads (record with 'prospect record --off-cpu', or perf's -a "
-                      "or --switch-events)", s->offcpu->sel->name);
+        /* Without switch-in records only a switch to another traced thread ends a wait. */
+        if (!s->offcpu->switch_ins && s->offcpu->unended > s->offcpu->waits)
+            cmd_error("report", "note: %" PRIu64 " of %" PRIu64 " waits of '%s' never ended: "
+                      "the file has no switch-in records (record --off-cpu; perf: "
+                      "--switch-events or -a)", s->offcpu->unended,
+                      s->offcpu->unended + s->offcpu->waits, s->offcpu->sel->name);
     }
     if (o->children || o->folded || o->callers || o->callees) {
         struct children_opts co = { .event = sel ? sel->name : NULL,
@@ -766,6 +768,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
+        if (s->offcpu && oe->filtered)    /* of every wait's ns, hidden or shown */
+            co.total_period = s->offcpu->ns + s->offcpu->ns_hidden;
         struct cg_syms cy, icy = { 0 };
         struct cg_store cut, inl;
         const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
@@ -804,7 +808,18 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (!err && (o->callers || o->callees)) {
             err = report_calltree(stdout, cs, &cy, &to);
             if (err == -ENOENT) {
-                cmd_error("report", "no call stack holds a function named '%s'", to.name);
+                /* gcc's clones of it (NAME.constprop.0, .isra.0, .part.0, .cold) are named. */
+                const char *clone = NULL;
+                char nb[256];
+                size_t len = strlen(to.name);
+                for (size_t i = 0; i < cy.nsyms && !clone && len; i++) {
+                    const char *sn = cg_sym_name(&cy.syms[i], nb, sizeof(nb));
+                    if (!strncmp(sn, to.name, len) && sn[len] == '.')
+                        clone = sn;
+                }
+                cmd_error("report", "no call stack holds a function named '%s'%s%s%s", to.name,
+                          clone ? "; its gcc clone '" : "", clone ? clone : "",
+                          clone ? "' is there" : "");
                 err = 1;        /* said: exit status 1 */
             }
         } else if (!err && o->folded) {

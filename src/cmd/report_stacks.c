@@ -47,9 +47,16 @@ static int write_svg(FILE *f, const struct stacks_out_req *r, const struct cg_st
 
     if ((err = flame_tree_init(&t)))
         return err;
-    snprintf(sub, sizeof(sub), "%s, %s, %llu samples", r->input,
-             r->sel ? r->sel->name : "samples", (unsigned long long)cs->samples);
-    struct flame_svg_opts so = { .title = r->title, .subtitle = sub, .inverted = r->inverted };
+    if (r->by_period)             /* off-CPU: widths are the time waited */
+        snprintf(sub, sizeof(sub), "%s, off-CPU time from %s, %llu waits, %.4f s", r->input,
+                 r->sel ? r->sel->name : "sched:sched_switch", (unsigned long long)cs->samples,
+                 (double)cs->period / 1e9);
+    else
+        snprintf(sub, sizeof(sub), "%s, %s, %llu samples", r->input,
+                 r->sel ? r->sel->name : "samples", (unsigned long long)cs->samples);
+    struct flame_svg_opts so = { .title = r->title, .subtitle = sub, .inverted = r->inverted,
+                                 .unit = r->by_period ? "ns" : NULL };
+    t.by_period = r->by_period;
     if (!(err = flame_tree_add_store(&t, cs, cy, r->inverted, 0)) && !(err = flame_tree_sort(&t)))
         err = flame_svg_write(f, &t, &so);
     flame_tree_release(&t);
@@ -66,17 +73,21 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
         const struct perf_event_attr *a = r->sel ? &r->sel->attr : NULL;
         struct pprof_opts po = { .event = r->sel ? r->sel->name : NULL,
                                  .time_event = evsel_is_time(r->sel),
+                                 .off_cpu = r->by_period,
                                  .duration_ns = r->duration_ns,
                                  .kernel_build_id = r->kernel_build_id,
                                  .kernel_build_id_len = r->kernel_build_id_len };
-        if (a && !a->freq)
+        if (po.off_cpu)
+            po.period = 0;             /* every switch is a sample: no sampling period */
+        else if (a && !a->freq)
             po.period = a->sample_period;
         else if (a && a->sample_freq && po.time_event)
             po.period = 1000000000ULL / a->sample_freq;
         return report_pprof(f, cs, cy, &po);
     }
     case STACKS_SPEEDSCOPE: {
-        struct speedscope_opts so = { .name = r->input, .time_event = evsel_is_time(r->sel) };
+        struct speedscope_opts so = { .name = r->input,      /* off-CPU: the ns waited */
+                                      .time_event = evsel_is_time(r->sel) || r->by_period };
         return report_speedscope(f, cs, cy, &so);
     }
     default:

@@ -26,7 +26,7 @@ struct stacks_out_req {
     uint64_t duration_ns;
     const uint8_t *kernel_build_id;
     size_t kernel_build_id_len;
-    bool by_period;           /* folded: each line weighs its period (off-CPU: ns) */
+    bool by_period;           /* each stack weighs its period (off-CPU: the ns waited) */
 };
 
 /* Writes the export; prints its own errors ("prospect report: ..."). 0, or 1 when said. */

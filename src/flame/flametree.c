@@ -122,14 +122,15 @@ int flame_tree_add_store(struct flame_tree *t, const struct cg_store *cs,
     for (size_t i = 0; i < cs->nstacks && !err; i++) {
         const struct cg_stack *st = &cs->stacks[i];
         uint32_t node = 0, name;
+        uint64_t v = t->by_period ? st->period : st->samples;
         if (!st->n)
             continue;
-        t->nodes[0].value[which] += st->samples;
+        t->nodes[0].value[which] += v;
         if (!inverted) {
             if ((err = strtab_intern(&t->names, st->proc->comm, &name)) ||
                 (err = child_of(t, node, name, FLAME_COMM, &node)))
                 break;
-            t->nodes[node].value[which] += st->samples;
+            t->nodes[node].value[which] += v;
         }
         for (uint32_t k = 0; k < st->n && !err; k++) {
             uint32_t fi = (uint32_t)st->off + (inverted ? k : st->n - 1 - k);
@@ -142,7 +143,7 @@ int flame_tree_add_store(struct flame_tree *t, const struct cg_store *cs,
             }
             if ((err = child_of(t, node, names[sym] - 1, (uint8_t)flame_sym_kind(s), &node)))
                 break;
-            t->nodes[node].value[which] += st->samples;
+            t->nodes[node].value[which] += v;
             if (k + 2 > t->depth)
                 t->depth = k + 2;
         }
@@ -150,7 +151,7 @@ int flame_tree_add_store(struct flame_tree *t, const struct cg_store *cs,
             if ((err = strtab_intern(&t->names, st->proc->comm, &name)) ||
                 (err = child_of(t, node, name, FLAME_COMM, &node)))
                 break;
-            t->nodes[node].value[which] += st->samples;
+            t->nodes[node].value[which] += v;
             if (st->n + 1 > t->depth)
                 t->depth = st->n + 1;
         }

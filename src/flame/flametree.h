@@ -33,6 +33,7 @@ struct flame_tree {
     struct flame_edge *edges;
     size_t edges_cap;
     uint32_t depth;           /* of the deepest node (the root is 0) */
+    bool by_period;           /* values are the stacks' periods (off-CPU: ns), not samples */
 };
 
 int flame_tree_init(struct flame_tree *t);

@@ -183,6 +183,7 @@ int flame_svg_write(FILE *f, const struct flame_tree *t, const struct flame_svg_
     unsigned height = TOP + BOTTOM + (t->depth + 1) * FRAME_H;
     const char *title = o->title ? o->title : o->diff ? "Differential Flame Graph" :
                         o->inverted ? "Icicle Graph" : "Flame Graph";
+    const char *unit = o->unit ? o->unit : "samples";
     struct walk *stack = malloc((t->n ? t->n : 1) * sizeof(*stack));
     size_t sp = 0;
     char fill[64];
@@ -242,11 +243,11 @@ int flame_svg_write(FILE *f, const struct flame_tree *t, const struct flame_svg_
                 "<title>", w.x, n->value[0], w.depth);
         xml_put(f, name, SIZE_MAX);
         if (o->diff)
-            fprintf(f, " (%" PRIu64 " samples, %.2f%%; baseline %.2f%%; %+.2f)", n->value[0],
+            fprintf(f, " (%" PRIu64 " %s, %.2f%%; baseline %.2f%%; %+.2f)", n->value[0], unit,
                     100 * share(t, w.node, 0), 100 * share(t, w.node, 1),
                     100 * (share(t, w.node, 0) - share(t, w.node, 1)));
         else
-            fprintf(f, " (%" PRIu64 " samples, %.2f%%)", n->value[0], 100 * share(t, w.node, 0));
+            fprintf(f, " (%" PRIu64 " %s, %.2f%%)", n->value[0], unit, 100 * share(t, w.node, 0));
         fprintf(f, "</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
                 "rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%u\">", x, y, wd, FRAME_H - 1, fill,
                 x + 3, y + FRAME_H - 5);

@@ -14,6 +14,7 @@ struct flame_svg_opts {
     bool diff;                /* value[0] the new profile, value[1] the baseline: colour by the
                                  change of each frame's share, red grown, blue shrunk */
     unsigned width;           /* pixels, 0: 1200 */
+    const char *unit;         /* of the values in the hover text; NULL: "samples" */
 };
 
 /* Writes the graph of t (sorted with flame_tree_sort). 0 or -EIO. */

@@ -8,6 +8,7 @@
 
 struct offcpu_thread {
     bool open;
+    bool hidden;                  /* the filters hide the thread: its wait is not stored */
     uint64_t since;               /* switch-out time */
     size_t stack;                 /* in oc->opened */
 };
@@ -16,8 +17,10 @@ struct offcpu_thread {
  * the 8 common bytes, prev_comm[16], prev_pid, prev_prio, long prev_state, next_comm[16],
  * next_pid, next_prio. Shorter raw data is not read. */
 enum { RAW_PREV_STATE = 32, RAW_NEXT_PID = 56, RAW_MIN = 64 };
-/* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption. */
+/* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption.
+ * EXIT_DEAD (X) and EXIT_ZOMBIE (Z): the thread is exiting, its last switch. */
 #define TASK_STATE_BITS 0xffu
+#define TASK_EXIT_BITS 0x30u
 
 bool offcpu_is_switch_event(const struct evsel *sel)
 {
@@ -57,6 +60,10 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
     if (!t || !t->open || time < t->since)
         return 0;
     t->open = false;
+    if (t->hidden) {
+        oc->ns_hidden += time - t->since;
+        return 0;
+    }
     st = &oc->opened.stacks[t->stack];
     oc->waits++;
     oc->ns += time - t->since;
@@ -66,10 +73,11 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
 
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
 {
+    oc->switch_ins++;
     return end_wait(oc, tid, time);
 }
 
-int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp)
+static int sample(struct offcpu *oc, struct process *p, const struct sample *smp)
 {
     struct offcpu_thread *t;
     int err;
@@ -83,7 +91,13 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
         if (next > 0 && (err = end_wait(oc, (uint32_t)next, smp->time)))
             return err;
         if (!((uint64_t)state & TASK_STATE_BITS)) {
-            oc->preempted++;
+            if (p)
+                oc->preempted++;
+            return 0;
+        }
+        if ((uint64_t)state & TASK_EXIT_BITS) {
+            if (p)
+                oc->exited++;
             return 0;
         }
     }
@@ -96,14 +110,27 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
             return -ENOMEM;
         }
     }
-    if (t->open)
+    if (t->open && !t->hidden)
         oc->unended++;        /* switched out twice: the switch-in between was not seen */
-    if ((err = cg_store_add(&oc->opened, p, smp, 0)))
-        return err;
+    t->hidden = !p;
+    if (p) {
+        if ((err = cg_store_add(&oc->opened, p, smp, 0)))
+            return err;
+        t->stack = oc->opened.last;
+    }
     t->open = true;
     t->since = smp->time;
-    t->stack = oc->opened.last;
     return 0;
+}
+
+int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp)
+{
+    return sample(oc, p, smp);
+}
+
+int offcpu_sample_hidden(struct offcpu *oc, const struct sample *smp)
+{
+    return sample(oc, NULL, smp);
 }
 
 void offcpu_finish(struct offcpu *oc)
@@ -111,7 +138,7 @@ void offcpu_finish(struct offcpu *oc)
     for (size_t i = 0; i < oc->threads.cap; i++) {
         struct offcpu_thread *t = oc->threads.vals[i];
         if (t && t->open) {
-            oc->unended++;
+            oc->unended += !t->hidden;
             t->open = false;
         }
     }

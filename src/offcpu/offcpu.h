@@ -3,7 +3,8 @@
  * (a PERF_RECORD_SWITCH "in" record of that thread, or a sched_switch sample whose raw
  * next_pid is the thread, whichever comes first in time order); the wait's length in ns is
  * added to the stack it blocked in. A switch-out of a thread still runnable (prev_state R:
- * preempted) is no wait: the thread wanted the CPU. Waits that never end (the thread exited,
+ * preempted) is no wait: the thread wanted the CPU; nor is an exiting thread's last switch
+ * (prev_state X or Z, seen in -a files). Waits that never end (the thread exited,
  * recording stopped) are counted, not weighed. */
 #ifndef PROSPECT_OFFCPU_OFFCPU_H
 #define PROSPECT_OFFCPU_OFFCPU_H
@@ -22,6 +23,9 @@ struct offcpu {
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
+    uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
+    uint64_t switch_ins;          /* switch-in records seen */
+    uint64_t ns_hidden;           /* ns of the waits of threads the report's filters hide */
 };
 
 /* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write
@@ -37,6 +41,10 @@ void offcpu_release(struct offcpu *oc);
 /* A sched_switch sample (fully decoded) of process p: opens p's thread's wait; its raw
  * next_pid, when present, ends that thread's wait. 0 or -ENOMEM. */
 int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp);
+/* The same for a sample the report's filters (--pid, --comm...) hide: its raw next_pid still
+ * ends a shown thread's wait, and its own wait counts in ns_hidden only (the total that
+ * absolute percentages are of). 0 or -ENOMEM. */
+int offcpu_sample_hidden(struct offcpu *oc, const struct sample *smp);
 /* Thread tid runs again at `time` (a switch-in record): ends its wait. 0 or -ENOMEM. */
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time);
 /* Counts the waits still open (after the last record). */

@@ -97,15 +97,14 @@ static const char *frame_name(const struct cg_sym *s, char *buf, size_t len)
     return buf;
 }
 
-/* A call path, outermost frame first, joined by " > ", into `width` columns: when too long,
- * whole frames go from the middle (the outer and the innermost frames say the most), replaced
- * by "... N ...". */
-static void put_path(FILE *f, const struct walk *w, const struct cg_stack *st, size_t width)
+/* Frames fs[n-1] .. fs[0] (outermost first), joined by " > ", into `width` columns: when too
+ * long, whole frames go from the middle (the outer and the innermost frames say the most),
+ * replaced by "... N ...". */
+static void put_frames(FILE *f, const struct walk *w, const uint32_t *fs, uint32_t n,
+                       size_t width)
 {
-    const uint32_t *fs = w->cy->frame_sym + st->off;
     char buf[600];
     size_t total = 0, head = 0, tail = 0, wh = 0, wt = 0, mark = 16;
-    uint32_t n = st->n;
 
     for (uint32_t k = 0; k < n; k++)
         total += str_width(frame_name(&w->cy->syms[fs[k]], buf, sizeof(buf))) + (k ? 3 : 0);
@@ -142,6 +141,29 @@ static void put_path(FILE *f, const struct walk *w, const struct cg_stack *st, s
         }
         for (uint32_t k = tail; k-- > 0;)
             fprintf(f, " > %s", frame_name(&w->cy->syms[fs[k]], buf, sizeof(buf)));
+    }
+}
+
+/* A call path, outermost frame first, within `width` columns. user_first (off-CPU waits, whose
+ * innermost frames are always the scheduler's): when too long, the kernel frames at the leaf
+ * end go first, as "... N [k]", so the user frames that blocked stay in view. */
+static void put_path(FILE *f, const struct walk *w, const struct cg_stack *st, size_t width,
+                     bool user_first)
+{
+    const uint32_t *fs = w->cy->frame_sym + st->off;
+    uint32_t n = st->n, nk = 0;
+    size_t total = 0;
+    char buf[600];
+
+    for (uint32_t k = 0; k < n; k++)
+        total += str_width(frame_name(&w->cy->syms[fs[k]], buf, sizeof(buf))) + (k ? 3 : 0);
+    while (user_first && nk < n && w->cy->syms[fs[nk]].kernel)
+        nk++;
+    if (total > width && nk && nk < n && width > 24) {
+        put_frames(f, w, fs + nk, n - nk, width - 16);
+        fprintf(f, " > ... %u [k]", nk);
+    } else {
+        put_frames(f, w, fs, n, width);
     }
     fputc('\n', f);
 }
@@ -245,8 +267,8 @@ int report_cg_process(FILE *f, const struct cg_store *cs, const struct cg_syms *
                 share(rows[i].self, total));
         snprintf(d2, sizeof(d2), "%s", o->wide ? d : str_elide(d, 24, e2, sizeof(e2)));
         fprintf(f, "%-24s  ", d2);
-        d = frame_name(s, nb, sizeof(nb));
-        fprintf(f, "%s\n", o->wide ? d : str_elide(d, COLS - 48, eb, sizeof(eb)));
+        d = frame_name(s, nb, sizeof(nb));      /* after the 50 columns of the line's start */
+        fprintf(f, "%s\n", o->wide ? d : str_elide(d, COLS - 50, eb, sizeof(eb)));
     }
     if (top < nrows)
         fprintf(f, "    ... %zu more functions\n", nrows - top);
@@ -254,7 +276,7 @@ int report_cg_process(FILE *f, const struct cg_store *cs, const struct cg_syms *
     fprintf(f, "\n  Hottest call paths, outermost frame first:\n");
     for (size_t i = 0; i < top; i++) {
         fprintf(f, "    %7.2f%%  ", share(paths[i].period, total));
-        put_path(f, &w, &cs->stacks[paths[i].stack], o->wide ? SIZE_MAX / 2 : COLS - 14);
+        put_path(f, &w, &cs->stacks[paths[i].stack], o->wide ? SIZE_MAX / 2 : COLS - 14, false);
     }
     if (top < (size_t)np)
         fprintf(f, "    ... %zu more paths\n", (size_t)np - top);
@@ -334,7 +356,8 @@ int report_offcpu_section(FILE *f, const struct cg_store *cs, const struct cg_sy
         for (size_t k = 0; k < top; k++) {
             fprintf(f, "    %8.1f  %6.2f%%  %5" PRIu64 "  ", (double)paths[k].period / 1e6,
                     share(paths[k].period, total), paths[k].samples);
-            put_path(f, &w, &cs->stacks[paths[k].stack], o->wide ? SIZE_MAX / 2 : COLS - 30);
+            put_path(f, &w, &cs->stacks[paths[k].stack], o->wide ? SIZE_MAX / 2 : COLS - 30,
+                     true);
         }
         if (top < (size_t)np)
             fprintf(f, "    ... %zu more paths\n", (size_t)np - top);

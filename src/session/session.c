@@ -280,6 +280,11 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
     s->last_proc = p;
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;
+        /* A hidden thread's switch-out still ends the wait of the thread it switches to (in
+         * -a files), and its own wait is part of the total the shares are of. */
+        struct sample full;
+        if (s->offcpu && offcpu_wants(s->offcpu, sel) && !sample_parse(sel, h, &full))
+            return offcpu_sample_hidden(s->offcpu, &full);
         return 0;
     }
     if (s->offcpu && offcpu_wants(s->offcpu, sel)) {

@@ -111,6 +111,15 @@ check run_g_call_paths grep -qE '^ +[0-9.]+%  .*main > via_a > leaf$' "$TEST_TMP
 "$PROSPECT" run -g -o "$TEST_TMP/run_deep.txt" -- "$CS" deep 10000 40 fixed >/dev/null 2>&1
 check run_g_deep_paths_fit_100_columns [ -n "$(grep -E '^ +[0-9.]+%  .* > \.\.\. [0-9]+ \.\.\. > .*work$' "$TEST_TMP/run_deep.txt")" -a \
     -z "$(awk 'length($0) > 100' "$TEST_TMP/run.txt" "$TEST_TMP/run_deep.txt")" ]
+# run -g on C++ functions with names hundreds of characters long: the Children rows too stay
+# within 100 columns.
+if g++ -O0 -fno-omit-frame-pointer -o "$WL/longnames" "$(dirname "$0")/../workloads/longnames.cpp" 2>/dev/null; then
+    "$PROSPECT" run -g -o "$TEST_TMP/run_long.txt" -- "$WL/longnames" 20000000 >/dev/null 2>&1
+    check run_g_long_names_fit_100_columns [ -n "$(grep -F 'very_long_namespace' "$TEST_TMP/run_long.txt")" -a \
+        -z "$(awk 'length($0) > 100' "$TEST_TMP/run_long.txt")" ]
+else
+    skip run_g_long_names_fit_100_columns "g++ cannot build tests/workloads/longnames.cpp"
+fi
 out=$("$PROSPECT" run -- "$WL/callgraph" 10 2>&1)
 check run_without_g_has_no_call_graph [ -z "$(grep "Call graph:" <<<"$out")" ]
 
@@ -146,8 +155,43 @@ if "$PROSPECT" record -g -o "$TEST_TMP/inl.data" -- "$WL/cg_inline" 300 >/dev/nu
             sed -E 's/.*;(outer[^;]*;)/\1/; s/^outer[^;]*;/outer;/')
         check inline_chain_matches_addr2line [ "$want" = "outer;middle;inner" -a "$got" = "$want" ]
     fi
+    # --callees outer, when the stacks hold gcc's clone of it: the error names the clone.
+    clone=$(grep -o ';outer\.[a-z_.0-9]*;' "$TEST_TMP/inl.folded" | head -1 | tr -d ';')
+    if [ -z "$clone" ]; then
+        skip callees_names_gcc_clone "this gcc did not clone outer"
+    else
+        out=$("$PROSPECT" report -i "$TEST_TMP/inl.data" --callees outer 2>&1)
+        check callees_names_gcc_clone [ $? -eq 1 -a -n "$(grep -F "its gcc clone '$clone' is there" <<<"$out")" ]
+    fi
 else
     fail record_inline "prospect record -g failed"
+fi
+
+# --inline on a file without samples: no output, no undefined behaviour (the UBSan binary
+# stopped at a memcpy from NULL).
+if command -v perf >/dev/null && precord -g -e page-faults -c 1000000000 -o "$TEST_TMP/nos.data" -- true; then
+    out=$("$PROSPECT" report -i "$TEST_TMP/nos.data" --inline --format folded 2>&1)
+    check inline_without_samples_clean [ $? -eq 0 -a -z "$(grep -E 'runtime error|Sanitizer' <<<"$out")" ]
+else
+    skip inline_without_samples_clean "perf cannot record a file without samples here"
+fi
+
+# A fault on a function's first instruction: the user frame under the kernel's fault frames is
+# the user ip the kernel was entered at, so it names that function (target), not the end of
+# the one before it (before, never called), as perf report names it.
+if ! build_workload cg_codefault cg_codefault -O1 -fno-omit-frame-pointer; then
+    fail cg_codefault_build "cannot build tests/workloads/cg_codefault.c"
+elif ! "$PROSPECT" record -g -F 2000 -o "$TEST_TMP/fault.data" -- "$WL/cg_codefault" 100000 \
+        >/dev/null 2>&1; then
+    fail record_codefault "prospect record -g failed"
+else
+    "$PROSPECT" report -i "$TEST_TMP/fault.data" --format folded > "$TEST_TMP/fault.folded"
+    check codefault_frame_is_the_faulting_function [ \
+        "$(weight "$TEST_TMP/fault.folded" ';target;asm_exc_page_fault_')" -gt 0 -a \
+        -z "$(grep ';before;' "$TEST_TMP/fault.folded")" -a -z "$(share "$TEST_TMP/fault.data" before)" ]
+    if command -v perf >/dev/null; then
+        agree codefault_children_match_perf "$TEST_TMP/fault.data"
+    fi
 fi
 
 # Off-CPU: a thread naps 200 ms in nap() (a nanosleep) and spins 200 ms of CPU in spin().
@@ -183,15 +227,56 @@ check oncpu_report_names_off_cpu_option grep -q "off-CPU waits too (sched:sched_
 n=$(share "$TEST_TMP/off.data" nap --off-cpu)
 check offcpu_children_share_of_nap [ -n "$n" -a "$(awk -v n="$n" -v a="$nap" -v t="$(weight "$TEST_TMP/off.folded" .)" \
     'BEGIN { d = n - 100 * a / t; print (d < 0.02 && d > -0.02) }')" = 1 ]
+# The flame graph, speedscope and pprof files of the waits weigh the ns waited, as folded does
+# (a wait of 200 ms is not as wide as one of 20 us): nap's ns in each equal its folded weight.
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format svg -o "$TEST_TMP/off.svg" 2>/dev/null
+check offcpu_svg_weighs_ns [ "$(sed -n 's/.*<title>nap (\([0-9]*\) ns, .*/\1/p' "$TEST_TMP/off.svg" |
+    awk '{ n += $1 } END { print n + 0 }')" = "$nap" ]
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format speedscope -o "$TEST_TMP/off.json" 2>/dev/null
+check offcpu_speedscope_weighs_ns [ "$(python3 - "$TEST_TMP/off.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+nap = [i for i, f in enumerate(d['shared']['frames']) if f['name'] == 'nap']
+n = 0
+for p in d['profiles']:
+    assert p['unit'] == 'nanoseconds', p['unit']
+    n += sum(w for s, w in zip(p['samples'], p['weights']) if set(s) & set(nap))
+print(n)
+EOF2
+)" = "$nap" ]
+if command -v go >/dev/null; then
+    "$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format pprof -o "$TEST_TMP/off.pb.gz" 2>/dev/null
+    check offcpu_pprof_weighs_ns [ "$(go tool pprof -top -unit=ns -nodefraction=0 -nodecount=100000 \
+        "$TEST_TMP/off.pb.gz" 2>/dev/null | awk '$NF == "nap" { sub("ns", "", $4); print $4 }')" = "$nap" -a \
+        -n "$(go tool pprof -raw "$TEST_TMP/off.pb.gz" 2>/dev/null | grep -x 'samples/count off-cpu/nanoseconds')" ]
+else
+    skip offcpu_pprof_weighs_ns "go (golang-go) is not installed"
+fi
 check offcpu_callers_of_nap grep -qE '^ +[0-9.]+%    napspin$' \
     <("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --callers nap)
 # The Prospect report of the file: its Off-CPU Time section, nap's path with >= 200 ms.
 "$PROSPECT" report -i "$TEST_TMP/off.data" > "$TEST_TMP/off.txt" 2>/dev/null
 check offcpu_prospect_report_section [ -n "$(awk '/^Off-CPU Time$/ { on = 1 } on && /napspin > nap > / && $1 >= 200' "$TEST_TMP/off.txt")" ]
+# Filters keep perf's absolute shares for waits too: --pid of the only process changes nothing
+# (the total was the sched_switch samples' count, not the ns: nap showed millions of percent).
+pid=$(sed -n 's/^  Process \([0-9]*\) cg_shapes: .* off CPU .*/\1/p' "$TEST_TMP/off.txt" | head -1)
+check offcpu_filtered_shares_absolute [ -n "$pid" -a "$(share "$TEST_TMP/off.data" nap --off-cpu --pid "$pid")" = "$n" ]
+# A wait's path too long for the line loses its kernel frames (always the scheduler's) first,
+# so the user frame that blocked (nap) is the last one named.
+check offcpu_paths_keep_the_user_frames grep -qE '^ +[0-9.]+ +[0-9.]+% +[0-9]+  .*napspin > nap > \.\.\. [0-9]+ \[k\]$' \
+    "$TEST_TMP/off.txt"
 out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
 check offcpu_report_option_needs_call_graph_report [ $? -eq 2 ]
+# perf's per-thread sched_switch file without --switch-events: a wait ends only when a traced
+# thread switches to another one, so most never end; the report says why and how many.
+if command -v perf >/dev/null && precord -e sched:sched_switch -g -o "$TEST_TMP/pt.data" -- "$CS" napspin; then
+    out=$("$PROSPECT" report -i "$TEST_TMP/pt.data" --off-cpu --format folded 2>&1 >/dev/null)
+    check offcpu_unended_waits_explained grep -qE "note: [0-9]+ of [0-9]+ waits of 'sched:sched_switch' never ended: the file has no switch-in" <<<"$out"
+else
+    skip offcpu_unended_waits_explained "perf cannot record sched:sched_switch here"
+fi
 # perf reads the file: the tracepoint's formats are in it (HEADER_TRACING_DATA).
 if command -v perf >/dev/null; then
     check offcpu_file_read_by_perf_script grep -q "sched:sched_switch: prev_comm=cg_shapes prev_pid=[0-9]* .*prev_state=S ==>" \

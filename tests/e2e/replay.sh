@@ -330,6 +330,12 @@ err=$("$PROSPECT" replay "$T" 2>&1 >/dev/null); rc=$?
 err=$("$PROSPECT" replay "$T/missing.log" 2>&1 >/dev/null); rc=$?
 { [ $rc -eq 1 ] && grep -q "No such file" <<<"$err"; } || { echo "  missing: $rc $err"; ok=0; }
 check replay_hostile_logs [ $ok -eq 1 ]
+# Only allocators that are not installed: nothing was measured, so no success.
+printf '1 t->malloc(40) = 0x10\n1 t->free(0x10) = <void>\n' >"$T/one.log"
+err=$("$PROSPECT" replay "$T/one.log" --allocator none=/nonexistent/libnone.so "${QUICK[@]}" \
+      2>&1 >/dev/null); rc=$?
+check replay_no_allocator_ran_fails [ $rc -eq 1 -a -n "$(grep 'none skipped' <<<"$err")" -a \
+    -n "$(grep 'no allocator was replayed' <<<"$err")" ]
 
 # The allocators and outputs on the real ltrace log, else on the binary trace.
 if [ $have_log -eq 1 ]; then

@@ -116,10 +116,66 @@ TEST(waits_that_never_end_are_counted_not_weighed)
     process_free(p);
 }
 
+TEST(an_exiting_thread_opens_no_wait)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 0x20, 9);                   /* Z: the last switch of an exiting thread */
+    s = switch_out(7, 100, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_switch(raw, 0x10, 9);                   /* X: dead */
+    s = switch_out(8, 200, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    offcpu_finish(&oc);
+    CHECK_EQ_U64(oc.unended, 0);                /* not 'had not ended when recording stopped' */
+    CHECK_EQ_U64(oc.waits, 0);
+    CHECK_EQ_U64(oc.exited, 2);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
+TEST(a_hidden_thread_ends_waits_and_counts_in_the_total_only)
+{
+    struct process *p = process_new(7, "shown");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 1, 0);                      /* the shown thread 7 sleeps at 100 */
+    s = switch_out(7, 100, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_switch(raw, 1, 0);                      /* hidden thread 9 sleeps at 150 */
+    s = switch_out(9, 150, chain, 2, raw);
+    CHECK(offcpu_sample_hidden(&oc, &s) == 0);
+    raw_switch(raw, 1, 7);                      /* hidden 8 switches to 7 at 400: 7 ran */
+    s = switch_out(8, 400, chain, 2, raw);
+    CHECK(offcpu_sample_hidden(&oc, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 9, 1150) == 0); /* 9 ran again: 1000 ns, hidden */
+    offcpu_finish(&oc);
+    CHECK_EQ_U64(oc.waits, 1);
+    CHECK_EQ_U64(oc.ns, 300);
+    CHECK_EQ_U64(oc.ns_hidden, 1000);
+    CHECK_EQ_U64(oc.stacks.nstacks, 1);
+    CHECK_EQ_U64(oc.unended, 0);                /* 8's wait is hidden, not 'not ended' */
+    offcpu_release(&oc);
+    process_free(p);
+}
+
 int main(void)
 {
     RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
     RUN(preemptions_are_no_waits_and_raw_next_pid_ends_one);
     RUN(waits_that_never_end_are_counted_not_weighed);
+    RUN(an_exiting_thread_opens_no_wait);
+    RUN(a_hidden_thread_ends_waits_and_counts_in_the_total_only);
     return 0;
 }
