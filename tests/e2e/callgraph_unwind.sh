@@ -203,3 +203,13 @@ patch "$TEST_TMP/rec.data" "$TEST_TMP/mask.data" mask
 out=$("$PROSPECT" report -i "$TEST_TMP/mask.data" --children 2>&1 >/dev/null)
 check hostile_regs_mask_without_ip_said [ $? -eq 0 -a \
     -n "$(grep "mask.data: note: [0-9]* samples' user registers lack ip or sp" <<<"$out")" ]
+
+# A DWARF file cut before its first sample (a recording killed early): the Children table and
+# its --inline form print an empty table and exit 0 (qsort/memcpy of nothing used to be
+# undefined behaviour that UBSan stopped on).
+head -c 1000 "$TEST_TMP/rec.data" >"$TEST_TMP/cut.data"
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children 2>&1)
+check hostile_cut_before_samples_children [ $? -eq 0 -a -n "$(grep '^# Samples: 0 ' <<<"$out")" -a \
+    -z "$(grep 'runtime error' <<<"$out")" ]
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children --inline 2>&1)
+check hostile_cut_before_samples_inline [ $? -eq 0 -a -z "$(grep 'runtime error' <<<"$out")" ]
