@@ -55,6 +55,17 @@ if [ -n "$gz" ] && ! readelf -sW "$gz" 2>/dev/null | awk '$4 == "FUNC" && $7 != 
         total=$("$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 1 --format json | python3 -c "import json,sys; print(json.load(sys.stdin)['samples'])")
         our_vs_perf annotate_gzip "$TEST_TMP/gz.csv" "$TEST_TMP/gz.data" "$total" gzip
         check annotate_gzip_text_title grep -q "^$name  $gz  (" <("$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 1 2>/dev/null)
+        # Every range listed is one whole FDE as readelf shows them (not the part of a function
+        # where one CFA rule holds: a hot loop's samples spread over several such "functions").
+        readelf -wf "$gz" | awk '$4 == "FDE" { sub("pc=", "", $6); split($6, r, "[.][.]");
+            sub("^0*", "", r[1]); sub("^0*", "", r[2]); print "0x" r[1] "-0x" r[2] }' |
+            sort > "$TEST_TMP/gz.fdes"
+        "$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 0 --format csv 2>/dev/null |
+            awk -F, 'NR > 1 && $1 ~ /^gzip:/ { sub("gzip:", "", $1); print $1 }' | sort -u \
+            > "$TEST_TMP/gz.ranges"
+        notfde=$(comm -23 "$TEST_TMP/gz.ranges" "$TEST_TMP/gz.fdes" | head -3 | tr '\n' ' ')
+        check annotate_gzip_ranges_are_whole_fdes [ -s "$TEST_TMP/gz.ranges" -a -z "$notfde" ]
+        [ -z "$notfde" ] || echo "  (not FDE ranges: $notfde)"
     else
         fail annotate_gzip_range_named "first function '$name'"
     fi
