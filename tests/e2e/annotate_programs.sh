@@ -93,6 +93,13 @@ if b:
         our_vs_objdump annotate_xz_bracket "$TEST_TMP/xz.csv" "$lib" "$lo" "$hi"
         total=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" "$TEST_TMP/xz.json")
         our_vs_perf annotate_xz_bracket "$TEST_TMP/xz.csv" "$TEST_TMP/xz.data" "$total" "$(basename "$lib")"
+        # Every listing of the file in text (liblzma's long path in the headings and notes,
+        # kernel routines named with a long reason) within 100 columns.
+        w=$("$PROSPECT" annotate -i "$TEST_TMP/xz.data" --top 0 2>/dev/null | tee "$TEST_TMP/xz.txt" |
+            awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+        check annotate_xz_text_fits_100_columns [ "$w" -gt 0 -a "$w" -le 100 ]
+        check annotate_xz_heading_names_file grep -q "^$fn  /usr/.*lzma[.]so.*  ([0-9]* samples, " \
+            "$TEST_TMP/xz.txt"
     else
         fail annotate_xz_bracket_listed "no a->b bracket was listed"
     fi
