@@ -131,6 +131,19 @@ if gcc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-t
     check dwarf_from_debug_frame grep -q ';main;via_a;leaf [0-9]*$' "$TEST_TMP/df.folded"
 fi
 
+# No CFI at all (no unwind tables, no -g): the frame-pointer chain as perf's libdw falls back
+# to, so main and everything above it are there (the leaf's own caller is skipped: it has no
+# frame, as in -g chains); the unwind used to stop at the sampled function.
+if gcc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+       -o "$WL/unw_nocfi" "$W/unwind.c" && ! readelf -wf "$WL/unw_nocfi" | grep -q 'pc=.*leaf'; then
+    rec --call-graph dwarf -o "$TEST_TMP/nocfi.data" -- "$WL/unw_nocfi" split 20000
+    m=$(share "$TEST_TMP/nocfi.data" main)
+    check dwarf_without_cfi_by_frame_pointer in_range "$m" 95 100.01
+    "$PROSPECT" report -i "$TEST_TMP/nocfi.data" --format folded >"$TEST_TMP/nocfi.folded"
+    check dwarf_without_cfi_reaches_libc grep -q '__libc_start_call_main;main;leaf [0-9]*$' \
+        "$TEST_TMP/nocfi.folded"
+fi
+
 # The vDSO: through __vdso_clock_gettime (CFI from the vDSO image) to its callers.
 rec --call-graph dwarf -o "$TEST_TMP/vdso.data" -- "$U" vdso 1000
 "$PROSPECT" report -i "$TEST_TMP/vdso.data" --format folded >"$TEST_TMP/vdso.folded"
