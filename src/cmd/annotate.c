@@ -233,10 +233,16 @@ static int load_ksyms(const struct perfdata_info *in, uint64_t text, struct ksym
 }
 
 /* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
-static bool name_matches(const char *name, const char *want)
+static bool name_is(const char *name, const char *want)
 {
     size_t n = strlen(want);
-    return !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '(');
+    return name && (!strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '('));
+}
+
+/* The function's name, or the report's name for its code ("(start)->a"). */
+static bool name_matches(const struct ann_func *f, const char *want)
+{
+    return name_is(f->name, want) || name_is(f->report_name, want);
 }
 
 static bool dso_matches(const struct ann_func *f, const char *dso)
@@ -256,7 +262,7 @@ static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
     if (!o->nsyms)
         return true;
     for (int i = 0; i < o->nsyms; i++)
-        if (name_matches(f->name, o->syms[i]))
+        if (name_matches(f, o->syms[i]))
             return true;
     return false;
 }
@@ -286,7 +292,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     for (int i = 0; i < o->nsyms; i++) {
         bool found = false;
         for (size_t k = 0; k < set->funcs.n && !found; k++)
-            found = name_matches(set->funcs.v[k]->name, o->syms[i]) &&
+            found = name_matches(set->funcs.v[k], o->syms[i]) &&
                     dso_matches(set->funcs.v[k], o->dso);
         if (!found) {
             cmd_error("annotate", "%s: no samples in a function named '%s'%s%s", o->input,
