@@ -303,7 +303,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     for (size_t k = 0; k < set->funcs.n && !shown; k++)
         shown = chosen(o, set->funcs.v[k]);
     if (!shown) {
-        if (!o->nsyms)
+        if (!o->nsyms && !set->samples)
+            cmd_error("annotate", "%s: no samples of %s in the file", o->input,
+                      event ? event : "its event");
+        else if (!o->nsyms)
             cmd_error("annotate", "%s: no samples in a named function%s%s",
                       o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
         if (set->unnamed)

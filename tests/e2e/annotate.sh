@@ -167,6 +167,11 @@ fi
 out=$("$PROSPECT" annotate -i "$data" nosuch 2>&1); rc=$?
 check annotate_unknown_symbol [ $rc = 1 ]
 check annotate_unknown_symbol_names_it grep -q "no samples in a function named 'nosuch'" <<<"$out"
+# A file without samples (one every 10 s of a command that ends at once) says so, not that no
+# function is named.
+"$PROSPECT" record -c 10000000000 -o "$TEST_TMP/empty.data" -- true >/dev/null 2>&1
+out=$("$PROSPECT" annotate -i "$TEST_TMP/empty.data" 2>&1); rc=$?
+check annotate_empty_file_says_so [ $rc = 1 -a -n "$(grep "empty.data: no samples of .* in the file" <<<"$out")" ]
 "$PROSPECT" annotate -i "$data" --format xml >/dev/null 2>&1
 check annotate_bad_format_is_usage [ $? = 2 ]
 "$PROSPECT" annotate -i "$data" -M foo >/dev/null 2>&1
