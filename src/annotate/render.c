@@ -289,11 +289,16 @@ void ann_render_heading(struct ann_out *o, const struct ann_set *set, const stru
 
     snprintf(tail, sizeof(tail), "  (%" PRIu64 " sample%s, %.2f%% of all)", f->samples,
              f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
-    if (!o->wide) {             /* 100 columns: the name keeps up to 60, the path the rest */
+    if (!o->wide) {
+        /* 100 columns: the path keeps up to 20 (a short one whole), the name the rest (at
+         * least 30), then the path what the name left. */
+        size_t pw = str_width(dso), keep = pw < 20 ? pw : 20;
         tw = strlen(tail) + 2;
-        name = str_elide(name, 60, nbuf, sizeof(nbuf));
+        if (str_width(name) + tw + pw > 100)
+            name = str_elide(name, 100 - tw - keep > 30 ? 100 - tw - keep : 30, nbuf,
+                             sizeof(nbuf));
         nw = str_width(name);
-        if (*dso && nw + tw + str_width(dso) > 100)
+        if (*dso && nw + tw + pw > 100)
             dso = str_elide(dso, 100 - nw - tw > 10 ? 100 - nw - tw : 10, dbuf, sizeof(dbuf));
     }
     fprintf(o->f, "\n%s%s%s%s\n", name, *dso ? "  " : "", dso, tail);

@@ -30,7 +30,7 @@ void ann_render_listing(struct ann_out *o, const struct ann_set *set,
 void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
                         const char *why);
 /* Text: a listing's first line, "NAME  FILE  (N samples, P% of all)", within 100 columns
- * unless --wide (the name elided beyond 60, then the file's path). */
+ * unless --wide (the name elided to leave the path 20 columns, then the path). */
 void ann_render_heading(struct ann_out *o, const struct ann_set *set, const struct ann_func *f);
 /* Text: the note that a file has no line table (its path elided unless --wide). */
 void ann_render_no_lines(struct ann_out *o, const struct ann_func *f);
