@@ -95,7 +95,7 @@ static int read_fdes(struct ann_cfi_entry *e, Elf *elf)
         Dwarf_CFI_Entry ent;
         struct { Dwarf_Off off; int enc; } cie = { (Dwarf_Off)-1, -1 };
 
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||   /* lld: X86_64_UNWIND */
             !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".eh_frame") ||
             !(data = elf_getdata(scn, NULL)) || !data->d_buf)
             continue;
