@@ -87,6 +87,8 @@ static int collect_by_cfi(struct ann_set *set, const struct sym_hit *h)
         f->size = hi - lo;
         f->bracket = true;
     }
+    if (h->bracket && !f->report_name)
+        f->report_name = h->sym;
     return add_hit(f, h) ? -ENOMEM : 1;
 }
 

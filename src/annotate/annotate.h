@@ -30,6 +30,9 @@ struct ann_func {
                                    disassembled from the gap's start, padding included; or
                                    code of a file without symbols, over its CFI range */
     const char *name;           /* owned by the DSO (or the kernel symbols) */
+    const char *report_name;    /* the report's name for this code when another ("(start)->a",
+                                   "a->(end)": such a bracket is listed by its CFI range), or
+                                   NULL; a SYMBOL asked for matches it too */
     uint64_t start, size;       /* ELF virtual addresses; size 0 if unknown */
     uint64_t samples, period;
     VEC(struct ann_hit) hits;   /* ascending addresses once collected */

@@ -1,6 +1,6 @@
 /* Function extents of code no symbol covers (a program stripped of every symbol, as Debian's
  * gzip), from the file's call-frame information: each function compiled with unwind tables
- * has an .eh_frame FDE giving its [start, end), which libdw reads (dwarf_getcfi_elf). */
+ * has an .eh_frame FDE giving its [start, end), read with libdw's dwarf_next_cfi. */
 #ifndef PROSPECT_ANNOTATE_CFI_RANGE_H
 #define PROSPECT_ANNOTATE_CFI_RANGE_H
 #include <stdint.h>
@@ -8,10 +8,13 @@
 
 struct dso;
 
+struct ann_fde {
+    uint64_t lo, hi;        /* [lo, hi): one FDE's code, ELF virtual addresses */
+};
+
 struct ann_cfi_entry {
     struct dso *dso;
-    int fd;
-    void *elf, *cfi;        /* Elf *, Dwarf_CFI * (NULL: no CFI) */
+    VEC(struct ann_fde) fdes;   /* sorted by lo; empty: no .eh_frame (or unreadable) */
 };
 
 struct ann_cfi_cache {

@@ -147,7 +147,7 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
                          const struct ann_listing *l)
 {
     const struct ann_func *f = l->func;
-    char pbuf[512], fbuf[512], text[512];
+    char pbuf[512], text[512];
     const char *prev_file = NULL;
     unsigned prev_line = 0, aw = 4;
     const char *prev_inl = NULL;
@@ -155,16 +155,12 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     /* Hex digits of the highest address (16 for kernel code: a shift by 64 is undefined). */
     for (uint64_t a = f->start + f->size; aw < 16 && a >> (4 * aw); )
         aw++;
-    fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
-            str_printable(f->name, pbuf, sizeof(pbuf)),
-            str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
-            f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
+    ann_render_heading(o, set, f);
     if (l->code_path && strcmp(l->code_path, ann_func_dso(f)))
         fprintf(o->f, "# code read from %s (the file as profiled)\n",
                 str_printable(l->code_path, pbuf, sizeof(pbuf)));
     if (!l->has_source && !f->kernel)
-        fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
-                str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
+        ann_render_no_lines(o, f);
     else
         ann_render_source_notes(o, l);
     if (l->off_insn_samples)
@@ -266,6 +262,61 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
     json_end_object(&o->j);
 }
 
+/* Printable text as "# " lines of at most 100 columns, broken at spaces. */
+static void print_wrapped(FILE *f, const char *s)
+{
+    while (*s) {
+        size_t n = strlen(s), cut = n;
+        if (n > 98) {
+            for (cut = 98; cut > 0 && s[cut] != ' '; cut--)
+                ;
+            if (!cut)
+                cut = 98;
+        }
+        fprintf(f, "# %.*s\n", (int)cut, s);
+        s += cut;
+        while (*s == ' ')
+            s++;
+    }
+}
+
+void ann_render_heading(struct ann_out *o, const struct ann_set *set, const struct ann_func *f)
+{
+    char pbuf[512], fbuf[512], nbuf[600], dbuf[600], tail[80];
+    const char *name = str_printable(f->name, pbuf, sizeof(pbuf));
+    const char *dso = str_printable(ann_func_dso(f), fbuf, sizeof(fbuf));
+    size_t nw, tw;
+
+    snprintf(tail, sizeof(tail), "  (%" PRIu64 " sample%s, %.2f%% of all)", f->samples,
+             f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
+    if (!o->wide) {
+        /* 100 columns: the path keeps up to 20 (a short one whole), the name the rest (at
+         * least 30), then the path what the name left. */
+        size_t pw = str_width(dso), keep = pw < 20 ? pw : 20;
+        tw = strlen(tail) + 2;
+        if (str_width(name) + tw + pw > 100)
+            name = str_elide(name, 100 - tw - keep > 30 ? 100 - tw - keep : 30, nbuf,
+                             sizeof(nbuf));
+        nw = str_width(name);
+        if (*dso && nw + tw + pw > 100)
+            dso = str_elide(dso, 100 - nw - tw > 10 ? 100 - nw - tw : 10, dbuf, sizeof(dbuf));
+    }
+    fprintf(o->f, "\n%s%s%s%s\n", name, *dso ? "  " : "", dso, tail);
+}
+
+void ann_render_no_lines(struct ann_out *o, const struct ann_func *f)
+{
+    char pbuf[512], ebuf[600];
+    const char *dso = str_printable(ann_func_dso(f), pbuf, sizeof(pbuf));
+
+    const char *base = strrchr(dso, '/');
+
+    /* The heading names the whole path: the file's name is enough here. */
+    base = o->wide || !base ? dso : base + 1;
+    fprintf(o->f, "# no DWARF line information for %s: no source lines (build with -g)\n",
+            o->wide ? base : str_elide(base, 32, ebuf, sizeof(ebuf)));
+}
+
 void ann_render_listing(struct ann_out *o, const struct ann_set *set,
                         const struct ann_listing *l)
 {
@@ -295,9 +346,15 @@ void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const stru
     char pbuf[512], wbuf[512];
 
     if (o->fmt == REPORT_TEXT) {
-        fprintf(o->f, "\n%s  (%" PRIu64 " sample%s, %.2f%% of all): not annotated: %s\n",
-                str_printable(f->name, pbuf, sizeof(pbuf)), f->samples, f->samples == 1 ? "" : "s",
-                pct(f->samples, set->samples), str_printable(why, wbuf, sizeof(wbuf)));
+        char head[700];
+        const char *w = str_printable(why, wbuf, sizeof(wbuf));
+        snprintf(head, sizeof(head), "%s  (%" PRIu64 " sample%s, %.2f%% of all): not annotated:",
+                 str_printable(f->name, pbuf, sizeof(pbuf)), f->samples,
+                 f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
+        if (o->wide || str_width(head) + 1 + str_width(w) <= 100)
+            fprintf(o->f, "\n%s %s\n", head, w);
+        else                    /* the reason on "# " lines of 100 columns, cut at spaces */
+            fprintf(o->f, "\n%s\n", head), print_wrapped(o->f, w);
     } else if (o->fmt == REPORT_JSON) {
         json_func_head(o, set, f);
         json_str(&o->j, "error", why);

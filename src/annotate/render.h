@@ -29,6 +29,11 @@ void ann_render_listing(struct ann_out *o, const struct ann_set *set,
  * entry with "error"). */
 void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
                         const char *why);
+/* Text: a listing's first line, "NAME  FILE  (N samples, P% of all)", within 100 columns
+ * unless --wide (the name elided to leave the path 20 columns, then the path). */
+void ann_render_heading(struct ann_out *o, const struct ann_set *set, const struct ann_func *f);
+/* Text: the note that a file has no line table (its path elided unless --wide). */
+void ann_render_no_lines(struct ann_out *o, const struct ann_func *f);
 /* --source: one function's hits per source line, with the text (render_source.c). */
 void ann_render_lines(struct ann_out *o, const struct ann_set *set, const struct ann_listing *l);
 /* Text: "# source ..." lines saying where a listing's source files were read from when not at

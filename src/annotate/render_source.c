@@ -77,18 +77,14 @@ static void text_lines(struct ann_out *o, const struct ann_set *set, const struc
                        const struct ann_srcrow *rows, size_t n)
 {
     const struct ann_func *f = l->func;
-    char pbuf[512], fbuf[512];
+    char pbuf[512];
 
-    fprintf(o->f, "\n%s  %s  (%" PRIu64 " sample%s, %.2f%% of all)\n",
-            str_printable(f->name, pbuf, sizeof(pbuf)),
-            str_printable(ann_func_dso(f), fbuf, sizeof(fbuf)), f->samples,
-            f->samples == 1 ? "" : "s", pct(f->samples, set->samples));
+    ann_render_heading(o, set, f);
     if (!l->has_source) {
         if (f->kernel)
             fprintf(o->f, "# kernel code: no source lines (no kernel DWARF is read)\n");
         else
-            fprintf(o->f, "# no DWARF line information for %s: no source lines (build with "
-                    "-g)\n", str_printable(ann_func_dso(f), pbuf, sizeof(pbuf)));
+            ann_render_no_lines(o, f);
         return;
     }
     ann_render_source_notes(o, l);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "annotate/annotate.h"
 #include "annotate/render.h"
 #include "cmd/cmd.h"
@@ -38,6 +39,8 @@ const char cmd_annotate_usage[] =
 "      --prefix-map OLD=NEW  source paths starting with OLD are read under NEW (a moved\n"
 "                         tree; repeatable, the first match applies)\n"
 "      --no-source-text   file:line only, without the text of the lines\n"
+"      --symfs DIR        read every file at DIR/<its path> (another system's files, as\n"
+"                         perf's option)\n"
 "  -k, --vmlinux FILE     kernel code from this uncompressed image of the running kernel\n"
 "                         (default: /proc/kcore when readable, as root)\n"
 "      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
@@ -66,7 +69,7 @@ const char cmd_annotate_usage[] =
 "  prospect annotate -i perf.data divide --format csv > divide.csv\n";
 
 struct annotate_opts {
-    const char *input, *event, *dso, *vmlinux;
+    const char *input, *event, *dso, *vmlinux, *symfs;
     unsigned top;
     enum ann_syntax syntax;
     enum report_format fmt;
@@ -83,12 +86,13 @@ struct annotate_opts {
 static int parse_args(int argc, char **argv, struct annotate_opts *o)
 {
     enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
-           OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT };
+           OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT, OPT_SYMFS };
     static const struct option longs[] = {
         { "input", required_argument, NULL, 'i' },
         { "top", required_argument, NULL, OPT_TOP },
         { "intel", no_argument, NULL, OPT_INTEL },
         { "vmlinux", required_argument, NULL, 'k' },
+        { "symfs", required_argument, NULL, OPT_SYMFS },
         { "source", no_argument, NULL, OPT_SOURCE },
         { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
         { "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
@@ -146,6 +150,15 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
             break;
         case 'd': o->dso = optarg; break;
         case 'k': o->vmlinux = optarg; break;
+        case OPT_SYMFS: {
+            struct stat st;
+            if (stat(optarg, &st))
+                return cmd_usage_error("annotate", "--symfs %s: %s", optarg, strerror(errno));
+            if (!S_ISDIR(st.st_mode))
+                return cmd_usage_error("annotate", "--symfs %s: not a directory", optarg);
+            o->symfs = optarg;
+            break;
+        }
         case 'e': o->event = optarg; break;
         case OPT_PID:
             if (parse_u64(optarg, &v) || v == 0 || v > INT32_MAX)
@@ -233,10 +246,16 @@ static int load_ksyms(const struct perfdata_info *in, uint64_t text, struct ksym
 }
 
 /* "divide" matches divide; a C++ name also without its parameters ("ns::f" for "ns::f(int)"). */
-static bool name_matches(const char *name, const char *want)
+static bool name_is(const char *name, const char *want)
 {
     size_t n = strlen(want);
-    return !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '(');
+    return name && (!strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '('));
+}
+
+/* The function's name, or the report's name for its code ("(start)->a"). */
+static bool name_matches(const struct ann_func *f, const char *want)
+{
+    return name_is(f->name, want) || name_is(f->report_name, want);
 }
 
 static bool dso_matches(const struct ann_func *f, const char *dso)
@@ -256,7 +275,7 @@ static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
     if (!o->nsyms)
         return true;
     for (int i = 0; i < o->nsyms; i++)
-        if (name_matches(f->name, o->syms[i]))
+        if (name_matches(f, o->syms[i]))
             return true;
     return false;
 }
@@ -286,7 +305,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     for (int i = 0; i < o->nsyms; i++) {
         bool found = false;
         for (size_t k = 0; k < set->funcs.n && !found; k++)
-            found = name_matches(set->funcs.v[k]->name, o->syms[i]) &&
+            found = name_matches(set->funcs.v[k], o->syms[i]) &&
                     dso_matches(set->funcs.v[k], o->dso);
         if (!found) {
             cmd_error("annotate", "%s: no samples in a function named '%s'%s%s", o->input,
@@ -297,7 +316,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     for (size_t k = 0; k < set->funcs.n && !shown; k++)
         shown = chosen(o, set->funcs.v[k]);
     if (!shown) {
-        if (!o->nsyms)
+        if (!o->nsyms && !set->samples)
+            cmd_error("annotate", "%s: no samples of %s in the file", o->input,
+                      event ? event : "its event");
+        else if (!o->nsyms)
             cmd_error("annotate", "%s: no samples in a named function%s%s",
                       o->input, o->dso ? " of " : "", o->dso ? o->dso : "");
         if (set->unnamed)
@@ -371,7 +393,8 @@ int cmd_annotate(int argc, char **argv)
                   o.event ? o.event : "", o.event ? "'" : "");
         goto out;
     }
-    if (session_add_build_ids(&session, perfdata_info(pd))) {
+    if ((o.symfs && dso_cache_set_symfs(session.dsos, o.symfs)) ||
+        session_add_build_ids(&session, perfdata_info(pd))) {
         cmd_error("annotate", "out of memory");
         goto out;
     }

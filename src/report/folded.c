@@ -35,7 +35,9 @@ static int text_reserve(struct text *t, size_t extra)
 
 /* A frame's name as stackcollapse-perf.pl tidies it: ';' would split the frame, a C++
  * parameter list goes ("(anonymous namespace)" stays), spaces in a command become '_'. A
- * control character (a newline in a command name) would break the line format: '_' too. */
+ * control character (a newline in a command name) would break the line format: '_' too.
+ * A stripped file's bracket "lo(args)->hi(args)" keeps both ends: "lo->hi" (cut at the first
+ * '(' it would read as the function lo itself). */
 static int put_name(struct text *t, const char *s, bool params, bool spaces)
 {
     size_t len = strlen(s);
@@ -47,8 +49,23 @@ static int put_name(struct text *t, const char *s, bool params, bool spaces)
         params = true;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i)
-            break;
+        if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i) {
+            size_t depth = 0, j = i;
+            for (; j < len; j++) {      /* to the parameter list's closing ')' */
+                depth += s[j] == '(';
+                depth -= s[j] == ')';
+                if (!depth)
+                    break;
+            }
+            for (j++; j < len && s[j] != '(' && strncmp(s + j, "->", 2); j++)
+                ;                       /* " const", "&&" ... */
+            if (j >= len || strncmp(s + j, "->", 2))
+                break;
+            i = j + 1;                  /* on to the bracket's hi */
+            t->p[t->n++] = '-';
+            t->p[t->n++] = '>';
+            continue;
+        }
         if ((unsigned char)c < 0x20 || c == 0x7f || (spaces && c == ' '))
             c = '_';
         t->p[t->n++] = c == ';' ? ':' : c;

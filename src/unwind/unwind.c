@@ -60,12 +60,14 @@ void unwinder_log_stats(const struct unwinder *uw)
     const struct unwind_stats *s = &uw->st;
     pr_debug("%llu samples unwound from their stack copy, %llu user frames; ends: outermost "
              "frame %llu, copy too short %llu, no map or JIT %llu, no CFI %llu, bad rule %llu, "
-             "no progress %llu, depth limit %llu; frameless leaves given their caller %llu",
+             "no progress %llu, depth limit %llu; frames by rbp without CFI %llu; frameless "
+             "leaves given their caller %llu",
              (unsigned long long)s->dwarf_samples, (unsigned long long)s->frames,
              (unsigned long long)s->end_of_stack, (unsigned long long)s->snapshot_end,
              (unsigned long long)s->no_map, (unsigned long long)s->no_cfi,
              (unsigned long long)s->bad_rule, (unsigned long long)s->no_progress,
-             (unsigned long long)s->max_depth, (unsigned long long)s->leaf_fixed);
+             (unsigned long long)s->max_depth, (unsigned long long)s->fp_frames,
+             (unsigned long long)s->leaf_fixed);
 }
 
 /* The CFI of a map's file: NULL (errno ENOENT) for anonymous/JIT code and files without CFI. */
@@ -172,6 +174,30 @@ static int step(struct unwinder *uw, const struct uw_cfi *c, const struct uw_rul
     return 1;
 }
 
+/* No CFI for the PC (code built without unwind tables, JIT code): one step of the frame
+ * pointer chain, as libdw's x86_64 backend (and so perf) falls back to: the caller's rbp at
+ * [rbp], its return address at [rbp + 8], its sp rbp + 16. Only when rbp points into the
+ * copy at or above sp and the return address lies in a map of the process: a frameless
+ * function's rbp is not its own frame (its caller is then skipped, as in -g chains) and
+ * may hold anything. 1 to go on, 0 when there is no such frame. */
+static int fp_step(struct unwinder *uw, struct process *p, const struct uw_stack *stk,
+                   struct uw_regs *regs, bool *activation)
+{
+    uint64_t bp = regs->r[DW_RBP], next_bp, ra;
+
+    if (!uw_reg_known(regs, DW_RBP) || (bp & 7) || bp < regs->r[DW_RSP] ||
+        uw_stack_read(stk, bp, &next_bp) || uw_stack_read(stk, bp + 8, &ra) || !ra ||
+        !process_find_map(p, ra))
+        return 0;
+    regs->r[DW_RBP] = next_bp;
+    regs->r[DW_RSP] = bp + 16;
+    regs->r[DW_RIP] = ra;
+    regs->valid = 1u << DW_RBP | 1u << DW_RSP | 1u << DW_RIP;
+    *activation = false;
+    uw->st.fp_frames++;
+    return 1;
+}
+
 /* The user frames of a sample with registers and a stack copy, appended to frames. */
 static int unwind_dwarf(struct unwinder *uw, struct process *p, const struct sample *smp,
                         struct uw_regs regs, struct cg_frame **frames, size_t *cap,
@@ -206,24 +232,21 @@ static int unwind_dwarf(struct unwinder *uw, struct process *p, const struct sam
             return 0;
         }
         if (!m || dso_kind(m->dso) == DSO_ANON) {
+            if (fp_step(uw, p, &stk, &regs, &activation))
+                continue;
             uw->st.no_map++;         /* JIT or unknown code: no CFI to go on with */
             return 0;
         }
         c = cfi_of(uw, m);
-        if (!c) {
-            if (errno == ENOMEM)
-                return -ENOMEM;
-            uw->st.no_cfi++;
-            return 0;
-        }
-        if (dso_map_to_vaddr(m->dso, m->start, m->pgoff, pc, &vaddr)) {
-            uw->st.no_cfi++;
-            return 0;
-        }
-        r = uw_cfi_rule(c, activation ? vaddr : vaddr - 1);
-        if (!r)
+        if (!c && errno == ENOMEM)
             return -ENOMEM;
-        if (!r->found) {
+        r = NULL;
+        if (c && !dso_map_to_vaddr(m->dso, m->start, m->pgoff, pc, &vaddr) &&
+            !(r = uw_cfi_rule(c, activation ? vaddr : vaddr - 1)))
+            return -ENOMEM;
+        if (!r || !r->found) {
+            if (fp_step(uw, p, &stk, &regs, &activation))
+                continue;
             uw->st.no_cfi++;
             return 0;
         }

@@ -32,6 +32,7 @@ struct unwind_stats {
     uint64_t bad_regs;               /* registers without ip or sp (a mask that does not fit) */
     uint64_t bad_dyn_size;           /* a dyn_size larger than the copy (clamped) */
     uint64_t leaf_fixed;             /* frame-pointer chains given their hidden caller */
+    uint64_t fp_frames;              /* DWARF unwinds: frames found by rbp where no CFI was */
 };
 
 struct unwinder *unwinder_new(void);

@@ -159,6 +159,17 @@ if gcc -O2 -g -o "$rb" "$src" && "$PROSPECT" record -o "$TEST_TMP/rb.data" -- "$
     out=$(PERF_BUILDID_DIR=$TEST_TMP/empty "$PROSPECT" annotate -i "$TEST_TMP/rb.data" divide 2>&1)
     check annotate_rebuilt_without_cache_says_why grep -q "no samples in a function named \
 'divide'.*samples are in code without a function name, as in $rb (changed on disk" <<<"$(echo $out)"
+    # --symfs (perf's option, as report has it): the code is read from a copy of the
+    # recorded tree, here the one kept in the build-id cache put at its recorded path.
+    bid=$(find "$PERF_BUILDID_DIR" -type f -name elf | head -1)
+    mkdir -p "$TEST_TMP/symfs$(dirname "$rb")"
+    [ -n "$bid" ] && cp "$bid" "$TEST_TMP/symfs$rb"
+    out=$(PERF_BUILDID_DIR=$TEST_TMP/empty "$PROSPECT" annotate -i "$TEST_TMP/rb.data" \
+          --symfs "$TEST_TMP/symfs" divide 2>&1)
+    check annotate_symfs_reads_the_copy cmp -s <(grep -v '^# code read from' <<<"$out") \
+        "$TEST_TMP/rb.before"
+    "$PROSPECT" annotate -i "$TEST_TMP/rb.data" --symfs "$TEST_TMP/nosuch" divide >/dev/null 2>&1
+    check annotate_symfs_missing_is_usage [ $? = 2 ]
 else
     fail annotate_rebuilt "cannot build or record"
 fi
@@ -167,6 +178,11 @@ fi
 out=$("$PROSPECT" annotate -i "$data" nosuch 2>&1); rc=$?
 check annotate_unknown_symbol [ $rc = 1 ]
 check annotate_unknown_symbol_names_it grep -q "no samples in a function named 'nosuch'" <<<"$out"
+# A file without samples (one every 10 s of a command that ends at once) says so, not that no
+# function is named.
+"$PROSPECT" record -c 10000000000 -o "$TEST_TMP/empty.data" -- true >/dev/null 2>&1
+out=$("$PROSPECT" annotate -i "$TEST_TMP/empty.data" 2>&1); rc=$?
+check annotate_empty_file_says_so [ $rc = 1 -a -n "$(grep "empty.data: no samples of .* in the file" <<<"$out")" ]
 "$PROSPECT" annotate -i "$data" --format xml >/dev/null 2>&1
 check annotate_bad_format_is_usage [ $? = 2 ]
 "$PROSPECT" annotate -i "$data" -M foo >/dev/null 2>&1

@@ -26,7 +26,10 @@ perf record -q -o "$TEST_TMP/jit.data" -- "$WL/annotate_memfd" 300 jit > "$TEST_
 map=$(head -1 "$TEST_TMP/jit.out")
 out=$("$PROSPECT" annotate -i "$TEST_TMP/jit.data" spin_jit 2>&1); rc=$?
 case "$map" in /tmp/perf-[0-9]*.map) rm -f "$map" ;; esac
-check annotate_jit_named grep -q "^spin_jit  ([0-9]* samples\?, .*): not annotated: JIT code" <<<"$out"
+# The reason follows on "# " lines when the line would pass 100 columns.
+check annotate_jit_named grep -q "JIT code" \
+    <<<"$(grep -A1 "^spin_jit  ([0-9]* samples\?, [^)]*): not annotated:" <<<"$out")"
+check annotate_jit_fits_100_columns [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out")" -le 100 ]
 check annotate_jit_exit_status [ $rc = 0 ]
 
 # A program deleted, then one replaced by a FIFO, after its recording.

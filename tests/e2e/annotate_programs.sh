@@ -55,6 +55,17 @@ if [ -n "$gz" ] && ! readelf -sW "$gz" 2>/dev/null | awk '$4 == "FUNC" && $7 != 
         total=$("$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 1 --format json | python3 -c "import json,sys; print(json.load(sys.stdin)['samples'])")
         our_vs_perf annotate_gzip "$TEST_TMP/gz.csv" "$TEST_TMP/gz.data" "$total" gzip
         check annotate_gzip_text_title grep -q "^$name  $gz  (" <("$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 1 2>/dev/null)
+        # Every range listed is one whole FDE as readelf shows them (not the part of a function
+        # where one CFA rule holds: a hot loop's samples spread over several such "functions").
+        readelf -wf "$gz" | awk '$4 == "FDE" { sub("pc=", "", $6); split($6, r, "[.][.]");
+            sub("^0*", "", r[1]); sub("^0*", "", r[2]); print "0x" r[1] "-0x" r[2] }' |
+            sort > "$TEST_TMP/gz.fdes"
+        "$PROSPECT" annotate -i "$TEST_TMP/gz.data" --top 0 --format csv 2>/dev/null |
+            awk -F, 'NR > 1 && $1 ~ /^gzip:/ { sub("gzip:", "", $1); print $1 }' | sort -u \
+            > "$TEST_TMP/gz.ranges"
+        notfde=$(comm -23 "$TEST_TMP/gz.ranges" "$TEST_TMP/gz.fdes" | head -3 | tr '\n' ' ')
+        check annotate_gzip_ranges_are_whole_fdes [ -s "$TEST_TMP/gz.ranges" -a -z "$notfde" ]
+        [ -z "$notfde" ] || echo "  (not FDE ranges: $notfde)"
     else
         fail annotate_gzip_range_named "first function '$name'"
     fi
@@ -82,8 +93,27 @@ if b:
         our_vs_objdump annotate_xz_bracket "$TEST_TMP/xz.csv" "$lib" "$lo" "$hi"
         total=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" "$TEST_TMP/xz.json")
         our_vs_perf annotate_xz_bracket "$TEST_TMP/xz.csv" "$TEST_TMP/xz.data" "$total" "$(basename "$lib")"
+        # Every listing of the file in text (liblzma's long path in the headings and notes,
+        # kernel routines named with a long reason) within 100 columns.
+        w=$("$PROSPECT" annotate -i "$TEST_TMP/xz.data" --top 0 2>/dev/null | tee "$TEST_TMP/xz.txt" |
+            awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+        check annotate_xz_text_fits_100_columns [ "$w" -gt 0 -a "$w" -le 100 ]
+        check annotate_xz_heading_names_file grep -q "^$fn  /usr/[^ ]*  ([0-9]* samples, " \
+            "$TEST_TMP/xz.txt"
     else
         fail annotate_xz_bracket_listed "no a->b bracket was listed"
+    fi
+    # A "(start)->a" or "a->(end)" bracket of the report (no gap known: listed over its FDEs)
+    # is found by the report's name, with the report's samples.
+    IFS='|' read -r rs rn < <("$PROSPECT" report -i "$TEST_TMP/xz.data" --flat -n -t '|' \
+        --dso "$(basename "${lib:-liblzma.so.5}")" 2>/dev/null |
+        awk -F'|' '$5 ~ /\(end\)$|^\[\.\] \(start\)/ { sub("^\\[\\.\\] ", "", $5); print $2 "|" $5; exit }')
+    if [ -n "${rn:-}" ]; then
+        as=$("$PROSPECT" annotate -i "$TEST_TMP/xz.data" --format json "$rn" 2>/dev/null |
+             python3 -c "import json,sys; print(sum(f['samples'] for f in json.load(sys.stdin)['functions']))")
+        check annotate_xz_report_bracket_by_name [ "${as:-x}" = "$(tr -d ' ' <<<"$rs")" ]
+    else
+        skip annotate_xz_report_bracket_by_name "no (start)/(end) bracket got samples in this run"
     fi
 else
     skip annotate_xz "xz is not installed"

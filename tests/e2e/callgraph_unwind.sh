@@ -131,6 +131,19 @@ if gcc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-t
     check dwarf_from_debug_frame grep -q ';main;via_a;leaf [0-9]*$' "$TEST_TMP/df.folded"
 fi
 
+# No CFI at all (no unwind tables, no -g): the frame-pointer chain as perf's libdw falls back
+# to, so main and everything above it are there (the leaf's own caller is skipped: it has no
+# frame, as in -g chains); the unwind used to stop at the sampled function.
+if gcc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+       -o "$WL/unw_nocfi" "$W/unwind.c" && ! readelf -wf "$WL/unw_nocfi" | grep -q 'pc=.*leaf'; then
+    rec --call-graph dwarf -o "$TEST_TMP/nocfi.data" -- "$WL/unw_nocfi" split 20000
+    m=$(share "$TEST_TMP/nocfi.data" main)
+    check dwarf_without_cfi_by_frame_pointer in_range "$m" 95 100.01
+    "$PROSPECT" report -i "$TEST_TMP/nocfi.data" --format folded >"$TEST_TMP/nocfi.folded"
+    check dwarf_without_cfi_reaches_libc grep -q '__libc_start_call_main;main;leaf [0-9]*$' \
+        "$TEST_TMP/nocfi.folded"
+fi
+
 # The vDSO: through __vdso_clock_gettime (CFI from the vDSO image) to its callers.
 rec --call-graph dwarf -o "$TEST_TMP/vdso.data" -- "$U" vdso 1000
 "$PROSPECT" report -i "$TEST_TMP/vdso.data" --format folded >"$TEST_TMP/vdso.folded"
@@ -203,3 +216,13 @@ patch "$TEST_TMP/rec.data" "$TEST_TMP/mask.data" mask
 out=$("$PROSPECT" report -i "$TEST_TMP/mask.data" --children 2>&1 >/dev/null)
 check hostile_regs_mask_without_ip_said [ $? -eq 0 -a \
     -n "$(grep "mask.data: note: [0-9]* samples' user registers lack ip or sp" <<<"$out")" ]
+
+# A DWARF file cut before its first sample (a recording killed early): the Children table and
+# its --inline form print an empty table and exit 0 (qsort/memcpy of nothing used to be
+# undefined behaviour that UBSan stopped on).
+head -c 1000 "$TEST_TMP/rec.data" >"$TEST_TMP/cut.data"
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children 2>&1)
+check hostile_cut_before_samples_children [ $? -eq 0 -a -n "$(grep '^# Samples: 0 ' <<<"$out")" -a \
+    -z "$(grep 'runtime error' <<<"$out")" ]
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children --inline 2>&1)
+check hostile_cut_before_samples_inline [ $? -eq 0 -a -z "$(grep 'runtime error' <<<"$out")" ]

@@ -204,6 +204,32 @@ TEST(folded_lines_merge_equal_names_and_mark_the_kernel)
     process_free(p);
 }
 
+TEST(folded_names_keep_both_ends_of_a_cpp_bracket)
+{
+    struct process *p = process_new(9, "prog");
+    const uint32_t st[] = { S_LEAF, S_REC, S_MAIN };
+    struct fixture fx;
+    char *out;
+
+    CHECK(p);
+    fixture_init(&fx);
+    /* A stripped libstdc++'s gap between two dynamic symbols, and a const member function. */
+    fx.table[S_LEAF].name = "std::__throw_ios_failure(char const*, int)->"
+                            "std::char_traits<char>::eq(char const&, char const&)";
+    fx.table[S_REC].name = "std::error_code::default_error_condition() const->"
+                           "std::thread::_State::~_State()";
+    fx.table[S_MAIN].name = "Foo::operator()(int) const";
+    CHECK(add(&fx, p, st, 3, 1, 0x100) == 0);
+    out = render(&fx, true);
+    CHECK(out);
+    CHECK_STR(out, "prog;Foo::operator;std::error_code::default_error_condition->"
+                   "std::thread::_State::~_State;std::__throw_ios_failure->"
+                   "std::char_traits<char>::eq 1\n");
+    free(out);
+    cg_store_release(&fx.cs);
+    process_free(p);
+}
+
 static char *render_tree(struct fixture *fx, const char *name, bool callers, double limit)
 {
     char *buf = NULL;
@@ -316,6 +342,7 @@ int main(void)
     RUN(a_replaced_map_outlives_the_stacks_through_it);
     RUN(children_count_a_recursive_symbol_once_per_sample);
     RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
+    RUN(folded_names_keep_both_ends_of_a_cpp_bracket);
     RUN(caller_and_callee_trees_count_recursion_once);
     RUN(children_rows_per_command_name);
     return 0;
