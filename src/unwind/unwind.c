@@ -330,7 +330,9 @@ static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame *
 
     while (u < *n && f[u].map == &cg_kernel_map)
         u++;
-    if (u + 1 >= *n || !f[u].map || !f[u + 1].map)
+    /* A kernel frame after the user leaf (a chain out of order, as in some -a files) is no
+     * caller to look through: cg_kernel_map has no DSO. */
+    if (u + 1 >= *n || !f[u].map || !f[u + 1].map || f[u + 1].map == &cg_kernel_map)
         return 0;
     if (!uw->memo)
         uw->memo = calloc(LEAF_MEMO, sizeof(*uw->memo));
