@@ -38,10 +38,23 @@ static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, ui
     return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
 }
 
+static inline uint64_t tag_of(uint64_t h)
+{
+    return h & 0xffffffff00000000ULL;
+}
+
+static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *st,
+                              const struct process *p, const struct cg_frame *f, uint32_t n,
+                              uint64_t h)
+{
+    return st->hash == h && st->proc == p && st->n == n &&
+           (!n || !memcmp(cs->frames + st->off, f, n * sizeof(*f)));   /* frames may be NULL */
+}
+
 static int grow_table(struct cg_store *cs)
 {
     size_t cap = cs->table_cap ? cs->table_cap * 2 : 1024;
-    uint32_t *t = calloc(cap, sizeof(*t));
+    uint64_t *t = calloc(cap, sizeof(*t));
 
     if (!t)
         return -ENOMEM;
@@ -49,7 +62,7 @@ static int grow_table(struct cg_store *cs)
         size_t j = cs->stacks[i].hash & (cap - 1);
         while (t[j])
             j = (j + 1) & (cap - 1);
-        t[j] = (uint32_t)i + 1;
+        t[j] = tag_of(cs->stacks[i].hash) | (i + 1);
     }
     free(cs->table);
     cs->table = t;
@@ -80,14 +93,20 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     struct cg_stack *st;
     size_t j;
 
+    /* Consecutive samples often share their stack (a CPU idle, a tight loop). */
+    if (cs->nstacks && same_stack(cs, &cs->stacks[cs->last], p, f, n, h)) {
+        st = &cs->stacks[cs->last];
+        goto found;
+    }
     if (cs->nstacks >= UINT32_MAX - 1)
         return -ENOMEM;
     if ((cs->nstacks + 1) * 2 > cs->table_cap && grow_table(cs))
         return -ENOMEM;
     for (j = h & (cs->table_cap - 1); cs->table[j]; j = (j + 1) & (cs->table_cap - 1)) {
-        st = &cs->stacks[cs->table[j] - 1];
-        if (st->hash == h && st->proc == p && st->n == n &&
-            (!n || !memcmp(cs->frames + st->off, f, n * sizeof(*f))))   /* frames may be NULL */
+        if ((cs->table[j] & 0xffffffff00000000ULL) != tag_of(h))
+            continue;
+        st = &cs->stacks[(uint32_t)cs->table[j] - 1];
+        if (same_stack(cs, st, p, f, n, h))
             goto found;
     }
     if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||
@@ -98,7 +117,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     st = &cs->stacks[cs->nstacks];
     *st = (struct cg_stack){ .proc = p, .hash = h, .off = cs->nframes, .n = n };
     cs->nframes += n;
-    cs->table[j] = (uint32_t)++cs->nstacks;
+    cs->table[j] = tag_of(h) | ++cs->nstacks;
 found:
     cs->last = (size_t)(st - cs->stacks);
     st->samples++;

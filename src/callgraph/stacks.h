@@ -35,7 +35,8 @@ struct cg_store {
     size_t nframes, cap_frames;
     struct cg_stack *stacks;
     size_t nstacks, cap_stacks;
-    uint32_t *table;          /* open addressing: stack index + 1, 0 empty */
+    uint64_t *table;          /* open addressing: hash's high half << 32 | stack index + 1,
+                                 0 empty (the tag spares a visit to stacks on a miss) */
     size_t table_cap;
     struct unwinder *unwind;  /* when set, user frames are unwound or completed there
                                  (src/unwind/): owned by the caller */

@@ -1,6 +1,7 @@
 /* FlameGraph's collapsed stacks, as stackcollapse-perf.pl --all writes them from perf script. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/symstacks.h"
@@ -84,23 +85,60 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
     return report_folded_weighted(f, cs, cy, false);
 }
 
+/* Each symbol's tidied frame text, made once: a symbol recurs in many stacks. */
+struct names {
+    struct text t;
+    size_t *off;              /* per symbol: in t, SIZE_MAX until made */
+    uint32_t *len;
+};
+
+static int frame_text(struct names *nm, const struct cg_syms *cy, uint32_t idx,
+                      const char **p, size_t *len)
+{
+    if (nm->off[idx] == SIZE_MAX) {
+        const struct cg_sym *s = &cy->syms[idx];
+        char buf[256];
+        size_t start = nm->t.n;
+        int err = put_name(&nm->t, cg_sym_name(s, buf, sizeof(buf)), false, false);
+        if (err)
+            return err;
+        if (s->kernel) {
+            memcpy(nm->t.p + nm->t.n, "_[k]", 4);
+            nm->t.n += 4;
+        }
+        nm->off[idx] = start;
+        nm->len[idx] = (uint32_t)(nm->t.n - start);
+    }
+    *p = nm->t.p + nm->off[idx];
+    *len = nm->len[idx];
+    return 0;
+}
+
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period)
 {
     struct cg_symstack *ss;
     struct line *lines;
     struct text t = { 0 };
+    struct names nm = { 0 };
     size_t nl = 0, nss;
-    char buf[256];
     int err = cg_symstacks(cs, cy, true, &ss, &nss);
 
     if (err)
         return err;
     /* One line per stack in symbols (of one command): the text of fewer, merged stacks. */
-    if (!(lines = malloc((nss ? nss : 1) * sizeof(*lines)))) {
+    lines = malloc((nss ? nss : 1) * sizeof(*lines));
+    nm.off = malloc((cy->nsyms ? cy->nsyms : 1) * sizeof(*nm.off));
+    nm.len = malloc((cy->nsyms ? cy->nsyms : 1) * sizeof(*nm.len));
+    if (!lines || !nm.off || !nm.len) {
+        free(lines);
+        free(nm.off);
+        free(nm.len);
         free(ss);
         return -ENOMEM;
     }
+    for (size_t i = 0; i < cy->nsyms; i++)
+        nm.off[i] = SIZE_MAX;
     for (size_t i = 0; i < nss && !err; i++) {
         const struct cg_stack *st = &cs->stacks[ss[i].stack];
         if (!st->n || (by_period && !ss[i].period))
@@ -109,12 +147,13 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
                                                                     : ss[i].samples };
         err = put_name(&t, st->proc->comm, true, true);
         for (uint32_t k = st->n; k-- > 0 && !err;) {
-            const struct cg_sym *s = &cy->syms[cy->frame_sym[st->off + k]];
-            t.p[t.n++] = ';';
-            err = put_name(&t, cg_sym_name(s, buf, sizeof(buf)), false, false);
-            if (!err && s->kernel) {
-                memcpy(t.p + t.n, "_[k]", 4);
-                t.n += 4;
+            const char *p;
+            size_t len;
+            if (!(err = frame_text(&nm, cy, cy->frame_sym[st->off + k], &p, &len)) &&
+                !(err = text_reserve(&t, len + 1))) {
+                t.p[t.n++] = ';';
+                memcpy(t.p + t.n, p, len);
+                t.n += len;
             }
         }
         if (!err && !(err = text_reserve(&t, 1)))
@@ -136,5 +175,8 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
     free(lines);
     free(ss);
     free(t.p);
+    free(nm.t.p);
+    free(nm.off);
+    free(nm.len);
     return err;
 }

@@ -11,15 +11,27 @@
 #include "unwind/cfi.h"
 #include "unwind/eval.h"
 #include "unwind/unwind.h"
+#include "util/hash.h"
 #include "util/hashmap.h"
 
 #define LOG_PREFIX "unwind"
 #include "util/log.h"
 
+/* What fix_fp_leaf decided for one (leaf frame, next frame) pair: the same few thousand pairs
+ * recur in every sample of a profile, and deciding costs several table lookups, a CFI rule and
+ * a call-site decode. Maps in stacks are kept alive (in_stack), so their addresses name them. */
+#define LEAF_MEMO 4096                /* entries, a power of 2 (direct-mapped) */
+struct leaf_memo {
+    const struct map *m, *rm;         /* NULL m: an empty entry */
+    uint64_t addr, raddr;
+    uint64_t abs;                     /* the hidden caller's address in rm, 0 when none */
+};
+
 struct unwinder {
     struct hashmap cfis;              /* struct dso * -> struct uw_cfi *, or &no_cfi */
     struct uw_callsites *calls;
     struct unwind_stats st;
+    struct leaf_memo *memo;           /* LEAF_MEMO entries, allocated on first use */
 };
 
 static char no_cfi;                   /* marks a DSO without usable CFI */
@@ -47,6 +59,7 @@ void unwinder_free(struct unwinder *uw)
             uw_cfi_free(uw->cfis.vals[i]);
     hashmap_release(&uw->cfis);
     uw_callsites_free(uw->calls);
+    free(uw->memo);
     free(uw);
 }
 
@@ -264,26 +277,17 @@ static bool frameless_at(const struct uw_cfi *c, const struct uw_rule *r)
            (op->atom == DW_OP_breg0 + DW_RSP || (op->atom == DW_OP_bregx && op->n1 == DW_RSP));
 }
 
-/* A frame-pointer chain whose user leaf has no frame of its own: the kernel's walk started at
- * the caller's frame and gave the caller's return address first, so the caller is missing.
- * The call just before that return address names it. */
-static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame **frames,
-                       size_t *cap, uint32_t *n)
+/* The hidden caller of the frameless user leaf f[u] whose kernel walk gave f[u + 1] next:
+ * 1 with its address and map, 0 when f[u] has its frame (or nothing says), -ENOMEM. */
+static int hidden_caller(struct unwinder *uw, struct process *p, const struct cg_frame *f,
+                         uint32_t u, uint64_t *abs_out, struct map **tm_out)
 {
-    struct cg_frame *f = *frames;
-    uint32_t u = 0;
-    uint64_t vaddr, ret_vaddr, target;
-    struct map *m, *rm;
+    struct map *m = (struct map *)f[u].map, *rm = (struct map *)f[u + 1].map, *tm;
+    uint64_t vaddr, ret_vaddr, target, abs;
     struct uw_cfi *c, *rc;
     const struct uw_rule *r;
     int err;
 
-    while (u < *n && f[u].map == &cg_kernel_map)
-        u++;
-    if (u + 1 >= *n || !f[u].map || !f[u + 1].map)
-        return 0;
-    m = (struct map *)f[u].map;
-    rm = (struct map *)f[u + 1].map;
     if (dso_kind(m->dso) != DSO_FILE || dso_kind(rm->dso) != DSO_FILE)
         return 0;
     if (!(c = cfi_of(uw, m)) || !(rc = cfi_of(uw, rm)))
@@ -302,12 +306,62 @@ static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame *
     if (err)
         return err == -ENOMEM ? err : 0;
     /* The callee is in the caller's file, at the same distance as in the file. */
-    uint64_t abs = f[u + 1].addr + 1 - (ret_vaddr - target);
-    struct map *tm = process_find_map(p, abs);
+    abs = f[u + 1].addr + 1 - (ret_vaddr - target);
+    tm = process_find_map(p, abs);
     if (!tm || tm->dso != rm->dso)
         return 0;
-    if ((err = push_frame(frames, cap, n, 0, NULL)))
-        return err;
+    *abs_out = abs;
+    *tm_out = tm;
+    return 1;
+}
+
+/* A frame-pointer chain whose user leaf has no frame of its own: the kernel's walk started at
+ * the caller's frame and gave the caller's return address first, so the caller is missing.
+ * The call just before that return address names it. */
+static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame **frames,
+                       size_t *cap, uint32_t *n)
+{
+    struct cg_frame *f = *frames;
+    struct leaf_memo *e = NULL;
+    uint32_t u = 0;
+    uint64_t abs = 0;
+    struct map *tm = NULL;
+    int ret;
+
+    while (u < *n && f[u].map == &cg_kernel_map)
+        u++;
+    /* A kernel frame after the user leaf (a chain out of order, as in some -a files) is no
+     * caller to look through: cg_kernel_map has no DSO. */
+    if (u + 1 >= *n || !f[u].map || !f[u + 1].map || f[u + 1].map == &cg_kernel_map)
+        return 0;
+    if (!uw->memo)
+        uw->memo = calloc(LEAF_MEMO, sizeof(*uw->memo));
+    if (uw->memo) {
+        uint64_t h = hash_u64(f[u].addr ^ hash_u64(f[u + 1].addr ^
+                                                   (uint64_t)(uintptr_t)f[u + 1].map));
+        e = &uw->memo[h & (LEAF_MEMO - 1)];
+        if (e->m == f[u].map && e->rm == f[u + 1].map && e->addr == f[u].addr &&
+            e->raddr == f[u + 1].addr) {
+            if (!e->abs)
+                return 0;
+            abs = e->abs;
+            tm = (struct map *)e->rm;
+            goto insert;
+        }
+    }
+    ret = hidden_caller(uw, p, f, u, &abs, &tm);
+    if (ret < 0)
+        return ret;
+    /* Remembered when it depends on the two frames' maps alone: no caller, or one in the
+     * caller's own map (another map of the process may be replaced later). */
+    if (e && (!ret || tm == f[u + 1].map))
+        *e = (struct leaf_memo){ .m = f[u].map, .rm = f[u + 1].map, .addr = f[u].addr,
+                                 .raddr = f[u + 1].addr, .abs = ret ? abs : 0 };
+    if (!ret)
+        return 0;
+insert:
+    if ((ret = push_frame(frames, cap, n, 0, NULL)))
+        return ret;
     f = *frames;
     memmove(&f[u + 2], &f[u + 1], (*n - u - 2) * sizeof(*f));
     f[u + 1] = (struct cg_frame){ .addr = abs, .map = tm };

@@ -248,6 +248,24 @@ TEST(frameless_leaf_gets_its_caller_back)
     CHECK_STR(frame_name(&frames[1]), "fl_mid");
     CHECK_STR(frame_name(&frames[2]), "fl_top");
     CHECK_EQ_U64(unwinder_stats(uw)->leaf_fixed, 1);
+    /* The same pair again: the remembered decision gives the same caller. */
+    uint64_t leaf_ret = frames[2].addr;
+    const struct map *leaf_map = frames[2].map;
+    n = 2;
+    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
+    frames[1] = (struct cg_frame){ leaf_ret, leaf_map };
+    CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 1);
+    CHECK_EQ_U64(n, 3);
+    CHECK_STR(frame_name(&frames[1]), "fl_mid");
+    CHECK_STR(frame_name(&frames[2]), "fl_top");
+    CHECK_EQ_U64(unwinder_stats(uw)->leaf_fixed, 2);
+    /* A kernel frame after the user leaf (a chain out of order in a -a file): no caller to
+     * look for, no crash (cg_kernel_map has no DSO). */
+    n = 2;
+    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
+    frames[1] = (struct cg_frame){ 12, &cg_kernel_map };
+    CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
+    CHECK_EQ_U64(n, 2);
     /* A chain whose leaf has its frame (inside fl_top's body, past its prologue) is kept. */
     n = 2;
     frames[0] = (struct cg_frame){ fl_ret, frames[1].map };
