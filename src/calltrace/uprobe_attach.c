@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/uprobe_attach.h"
 #include "inject/calltrace_abi.h"
@@ -33,6 +34,7 @@
  * probed address; return: function and return address), then the fetch arguments in order. */
 #define ENTRY_ARGS_OFF 16
 #define RET_ARGS_OFF 24
+#define ENTRY_FETCH "a0=%di:u64 a1=%si:u64 a2=%dx:u64 a3=%cx:u64 ra=+0(%sp):u64"
 
 struct probe_id {
     uint64_t id;
@@ -45,12 +47,12 @@ struct sample {
     uint32_t pid, tid;
     unsigned func;
     bool ret;
-    uint64_t v[4];          /* entry: a0, a1, a2, return address; return: value */
+    uint64_t v[5];          /* entry: a0..a3, return address; return: value */
 };
 
 struct frame {
     unsigned func;
-    uint64_t t0, args[3], ra;
+    uint64_t t0, args[4], ra;
 };
 
 struct thread {
@@ -61,7 +63,7 @@ struct thread {
 
 struct attach {
     struct ct_attach_opts *o;
-    struct probe_id ids[2 * CT_NFUNCS];
+    struct probe_id ids[2 * (CT_NFUNCS + CT_ANY_MAX)];
     unsigned nids;
     VEC(int) fds;
     struct ringbuf rb[MAX_CPUS];
@@ -139,8 +141,7 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
             snprintf(err, errlen, "%s: no file offset for %s", libc, ct_func_name(f));
             break;
         }
-        if ((e = uprobe_set_add_fetch(us, libc, off, false,
-                                      "a0=%di:u64 a1=%si:u64 a2=%dx:u64 ra=+0(%sp):u64", &id))) {
+        if ((e = uprobe_set_add_fetch(us, libc, off, false, ENTRY_FETCH, &id))) {
             snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", libc, ct_func_name(f),
                      strerror(-e));
             break;
@@ -155,6 +156,27 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
     }
     dso_cache_free(cache);
     return e;
+}
+
+/* The functions without a prototype (src/calltrace/anyfunc.h), in whatever file has them. */
+static int add_any_probes(struct attach *a, struct uprobe_set *us, char *err, size_t errlen)
+{
+    unsigned n;
+    const struct ct_any_fn *fn = ct_any_fns(&n);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t id;
+        int e;
+        for (int r = 0; r < 2; r++) {
+            if ((e = uprobe_set_add_fetch(us, fn[i].path, fn[i].off, r,
+                                          r ? "rv=%ax:u64" : ENTRY_FETCH, &id))) {
+                snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", fn[i].path,
+                         fn[i].name, strerror(-e));
+                return e;
+            }
+            a->ids[a->nids++] = (struct probe_id){ id, CT_NFUNCS + i, r };
+        }
+    }
+    return 0;
 }
 
 /* Opens every probe event on thread tid, per cpu, into that cpu's ring. */
@@ -269,9 +291,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
             return 0;
         memcpy(&s.v[0], p + RET_ARGS_OFF, 8);
     } else {
-        if (rawsz < ENTRY_ARGS_OFF + 32)
+        if (rawsz < ENTRY_ARGS_OFF + 40)
             return 0;
-        memcpy(s.v, p + ENTRY_ARGS_OFF, 32);
+        memcpy(s.v, p + ENTRY_ARGS_OFF, 40);
     }
     if (!a->o->follow && s.pid != (uint32_t)a->o->pid)
         return 0;
@@ -292,7 +314,11 @@ static uint32_t proc_ring(struct attach *a, uint32_t pid)
     if (a->nprocs == sizeof(a->procs) / sizeof(a->procs[0]))
         return 0;
     a->procs[a->nprocs] = pid;
+    if (a->o->callers_lock)
+        pthread_mutex_lock(a->o->callers_lock);
     ct_callers_ring(a->o->callers, a->nprocs, pid, 0);
+    if (a->o->callers_lock)
+        pthread_mutex_unlock(a->o->callers_lock);
     return a->nprocs++;
 }
 
@@ -316,8 +342,9 @@ static int process(struct attach *a, uint64_t upto)
         }
         if (!s->ret) {
             if (t->depth < MAX_DEPTH)
-                t->f[t->depth] = (struct frame){ s->func, s->time, { s->v[0], s->v[1], s->v[2] },
-                                                 s->v[3] };
+                t->f[t->depth] = (struct frame){ s->func, s->time,
+                                                 { s->v[0], s->v[1], s->v[2], s->v[3] },
+                                                 s->v[4] };
             t->depth++;
             continue;
         }
@@ -386,7 +413,7 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
     }
     if (o->elf) {
         snprintf(libc, sizeof(libc), "%s", o->elf);
-    } else if ((e = find_libc(o->pid, libc, sizeof(libc)))) {
+    } else if (o->mask && (e = find_libc(o->pid, libc, sizeof(libc)))) {
         snprintf(err, errlen, "process %d maps no libc (a static program?): nothing to probe",
                  (int)o->pid);
         goto out;
@@ -396,8 +423,11 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s", uprobe_advice(errno));
         goto out;
     }
-    if ((e = add_probes(a, us, libc, err, errlen)))
+    if ((o->mask && (e = add_probes(a, us, libc, err, errlen))) ||
+        (e = add_any_probes(a, us, err, errlen)))
         goto out;
+    if (o->ring0_named)
+        a->procs[a->nprocs++] = (uint32_t)o->pid;
     if ((e = open_threads(a))) {
         snprintf(err, errlen, "cannot open the probe events on process %d: %s", (int)o->pid,
                  strerror(-e));
