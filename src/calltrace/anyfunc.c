@@ -120,8 +120,8 @@ static int scan(const struct ct_any_spec *s, const char *path, uint64_t builtin,
                 continue;               /* another symbol version of the same function */
             if (type == STT_GNU_IFUNC) {
                 if (!glob) {
-                    snprintf(err, errlen, "'%s': %s is an IFUNC in %s (its implementation is "
-                             "chosen per CPU at load): not traced yet", s->item, name, path);
+                    snprintf(err, errlen, "'%s': %s is an IFUNC (its code is chosen per CPU "
+                             "at load): not traced yet", s->item, name);
                     e = -ENOTSUP;
                 }
                 ++*skipped;
@@ -169,9 +169,8 @@ static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
     } else {
         int n;
         if (region_find_library(s->lib, exe, path, sizeof(path))) {
-            snprintf(err, errlen, "'%s': no library '%s' found (looked in LD_LIBRARY_PATH, the "
-                     "program's directory and the system library directories; give a path "
-                     "for one the program dlopens from elsewhere)", s->item, s->lib);
+            snprintf(err, errlen, "'%s': no library %s in LD_LIBRARY_PATH, the program's or "
+                     "the system's directories", s->item, s->lib);
             return -ENOENT;
         }
         if ((n = scan(s, path, builtin, skipped, err, errlen)) < 0)

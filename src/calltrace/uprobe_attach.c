@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +196,9 @@ static int open_thread(struct attach *a, int tid)
             at.inherit = 1;             /* threads it creates (and children: filtered) */
             at.use_clockid = 1;
             at.clockid = CLOCK_MONOTONIC;
+            /* The executable mappings, as they are made, for the callers' names (one event
+             * per cpu is enough). */
+            at.mmap = at.mmap2 = i == 0;
             /* Woken at a quarter full, not per sample: a wake-up per hit doubled its cost. */
             at.watermark = 1;
             at.wakeup_watermark = RING_PAGES * 4096 / 4;
@@ -254,6 +259,44 @@ static int open_threads(struct attach *a)
     return e;
 }
 
+static uint32_t proc_ring(struct attach *a, uint32_t pid);
+
+/* PERF_RECORD_MMAP2 (perf_event.h's layout, without the build-id variant). */
+struct mmap2_rec {
+    struct perf_event_header h;
+    uint32_t pid, tid;
+    uint64_t start, len, pgoff;
+    uint32_t maj, min;
+    uint64_t ino, ino_generation;
+    uint32_t prot, flags;
+    char filename[];
+};
+
+static int on_mmap2(struct attach *a, const struct perf_event_header *h)
+{
+    const struct mmap2_rec *m = (const void *)h;
+    size_t fix = offsetof(struct mmap2_rec, filename);
+    int e;
+    if (h->size <= fix || !(m->prot & PROT_EXEC) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+        return 0;
+    if (!a->o->follow && m->pid != (uint32_t)a->o->pid)
+        return 0;
+    char path[4096];
+    size_t n = h->size - fix;
+    if (n >= sizeof(path))
+        n = sizeof(path) - 1;
+    memcpy(path, m->filename, n);
+    path[n] = 0;
+    uint32_t ring = proc_ring(a, m->pid);
+    if (a->o->callers_lock)
+        pthread_mutex_lock(a->o->callers_lock);
+    e = ct_callers_add_map(a->o->callers, ring, m->pid, m->start, m->len, m->pgoff, m->maj, m->min,
+                           m->ino, path);
+    if (a->o->callers_lock)
+        pthread_mutex_unlock(a->o->callers_lock);
+    return e;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
     struct attach *a = arg;
@@ -269,6 +312,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
         }
         return 0;
     }
+    if (h->type == PERF_RECORD_MMAP2)
+        return on_mmap2(a, h);
     if (h->type != PERF_RECORD_SAMPLE || end - p < 20)
         return 0;
     memcpy(&s.pid, p, 4);

@@ -584,21 +584,23 @@ int cmd_trace(int argc, char **argv)
             goto fail_status;
         }
         if ((e = ct_any_resolve(anyl.v, anyl.n, exe, mask, &skipped, err, sizeof(err)))) {
-            cmd_error("trace", "%s", err);
-            goto fail_early;
+            if (e == -ENOMEM || e == -EIO) {
+                cmd_error("trace", "%s", err);
+                goto fail_early;
+            }
+            status = cmd_usage_error("trace", "%s", err);
+            goto fail_status;
         }
         ct_any_fns(&nany);
         if (nany)
-            fprintf(stderr, "prospect trace: %u function%s without a built-in prototype (%s%s): "
-                    "uprobes, 4 integer arguments, a trap per call (~10 us; built-ins ~20 ns)\n",
-                    nany, nany > 1 ? "s" : "", ct_any_name(CT_NFUNCS),
-                    nany > 1 ? ", ..." : "");
+            fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
+                    "~10 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
         if (skipped)
             fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
                     "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
         if (!nany && !mask) {
-            cmd_error("trace", "-e matches no function that can be traced");
-            goto fail_early;
+            status = cmd_usage_error("trace", "-e matches no function that can be traced");
+            goto fail_status;
         }
         t.merge = nany > 0 && !attach;
     }
