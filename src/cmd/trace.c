@@ -224,12 +224,25 @@ static int merge_flush(struct tracer *t, bool all)
     return e;
 }
 
+/* Merged traces compare TSC times with the uprobes' CLOCK_MONOTONIC: the TSC's rate is fitted
+ * on the clock over the whole trace so far (a 10 ms calibration is off by ~1e-4, microseconds
+ * after a while: enough to put a call before the one made ahead of it). A read pair taken
+ * across a preemption is not used. */
+static void merge_refit(struct tracer *t)
+{
+    uint64_t a = prospect_tsc_start(), m = mono_ns(), b = prospect_tsc_start();
+    if (b - a < 4000 && m > t->mono0 + 1000000 && a > t->tsc0)
+        t->ns_per_tick = (double)(m - t->mono0) / (double)(a + (b - a) / 2 - t->tsc0);
+}
+
 static int on_batch(void *arg, const struct ct_call *calls, size_t n)
 {
     struct tracer *t = arg;
     int e = 0;
-    if (t->merge)
+    if (t->merge) {
         pthread_mutex_lock(&t->mu);
+        merge_refit(t);
+    }
     for (size_t i = 0; i < n && !e; i++) {
         const struct ct_call *k = &calls[i];
         uint64_t time_ns = k->t0 > t->tsc0 ? ticks_ns(t, k->t0 - t->tsc0) : 0;
