@@ -145,6 +145,42 @@ static int scan(const struct ct_any_spec *s, const char *path, uint64_t builtin,
     return e ? e : matched;
 }
 
+/* The program's DT_NEEDED names, '\0'-separated into buf. The count, or -errno. */
+static int needed(const char *exe, char *buf, size_t len)
+{
+    int fd = open(exe, O_RDONLY | O_CLOEXEC), n = 0;
+    size_t o = 0;
+    Elf *elf;
+    Elf_Scn *scn = NULL;
+    if (fd < 0)
+        return -errno;
+    if (!(elf = elf_begin(fd, ELF_C_READ, NULL))) {
+        close(fd);
+        return -ENOEXEC;
+    }
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+            !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Dyn dyn;
+            const char *name;
+            if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED ||
+                !(name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) ||
+                strlen(name) + 1 > len - o)
+                continue;
+            memcpy(buf + o, name, strlen(name) + 1);
+            o += strlen(name) + 1;
+            n++;
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    return n;
+}
+
 static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
                unsigned *skipped, char *err, size_t errlen)
 {
@@ -157,7 +193,19 @@ static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
         if (*s->lib)
             goto done;
     }
-    if (!*s->lib || is_libc(s->lib)) {
+    if (!*s->lib) {
+        /* No library named: the program's own (DT_NEEDED) libraries, as ltrace -e does. */
+        char names[4096], *p = names;
+        int k = needed(exe, names, sizeof(names));
+        for (int i = 0; i < k; i++, p += strlen(p) + 1) {
+            int n;
+            if (region_find_library(p, exe, path, sizeof(path)))
+                continue;
+            if ((n = scan(s, path, builtin, skipped, err, errlen)) < 0)
+                return n;
+            m += n;
+        }
+    } else if (is_libc(s->lib)) {
         int n;
         if (own_libc(path, sizeof(path))) {
             snprintf(err, errlen, "'%s': cannot find the C library", s->item);
@@ -180,7 +228,7 @@ static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
 done:
     if (!m) {
         snprintf(err, errlen, "'%s' matches no exported function of %s", s->item,
-                 *s->lib ? s->lib : "the program or libc");
+                 *s->lib ? s->lib : "the program or its libraries");
         return -ENOENT;
     }
     return 0;

@@ -12,9 +12,9 @@
 #define CT_ANY_NARGS 4          /* integer arguments shown (ltrace shows 4 without a prototype) */
 
 struct ct_any_spec {
-    char item[160];             /* as the user wrote it, for messages */
-    char lib[128];              /* "" when not given: the program, then libc */
-    char glob[128];
+    char item[256];             /* as the user wrote it, for messages */
+    char lib[256];              /* "" when not given: the program and its DT_NEEDED */
+    char glob[256];
 };
 
 struct ct_any_fn {
