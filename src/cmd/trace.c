@@ -79,7 +79,8 @@ enum fmt { FMT_TEXT, FMT_CSV };
 #define MERGE_HOLD_NS 250000000ull
 
 struct pend_call {
-    uint64_t time_ns, dur_ns;
+    uint64_t time_ns, dur_ns;       /* the interposer's: set at the flush (the fitted rate) */
+    uint64_t seq;                   /* arrival order: ties keep it */
     bool up;                        /* from the uprobes: callers in ucallers */
     struct ct_call k;
 };
@@ -105,6 +106,7 @@ struct tracer {
     pthread_mutex_t mu;
     VEC(struct pend_call) pend;
     uint64_t mono0;                 /* CLOCK_MONOTONIC read next to tsc0 */
+    uint64_t seq;
     struct ct_callers *ucallers;    /* the uprobe side's (its own ring numbers) */
 };
 
@@ -195,35 +197,16 @@ static uint64_t mono_ns(void);
 static int pend_push(struct tracer *t, const struct ct_call *k, uint64_t time_ns,
                      uint64_t dur_ns, bool up)
 {
-    struct pend_call p = { time_ns, dur_ns, up, *k };
+    struct pend_call p = { time_ns, dur_ns, t->seq++, up, *k };
     return vec_push(&t->pend, p) ? -ENOMEM : 0;
 }
 
 static int cmp_pend(const void *x, const void *y)
 {
     const struct pend_call *a = x, *b = y;
-    return a->time_ns < b->time_ns ? -1 : a->time_ns > b->time_ns;
-}
-
-/* Emits the merged calls older than the hold (all of them with all). */
-static int merge_flush(struct tracer *t, bool all)
-{
-    int e = 0;
-    size_t n = 0;
-    pthread_mutex_lock(&t->mu);
-    uint64_t now = mono_ns() - t->mono0;
-    uint64_t upto = all ? UINT64_MAX : now > MERGE_HOLD_NS ? now - MERGE_HOLD_NS : 0;
-    if (t->pend.n > 1)
-        qsort(t->pend.v, t->pend.n, sizeof(*t->pend.v), cmp_pend);   /* stable per source */
-    for (; n < t->pend.n && t->pend.v[n].time_ns < upto && !e; n++) {
-        const struct pend_call *p = &t->pend.v[n];
-        e = emit(t, p->up ? t->ucallers : t->callers, &p->k, p->time_ns, p->dur_ns);
-    }
-    if (n && n < t->pend.n)
-        memmove(t->pend.v, t->pend.v + n, (t->pend.n - n) * sizeof(*t->pend.v));
-    t->pend.n -= n;
-    pthread_mutex_unlock(&t->mu);
-    return e;
+    if (a->time_ns != b->time_ns)
+        return a->time_ns < b->time_ns ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* Merged traces compare TSC times with the uprobes' CLOCK_MONOTONIC: the TSC's rate is fitted
@@ -237,14 +220,43 @@ static void merge_refit(struct tracer *t)
         t->ns_per_tick = (double)(m - t->mono0) / (double)(a + (b - a) / 2 - t->tsc0);
 }
 
+/* Emits the merged calls older than the hold (all of them with all). */
+static int merge_flush(struct tracer *t, bool all)
+{
+    int e = 0;
+    size_t n = 0;
+    pthread_mutex_lock(&t->mu);
+    uint64_t now = mono_ns() - t->mono0;
+    uint64_t upto = all ? UINT64_MAX : now > MERGE_HOLD_NS ? now - MERGE_HOLD_NS : 0;
+    merge_refit(t);
+    /* One rate for every pending interposer call: a rate changed between two of a thread's
+     * calls must not put the second before the first. */
+    for (size_t i = 0; i < t->pend.n; i++) {
+        struct pend_call *p = &t->pend.v[i];
+        if (!p->up) {
+            p->time_ns = p->k.t0 > t->tsc0 ? ticks_ns(t, p->k.t0 - t->tsc0) : 0;
+            p->dur_ns = p->k.t1 > p->k.t0 ? ticks_ns(t, p->k.t1 - p->k.t0) : 0;
+        }
+    }
+    if (t->pend.n > 1)
+        qsort(t->pend.v, t->pend.n, sizeof(*t->pend.v), cmp_pend);   /* stable per source */
+    for (; n < t->pend.n && t->pend.v[n].time_ns < upto && !e; n++) {
+        const struct pend_call *p = &t->pend.v[n];
+        e = emit(t, p->up ? t->ucallers : t->callers, &p->k, p->time_ns, p->dur_ns);
+    }
+    if (n && n < t->pend.n)
+        memmove(t->pend.v, t->pend.v + n, (t->pend.n - n) * sizeof(*t->pend.v));
+    t->pend.n -= n;
+    pthread_mutex_unlock(&t->mu);
+    return e;
+}
+
 static int on_batch(void *arg, const struct ct_call *calls, size_t n)
 {
     struct tracer *t = arg;
     int e = 0;
-    if (t->merge) {
+    if (t->merge)
         pthread_mutex_lock(&t->mu);
-        merge_refit(t);
-    }
     for (size_t i = 0; i < n && !e; i++) {
         const struct ct_call *k = &calls[i];
         uint64_t time_ns = k->t0 > t->tsc0 ? ticks_ns(t, k->t0 - t->tsc0) : 0;

@@ -108,9 +108,9 @@ check no_files_left [ -z "$(ls -A "$TMPDIR")" ]
 # Usage errors and refusals.
 "$PROSPECT" trace -e nosuchfunc -- true 2>"$TEST_TMP/u.err"
 check unknown_function_exit_2 [ $? = 2 ]
-check unknown_function_said grep -q "matches no built-in function" "$TEST_TMP/u.err"
+check unknown_function_said grep -q "'nosuchfunc' matches no exported function of the program or its libraries" "$TEST_TMP/u.err"
 "$PROSPECT" trace -e 'libfoo.so:bar' -- true 2>/dev/null
-check other_library_exit_2 [ $? = 2 ]
+check missing_library_exit_2 [ $? = 2 ]
 "$PROSPECT" trace -e 'libc:mem*' -o "$TEST_TMP/g.txt" -- "$T" one >/dev/null 2>&1
 check glob_accepted [ $? = 0 ]
 "$PROSPECT" trace --format xml -- true 2>/dev/null
