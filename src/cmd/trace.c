@@ -47,7 +47,7 @@ const char cmd_trace_usage[] =
 "                       calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc).\n"
 "                       Other functions: 'libfoo.so:bar*' (exported functions of a library,\n"
 "                       or 'prog:f' of the program) are traced by uprobes, 4 integer args\n"
-"                       shown, ~10 us a call (the built-ins of --list: ~20 ns)\n"
+"                       shown, ~10-20 us a call (the built-ins of --list: ~20 ns)\n"
 "  -f, --follow-forks   trace child processes too (fork; exec keeps tracing either way)\n"
 "  -p, --pid PID        attach to a running process: the interposer is loaded into it (one\n"
 "                       ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
@@ -621,7 +621,7 @@ int cmd_trace(int argc, char **argv)
         ct_any_fns(&nany);
         if (nany)
             fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
-                    "~10 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
+                    "~10-20 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
         if (skipped)
             fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
                     "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
