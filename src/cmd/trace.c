@@ -447,6 +447,7 @@ static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mas
     char path[4096], err[256] = "";
     struct launch l;
     int e;
+    t->merge = false;               /* one source: the uprobes, in this thread */
     if ((e = launch_resolve(argv[0], path, sizeof(path))))
         return exec_error(argv[0], e);
     fprintf(stderr, "prospect trace: %s is statically linked: nothing can be preloaded into it; "
