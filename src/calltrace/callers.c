@@ -174,6 +174,49 @@ int ct_callers_ring(struct ct_callers *cs, uint32_t ring, uint32_t pid, uint64_t
     return 0;
 }
 
+int ct_callers_add_map(struct ct_callers *cs, uint32_t ring, uint32_t pid, uint64_t start,
+                       uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
+                       const char *path)
+{
+    struct snap *s;
+    if (path[0] != '/' || start + len < start)
+        return 0;
+    if (ring_slot(cs, ring))
+        return -ENOMEM;
+    if (!cs->ring_snap[ring]) {
+        struct snap **ns = realloc(cs->snaps, (cs->nsnaps + 1) * sizeof(*ns));
+        if (!ns)
+            return -ENOMEM;
+        cs->snaps = ns;
+        if (!(s = calloc(1, sizeof(*s))))
+            return -ENOMEM;
+        s->pid = pid;
+        cs->snaps[cs->nsnaps++] = s;
+        cs->ring_snap[ring] = (uint32_t)cs->nsnaps;
+    }
+    s = cs->snaps[cs->ring_snap[ring] - 1];
+    for (size_t i = 0; i < s->n; i++)
+        if (s->maps[i].start == start && s->maps[i].end == start + len)
+            return 0;               /* known already (maps read, or a second thread's copy) */
+    struct cmap *v = realloc(s->maps, (s->n + 1) * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    s->maps = v;
+    struct cmap *m = &v[s->n];
+    memset(m, 0, sizeof(*m));
+    m->start = start;
+    m->end = start + len;
+    m->pgoff = pgoff;
+    m->ino = ino;
+    m->maj = maj;
+    m->min = min;
+    if (!(m->path = strdup(path)))
+        return -ENOMEM;
+    m->base = strrchr(m->path, '/') + 1;
+    s->n++;
+    return 0;
+}
+
 static struct cmap *find(struct snap *s, uint64_t addr)
 {
     if (s->last < s->n && addr >= s->maps[s->last].start && addr < s->maps[s->last].end)

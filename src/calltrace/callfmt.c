@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "inject/calltrace_abi.h"
 
@@ -14,7 +15,7 @@ static const struct ct_proto protos[CT_NFUNCS] = {
 
 const char *ct_func_name(unsigned id)
 {
-    return id < CT_NFUNCS ? protos[id].name : NULL;
+    return id < CT_NFUNCS ? protos[id].name : ct_any_name(id);
 }
 
 unsigned ct_func_count(void)
@@ -169,8 +170,30 @@ static size_t put_value(char *buf, size_t len, size_t o, unsigned type, uint64_t
     }
 }
 
+/* A value without a prototype, as ltrace shows one: small integers in decimal (an int's -1
+ * too, whatever the register's upper half), anything else (addresses) in hex. */
+static size_t put_int(char *buf, size_t len, size_t o, uint64_t v)
+{
+    int64_t sv = (int64_t)v;
+    if (sv > -0x100000 && sv < 0x100000)
+        return put_sdec(buf, len, o, sv);
+    if (!(v >> 32) && (int32_t)v < 0 && (int32_t)v > -0x100000)
+        return put_sdec(buf, len, o, (int32_t)v);
+    return put_hex(buf, len, o, v);
+}
+
 void ct_format_args(const struct ct_call *k, char *buf, size_t len)
 {
+    if (k->func >= CT_NFUNCS) {
+        size_t o = 0;
+        buf[0] = 0;
+        for (unsigned i = 0; i < CT_ANY_NARGS; i++) {
+            if (i)
+                o = put_raw(buf, len, o, ", ", 2);
+            o = put_int(buf, len, o, k->args[i]);
+        }
+        return;
+    }
     const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
     size_t o = 0;
     unsigned s = 0;
@@ -195,7 +218,9 @@ void ct_format_ret(const struct ct_call *k, char *buf, size_t len)
 {
     const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
     buf[0] = 0;
-    if (p->ret == CT_T_VOID)
+    if (k->func >= CT_NFUNCS)
+        put_int(buf, len, 0, k->ret);
+    else if (p->ret == CT_T_VOID)
         put_raw(buf, len, 0, "<void>", 6);
     else if (p->ret == CT_T_ADDR && !k->ret && k->func == CT_F_strchr)
         put(buf, len, 0, "nil");

@@ -279,7 +279,8 @@ static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t h
         k->func = s->func;
         k->t0 = s->t0;
         k->t1 = s->t1;
-        memcpy(k->args, s->args, sizeof(k->args));
+        memcpy(k->args, s->args, sizeof(s->args));
+        k->args[3] = 0;
         k->ret = s->ret;
         k->caller = s->caller;
         ++*t;

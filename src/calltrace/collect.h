@@ -13,7 +13,7 @@
 struct ct_call {
     uint32_t pid, tid, func;        /* func: enum ct_func_id */
     uint64_t t0, t1;
-    uint64_t args[3], ret, caller;
+    uint64_t args[4], ret, caller;  /* args[3]: functions without a prototype only */
     unsigned nstr;
     uint8_t str[2][64];             /* string arguments (calltrace_abi.h's layout) */
     uint32_t ring;                  /* the ring's index: callers resolve per registration */

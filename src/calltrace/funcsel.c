@@ -1,6 +1,7 @@
 /* -e specs -> the mask of built-in functions (see funcsel.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static int lib_ok(const char *lib)
     return 0;
 }
 
-static int one(const char *item, uint64_t *mask, char *err, size_t errlen)
+static int one(const char *item, uint64_t *mask, struct ct_any_list *any, char *err,
+               size_t errlen)
 {
     char buf[256];
     const char *glob = buf, *lib = NULL;
@@ -49,6 +51,31 @@ static int one(const char *item, uint64_t *mask, char *err, size_t errlen)
         *sep = 0;
         lib = sep + 1;
     }
+    bool wild = strpbrk(glob, "*?[") != NULL;
+    if (any && (!lib || lib_ok(lib)))
+        for (unsigned i = 0; i < ct_func_count(); i++)
+            if (!fnmatch(glob, ct_func_name(i), 0))
+                m |= 1ull << i;
+    /* Not (only) built-ins: the exported functions of the library, traced by uprobes. A glob
+     * without a library stays within the built-ins (what it always meant). */
+    if (any && ((lib && !lib_ok(lib)) || !m || (wild && lib))) {
+        struct ct_any_spec *s;
+        if (any->n == sizeof(any->v) / sizeof(any->v[0])) {
+            snprintf(err, errlen, "too many -e items");
+            return -EINVAL;
+        }
+        s = &any->v[any->n++];
+        memset(s, 0, sizeof(*s));
+        snprintf(s->item, sizeof(s->item), "%s", item);
+        snprintf(s->lib, sizeof(s->lib), "%s", lib ? lib : "");
+        if (strlen(glob) >= sizeof(s->glob)) {
+            snprintf(err, errlen, "-e item too long: %.40s...", item);
+            return -EINVAL;
+        }
+        snprintf(s->glob, sizeof(s->glob), "%s", glob);
+        *mask |= m;
+        return 0;
+    }
     if (lib && !lib_ok(lib)) {
         snprintf(err, errlen, "'%s': only libc's built-in functions can be traced yet "
                  "(see prospect trace --list)", item);
@@ -66,7 +93,8 @@ static int one(const char *item, uint64_t *mask, char *err, size_t errlen)
     return 0;
 }
 
-int ct_funcsel_parse(const char *spec, uint64_t *mask, char *err, size_t errlen)
+int ct_funcsel_parse_any(const char *spec, uint64_t *mask, struct ct_any_list *any, char *err,
+                         size_t errlen)
 {
     char *copy = strdup(spec), *save = NULL;
     int e = 0;
@@ -77,7 +105,12 @@ int ct_funcsel_parse(const char *spec, uint64_t *mask, char *err, size_t errlen)
         e = -EINVAL;
     }
     for (char *t = strtok_r(copy, "+", &save); t && !e; t = strtok_r(NULL, "+", &save))
-        e = one(t, mask, err, errlen);
+        e = one(t, mask, any, err, errlen);
     free(copy);
     return e;
+}
+
+int ct_funcsel_parse(const char *spec, uint64_t *mask, char *err, size_t errlen)
+{
+    return ct_funcsel_parse_any(spec, mask, NULL, err, errlen);
 }

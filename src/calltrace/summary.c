@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/summary.h"
 #include "inject/calltrace_abi.h"
@@ -11,7 +12,7 @@ struct fstat_ {
 };
 
 struct ct_summary {
-    struct fstat_ f[CT_NFUNCS];
+    struct fstat_ f[CT_NFUNCS + CT_ANY_MAX];   /* built-ins, then anyfunc.h's */
     uint64_t *sizes;
     size_t nsizes, cap;
 };
@@ -32,7 +33,7 @@ void ct_summary_free(struct ct_summary *s)
 int ct_summary_add(struct ct_summary *s, const struct ct_call *k, uint64_t dur_ns)
 {
     uint64_t size;
-    if (k->func >= CT_NFUNCS)
+    if (k->func >= CT_NFUNCS + CT_ANY_MAX)
         return 0;
     s->f[k->func].calls++;
     s->f[k->func].total_ns += dur_ns;
@@ -80,7 +81,7 @@ void ct_summary_print(struct ct_summary *s, FILE *f, unsigned top)
     uint64_t all = 0;
     fprintf(f, "%-24s %12s %14s %12s %12s\n", "function", "calls", "total us", "mean ns",
             "max ns");
-    for (unsigned i = 0; i < CT_NFUNCS; i++) {
+    for (unsigned i = 0; i < CT_NFUNCS + CT_ANY_MAX; i++) {
         const struct fstat_ *x = &s->f[i];
         if (!x->calls)
             continue;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/uprobe_attach.h"
 #include "inject/calltrace_abi.h"
@@ -33,6 +36,7 @@
  * probed address; return: function and return address), then the fetch arguments in order. */
 #define ENTRY_ARGS_OFF 16
 #define RET_ARGS_OFF 24
+#define ENTRY_FETCH "a0=%di:u64 a1=%si:u64 a2=%dx:u64 a3=%cx:u64 ra=+0(%sp):u64"
 
 struct probe_id {
     uint64_t id;
@@ -45,12 +49,12 @@ struct sample {
     uint32_t pid, tid;
     unsigned func;
     bool ret;
-    uint64_t v[4];          /* entry: a0, a1, a2, return address; return: value */
+    uint64_t v[5];          /* entry: a0..a3, return address; return: value */
 };
 
 struct frame {
     unsigned func;
-    uint64_t t0, args[3], ra;
+    uint64_t t0, args[4], ra;
 };
 
 struct thread {
@@ -61,7 +65,7 @@ struct thread {
 
 struct attach {
     struct ct_attach_opts *o;
-    struct probe_id ids[2 * CT_NFUNCS];
+    struct probe_id ids[2 * (CT_NFUNCS + CT_ANY_MAX)];
     unsigned nids;
     VEC(int) fds;
     struct ringbuf rb[MAX_CPUS];
@@ -139,8 +143,7 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
             snprintf(err, errlen, "%s: no file offset for %s", libc, ct_func_name(f));
             break;
         }
-        if ((e = uprobe_set_add_fetch(us, libc, off, false,
-                                      "a0=%di:u64 a1=%si:u64 a2=%dx:u64 ra=+0(%sp):u64", &id))) {
+        if ((e = uprobe_set_add_fetch(us, libc, off, false, ENTRY_FETCH, &id))) {
             snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", libc, ct_func_name(f),
                      strerror(-e));
             break;
@@ -155,6 +158,27 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
     }
     dso_cache_free(cache);
     return e;
+}
+
+/* The functions without a prototype (src/calltrace/anyfunc.h), in whatever file has them. */
+static int add_any_probes(struct attach *a, struct uprobe_set *us, char *err, size_t errlen)
+{
+    unsigned n;
+    const struct ct_any_fn *fn = ct_any_fns(&n);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t id;
+        int e;
+        for (int r = 0; r < 2; r++) {
+            if ((e = uprobe_set_add_fetch(us, fn[i].path, fn[i].off, r,
+                                          r ? "rv=%ax:u64" : ENTRY_FETCH, &id))) {
+                snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", fn[i].path,
+                         fn[i].name, strerror(-e));
+                return e;
+            }
+            a->ids[a->nids++] = (struct probe_id){ id, CT_NFUNCS + i, r };
+        }
+    }
+    return 0;
 }
 
 /* Opens every probe event on thread tid, per cpu, into that cpu's ring. */
@@ -172,6 +196,9 @@ static int open_thread(struct attach *a, int tid)
             at.inherit = 1;             /* threads it creates (and children: filtered) */
             at.use_clockid = 1;
             at.clockid = CLOCK_MONOTONIC;
+            /* The executable mappings, as they are made, for the callers' names (one event
+             * per cpu is enough). */
+            at.mmap = at.mmap2 = i == 0;
             /* Woken at a quarter full, not per sample: a wake-up per hit doubled its cost. */
             at.watermark = 1;
             at.wakeup_watermark = RING_PAGES * 4096 / 4;
@@ -232,6 +259,44 @@ static int open_threads(struct attach *a)
     return e;
 }
 
+static uint32_t proc_ring(struct attach *a, uint32_t pid);
+
+/* PERF_RECORD_MMAP2 (perf_event.h's layout, without the build-id variant). */
+struct mmap2_rec {
+    struct perf_event_header h;
+    uint32_t pid, tid;
+    uint64_t start, len, pgoff;
+    uint32_t maj, min;
+    uint64_t ino, ino_generation;
+    uint32_t prot, flags;
+    char filename[];
+};
+
+static int on_mmap2(struct attach *a, const struct perf_event_header *h)
+{
+    const struct mmap2_rec *m = (const void *)h;
+    size_t fix = offsetof(struct mmap2_rec, filename);
+    int e;
+    if (h->size <= fix || !(m->prot & PROT_EXEC) || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+        return 0;
+    if (!a->o->follow && m->pid != (uint32_t)a->o->pid)
+        return 0;
+    char path[4096];
+    size_t n = h->size - fix;
+    if (n >= sizeof(path))
+        n = sizeof(path) - 1;
+    memcpy(path, m->filename, n);
+    path[n] = 0;
+    uint32_t ring = proc_ring(a, m->pid);
+    if (a->o->callers_lock)
+        pthread_mutex_lock(a->o->callers_lock);
+    e = ct_callers_add_map(a->o->callers, ring, m->pid, m->start, m->len, m->pgoff, m->maj, m->min,
+                           m->ino, path);
+    if (a->o->callers_lock)
+        pthread_mutex_unlock(a->o->callers_lock);
+    return e;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
     struct attach *a = arg;
@@ -247,6 +312,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
         }
         return 0;
     }
+    if (h->type == PERF_RECORD_MMAP2)
+        return on_mmap2(a, h);
     if (h->type != PERF_RECORD_SAMPLE || end - p < 20)
         return 0;
     memcpy(&s.pid, p, 4);
@@ -269,9 +336,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
             return 0;
         memcpy(&s.v[0], p + RET_ARGS_OFF, 8);
     } else {
-        if (rawsz < ENTRY_ARGS_OFF + 32)
+        if (rawsz < ENTRY_ARGS_OFF + 40)
             return 0;
-        memcpy(s.v, p + ENTRY_ARGS_OFF, 32);
+        memcpy(s.v, p + ENTRY_ARGS_OFF, 40);
     }
     if (!a->o->follow && s.pid != (uint32_t)a->o->pid)
         return 0;
@@ -292,7 +359,11 @@ static uint32_t proc_ring(struct attach *a, uint32_t pid)
     if (a->nprocs == sizeof(a->procs) / sizeof(a->procs[0]))
         return 0;
     a->procs[a->nprocs] = pid;
+    if (a->o->callers_lock)
+        pthread_mutex_lock(a->o->callers_lock);
     ct_callers_ring(a->o->callers, a->nprocs, pid, 0);
+    if (a->o->callers_lock)
+        pthread_mutex_unlock(a->o->callers_lock);
     return a->nprocs++;
 }
 
@@ -316,8 +387,9 @@ static int process(struct attach *a, uint64_t upto)
         }
         if (!s->ret) {
             if (t->depth < MAX_DEPTH)
-                t->f[t->depth] = (struct frame){ s->func, s->time, { s->v[0], s->v[1], s->v[2] },
-                                                 s->v[3] };
+                t->f[t->depth] = (struct frame){ s->func, s->time,
+                                                 { s->v[0], s->v[1], s->v[2], s->v[3] },
+                                                 s->v[4] };
             t->depth++;
             continue;
         }
@@ -386,7 +458,7 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
     }
     if (o->elf) {
         snprintf(libc, sizeof(libc), "%s", o->elf);
-    } else if ((e = find_libc(o->pid, libc, sizeof(libc)))) {
+    } else if (o->mask && (e = find_libc(o->pid, libc, sizeof(libc)))) {
         snprintf(err, errlen, "process %d maps no libc (a static program?): nothing to probe",
                  (int)o->pid);
         goto out;
@@ -396,8 +468,11 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s", uprobe_advice(errno));
         goto out;
     }
-    if ((e = add_probes(a, us, libc, err, errlen)))
+    if ((o->mask && (e = add_probes(a, us, libc, err, errlen))) ||
+        (e = add_any_probes(a, us, err, errlen)))
         goto out;
+    if (o->ring0_named)
+        a->procs[a->nprocs++] = (uint32_t)o->pid;
     if ((e = open_threads(a))) {
         snprintf(err, errlen, "cannot open the probe events on process %d: %s", (int)o->pid,
                  strerror(-e));

@@ -6,6 +6,7 @@
  * deleted, so the process is as it was. Each hit costs a trap (~7.5 us here). */
 #ifndef PROSPECT_CALLTRACE_UPROBE_ATTACH_H
 #define PROSPECT_CALLTRACE_UPROBE_ATTACH_H
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,10 +18,13 @@ struct ct_attach_opts {
     pid_t pid;
     bool follow;                        /* child processes too (threads always) */
     uint64_t mask;                      /* built-in functions (enum ct_func_id bits) */
+    /* and every function of src/calltrace/anyfunc.h's table (ct_any_resolve) */
     volatile sig_atomic_t *stop;        /* non-zero: detach */
     ct_batch_fn on_batch;               /* calls in time order; t0/t1 are CLOCK_MONOTONIC ns */
     void *arg;
     struct ct_callers *callers;         /* named per process: ring index = process index */
+    pthread_mutex_t *callers_lock;      /* held around changes to callers (NULL: none) */
+    bool ring0_named;                   /* the caller names ring 0 (pid) in callers itself */
     void (*attached)(void *arg);        /* every probe is live: calls from now on are seen */
     /* A launched static program: probe this ELF (not the process's libc), release the child
      * (held before its exec) once the probes are live, and wait for it. */
