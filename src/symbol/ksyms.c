@@ -54,12 +54,15 @@ static int parse_line(char *p, struct ksym *out, bool *nonzero)
         return -1;
     out->type = p[1];
     name = p + 3;
-    p = name + strcspn(name, " \t");
+    /* Plain loops: names are short, and strcspn/strspn's setup cost more per line. */
+    for (p = name; *p && *p != ' ' && *p != '\t'; p++)
+        ;
     if (p == name)
         return -1;
     if (*p) {
         *p++ = '\0';
-        p += strspn(p, " \t");
+        while (*p == ' ' || *p == '\t')
+            p++;
         if (*p == '[') {
             char *end = strchr(p, ']');
             if (!end || end == p + 1)

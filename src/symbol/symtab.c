@@ -155,7 +155,12 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
             free(aliases);
             return -ENOMEM;
         }
-        qsort(b->c.v, n, sizeof(*b->c.v), cand_cmp);
+        /* cand_cmp is a total order (ties broken by order): an already sorted table (as
+         * linkers often write them) sorts to itself, so the sort can be skipped. */
+        for (i = 1; i < n && cand_cmp(&b->c.v[i - 1], &b->c.v[i]) < 0; i++)
+            ;
+        if (i < n)
+            qsort(b->c.v, n, sizeof(*b->c.v), cand_cmp);
     }
     for (i = 0; i < n;) {
         size_t j, best = i;
