@@ -3,6 +3,7 @@
 #define LOG_PREFIX "ksyms"
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,6 +203,24 @@ static int keep(struct ksyms *ks, struct ksym *k, size_t *cap_v, size_t *arena_n
     return 0;
 }
 
+/* A regular file (a cached copy) gives its size: sizing the arrays for it up front saves the
+ * copies and page faults of growing them (most of the load's cost after the parse). The pages
+ * never written are never touched. Best effort: the growth in keep() still applies. */
+static void presize(int fd, struct ksyms *ks, size_t *cap_v, size_t *arena_cap)
+{
+    struct stat st;
+    size_t lines;
+
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > KALLSYMS_MAX)
+        return;
+    lines = (size_t)st.st_size / 20 + 1;     /* a line is at least "16 hex, type, name\n" */
+    if ((ks->v = malloc(lines * sizeof(*ks->v))))
+        *cap_v = lines;
+    if ((ks->buf = malloc((size_t)st.st_size + 1)))
+        *arena_cap = (size_t)st.st_size + 1;
+}
+
 /* Streams the file: memory is the text symbols' names and entries, not the whole text (8 MB
  * here, most of it data symbols and addresses). */
 static int load_stream(int fd, struct ksyms **out)
@@ -218,6 +237,7 @@ static int load_stream(int fd, struct ksyms **out)
         free(chunk);
         return -ENOMEM;
     }
+    presize(fd, ks, &cap_v, &arena_cap);
     while (!err && (!eof || have)) {
         char *line = chunk, *eol;
         if (!eof) {
