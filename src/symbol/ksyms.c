@@ -31,17 +31,21 @@ struct ksyms {
     size_t nmods;
 };
 
+/* Digit values + 1 (0: not a hex digit): one load per character of 122k addresses. */
+static const uint8_t hex1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static int hexval(char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    return (int)hex1[(unsigned char)c] - 1;
 }
 
 /* Parses one NUL-terminated line in place. Returns 1 if kept, 0 if skipped (not text), -1 if
  * malformed. */
-static int parse_line(char *p, struct ksym *out, bool *nonzero)
+static int parse_line(char *p, struct ksym *out, bool *nonzero, size_t *name_len)
 {
     uint64_t addr = 0;
     int digits = 0, h;
@@ -61,6 +65,7 @@ static int parse_line(char *p, struct ksym *out, bool *nonzero)
         ;
     if (p == name)
         return -1;
+    *name_len = (size_t)(p - name);
     if (*p) {
         *p++ = '\0';
         while (*p == ' ' || *p == '\t')
@@ -143,7 +148,8 @@ int ksyms_parse(char *text, size_t len, struct ksyms **out)
             *eol = '\0';
         if (*line) {
             lines++;
-            r = parse_line(line, &ks->v[ks->n], &nonzero);
+            size_t nl;
+            r = parse_line(line, &ks->v[ks->n], &nonzero, &nl);
             if (r < 0)
                 ks->bad++;
             else if (r > 0) {
@@ -158,10 +164,10 @@ int ksyms_parse(char *text, size_t len, struct ksyms **out)
 
 /* Keeps one parsed text symbol: its name into the arena (an offset until the arena stops
  * moving), its module interned. 0 or -ENOMEM. */
-static int keep(struct ksyms *ks, struct ksym *k, size_t *cap_v, size_t *arena_n,
-                size_t *arena_cap)
+static int keep(struct ksyms *ks, struct ksym *k, size_t name_len, size_t *cap_v,
+                size_t *arena_n, size_t *arena_cap)
 {
-    size_t len = strlen(k->name) + 1;
+    size_t len = name_len + 1;
 
     if (ks->n == *cap_v) {
         size_t cap = *cap_v ? *cap_v * 2 : 4096;
@@ -272,16 +278,17 @@ static int load_stream(int fd, struct ksyms **out)
         while (!err && ((eol = memchr(line, '\n', have - (size_t)(line - chunk))) ||
                         (eof && line < chunk + have))) {
             struct ksym k;
+            size_t nl;
             int r;
             if (eol)
                 *eol = '\0';
             if (*line) {
                 lines++;
-                r = parse_line(line, &k, &nonzero);
+                r = parse_line(line, &k, &nonzero, &nl);
                 if (r < 0)
                     ks->bad++;
                 else if (r > 0)
-                    err = keep(ks, &k, &cap_v, &arena_n, &arena_cap);
+                    err = keep(ks, &k, nl, &cap_v, &arena_n, &arena_cap);
             }
             line = eol ? eol + 1 : chunk + have;
         }
