@@ -1,6 +1,8 @@
 /* The sorted symbol table on its own: perf's alias choice, zero-size ends, brackets. */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "test.h"
 #include "symbol/symtab.h"
 
@@ -86,11 +88,47 @@ TEST(empty_table)
     symtab_release(&t);
 }
 
+/* A large table in scrambled order (the radix-sort path, >= 256 symbols) with ties at one address:
+ * every address resolves to its own symbol, and of full-tie aliases the first added stays, as
+ * with a small table. */
+TEST(large_scrambled_table_sorts_like_small)
+{
+    enum { N = 3000 };
+    struct symtab_builder b = {0};
+    struct symtab t;
+    char name[32];
+    int ok = 1;
+
+    for (unsigned i = 0; i < N; i++) {
+        unsigned k = (i * 1237u) % N;     /* 1237 is prime to 3000: a permutation */
+        snprintf(name, sizeof(name), "f%u", k);
+        /* starts spread over several bytes (0x10000 apart) so several radix passes run */
+        CHECK(symtab_add(&b, name, 0x400000 + (uint64_t)k * 0x10000, 0x100, STB_GLOBAL) == 0);
+        if (k % 100 == 7) {               /* a full-tie alias added after its twin: loses */
+            snprintf(name, sizeof(name), "g%u", k);
+            CHECK(symtab_add(&b, name, 0x400000 + (uint64_t)k * 0x10000, 0x100,
+                             STB_GLOBAL) == 0);
+        }
+    }
+    CHECK(symtab_finish(&b, &t, false) == 0);
+    CHECK_EQ_U64(t.n, N);
+    CHECK_EQ_U64(t.naliases, N / 100);
+    for (unsigned k = 0; k < N && ok; k++) {
+        snprintf(name, sizeof(name), "f%u", k);
+        const char *got = name_at(&t, 0x400000 + (uint64_t)k * 0x10000 + 0x10);
+        ok = got && !strcmp(got, name);
+    }
+    CHECK(ok);
+    symtab_release(&t);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(alias_rules_in_order);
     RUN(brackets_and_edges);
     RUN(empty_table);
+    RUN(large_scrambled_table_sorts_like_small);
     return 0;
 }
+
