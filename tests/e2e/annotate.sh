@@ -85,8 +85,12 @@ check annotate_intel_syntax sh -c "! grep -Eq '^ .*:.*%r' '$TEST_TMP/intel.txt' 
 check annotate_perf_M_intel [ $? = 0 ]
 
 # --dso and --comm choose; a filter that matches nothing lists nothing (status 1).
-n=$("$PROSPECT" annotate -i "$data" --dso annotate_div --top 0 | grep -cE '^[^ #].*  \([0-9]+ samples?, ')
-check annotate_dso_filter [ "$n" = 2 ]
+# (divide and mix, and whatever else of the program a stray sample hit, such as _start; never
+# a function of another file, which the unfiltered listing has: ld.so's at least.)
+"$PROSPECT" annotate -i "$data" --dso annotate_div --top 0 |
+    grep -E '^[^ #].*  \([0-9]+ samples?, ' > "$TEST_TMP/dso.txt"
+check annotate_dso_filter [ "$(grep -cE '^(divide|mix)  ' "$TEST_TMP/dso.txt")" = 2 -a \
+    -z "$(grep -v '/annotate_div  (' "$TEST_TMP/dso.txt")" ]
 "$PROSPECT" annotate -i "$data" --comm nosuchcomm >/dev/null 2>&1
 check annotate_comm_filter_empty [ $? = 1 ]
 "$PROSPECT" annotate -i "$data" --comm annotate_div divide | grep -q '^divide '
