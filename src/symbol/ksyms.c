@@ -10,26 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/ksyms.h"
+#include "symbol/ksyms_priv.h"
 #include "symbol/symfile.h"
 #include "util/log.h"
 
 #define KALLSYMS_MAX (256u << 20)
-
-struct ksym {
-    uint64_t addr;
-    const char *name;
-    const char *module;   /* NULL for the core kernel */
-    uint32_t order;       /* line order, for a stable sort */
-    char type;
-};
-
-struct ksyms {
-    char *buf;
-    struct ksym *v;
-    size_t n, bad;
-    char **mods;          /* ksyms_load: the module names, each once */
-    size_t nmods;
-};
 
 /* Digit values + 1 (0: not a hex digit): one load per character of 122k addresses. */
 static const uint8_t hex1[256] = {

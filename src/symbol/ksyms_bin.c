@@ -1,0 +1,187 @@
+/* Layout (native x86_64 byte order): an 80-byte header (magic, version, counts, the source
+ * text's identity), then u64 addr[n] (sorted), u32 name[n] (offsets into the blob),
+ * u32 mod[n] (0: core kernel, else 1 + index into modoff), u32 modoff[m], and the blob of
+ * NUL-terminated names. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/ksyms_bin.h"
+#include "symbol/ksyms_priv.h"
+
+static const char MAGIC[8] = "PRKSYMB";   /* with its NUL */
+enum { VERSION = 1, HDR = 80 };
+
+struct hdr {
+    char magic[8];
+    uint32_t version, n, m, pad;
+    uint64_t bad, blob_len;
+    uint64_t size, ino, dev;
+    int64_t mtime_sec, mtime_nsec;
+};
+_Static_assert(sizeof(struct hdr) == HDR, "header layout");
+
+/* Index of a module name among the first *m (+1), appended when new. Modules are few. */
+static uint32_t mod_index(const char **mods, uint32_t *m, const char *mod)
+{
+    for (uint32_t i = *m; i-- > 0;)
+        if (mods[i] == mod || !strcmp(mods[i], mod))
+            return i + 1;
+    mods[*m] = mod;
+    return ++*m;
+}
+
+int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char **buf,
+                     size_t *len)
+{
+    const char **mods;
+    uint32_t *mod, m = 0, last = 0;
+    const char *last_mod = NULL;
+    size_t blob = 0, n = ks->n, total;
+    struct hdr h;
+    char *out, *p;
+    int err = -ENOMEM;
+
+    *buf = NULL;
+    if (n > UINT32_MAX / 2)
+        return -EFBIG;
+    for (size_t i = 0; i < n; i++)
+        blob += strlen(ks->v[i].name) + 1;
+    mods = malloc((n + 1) * sizeof(*mods));
+    mod = malloc((n + 1) * sizeof(*mod));
+    if (!mods || !mod)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const char *md = ks->v[i].module;
+        if (!md) {
+            mod[i] = 0;
+            continue;
+        }
+        if (md != last_mod) {
+            uint32_t before = m;
+            last = mod_index(mods, &m, md);
+            if (m != before)
+                blob += strlen(md) + 1;
+            last_mod = md;
+        }
+        mod[i] = last;
+    }
+    if (blob > UINT32_MAX) {
+        err = -EFBIG;
+        goto out;
+    }
+    total = HDR + 16 * n + 4 * (size_t)m + blob;
+    if (!(out = malloc(total)))
+        goto out;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, MAGIC, sizeof(h.magic));
+    h.version = VERSION;
+    h.n = (uint32_t)n;
+    h.m = m;
+    h.bad = ks->bad;
+    h.blob_len = blob;
+    h.size = src->size;
+    h.ino = src->ino;
+    h.dev = src->dev;
+    h.mtime_sec = src->mtime_sec;
+    h.mtime_nsec = src->mtime_nsec;
+    memcpy(out, &h, HDR);
+    {
+        char *addr = out + HDR, *name = addr + 8 * n, *modp = name + 4 * n;
+        char *modoff = modp + 4 * n, *b = modoff + 4 * (size_t)m;
+        uint32_t off = 0;
+        p = b;
+        for (size_t i = 0; i < n; i++) {
+            size_t l = strlen(ks->v[i].name) + 1;
+            memcpy(addr + 8 * i, &ks->v[i].addr, 8);
+            memcpy(name + 4 * i, &off, 4);
+            memcpy(modp + 4 * i, &mod[i], 4);
+            memcpy(p, ks->v[i].name, l);
+            p += l;
+            off += (uint32_t)l;
+        }
+        for (uint32_t i = 0; i < m; i++) {
+            size_t l = strlen(mods[i]) + 1;
+            memcpy(modoff + 4 * (size_t)i, &off, 4);
+            memcpy(p, mods[i], l);
+            p += l;
+            off += (uint32_t)l;
+        }
+    }
+    *buf = out;
+    *len = total;
+    err = 0;
+out:
+    free(mods);
+    free(mod);
+    return err;
+}
+
+static uint32_t u32_at(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+int ksyms_bin_decode(char *buf, size_t len, const struct ksyms_src *src, struct ksyms **out)
+{
+    struct hdr h;
+    struct ksyms *ks = NULL;
+    const char *addr, *name, *mod, *modoff, *blob;
+    int err = -EINVAL;
+
+    *out = NULL;
+    if (len < HDR)
+        goto bad;
+    memcpy(&h, buf, HDR);
+    if (memcmp(h.magic, MAGIC, sizeof(h.magic)) || h.version != VERSION || h.pad)
+        goto bad;
+    if (h.size != src->size || h.ino != src->ino || h.dev != src->dev ||
+        h.mtime_sec != src->mtime_sec || h.mtime_nsec != src->mtime_nsec) {
+        err = -ESTALE;
+        goto bad;
+    }
+    /* n and m are 32-bit: the sum cannot overflow 64 bits once blob_len fits the file. */
+    if (h.blob_len == 0 || h.blob_len > len ||
+        (uint64_t)HDR + 16 * (uint64_t)h.n + 4 * (uint64_t)h.m + h.blob_len != len)
+        goto bad;
+    addr = buf + HDR;
+    name = addr + 8 * (size_t)h.n;
+    mod = name + 4 * (size_t)h.n;
+    modoff = mod + 4 * (size_t)h.n;
+    blob = modoff + 4 * (size_t)h.m;
+    if (blob[h.blob_len - 1])      /* so every offset inside names a NUL-terminated string */
+        goto bad;
+    for (uint32_t i = 0; i < h.m; i++) {
+        uint32_t o = u32_at(modoff + 4 * (size_t)i);
+        if (o >= h.blob_len || !blob[o])
+            goto bad;
+    }
+    err = -ENOMEM;
+    if (!(ks = calloc(1, sizeof(*ks))) || !(ks->v = malloc((h.n + 1) * sizeof(*ks->v))))
+        goto bad;
+    err = -EINVAL;
+    for (uint32_t i = 0; i < h.n; i++) {
+        struct ksym *k = &ks->v[i];
+        uint32_t o = u32_at(name + 4 * (size_t)i), md = u32_at(mod + 4 * (size_t)i);
+        memcpy(&k->addr, addr + 8 * (size_t)i, 8);
+        if (o >= h.blob_len || !blob[o] || md > h.m || (i && k->addr < k[-1].addr))
+            goto bad;
+        k->name = blob + o;
+        k->module = md ? blob + u32_at(modoff + 4 * (size_t)(md - 1)) : NULL;
+        k->order = i;
+        k->type = 'T';
+    }
+    ks->n = h.n;
+    ks->bad = (size_t)h.bad;
+    ks->buf = buf;
+    *out = ks;
+    return 0;
+bad:
+    if (ks) {
+        free(ks->v);
+        free(ks);
+    }
+    free(buf);
+    return err;
+}
