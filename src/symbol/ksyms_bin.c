@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "symbol/ksyms_bin.h"
 #include "symbol/ksyms_priv.h"
 
@@ -42,6 +43,8 @@ int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char *
     int err = -ENOMEM;
 
     *buf = NULL;
+    if (ks->map)
+        return -EINVAL;   /* made from text only */
     if (n > UINT32_MAX / 2)
         return -EFBIG;
     for (size_t i = 0; i < n; i++)
@@ -116,24 +119,28 @@ out:
     return err;
 }
 
-static uint32_t u32_at(const char *p)
+void ksyms_bin_release(struct ksyms *ks)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
+    if (ks->map)
+        munmap(ks->map, ks->map_len);
+    ks->map = NULL;
 }
 
-int ksyms_bin_decode(char *buf, size_t len, const struct ksyms_src *src, struct ksyms **out)
+int ksyms_bin_decode(void *map, size_t len, const struct ksyms_src *src, struct ksyms **out)
 {
+    const char *base = map, *blob;
+    const uint64_t *addr;
+    const uint32_t *name, *mod, *modoff;
     struct hdr h;
-    struct ksyms *ks = NULL;
-    const char *addr, *name, *mod, *modoff, *blob;
+    struct ksyms *ks;
     int err = -EINVAL;
 
     *out = NULL;
-    if (len < HDR)
+    /* The arrays are used in place: the mapping is page-aligned, the header and the u64
+     * array a multiple of 8 bytes, so every array is aligned for its type. */
+    if (len < HDR || (uintptr_t)map % 8)
         goto bad;
-    memcpy(&h, buf, HDR);
+    memcpy(&h, base, HDR);
     if (memcmp(h.magic, MAGIC, sizeof(h.magic)) || h.version != VERSION || h.pad)
         goto bad;
     if (h.size != src->size || h.ino != src->ino || h.dev != src->dev ||
@@ -145,43 +152,36 @@ int ksyms_bin_decode(char *buf, size_t len, const struct ksyms_src *src, struct 
     if (h.blob_len == 0 || h.blob_len > len ||
         (uint64_t)HDR + 16 * (uint64_t)h.n + 4 * (uint64_t)h.m + h.blob_len != len)
         goto bad;
-    addr = buf + HDR;
-    name = addr + 8 * (size_t)h.n;
-    mod = name + 4 * (size_t)h.n;
-    modoff = mod + 4 * (size_t)h.n;
-    blob = modoff + 4 * (size_t)h.m;
+    addr = (const uint64_t *)(const void *)(base + HDR);
+    name = (const uint32_t *)(const void *)(addr + h.n);
+    mod = name + h.n;
+    modoff = mod + h.n;
+    blob = (const char *)(modoff + h.m);
     if (blob[h.blob_len - 1])      /* so every offset inside names a NUL-terminated string */
         goto bad;
-    for (uint32_t i = 0; i < h.m; i++) {
-        uint32_t o = u32_at(modoff + 4 * (size_t)i);
-        if (o >= h.blob_len || !blob[o])
+    for (uint32_t i = 0; i < h.m; i++)
+        if (modoff[i] >= h.blob_len || !blob[modoff[i]])
             goto bad;
-    }
-    err = -ENOMEM;
-    if (!(ks = calloc(1, sizeof(*ks))) || !(ks->v = malloc((h.n + 1) * sizeof(*ks->v))))
+    for (uint32_t i = 0; i < h.n; i++)
+        if (name[i] >= h.blob_len || !blob[name[i]] || mod[i] > h.m ||
+            (i && addr[i] < addr[i - 1]))
+            goto bad;
+    if (!(ks = calloc(1, sizeof(*ks)))) {
+        err = -ENOMEM;
         goto bad;
-    err = -EINVAL;
-    for (uint32_t i = 0; i < h.n; i++) {
-        struct ksym *k = &ks->v[i];
-        uint32_t o = u32_at(name + 4 * (size_t)i), md = u32_at(mod + 4 * (size_t)i);
-        memcpy(&k->addr, addr + 8 * (size_t)i, 8);
-        if (o >= h.blob_len || !blob[o] || md > h.m || (i && k->addr < k[-1].addr))
-            goto bad;
-        k->name = blob + o;
-        k->module = md ? blob + u32_at(modoff + 4 * (size_t)(md - 1)) : NULL;
-        k->order = i;
-        k->type = 'T';
     }
+    ks->map = map;
+    ks->map_len = len;
+    ks->addr = addr;
+    ks->name_off = name;
+    ks->mod = mod;
+    ks->mod_off = modoff;
+    ks->blob = blob;
     ks->n = h.n;
     ks->bad = (size_t)h.bad;
-    ks->buf = buf;
     *out = ks;
     return 0;
 bad:
-    if (ks) {
-        free(ks->v);
-        free(ks);
-    }
-    free(buf);
+    munmap(map, len);
     return err;
 }

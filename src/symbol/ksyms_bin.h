@@ -18,8 +18,8 @@ struct ksyms_src {
 /* The binary form of a table: a malloc'd buffer in *buf. 0 or -ENOMEM, -EFBIG. */
 int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char **buf,
                      size_t *len);
-/* Rebuilds a table from a binary form made from `src`; takes ownership of the malloc'd buf
- * (freed on failure). 0, -EINVAL (corrupt or not this format), -ESTALE (made from another
+/* A table from a binary form made from `src`, used in place: takes ownership of the mapping
+ * (map, len) from mmap (unmapped on failure or by ksyms_free). 0, -EINVAL (corrupt or not this format), -ESTALE (made from another
  * text), -ENOMEM. */
-int ksyms_bin_decode(char *buf, size_t len, const struct ksyms_src *src, struct ksyms **out);
+int ksyms_bin_decode(void *map, size_t len, const struct ksyms_src *src, struct ksyms **out);
 #endif

@@ -19,5 +19,14 @@ struct ksyms {
     size_t n, bad;
     char **mods;          /* ksyms_load: the module names, each once */
     size_t nmods;
+    /* A binary form (ksyms_bin.c) is used in place, mapped: v is NULL and these point into
+     * the mapping. */
+    void *map;
+    size_t map_len;
+    const uint64_t *addr;         /* sorted */
+    const uint32_t *name_off, *mod, *mod_off;
+    const char *blob;
 };
+/* Unmaps a binary form's mapping (ksyms_bin.c). */
+void ksyms_bin_release(struct ksyms *ks);
 #endif
