@@ -1,7 +1,10 @@
-/* Layout (native x86_64 byte order): an 80-byte header (magic, version, counts, the source
- * text's identity), then u64 addr[n] (sorted), u32 name[n] (offsets into the blob),
+/* Layout (native x86_64 byte order): an 88-byte header (magic, version, counts, the source
+ * text's identity, a checksum), then u64 addr[n] (sorted), u32 name[n] (offsets into the blob),
  * u32 mod[n] (0: core kernel, else 1 + index into modoff), u32 modoff[m], and the blob of
- * NUL-terminated names. */
+ * NUL-terminated names, zero-padded to a multiple of 8 bytes. The checksum (Fletcher-style
+ * sums of the file's 64-bit words, the checksum itself as 0) catches any corrupted byte, which
+ * the structural checks alone would miss in an address or a count; it costs a pass over the
+ * words the checks read anyway. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,7 @@
 #include "symbol/ksyms_priv.h"
 
 static const char MAGIC[8] = "PRKSYMB";   /* with its NUL */
-enum { VERSION = 1, HDR = 80 };
+enum { VERSION = 1, HDR = 88 };
 
 struct hdr {
     char magic[8];
@@ -18,8 +21,26 @@ struct hdr {
     uint64_t bad, blob_len;
     uint64_t size, ino, dev;
     int64_t mtime_sec, mtime_nsec;
+    uint64_t sum;
 };
 _Static_assert(sizeof(struct hdr) == HDR, "header layout");
+
+/* The checksum of a whole file (len a multiple of 8) whose header is `h` with sum 0. */
+static uint64_t checksum(const struct hdr *h, const char *file, size_t len)
+{
+    uint64_t a = 0, b = 0, w;
+    for (size_t i = 0; i < HDR; i += 8) {
+        memcpy(&w, (const char *)h + i, 8);
+        a += w;
+        b += a;
+    }
+    for (size_t i = HDR; i < len; i += 8) {
+        memcpy(&w, file + i, 8);
+        a += w;
+        b += a;
+    }
+    return a ^ (b * 0x9e3779b97f4a7c15ULL);
+}
 
 /* Index of a module name among the first *m (+1), appended when new. Modules are few. */
 static uint32_t mod_index(const char **mods, uint32_t *m, const char *mod)
@@ -72,8 +93,9 @@ int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char *
         err = -EFBIG;
         goto out;
     }
+    blob += (8 - (HDR + 4 * (size_t)m + blob) % 8) % 8;   /* the file: whole 64-bit words */
     total = HDR + 16 * n + 4 * (size_t)m + blob;
-    if (!(out = malloc(total)))
+    if (!(out = calloc(1, total)))
         goto out;
     memset(&h, 0, sizeof(h));
     memcpy(h.magic, MAGIC, sizeof(h.magic));
@@ -87,7 +109,6 @@ int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char *
     h.dev = src->dev;
     h.mtime_sec = src->mtime_sec;
     h.mtime_nsec = src->mtime_nsec;
-    memcpy(out, &h, HDR);
     {
         char *addr = out + HDR, *name = addr + 8 * n, *modp = name + 4 * n;
         char *modoff = modp + 4 * n, *b = modoff + 4 * (size_t)m;
@@ -110,6 +131,8 @@ int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char *
             off += (uint32_t)l;
         }
     }
+    h.sum = checksum(&h, out, total);
+    memcpy(out, &h, HDR);
     *buf = out;
     *len = total;
     err = 0;
@@ -149,9 +172,15 @@ int ksyms_bin_decode(void *map, size_t len, const struct ksyms_src *src, struct 
         goto bad;
     }
     /* n and m are 32-bit: the sum cannot overflow 64 bits once blob_len fits the file. */
-    if (h.blob_len == 0 || h.blob_len > len ||
+    if (len % 8 || h.blob_len == 0 || h.blob_len > len ||
         (uint64_t)HDR + 16 * (uint64_t)h.n + 4 * (uint64_t)h.m + h.blob_len != len)
         goto bad;
+    {
+        uint64_t sum = h.sum;
+        h.sum = 0;
+        if (checksum(&h, base, len) != sum)
+            goto bad;
+    }
     addr = (const uint64_t *)(const void *)(base + HDR);
     name = (const uint32_t *)(const void *)(addr + h.n);
     mod = name + h.n;
