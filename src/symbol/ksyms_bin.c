@@ -1,8 +1,8 @@
-/* Layout (native x86_64 byte order): an 88-byte header (magic, version, counts, the source
+/* Layout (native x86_64 byte order): a 96-byte header (magic, version, counts, the source
  * text's identity, a checksum), then u64 addr[n] (sorted), u32 name[n] (offsets into the blob),
  * u32 mod[n] (0: core kernel, else 1 + index into modoff), u32 modoff[m], and the blob of
  * NUL-terminated names, zero-padded to a multiple of 8 bytes. The checksum (Fletcher-style
- * sums of the file's 64-bit words, the checksum itself as 0) catches any corrupted byte, which
+ * sums of the file's 64-bit words, the sums themselves as 0) catches any corrupted byte, which
  * the structural checks alone would miss in an address or a count; it costs a pass over the
  * words the checks read anyway. */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include "symbol/ksyms_priv.h"
 
 static const char MAGIC[8] = "PRKSYMB";   /* with its NUL */
-enum { VERSION = 1, HDR = 88 };
+enum { VERSION = 1, HDR = 96 };
 
 struct hdr {
     char magic[8];
@@ -21,12 +21,14 @@ struct hdr {
     uint64_t bad, blob_len;
     uint64_t size, ino, dev;
     int64_t mtime_sec, mtime_nsec;
-    uint64_t sum;
+    uint64_t sum_a, sum_b;
 };
 _Static_assert(sizeof(struct hdr) == HDR, "header layout");
 
-/* The checksum of a whole file (len a multiple of 8) whose header is `h` with sum 0. */
-static uint64_t checksum(const struct hdr *h, const char *file, size_t len)
+/* The two sums of a whole file (len a multiple of 8) whose header is `h` with sums 0: a word's
+ * change always changes the first. */
+static void checksum(const struct hdr *h, const char *file, size_t len, uint64_t *sa,
+                     uint64_t *sb)
 {
     uint64_t a = 0, b = 0, w;
     for (size_t i = 0; i < HDR; i += 8) {
@@ -39,7 +41,8 @@ static uint64_t checksum(const struct hdr *h, const char *file, size_t len)
         a += w;
         b += a;
     }
-    return a ^ (b * 0x9e3779b97f4a7c15ULL);
+    *sa = a;
+    *sb = b;
 }
 
 /* Index of a module name among the first *m (+1), appended when new. Modules are few. */
@@ -131,7 +134,7 @@ int ksyms_bin_encode(const struct ksyms *ks, const struct ksyms_src *src, char *
             off += (uint32_t)l;
         }
     }
-    h.sum = checksum(&h, out, total);
+    checksum(&h, out, total, &h.sum_a, &h.sum_b);
     memcpy(out, &h, HDR);
     *buf = out;
     *len = total;
@@ -176,9 +179,10 @@ int ksyms_bin_decode(void *map, size_t len, const struct ksyms_src *src, struct 
         (uint64_t)HDR + 16 * (uint64_t)h.n + 4 * (uint64_t)h.m + h.blob_len != len)
         goto bad;
     {
-        uint64_t sum = h.sum;
-        h.sum = 0;
-        if (checksum(&h, base, len) != sum)
+        uint64_t a = h.sum_a, b = h.sum_b;
+        h.sum_a = h.sum_b = 0;
+        checksum(&h, base, len, &h.sum_a, &h.sum_b);
+        if (h.sum_a != a || h.sum_b != b)
             goto bad;
     }
     addr = (const uint64_t *)(const void *)(base + HDR);
