@@ -170,7 +170,10 @@ int ksyms_cache_load(const uint8_t *bid, size_t bid_len, uint64_t text, struct k
             int e = bin_load(bin, &src, &ks);
             from_bin = e == 0;
             if (e && e != -ENOENT)
-                pr_debug("%s: not used (%s): parsing %s", bin, strerror(-e), path);
+                pr_debug("%s: not used (%s): parsing %s", bin,
+                         e == -EINVAL   ? "corrupt or another format"
+                         : e == -ESTALE ? "made from another copy"
+                                        : strerror(-e), path);
         }
         if (!from_bin && ksyms_load(path, &ks))
             continue;
