@@ -10,26 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbol/ksyms.h"
+#include "symbol/ksyms_priv.h"
 #include "symbol/symfile.h"
 #include "util/log.h"
 
 #define KALLSYMS_MAX (256u << 20)
-
-struct ksym {
-    uint64_t addr;
-    const char *name;
-    const char *module;   /* NULL for the core kernel */
-    uint32_t order;       /* line order, for a stable sort */
-    char type;
-};
-
-struct ksyms {
-    char *buf;
-    struct ksym *v;
-    size_t n, bad;
-    char **mods;          /* ksyms_load: the module names, each once */
-    size_t nmods;
-};
 
 /* Digit values + 1 (0: not a hex digit): one load per character of 122k addresses. */
 static const uint8_t hex1[256] = {
@@ -332,6 +317,7 @@ void ksyms_free(struct ksyms *ks)
     for (size_t i = 0; i < ks->nmods; i++)
         free(ks->mods[i]);
     free(ks->mods);
+    ksyms_bin_release(ks);
     free(ks->v);
     free(ks->buf);
     free(ks);
@@ -347,13 +333,31 @@ size_t ksyms_bad_lines(const struct ksyms *ks)
     return ks->bad;
 }
 
+/* The i-th symbol's address, name and module, from the parsed table or a binary form. */
+static uint64_t addr_at(const struct ksyms *ks, size_t i)
+{
+    return !ks->map ? ks->v[i].addr : ks->addr[i];
+}
+
+static const char *name_at(const struct ksyms *ks, size_t i)
+{
+    return !ks->map ? ks->v[i].name : ks->blob + ks->name_off[i];
+}
+
+static const char *module_at(const struct ksyms *ks, size_t i)
+{
+    if (!ks->map)
+        return ks->v[i].module;
+    return ks->mod[i] ? ks->blob + ks->mod_off[ks->mod[i] - 1] : NULL;
+}
+
 int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out)
 {
     size_t lo = 0, hi = ks->n;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ks->v[mid].addr <= addr)
+        if (addr_at(ks, mid) <= addr)
             lo = mid + 1;
         else
             hi = mid;
@@ -361,17 +365,17 @@ int ksyms_resolve(const struct ksyms *ks, uint64_t addr, struct ksym_res *out)
     memset(out, 0, sizeof(*out));
     if (!lo)
         return 0;
-    out->name = ks->v[lo - 1].name;
-    out->module = ks->v[lo - 1].module;
-    out->start = ks->v[lo - 1].addr;
-    out->end = lo < ks->n ? ks->v[lo].addr : 0;
+    out->name = name_at(ks, lo - 1);
+    out->module = module_at(ks, lo - 1);
+    out->start = addr_at(ks, lo - 1);
+    out->end = lo < ks->n ? addr_at(ks, lo) : 0;
     return 0;
 }
 
 uint64_t ksyms_lookup(const struct ksyms *ks, const char *name)
 {
     for (size_t i = 0; i < ks->n; i++)
-        if (!strcmp(ks->v[i].name, name))
-            return ks->v[i].addr;
+        if (!strcmp(name_at(ks, i), name))
+            return addr_at(ks, i);
     return 0;
 }
