@@ -577,25 +577,11 @@ int ltrace_log_read(const char *path, struct call_trace *t, struct ltrace_error 
     call_trace_init(t);
     if (err)
         memset(err, 0, sizeof(*err));
-    /* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = file_open_regular(path);
+    if (fd == -EINVAL && err)
+        snprintf(err->msg, sizeof(err->msg), "not a regular file");
     if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        if (S_ISDIR(st.st_mode))
-            return -EISDIR;
-        if (err)
-            snprintf(err->msg, sizeof(err->msg), "not a regular file");
-        return -EINVAL;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        return fd;
     char *buf;
     size_t len;
     int ret = file_read_fd(fd, &buf, &len, MAX_LOG_BYTES);

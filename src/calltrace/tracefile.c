@@ -233,21 +233,11 @@ int tracefile_read_buf(const void *buf, size_t len, struct call_trace *t,
 int tracefile_read(const char *path, struct call_trace *t, struct tracefile_error *err)
 {
     call_trace_init(t);
-    /* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = file_open_regular(path);
+    if (fd == -EINVAL)
+        return bad(err, 0, "not a regular file");
     if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return S_ISDIR(st.st_mode) ? -EISDIR : bad(err, 0, "not a regular file");
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        return fd;
     char *buf;
     size_t len;
     int r = file_read_fd(fd, &buf, &len, MAX_TRACE_BYTES);

@@ -12,6 +12,7 @@
 #include "symbol/dso.h"
 #include "symbol/elf_file.h"
 #include "symbol/symfile.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define MAX_PLAIN_BYTES (256ull << 20) /* compressed bytes above this are not copied (~1 GiB) */
@@ -59,22 +60,6 @@ static bool has_build_id(const char *path, const uint8_t *bid, size_t len)
            !memcmp(got, bid, len);
     elf_file_close(&ef);
     return same;
-}
-
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0700) && errno != EEXIST) {
-            int e = -errno;
-            *p = '/';
-            return e;
-        }
-        *p = '/';
-    }
-    return 0;
 }
 
 /* Writes e with every compressed section inflated (sections in the same order, so links and
@@ -132,7 +117,7 @@ static int make_plain(Elf *e, char *dst)
     char tmp[4300];
     int fd, err, n;
 
-    if ((err = mkdirs(dst)))
+    if ((err = file_mkdir_parents(dst)))
         return err;
     n = snprintf(tmp, sizeof(tmp), "%s.%d.tmp", dst, (int)getpid());
     if (n < 0 || (size_t)n >= sizeof(tmp))
@@ -176,7 +161,7 @@ char *debug_plain_path(const char *path)
     snprintf(dst + n, sizeof(dst) - (size_t)n, ".debug");
     if (!has_build_id(dst, bid, blen)) {
         /* Inflating for a copy that cannot be written would double libdw's own work. */
-        if ((err = mkdirs(dst)) || access(dir, W_OK)) {
+        if ((err = file_mkdir_parents(dst)) || access(dir, W_OK)) {
             pr_debug("%s: cache %s not writable", path, dir);
             goto out;
         }

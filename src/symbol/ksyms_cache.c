@@ -12,6 +12,7 @@
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_bin.h"
 #include "symbol/ksyms_cache.h"
+#include "util/file.h"
 #include "util/log.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)
@@ -41,22 +42,6 @@ int ksyms_cache_path(int which, const uint8_t *bid, size_t bid_len, char *buf, s
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0700) && errno != EEXIST) {
-            int e = -errno;
-            *p = '/';
-            return e;
-        }
-        *p = '/';
-    }
-    return 0;
-}
-
 /* Writes a cache file: a private temporary file (never through a symlink) renamed into
  * place, so a reader sees the old file or the whole new one. 0 or -errno. */
 static int write_atomic(char *path, const char *data, size_t len)
@@ -65,7 +50,7 @@ static int write_atomic(char *path, const char *data, size_t len)
     int fd, err;
     size_t off = 0;
 
-    err = mkdirs(path);
+    err = file_mkdir_parents(path);
     if (err)
         return err;
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
