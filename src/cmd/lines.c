@@ -17,6 +17,7 @@
 #include "perf/collect.h"
 #include "probe/jump_entry.h"
 #include "probe/region.h"
+#include "util/proc_tasks.h"
 #include "util/launch.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -153,35 +154,6 @@ static int attach_exe(pid_t pid, char *out, size_t len)
     return 0;
 }
 
-/* The process's threads now (more may start: the events are inherited by those). */
-static int attach_tids(pid_t pid, pid_t **out, size_t *n)
-{
-    VEC(pid_t) v = { 0 };
-    char dir[64];
-    struct dirent *de;
-    DIR *d;
-
-    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-    if (!(d = opendir(dir)))
-        return -errno;
-    while ((de = readdir(d))) {
-        uint64_t t;
-        if (parse_u64(de->d_name, &t) || !t || t > 0x3fffffff)
-            continue;
-        if (vec_push(&v, (pid_t)t)) {
-            closedir(d);
-            vec_free(&v);
-            return -ENOMEM;
-        }
-    }
-    closedir(d);
-    if (!v.n)
-        return -ESRCH;
-    *out = v.v;
-    *n = v.n;
-    return 0;
-}
-
 static void warn_line(void *arg, const char *msg)
 {
     (void)arg;
@@ -210,7 +182,7 @@ static int run(struct lines_opts *o)
     region_list_init(&rl);
     memset(&plan, 0, sizeof(plan));
     if (o->pid) {
-        if ((e = attach_exe(o->pid, exe, sizeof(exe))) || (e = attach_tids(o->pid, &tids,
+        if ((e = attach_exe(o->pid, exe, sizeof(exe))) || (e = proc_task_ids(o->pid, &tids,
                                                                            &ntids))) {
             cmd_error("lines", "cannot attach to process %d: %s", (int)o->pid,
                       e == -ENOENT && kill(o->pid, 0) == 0 ? "its program file was deleted"

@@ -22,6 +22,7 @@
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/strutil.h"
+#include "util/proc_tasks.h"
 #include "util/vec.h"
 
 /* Ring buffer pages per cpu: 8 MiB (tens of thousands of crossing samples between drains: a
@@ -279,39 +280,15 @@ static int open_group(struct region_trace *rt, const struct counter_group *g, in
 /* The threads to open events on: the child, or every thread of an attached process. */
 static int target_tids(pid_t pid, bool attach, pid_t **out, size_t *n)
 {
+    if (attach)
+        return proc_task_ids(pid, out, n);
     VEC(pid_t) v = { 0 };
-    char path[64];
-    struct dirent *de;
-    DIR *d;
-
     *out = NULL;
     *n = 0;
-    if (!attach) {
-        if (vec_push(&v, pid))
-            return -ENOMEM;
-        *out = v.v;
-        *n = 1;
-        return 0;
-    }
-    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-    d = opendir(path);
-    if (!d)
-        return -errno;
-    while ((de = readdir(d))) {
-        uint64_t tid;
-        if (parse_u64(de->d_name, &tid) || tid == 0 || tid > 0x7fffffff)
-            continue;
-        if (vec_push(&v, (pid_t)tid)) {
-            closedir(d);
-            vec_free(&v);
-            return -ENOMEM;
-        }
-    }
-    closedir(d);
-    if (!v.n)
-        return -ESRCH;
+    if (vec_push(&v, pid))
+        return -ENOMEM;
     *out = v.v;
-    *n = v.n;
+    *n = 1;
     return 0;
 }
 
