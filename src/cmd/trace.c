@@ -51,7 +51,8 @@ const char cmd_trace_usage[] =
 "  -f, --follow-forks   trace child processes too (fork; exec keeps tracing either way)\n"
 "  -p, --pid PID        attach to a running process: the interposer is loaded into it (one\n"
 "                       ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
-"                       at it until prospect detaches (Ctrl-C), when they are written back\n"
+"                       at it until prospect detaches (Ctrl-C), when they are written back;\n"
+"                       with -f, uprobes (a forked child's entries could not be restored)\n"
 "      --uprobes        with -p: tracefs uprobes instead (~10 us per call; also the fallback\n"
 "                       when the interposer cannot be loaded)\n"
 "  -o, --output FILE    write the lines (or the csv, or the summary) to FILE\n"
@@ -648,6 +649,14 @@ int cmd_trace(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    if (attach && follow && !use_uprobes) {
+        /* A child forked while the interposer is in would keep its GOT entries pointed at it
+         * after the detach (only the parent's are written back): with -f, uprobes, which
+         * leave nothing behind in any process. */
+        fprintf(stderr, "prospect trace: -p with -f attaches with uprobes (~10 us a call): "
+                "children forked meanwhile are then left as they were\n");
+        use_uprobes = true;
+    }
     if (attach && !use_uprobes) {
         int r = attach_inject(&t, (pid_t)attach, follow, mask, hz, &status);
         if (r <= 0) {

@@ -244,6 +244,30 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] |
 else
     skip attach_got "ptrace is not allowed here (kernel.yama.ptrace_scope): -p falls back to uprobes"
 fi
+# -p -f: a child forked while the interposer is in could not get its GOT entries back, so -f
+# attaches with uprobes and says so; the process's GOT is never pointed at the interposer.
+if [ -w /sys/kernel/tracing/uprobe_events ]; then
+    d=$TEST_TMP/att_follow
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
+    "$T" attach <"$d/in" >"$d/out" & fpid=$!
+    exec 7>"$d/in" 8<"$d/out"
+    read -r ready pid <&8
+    "$PROSPECT" trace -f -p "$fpid" -e malloc+free -o "$d/calls.txt" 2>"$d/err" & ppid=$!
+    exec 9<"$d/err"
+    said=""
+    while read -r line <&9; do
+        case $line in *"-p with -f attaches with uprobes"*) said=1 ;; esac
+        [ "$line" = "prospect trace: attached" ] && break
+    done
+    echo "go 100" >&7; read -r did <&8
+    check attach_follow_said_uprobes [ -n "$said" ]
+    check attach_follow_got_untouched [ "$(got_owner "$fpid" malloc)" = libc ]
+    kill -INT "$ppid"; wait "$ppid"; exec 9<&-
+    check attach_follow_exact_malloc [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls.txt")" = 100 ]
+    exec 7>&-; wait "$fpid"; exec 8<&-
+else
+    skip attach_follow "no writable tracefs uprobe_events"
+fi
 "$PROSPECT" trace -p 999999999 2>"$TEST_TMP/nopid"
 check attach_no_process_exit_1 [ $? = 1 ]
 check attach_no_process_said grep -q "no process 999999999" "$TEST_TMP/nopid"
