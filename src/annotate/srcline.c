@@ -10,6 +10,7 @@
 #include "annotate/srcline.h"
 #include "symbol/debug_plain.h"
 #include "symbol/dso.h"
+#include "symbol/dwarf_func.h"
 #include "util/vec.h"
 
 /* A line table's relative file name joined with its unit's compilation directory. */
@@ -119,34 +120,15 @@ static int collect_inlines(struct ann_src *s, Dwarf_Die *die, unsigned depth)
     return 0;
 }
 
-struct func_find {
-    uint64_t pc;
-    Dwarf_Die die;
-    bool found;
-};
-
-static int func_at(Dwarf_Die *die, void *arg)
-{
-    struct func_find *ff = arg;
-    if (dwarf_haspc(die, ff->pc) != 1)
-        return DWARF_CB_OK;
-    ff->die = *die;
-    ff->found = true;
-    return DWARF_CB_ABORT;
-}
-
 int ann_src_function(struct ann_src *s, uint64_t lo)
 {
-    struct func_find ff = { .pc = lo };
-    Dwarf_Die cu;
+    Dwarf_Die fn;
 
     s->inl.n = 0;
-    if (!dwarf_addrdie(s->dw, lo, &cu))
+    /* Looked up once per function rather than per instruction. */
+    if (dwarf_function_at(s->dw, lo, &fn))
         return -ENOENT;
-    /* The concrete function (dwarf_getscopes would go up through an inlined callee's abstract
-     * definition), walked once per function rather than per instruction. */
-    dwarf_getfuncs(&cu, func_at, &ff, 0);
-    return ff.found ? collect_inlines(s, &ff.die, 1) : -ENOENT;
+    return collect_inlines(s, &fn, 1);
 }
 
 /* The innermost inlined subroutine covering addr, of the current function, or NULL. */

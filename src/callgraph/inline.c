@@ -12,6 +12,7 @@
 #include "callgraph/inline.h"
 #include "session/session.h"
 #include "symbol/dso.h"
+#include "symbol/dwarf_func.h"
 #include "util/hash.h"
 #include "util/vec.h"
 
@@ -62,36 +63,15 @@ static Dwarf *dwarf_of(struct ctx *c, struct dso *d)
     return f.dw;
 }
 
-struct func_find {
-    uint64_t pc;
-    Dwarf_Die die;
-    bool found;
-};
-
-static int func_at(Dwarf_Die *die, void *arg)
-{
-    struct func_find *ff = arg;
-    if (dwarf_haspc(die, ff->pc) != 1)
-        return DWARF_CB_OK;
-    ff->die = *die;
-    ff->found = true;
-    return DWARF_CB_ABORT;
-}
-
 /* The names of the inlined subroutines holding pc, outermost first, into names[]. */
 static size_t inline_names(Dwarf *dw, uint64_t pc, const char **names)
 {
-    struct func_find ff = { .pc = pc };
-    Dwarf_Die cu, die, child;
+    Dwarf_Die die, child;
     size_t n = 0;
     bool deeper = true;
 
-    if (!dwarf_addrdie(dw, pc, &cu))
+    if (dwarf_function_at(dw, pc, &die))
         return 0;
-    dwarf_getfuncs(&cu, func_at, &ff, 0);
-    if (!ff.found)
-        return 0;
-    die = ff.die;
     while (deeper && n < MAX_INLINE) {
         deeper = false;
         if (dwarf_child(&die, &child) != 0)
