@@ -270,3 +270,16 @@ out:
     cs_close(&h);
     return e;
 }
+
+size_t lines_block_at(const struct lines_plan *p, uint64_t a)
+{
+    size_t lo = 0, hi = p->blocks.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->blocks.v[mid].start < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->blocks.n && p->blocks.v[lo].start == a ? lo : p->blocks.n;
+}

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include "lines/lines.h"
 
-static size_t block_at(const struct lines_plan *p, uint64_t a)
-{
-    size_t lo = 0, hi = p->blocks.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (p->blocks.v[mid].start < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < p->blocks.n && p->blocks.v[lo].start == a ? lo : p->blocks.n;
-}
-
 /* Predecessor lists (CSR): preds of b are list[first[b] .. first[b + 1]). */
 struct preds {
     size_t *first, *list;
@@ -40,7 +27,7 @@ static int preds_build(const struct lines_plan *p, struct preds *pr)
     }
     for (size_t b = 0; b < nb; b++)
         for (unsigned s = 0; s < p->blocks.v[b].nsucc; s++) {
-            size_t t = block_at(p, p->blocks.v[b].succ[s]);
+            size_t t = lines_block_at(p, p->blocks.v[b].succ[s]);
             if (t < nb)
                 pr->first[t + 1]++;
         }
@@ -48,7 +35,7 @@ static int preds_build(const struct lines_plan *p, struct preds *pr)
         pr->first[b + 1] += pr->first[b];
     for (size_t b = 0; b < nb; b++)
         for (unsigned s = 0; s < p->blocks.v[b].nsucc; s++) {
-            size_t t = block_at(p, p->blocks.v[b].succ[s]);
+            size_t t = lines_block_at(p, p->blocks.v[b].succ[s]);
             if (t < nb)
                 pr->list[pr->first[t] + fill[t]++] = b;
         }
@@ -77,7 +64,7 @@ static int loop_depth(const struct lines_plan *p, unsigned **out)
         return -ENOMEM;
     for (size_t b = 0; b < p->blocks.n; b++)
         for (unsigned s = 0; s < p->blocks.v[b].nsucc; s++) {
-            size_t t = block_at(p, p->blocks.v[b].succ[s]);
+            size_t t = lines_block_at(p, p->blocks.v[b].succ[s]);
             if (t > b || t >= p->blocks.n)
                 continue;
             for (size_t k = t; k <= b; k++)

@@ -84,6 +84,10 @@ typedef size_t (*lines_data_fn)(void *arg, uint64_t addr, uint8_t *buf, size_t l
 int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, size_t n,
                      uint64_t vaddr, lines_line_fn line_of, lines_data_fn data_at, void *arg);
 
+/* The index of the block starting at address a (blocks are sorted by start), or
+ * p->blocks.n when no block starts there. */
+size_t lines_block_at(const struct lines_plan *p, uint64_t a);
+
 /* Decides which blocks need no probe: a block entered only through in-function transfers
  * from blocks with one way out has their summed count (fewer probe hits: an epilogue after
  * an if/else costs nothing). Fills p->probed and p->derive_order. 0 or -ENOMEM. */

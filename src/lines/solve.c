@@ -14,19 +14,6 @@ struct edge {
     bool known;
 };
 
-static size_t block_at(const struct lines_plan *p, uint64_t a)
-{
-    size_t lo = 0, hi = p->blocks.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (p->blocks.v[mid].start < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < p->blocks.n && p->blocks.v[lo].start == a ? lo : p->blocks.n;
-}
-
 static bool same_line(const struct lines_block *a, const struct lines_block *b)
 {
     return a->line && a->line == b->line && a->file == b->file;
@@ -120,7 +107,7 @@ int lines_solve(const struct lines_plan *p, struct lines_count **outp, size_t *n
         const struct lines_block *bl = &p->blocks.v[b];
         out0[b] = ne;
         for (unsigned s = 0; s < bl->nsucc; s++) {
-            size_t to = block_at(p, bl->succ[s]);
+            size_t to = lines_block_at(p, bl->succ[s]);
             ev[ne] = (struct edge){ .from = b, .to = to < nb ? to : b };
             /* One way out: everything that ran the block went there. */
             if (!bl->cond && bl->nsucc == 1) {
