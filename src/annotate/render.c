@@ -216,8 +216,7 @@ static void csv_listing(struct ann_out *o, const struct ann_listing *l)
     }
 }
 
-static void json_func_head(struct ann_out *o, const struct ann_set *set,
-                           const struct ann_func *f)
+void ann_json_func_head(struct ann_out *o, const struct ann_set *set, const struct ann_func *f)
 {
     json_begin_object(&o->j, NULL);
     json_str(&o->j, "function", f->name);
@@ -233,7 +232,7 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
 {
     char text[512];
 
-    json_func_head(o, set, l->func);
+    ann_json_func_head(o, set, l->func);
     json_u64(&o->j, "samples_between_instructions", l->off_insn_samples);
     json_begin_array(&o->j, "instructions");
     for (size_t i = 0; i < l->n; i++) {
@@ -356,7 +355,7 @@ void ann_render_skipped(struct ann_out *o, const struct ann_set *set, const stru
         else                    /* the reason on "# " lines of 100 columns, cut at spaces */
             fprintf(o->f, "\n%s\n", head), print_wrapped(o->f, w);
     } else if (o->fmt == REPORT_JSON) {
-        json_func_head(o, set, f);
+        ann_json_func_head(o, set, f);
         json_str(&o->j, "error", why);
         json_end_object(&o->j);
     }

@@ -36,6 +36,9 @@ void ann_render_heading(struct ann_out *o, const struct ann_set *set, const stru
 void ann_render_no_lines(struct ann_out *o, const struct ann_func *f);
 /* --source: one function's hits per source line, with the text (render_source.c). */
 void ann_render_lines(struct ann_out *o, const struct ann_set *set, const struct ann_listing *l);
+/* JSON: opens a function's object with its name, dso, start, size, samples and share (the
+ * instruction and per-line views both start this way). */
+void ann_json_func_head(struct ann_out *o, const struct ann_set *set, const struct ann_func *f);
 /* Text: "# source ..." lines saying where a listing's source files were read from when not at
  * their recorded path, and which were not found (at most a few). */
 void ann_render_source_notes(struct ann_out *o, const struct ann_listing *l);

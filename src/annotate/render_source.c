@@ -144,13 +144,7 @@ static void json_lines(struct ann_out *o, const struct ann_set *set, const struc
 {
     const struct ann_func *f = l->func;
 
-    json_begin_object(&o->j, NULL);
-    json_str(&o->j, "function", f->name);
-    json_str(&o->j, "dso", ann_func_dso(f));
-    json_u64(&o->j, "start", f->start);
-    json_u64(&o->j, "size", f->size);
-    json_u64(&o->j, "samples", f->samples);
-    json_double(&o->j, "percent_of_all", pct(f->samples, set->samples), 2);
+    ann_json_func_head(o, set, f);
     json_begin_array(&o->j, "lines");
     for (size_t i = 0; i < n; i++) {
         const struct ann_srcrow *r = &rows[i];
