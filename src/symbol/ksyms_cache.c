@@ -177,9 +177,39 @@ int ksyms_cache_load(const uint8_t *bid, size_t bid_len, uint64_t text, struct k
     return -ENOENT;
 }
 
+/* Whether the file at path is our own regular file holding exactly data (any failure: no). */
+static bool holds(const char *path, const char *data, size_t len)
+{
+    struct stat st;
+    char buf[65536];
+    size_t off = 0;
+    bool same;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return false;
+    same = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+           !(st.st_mode & 022) && (uint64_t)st.st_size == len;
+    while (same && off < len) {
+        size_t want = len - off < sizeof(buf) ? len - off : sizeof(buf);
+        ssize_t r = read(fd, buf, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        same = r > 0 && !memcmp(buf, data + off, (size_t)r);
+        off += r > 0 ? (size_t)r : 0;
+    }
+    close(fd);
+    return same;
+}
+
 int ksyms_cache_save(const uint8_t *bid, size_t bid_len, const char *text, size_t text_len)
 {
     char path[4096];
     int err = ksyms_cache_path(0, bid, bid_len, path, sizeof(path));
-    return err ? err : write_atomic(path, text, text_len);
+
+    if (err)
+        return err;
+    /* Every record saves the text; an unchanged copy keeps its identity (inode, mtime), so the
+     * binary form made from it stays valid instead of being parsed and written again. */
+    return holds(path, text, text_len) ? 0 : write_atomic(path, text, text_len);
 }

@@ -210,6 +210,37 @@ TEST(binary_form_round_trip)
     teardown();
 }
 
+/* Each record saves the same kallsyms again: the copy keeps its identity, so the binary form
+ * made from it is still the one loaded (it was re-parsed and rewritten after every record). */
+TEST(same_text_saved_again_keeps_binary_form)
+{
+    struct ksyms *ks;
+    struct stat a, b;
+    setup(mtext);
+    ksyms_free(load());
+    CHECK(stat(tpath, &a) == 0);
+    CHECK(ksyms_cache_save(bid, sizeof(bid), mtext, strlen(mtext)) == 0);
+    CHECK(stat(tpath, &b) == 0);
+    CHECK(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec);
+    CHECK(scribble_text_keep_identity());
+    ks = load();                       /* the binary form still: the original symbols */
+    CHECK(same_as(ks, mtext));
+    ksyms_free(ks);
+    /* Other text of the same length is written. */
+    {
+        char *t = strdup(mtext), *q;
+        CHECK(t && (q = strstr(t, "ext4_sync")));
+        memcpy(q, "ext4_sink", 9);
+        CHECK(ksyms_cache_save(bid, sizeof(bid), t, strlen(t)) == 0);
+        ks = load();
+        CHECK(ks && !same_as(ks, mtext));
+        ksyms_free(ks);
+        free(t);
+    }
+    teardown();
+}
+
 TEST(stale_binary_form_ignored)
 {
     struct ksyms *ks;
@@ -317,6 +348,7 @@ int main(void)
     RUN(save_then_load_for_the_same_placement);
     RUN(perf_build_id_cache_path);
     RUN(binary_form_round_trip);
+    RUN(same_text_saved_again_keeps_binary_form);
     RUN(stale_binary_form_ignored);
     RUN(corrupt_binary_form_falls_back);
     RUN(binary_form_symlink_not_followed);
