@@ -7,8 +7,8 @@
 # RUNS runs interleaved, medians of wall time, CPU time (user + system: steadier when other
 # jobs share the machine) and peak RSS:
 #   report --children         vs  perf report --stdio (children with call graphs, perf's default)
-#   report --format folded    vs  perf script | stackcollapse-perf.pl (perf script alone when
-#                                 stackcollapse-perf.pl is not installed: the ratio flatters perf)
+#   report --format folded    vs  perf script | stackcollapse-perf.pl, else perf's own folded
+#                                 writer (perf script report stackcollapse), else perf script
 #   report --format svg, pprof, speedscope (-o FILE) against the folded peer (a flame graph
 #                                 via perf costs that plus flamegraph.pl, not timed: flatters perf)
 # Targets: --children >= 10x (shallow) and >= 50x (deep) at <= 1/10 of perf's memory; folded
@@ -50,9 +50,20 @@ if [ ! -s "$DEEP" ]; then
     [ -s "$DEEP" ] || { echo "perf record failed:"; cat "$T/rec.err"; exit 1; }
 fi
 
+# The folded peer: stackcollapse-perf.pl after perf script when installed (no Debian package),
+# else perf's own folded writer, `perf script report stackcollapse` (its --kernel marks kernel
+# frames _[k] as ours do), else perf script alone (flatters perf: it does not fold).
 collapse=$(command -v stackcollapse-perf.pl || true)
+peer_kind=script
+if [ -n "$collapse" ]; then peer_kind=pl
+elif perf script -l 2>/dev/null | grep -q '^ *stackcollapse '; then peer_kind=py
+fi
 folded_peer() {
-    if [ -n "$collapse" ]; then perf script -i "$DATA" | "$collapse" --all; else perf script -i "$DATA"; fi
+    case $peer_kind in
+    pl) perf script -i "$DATA" | "$collapse" --all ;;
+    py) perf script report stackcollapse -i "$DATA" -- --kernel ;;
+    *) perf script -i "$DATA" ;;
+    esac
 }
 # timed3 PREFIX OUT CMD...: <prefix>_wall, <prefix>_cpu (user + system, s), <prefix>_rss (KiB).
 timed3() {
@@ -84,7 +95,7 @@ for name in shallow deep; do
             { echo "perf report failed"; cat "$T/err.txt"; exit 1; }
         timed3 f "$T/folded.txt" ./prospect report -i "$DATA" --format folded ||
             { echo "prospect report --format folded failed"; cat "$T/err.txt"; exit 1; }
-        timed3 pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' folded_peer" ||
+        timed3 pf "$T/perf_folded.txt" bash -c "$(declare -f folded_peer); DATA='$DATA' collapse='$collapse' peer_kind=$peer_kind folded_peer" ||
             { echo "perf script failed"; cat "$T/err.txt"; exit 1; }
         for x in s:svg:flame.svg g:pprof:prof.pb.gz j:speedscope:prof.json; do
             IFS=: read -r k fmt out <<<"$x"
@@ -108,7 +119,12 @@ for name in shallow deep; do
     done
 done
 echo "* against the folded peer (a flame graph via perf costs that, plus flamegraph.pl, not timed)"
-[ -n "$collapse" ] || echo "note: stackcollapse-perf.pl not installed: the folded peer is perf script alone"
+case $peer_kind in
+pl) echo "folded peer: perf script | stackcollapse-perf.pl --all" ;;
+py) echo "folded peer: perf script report stackcollapse -- --kernel (perf's own folded writer;" \
+        "stackcollapse-perf.pl is not installed)" ;;
+*) echo "note: no folded writer for perf found: the folded peer is perf script alone (flatters perf)" ;;
+esac
 echo "targets: --children >= 10x (shallow), >= 50x (deep), memory ratio <= 0.10; folded >= 30x"
 
 # DWARF unwinding (issue 10, section 3), on one `perf record --call-graph dwarf` file of xz
