@@ -1017,6 +1017,16 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = auto_switch_evsel(pd))) {
         session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
     }
+    if (session.offcpu && perfdata_info(pd)->sched_switch_format) {
+        /* The raw fields where the recording kernel put them (the file's tracing data). */
+        const char *f = perfdata_info(pd)->sched_switch_format, *gap;
+        if (offcpu_use_format(&offcpu, f, strlen(f)) == -EINVAL)
+            fprintf(stderr, "prospect report: %s: sched_switch's format in the file is "
+                    "malformed: its raw fields are read where 64-bit Linux puts them\n",
+                    o.input);
+        else if ((gap = offcpu_format_gap(&offcpu)))
+            fprintf(stderr, "prospect report: %s: %s\n", o.input, gap);
+    }
     offcpu.opened.unwind = chains.unwind;
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);

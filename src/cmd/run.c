@@ -12,6 +12,7 @@
 #include "cmd/profile_opts.h"
 #include "callgraph/resolve.h"
 #include "offcpu/offcpu.h"
+#include "perf/tp_format.h"
 #include "perf/collect.h"
 #include "report/callgraph_out.h"
 #include "report/prospect_report.h"
@@ -312,8 +313,21 @@ int cmd_run(int argc, char **argv)
         offcpu.opened.unwind = chains.unwind;
         rs.s[0].chains = &chains;
     }
-    if (po.collect.off_cpu)
+    if (po.collect.off_cpu) {
+        char *f;
+        size_t len;
+        const char *gap;
         rs.s[0].offcpu = &offcpu;
+        /* The raw fields where this kernel puts them (tracefs' format of the event). */
+        if (!tp_format_load("sched", "sched_switch", &f, &len)) {
+            if (offcpu_use_format(&offcpu, f, len) == -EINVAL)
+                fprintf(stderr, "prospect run: sched_switch's format is malformed: its raw "
+                        "fields are read where 64-bit Linux puts them\n");
+            else if ((gap = offcpu_format_gap(&offcpu)))
+                fprintf(stderr, "prospect run: %s\n", gap);
+            free(f);
+        }
+    }
     outlets.ordered_arg = &rs;
     collect_install_stop_handlers();
     po.collect.return_at_duration = true;

@@ -13,10 +13,10 @@ struct offcpu_thread {
     size_t stack;                 /* in oc->opened */
 };
 
-/* sched_switch's raw layout (tracefs' format file, stable since Linux 4.x on 64-bit): after
- * the 8 common bytes, prev_comm[16], prev_pid, prev_prio, long prev_state, next_comm[16],
- * next_pid, next_prio. Shorter raw data is not read. */
-enum { RAW_PREV_STATE = 32, RAW_NEXT_PID = 56, RAW_MIN = 64 };
+/* sched_switch's usual raw layout (64-bit kernels since Linux 4.x), for files and machines
+ * without its format: after the 8 common bytes, prev_comm[16], prev_pid, prev_prio, long
+ * prev_state, next_comm[16], next_pid, next_prio. */
+static const struct tp_field USUAL_PREV_STATE = { 32, 8, true }, USUAL_NEXT_PID = { 56, 4, true };
 /* The task-state bits of prev_state; none set (R, or R+ = TASK_REPORT_MAX) is a preemption.
  * EXIT_DEAD (X) and EXIT_ZOMBIE (Z): the thread is exiting, its last switch. */
 #define TASK_STATE_BITS 0xffu
@@ -37,9 +37,41 @@ void offcpu_init(struct offcpu *oc, const struct evsel *sel)
 {
     memset(oc, 0, sizeof(*oc));
     oc->sel = sel;
+    oc->prev_state = USUAL_PREV_STATE;
+    oc->next_pid = USUAL_NEXT_PID;
+    oc->has_prev_state = oc->has_next_pid = true;
     cg_store_init(&oc->stacks);
     cg_store_init(&oc->opened);
     hashmap_init(&oc->threads);
+}
+
+int offcpu_use_format(struct offcpu *oc, const char *format, size_t len)
+{
+    struct tp_field state, next;
+    int es = tp_format_field(format, len, "prev_state", &state);
+    int en = tp_format_field(format, len, "next_pid", &next);
+
+    if (es == -EINVAL || en == -EINVAL)
+        return -EINVAL;
+    oc->has_prev_state = !es;
+    oc->has_next_pid = !en;
+    if (!es)
+        oc->prev_state = state;
+    if (!en)
+        oc->next_pid = next;
+    return es || en ? -ENOENT : 0;
+}
+
+const char *offcpu_format_gap(const struct offcpu *oc)
+{
+    if (!oc->has_prev_state && !oc->has_next_pid)
+        return "sched_switch's format has neither prev_state nor next_pid: every switch-out "
+               "counts as a wait, ended only by switch-in records";
+    if (!oc->has_prev_state)
+        return "sched_switch's format has no prev_state: preemptions count as waits";
+    if (!oc->has_next_pid)
+        return "sched_switch's format has no next_pid: waits end only at switch-in records";
+    return NULL;
 }
 
 void offcpu_release(struct offcpu *oc)
@@ -80,16 +112,13 @@ int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
 static int sample(struct offcpu *oc, struct process *p, const struct sample *smp)
 {
     struct offcpu_thread *t;
+    int64_t next, state;
     int err;
 
-    if (smp->raw && smp->raw_size >= RAW_MIN) {
-        const unsigned char *raw = smp->raw;
-        int32_t next;
-        int64_t state;
-        memcpy(&next, raw + RAW_NEXT_PID, sizeof(next));
-        memcpy(&state, raw + RAW_PREV_STATE, sizeof(state));
-        if (next > 0 && (err = end_wait(oc, (uint32_t)next, smp->time)))
-            return err;
+    if (oc->has_next_pid && !tp_field_read(&oc->next_pid, smp->raw, smp->raw_size, &next) &&
+        next > 0 && next <= UINT32_MAX && (err = end_wait(oc, (uint32_t)next, smp->time)))
+        return err;
+    if (oc->has_prev_state && !tp_field_read(&oc->prev_state, smp->raw, smp->raw_size, &state)) {
         if (!((uint64_t)state & TASK_STATE_BITS)) {
             if (p)
                 oc->preempted++;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "callgraph/stacks.h"
+#include "perf/tp_format.h"
 #include "util/hashmap.h"
 
 struct evsel;
@@ -19,6 +20,10 @@ struct sample;
 
 struct offcpu {
     const struct evsel *sel;      /* the sched:sched_switch event; NULL: any of that name */
+    /* Where the raw prev_state and next_pid are: the file's (or tracefs') format, else the
+     * usual 64-bit layout. A field the format lacks is not read. */
+    struct tp_field prev_state, next_pid;
+    bool has_prev_state, has_next_pid;
     struct cg_store stacks;       /* ended waits: samples = waits, period = ns off CPU */
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
@@ -36,6 +41,12 @@ bool offcpu_is_switch_event(const struct evsel *sel);
 bool offcpu_wants(const struct offcpu *oc, const struct evsel *sel);
 
 void offcpu_init(struct offcpu *oc, const struct evsel *sel);
+/* Reads the raw fields where sched_switch's format text (len bytes) puts them: 0, -ENOENT
+ * when it lacks prev_state or next_pid (that one is then not read), -EINVAL when a line is
+ * malformed (the usual layout stays). */
+int offcpu_use_format(struct offcpu *oc, const char *format, size_t len);
+/* What the format's missing fields cost the report, for a note; NULL when none is missing. */
+const char *offcpu_format_gap(const struct offcpu *oc);
 void offcpu_release(struct offcpu *oc);
 
 /* A sched_switch sample (fully decoded) of process p: opens p's thread's wait; its raw

@@ -74,6 +74,8 @@ struct perfdata_info {
     bool has_clockid;
     uint64_t clockid_res_ns;
     bool compressed;          /* HEADER_COMPRESSED: records are zstd-compressed */
+    /* HEADER_TRACING_DATA's format of sched:sched_switch (where its raw fields are), if any */
+    char *sched_switch_format;
     /* Feature bits this reader does not know (a newer perf), up to 32 of them. */
     unsigned unknown_feats[32];
     size_t nr_unknown_feats;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perf/perfdata_feat.h"
+#include "perf/perfdata_tracing.h"
 #include "util/log.h"
 
 /* A bounded reader over [pos, end) of the mapped file; any overrun sets `bad` and yields 0s. */
@@ -226,6 +227,20 @@ static void parse_pmu_mappings(struct rd *r, struct perfdata_info *info)
     }
 }
 
+/* Only sched_switch's format is kept: off-CPU reads its raw prev_state and next_pid. */
+static void parse_tracing_data(struct rd *r, struct perfdata_info *info)
+{
+    int err;
+
+    free(info->sched_switch_format);
+    err = perfdata_tracing_format(r->file + r->pos, (size_t)(r->end - r->pos), "sched",
+                                  "sched_switch", &info->sched_switch_format);
+    if (err == -ENOMEM || err == -EINVAL) {
+        r->bad = err == -ENOMEM ? 2 : 1;
+        r->bad_at = r->pos;
+    }
+}
+
 static void parse_one(struct rd *r, unsigned bit, struct perfdata_info *info)
 {
     switch (bit) {
@@ -255,6 +270,7 @@ static void parse_one(struct rd *r, unsigned bit, struct perfdata_info *info)
         info->has_clockid = !r->bad;
         break;
     case FEAT_COMPRESSED: info->compressed = true; break;
+    case FEAT_TRACING_DATA: parse_tracing_data(r, info); break;
     default:
         /* Known but not needed (topologies, caches, bpf, ...), or from a newer perf. */
         if (bit >= FEAT_LAST_KNOWN && info->nr_unknown_feats < 32)
@@ -351,6 +367,7 @@ void perfdata_info_release(struct perfdata_info *info)
     for (size_t i = 0; i < info->nr_pmus; i++)
         free(info->pmus[i].name);
     free(info->pmus);
+    free(info->sched_switch_format);
     memset(info, 0, sizeof(*info));
 }
 

@@ -72,6 +72,12 @@ static int pipe_pass(struct perfdata *pd, int pass, struct perfdata_error *err)
             uint32_t extra;
             memcpy(&extra, pd->map + off + 8, 4);
             adv += extra;
+            /* The tracing data follows the record (outside h.size), as the file's section. */
+            if (pass == PASS_FEATURES && extra <= pd->size - off - h.size &&
+                !perfdata_pin(pd, off + h.size, extra) &&
+                perfdata_info_parse_one(pd->map, off + h.size, extra, FEAT_TRACING_DATA,
+                                        pd->path, &pd->info))
+                return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
         }
         if (pass == PASS_ATTRS && h.type == PERF_RECORD_HEADER_ATTR_) {
             int ret = pipe_attr(pd, nattr++, off, h.size, err);

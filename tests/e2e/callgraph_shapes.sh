@@ -269,6 +269,17 @@ out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
 check offcpu_report_option_needs_call_graph_report [ $? -eq 2 ]
+# The raw fields are read where the file's own sched_switch format (its tracing data) puts
+# them: with prev_state renamed there, the report says preemptions now count as waits.
+python3 - "$TEST_TMP/off.data" "$TEST_TMP/off_nostate.data" <<'EOF2'
+import sys
+d = open(sys.argv[1], 'rb').read()
+assert d.count(b'field:long prev_state;') == 1
+open(sys.argv[2], 'wb').write(d.replace(b'field:long prev_state;', b'field:long prev_statX;'))
+EOF2
+out=$("$PROSPECT" report -i "$TEST_TMP/off_nostate.data" --off-cpu --format folded 2>&1 >/dev/null)
+check offcpu_fields_from_the_file_s_format [ -n "$(grep "off_nostate.data: sched_switch's format has no prev_state: preemptions count as waits" <<<"$out")" -a \
+    -z "$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format folded 2>&1 >/dev/null | grep format)" ]
 # perf's per-thread sched_switch file without --switch-events: a wait ends only when a traced
 # thread switches to another one, so most never end; the report says why and how many.
 if command -v perf >/dev/null && precord -e sched:sched_switch -g -o "$TEST_TMP/pt.data" -- "$CS" napspin; then

@@ -1,5 +1,6 @@
 /* Off-CPU waits (offcpu/offcpu.c): a switch-out opens a wait on its stack, the thread's
  * switch-in weighs it in ns; preemptions are no waits; waits that never end are counted. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "offcpu/offcpu.h"
@@ -170,6 +171,94 @@ TEST(a_hidden_thread_ends_waits_and_counts_in_the_total_only)
     process_free(p);
 }
 
+/* A kernel whose sched_switch puts its fields elsewhere (here 8 bytes further on, as when the
+ * common header grows; PREEMPT_RT kernels have had a longer one): read where its format says,
+ * not where 64-bit Linux usually puts them. */
+static const char SHIFTED[] =
+    "name: sched_switch\nID: 9\nformat:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned long common_extra;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+    "\tfield:char prev_comm[16];\toffset:16;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t prev_pid;\toffset:32;\tsize:4;\tsigned:1;\n"
+    "\tfield:long prev_state;\toffset:40;\tsize:8;\tsigned:1;\n"
+    "\tfield:char next_comm[16];\toffset:48;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t next_pid;\toffset:64;\tsize:4;\tsigned:1;\n";
+
+static void raw_shifted(unsigned char raw[72], long prev_state, int next_pid)
+{
+    long junk = 1;                               /* 'S' where the usual prev_state is */
+    int junk_pid = 7;                            /* thread 7 where the usual next_pid is */
+    memset(raw, 0, 72);
+    memcpy(raw + 32, &junk, sizeof(junk));
+    memcpy(raw + 56, &junk_pid, sizeof(junk_pid));
+    memcpy(raw + 40, &prev_state, sizeof(prev_state));
+    memcpy(raw + 64, &next_pid, sizeof(next_pid));
+}
+
+TEST(raw_fields_are_read_where_the_format_puts_them)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+    unsigned char raw[72];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    CHECK(offcpu_use_format(&oc, SHIFTED, strlen(SHIFTED)) == 0);
+    CHECK(!offcpu_format_gap(&oc));
+    raw_shifted(raw, 0, 0);                     /* R at its place: preempted, no wait */
+    s = switch_out(7, 100, chain, 2, raw);
+    s.raw_size = 72;
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK_EQ_U64(oc.preempted, 1);
+    raw_shifted(raw, 2, 0);                     /* D: a wait from 200 */
+    s = switch_out(7, 200, chain, 2, raw);
+    s.raw_size = 72;
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_shifted(raw, 1, 0);                     /* 8 sleeps, 7 is at the usual next_pid */
+    s = switch_out(8, 250, chain, 2, raw);
+    s.raw_size = 72;
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK_EQ_U64(oc.waits, 0);                  /* the usual place's 7 ended nothing */
+    raw_shifted(raw, 1, 7);                     /* 9 switches to 7 at 900 */
+    s = switch_out(9, 900, chain, 2, raw);
+    s.raw_size = 72;
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK_EQ_U64(oc.waits, 1);
+    CHECK_EQ_U64(oc.ns, 700);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
+TEST(a_format_without_prev_state_counts_every_switch_out)
+{
+    static const char NO_STATE[] = "name: sched_switch\nformat:\n"
+                                   "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n";
+    static const char BAD[] = "name: sched_switch\nformat:\n"
+                              "\tfield:long prev_state;\toffset:x;\tsize:8;\tsigned:1;\n";
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    CHECK(offcpu_use_format(&oc, BAD, strlen(BAD)) == -EINVAL);
+    CHECK(!offcpu_format_gap(&oc));             /* a malformed format keeps the usual layout */
+    CHECK(offcpu_use_format(&oc, NO_STATE, strlen(NO_STATE)) == -ENOENT);
+    CHECK(offcpu_format_gap(&oc) && strstr(offcpu_format_gap(&oc), "preemptions"));
+    raw_switch(raw, 0, 0);                      /* R, but nothing says so */
+    s = switch_out(7, 100, chain, 2, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 300) == 0);
+    CHECK_EQ_U64(oc.preempted, 0);
+    CHECK_EQ_U64(oc.waits, 1);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
 int main(void)
 {
     RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
@@ -177,5 +266,7 @@ int main(void)
     RUN(waits_that_never_end_are_counted_not_weighed);
     RUN(an_exiting_thread_opens_no_wait);
     RUN(a_hidden_thread_ends_waits_and_counts_in_the_total_only);
+    RUN(raw_fields_are_read_where_the_format_puts_them);
+    RUN(a_format_without_prev_state_counts_every_switch_out);
     return 0;
 }
