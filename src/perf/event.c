@@ -156,9 +156,12 @@ static int parse_tracepoint(const char *name, struct perf_event_attr *a)
     return 0;
 }
 
-/* Splits "name:u" / "name:k" / "name:PERIOD" suffixes off; returns 0 or -EINVAL. */
+/* Splits "name:u" / "name:k" / "name:PERIOD" suffixes off; returns 0, -EINVAL (a bad
+ * period) or -EEXIST (two modifier groups, "name:u:k": which one was meant?). */
 static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *excl_kernel)
 {
+    bool mods = false;
+
     for (;;) {
         char *colon = strrchr(s, ':');
         if (!colon)
@@ -170,6 +173,9 @@ static int split_suffixes(char *s, struct event_spec *out, int *excl_user, int *
                 return -EINVAL;
             out->period = p;
         } else if (*suf && strspn(suf, "ukh") == strlen(suf) && strlen(suf) <= 3) {
+            if (mods)
+                return -EEXIST;
+            mods = true;
             *excl_user = !strchr(suf, 'u');
             *excl_kernel = !strchr(suf, 'k');
         } else {
@@ -261,8 +267,12 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
                  "(a period of 1 to 2^63-1, KERNEL and USER 0 or 1)", str);
         return -EINVAL;
     }
-    if (!oprofile && split_suffixes(buf, out, &excl_user, &excl_kernel)) {
-        snprintf(err, errlen, "event '%s': invalid period", str);
+    if (!oprofile && (ret = split_suffixes(buf, out, &excl_user, &excl_kernel))) {
+        if (ret == -EEXIST)
+            snprintf(err, errlen, "event '%s': two modifier groups; write them as one (e.g. "
+                     ":uk for user and kernel)", str);
+        else
+            snprintf(err, errlen, "event '%s': invalid period", str);
         return -EINVAL;
     }
     for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++) {

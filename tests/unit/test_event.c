@@ -21,7 +21,7 @@ TEST(generic_names)
 TEST(modifiers_and_period)
 {
     struct event_spec e;
-    char err[128];
+    char err[200];
     CHECK(event_parse("cycles:u", &e, err, sizeof(err)) == 0);
     CHECK(e.attr.exclude_kernel && !e.attr.exclude_user);
     CHECK_STR(e.name, "cycles:u");
@@ -30,6 +30,12 @@ TEST(modifiers_and_period)
     CHECK_STR(e.name, "cpu-clock");
     CHECK(event_parse("task-clock:k:100000", &e, err, sizeof(err)) == 0);
     CHECK(e.attr.exclude_user && e.period == 100000);
+    /* Two modifier groups: refused (perf's syntax error), never one silently dropped. */
+    CHECK(event_parse("task-clock:u:k", &e, err, sizeof(err)) == -EINVAL);
+    CHECK(strstr(err, "two modifier groups"));
+    CHECK(event_parse("cpu-clock:k:1000:u", &e, err, sizeof(err)) == -EINVAL);
+    CHECK(event_parse("task-clock:uk", &e, err, sizeof(err)) == 0);
+    CHECK(!e.attr.exclude_user && !e.attr.exclude_kernel);
 }
 
 TEST(bad_names_explain_themselves)
