@@ -8,15 +8,16 @@
 #include <unistd.h>
 #include "util/outfile.h"
 
-/* /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name our own descriptors through
- * symlinks that nobody can plant: N, or -1. */
+/* "-" (standard output, as perf's -o - means), /dev/stdout, /dev/stderr, /dev/fd/N and
+ * /proc/self/fd/N name our own descriptors (the last ones through symlinks that nobody can
+ * plant): N, or -1. */
 static int own_fd(const char *path)
 {
     static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
     char *end;
     long n;
 
-    if (!strcmp(path, "/dev/stdout"))
+    if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
         return 1;
     if (!strcmp(path, "/dev/stderr"))
         return 2;

@@ -4,8 +4,9 @@
  * directory must not make a run as root overwrite another file. A regular file is replaced whole
  * or not at all: the output goes to a temporary file beside it, renamed over it at commit, so a
  * failed run leaves the previous file as it was. A character device or FIFO that already exists
- * (-o /dev/null) is written as is; /dev/stdout, /dev/stderr and /dev/fd/N (symlinks to our own
- * descriptors) write to that descriptor. Anything else (directory, socket) is refused.
+ * (-o /dev/null) is written as is; "-" and /dev/stdout (standard output), /dev/stderr and
+ * /dev/fd/N (symlinks to our own descriptors) write to that descriptor. Anything else
+ * (directory, socket) is refused.
  */
 #ifndef PROSPECT_UTIL_OUTFILE_H
 #define PROSPECT_UTIL_OUTFILE_H

@@ -47,6 +47,17 @@ check stat_dev_null [ $? = 0 ]
 check run_dev_null [ $? = 0 ]
 "$PROSPECT" stat -o /dev/stdout -- true 2>/dev/null >"$D/via-stdout"
 check stat_dev_stdout grep -q "Counter stats" "$D/via-stdout"
+# -o - is standard output (perf's meaning), not a file named "-".
+( cd "$D" && "$PROSPECT" stat -o - -- true 2>/dev/null >"$D/via-dash" )
+check stat_dash_is_stdout [ -n "$(grep "Counter stats" "$D/via-dash")" -a ! -e "$D/-" ]
+if build_workload split split -O2 && "$PROSPECT" record -g -o "$D/split.data" -- "$WL/split" >/dev/null 2>&1; then
+    ( cd "$D" && "$PROSPECT" diff split.data split.data -o - 2>/dev/null >"$D/diff-dash" )
+    check diff_dash_is_stdout [ -n "$(grep work_fifty "$D/diff-dash")" -a ! -e "$D/-" ]
+    ( cd "$D" && "$PROSPECT" report -i split.data --format folded -o - 2>/dev/null >"$D/folded-dash" )
+    check report_dash_is_stdout [ -n "$(grep ';work_fifty [0-9]*$' "$D/folded-dash")" -a ! -e "$D/-" ]
+else
+    fail report_dash_is_stdout "cannot build or record tests/workloads/split.c"
+fi
 # A device node is neither re-moded nor removed (record once did both: chmod 0600, unlink).
 if mknod "$D/null" c 1 3 2>/dev/null && chmod 666 "$D/null"; then
     "$PROSPECT" record -o "$D/null" -- true >/dev/null 2>&1
