@@ -30,6 +30,10 @@ int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now,
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The errno of a failed write to f (after flushing it), or 0. */
 int cmd_stream_errno(FILE *f);
+/* Warns on stderr when the program a command launches is set-user-ID, set-group-ID or has file
+ * capabilities (of another owner, not on a nosuid mount): the kernel detaches perf events at
+ * such an exec. `consequence` says what that does to this command's results. */
+void cmd_warn_setid(const char *cmd, const char *program, const char *consequence);
 /* Flushes stdout at the end of a command (cmd: NULL outside one): a write error, e.g. "No space
  * left on device" for `> /dev/full`, is printed and makes a 0 status 1. Returns the status. */
 int cmd_finish_stdout(const char *cmd, int status);

@@ -255,6 +255,8 @@ int cmd_record(int argc, char **argv)
     ret = profile_opts_finish(&po, "record");
     if (ret)
         return ret;
+    cmd_warn_setid("record", po.collect.argv ? po.collect.argv[0] : NULL,
+                   "it has no samples after that exec");
     if (session_init(&session)) {
         cmd_error("record", "out of memory");
         return 1;

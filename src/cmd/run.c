@@ -283,6 +283,8 @@ int cmd_run(int argc, char **argv)
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;
+    cmd_warn_setid("run", po.collect.argv ? po.collect.argv[0] : NULL,
+                   "it has no samples after that exec");
     if (output) {
         /* Opened now so a bad path fails before the command runs; a previous file is
          * replaced only by a complete report. */

@@ -1237,29 +1237,6 @@ out:
     return status;
 }
 
-static void warn_setid(const char *exe)
-{
-    struct stat st;
-    struct statvfs fs;
-    const char *why = NULL;
-    char buf[PATH_MAX];
-
-    if (stat(exe, &st) || !S_ISREG(st.st_mode) || (statvfs(exe, &fs) == 0 &&
-                                                    (fs.f_flag & ST_NOSUID)))
-        return;
-    if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
-        why = "set-user-ID";
-    else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
-        why = "set-group-ID";
-    else if (geteuid() != 0 && getxattr(exe, "security.capability", NULL, 0) > 0)
-        why = "given file capabilities";
-    if (why)
-        fprintf(stderr, "prospect stat: warning: %s is %s:\n  the kernel stops every perf "
-                "counter of a process whose exec changes its credentials,\n  so its counts are "
-                "0 (the time before that exec); measure a copy without the bit,\n  or run it as "
-                "its owner\n", str_printable(exe, buf, sizeof(buf)), why);
-}
-
 int cmd_stat(int argc, char **argv)
 {
     struct stat_opts o;
@@ -1278,11 +1255,8 @@ int cmd_stat(int argc, char **argv)
         free_opts(&o);
         return 1;
     }
-    if (!o.attach_pid && o.argv[0]) {
-        char exe[PATH_MAX];
-        if (launch_resolve(o.argv[0], exe, sizeof(exe)) == 0)
-            warn_setid(exe);
-    }
+    if (!o.attach_pid)
+        cmd_warn_setid("stat", o.argv[0], "its counts are 0 (the time before that exec)");
     e = o.markers ? run_markers_mode(&o) : o.regions.n ? run_region_mode(&o, hw_missing) :
         run_program_mode(&o, hw_missing);
     free_opts(&o);

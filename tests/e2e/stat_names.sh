@@ -95,7 +95,15 @@ else
         check setuid_counts_0 [ "$(csv_get "$out" tally calls)" = 0 ]
         check setuid_warning grep -q "stat_clones_suid is set-user-ID:" "$err"
         "$PROSPECT" stat -- "$W/stat_clones_suid" >/dev/null 2>"$err"
-        check setuid_warning_program_mode grep -q "the kernel stops every perf counter" "$err"
+        check setuid_warning_program_mode grep -q "the kernel stops every perf event" "$err"
+        # record and run lose their samples the same way, and say so.
+        "$PROSPECT" record -o "$W/suid.data" -- "$W/stat_clones_suid" >/dev/null 2>"$err"
+        check setuid_record_warning grep -q "prospect record: warning: .*stat_clones_suid is set-user-ID:" "$err"
+        check setuid_record_no_samples grep -q "wrote 0 samples" "$err"
+        "$PROSPECT" run -o /dev/null -- "$W/stat_clones_suid" >/dev/null 2>"$err"
+        check setuid_run_warning grep -q "prospect run: warning: .*stat_clones_suid is set-user-ID:" "$err"
+        "$PROSPECT" record -o "$W/plain.data" -- "$W/stat_clones" >/dev/null 2>"$err"
+        check no_setuid_warning_for_a_plain_program [ -z "$(grep warning "$err")" ]
     fi
 fi
 check no_probes_left no_probes_left
