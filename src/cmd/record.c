@@ -2,6 +2,7 @@
 /* prospect record: profile like `run`, but write the records to a perf.data file (which perf
  * reads too) instead of reporting. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +37,9 @@ const char cmd_record_usage[] =
 "\n"
 PROFILE_OPTS_HELP
 "  -p, --pid PID          attach to a running process (repeat for more)\n"
-"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
+"  -o, --output FILE      the perf.data file to write (default perf.data); - streams it to\n"
+"                         standard output in perf's pipe mode (the command's own standard\n"
+"                         output then goes to standard error, as with perf)\n"
 "  -N, --no-buildid-cache do not copy the files that got samples into perf's build-id\n"
 "                         cache ($PERF_BUILDID_DIR or ~/.debug), which keeps them\n"
 "                         reportable after they are deleted or rebuilt\n"
@@ -172,6 +175,38 @@ static void restore_old(const char *path)
         pr_debug("cannot move %s back to %s: %s\n", old, path, strerror(errno));
 }
 
+/* -o -: pipe mode on what standard output was; from here on our standard output is our
+ * standard error, so that the command's output (it inherits it) stays out of the data, as
+ * perf does. 0, or 1 with the error printed. */
+static int open_pipe_output(const struct evlist *evl, const struct perfdata_write_meta *meta,
+                            struct perfdata_writer **w)
+{
+    struct perfdata_error perr;
+    char line[1024];
+    int fd;
+
+    if (isatty(1)) {
+        cmd_error("record", "-o -: standard output is a terminal: redirect it to a file or a "
+                  "pipe (prospect record -o - ... | prospect report -i -)");
+        return 1;
+    }
+    if ((fd = fcntl(1, F_DUPFD_CLOEXEC, 3)) < 0) {
+        cmd_error("record", "-o -: standard output: %s", strerror(errno));
+        return 1;
+    }
+    if (dup2(2, 1) < 0) {
+        cmd_error("record", "-o -: cannot move standard output aside: %s", strerror(errno));
+        close(fd);
+        return 1;
+    }
+    if (perfdata_writer_open_pipe(fd, "-", evl, meta, w, &perr)) {
+        perfdata_error_str(&perr, line, sizeof(line));
+        cmd_error("record", "%s", line);
+        return 1;
+    }
+    return 0;
+}
+
 /* Creates the output for the writer. 0, or 1 with the error printed. */
 static int open_output(const char *output, const struct evlist *evl,
                        struct perfdata_writer **w, bool *created, bool *moved)
@@ -225,7 +260,9 @@ int cmd_record(int argc, char **argv)
     char err[512], line[1024], version[64];
     int c, ret, status = 1;
     bool buildid_cache = true;
-    bool created = false, moved = false;
+    bool created = false, moved = false, to_pipe;
+    struct perfdata_write_meta meta = { 0 };
+    const char **full = NULL;
 
     profile_opts_init(&po);
     opterr = 0;     /* our own one-line messages */
@@ -248,8 +285,6 @@ int cmd_record(int argc, char **argv)
         po.collect.argv = argv + optind;
     if (!po.collect.argv && !po.collect.system_wide && !po.collect.nr_pids)
         return cmd_usage_error("record", "no command given (or -a, or -p PID)");
-    if (!strcmp(output, "-"))
-        return cmd_usage_error("record", "-o -: writing perf.data to a pipe is not supported");
     if (po.collect.argv && po.collect.nr_pids)
         return cmd_usage_error("record", "-p attaches to running processes: give no command");
     ret = profile_opts_finish(&po, "record");
@@ -257,16 +292,30 @@ int cmd_record(int argc, char **argv)
         return ret;
     cmd_warn_setid("record", po.collect.argv ? po.collect.argv[0] : NULL,
                    "it has no samples after that exec");
+    to_pipe = !strcmp(output, "-");
     if (session_init(&session)) {
         cmd_error("record", "out of memory");
         return 1;
     }
     session.self_pid = getpid();
     outlets.ordered_arg = &session;
-    /* The writer reads the events (attrs, ids) at close; collect_run fills res.evlist. */
+    /* HEADER_CMDLINE: "prospect record ..." (argv[0] here is "record"). */
+    if ((full = malloc(((size_t)argc + 1) * sizeof(char *)))) {
+        full[0] = "prospect";
+        for (int i = 0; i < argc; i++)
+            full[i + 1] = argv[i];
+        meta.argv = full;
+        meta.argc = (size_t)argc + 1;
+    }
+    snprintf(version, sizeof(version), "prospect %s", PROSPECT_VERSION);
+    meta.version = version;
+    /* The writer reads the events (attrs, ids) at the first record and at close; collect_run
+     * fills res.evlist. */
     memset(&res, 0, sizeof(res));
-    if (open_output(output, &res.evlist, &w, &created, &moved)) {
+    if (to_pipe ? open_pipe_output(&res.evlist, &meta, &w)
+                : open_output(output, &res.evlist, &w, &created, &moved)) {
         session_release(&session);
+        free(full);
         return 1;
     }
     rout.w = w;
@@ -283,21 +332,8 @@ int cmd_record(int argc, char **argv)
     {
         uint64_t samples = perfdata_writer_samples(w);
         double mb = (double)perfdata_writer_data_bytes(w) / 1e6;
-        struct perfdata_write_meta meta = { 0 };
-        /* HEADER_CMDLINE: "prospect record ..." (argv[0] here is "record"). */
-        const char **full = malloc(((size_t)argc + 1) * sizeof(char *));
-        if (full) {
-            full[0] = "prospect";
-            for (int i = 0; i < argc; i++)
-                full[i + 1] = argv[i];
-            meta.argv = full;
-            meta.argc = (size_t)argc + 1;
-        }
-        snprintf(version, sizeof(version), "prospect %s", PROSPECT_VERSION);
-        meta.version = version;
         ret = perfdata_writer_close(w, &meta, &perr);
         w = NULL;
-        free(full);
         if (ret) {
             perfdata_error_str(&perr, line, sizeof(line));
             cmd_error("record", "%s", line);
@@ -307,7 +343,7 @@ int cmd_record(int argc, char **argv)
             goto out;
         }
         fprintf(stderr, "prospect record: wrote %llu samples (%.3f MB) to %s%s\n",
-                (unsigned long long)samples, mb, output,
+                (unsigned long long)samples, mb, to_pipe ? "standard output" : output,
                 session.stats.lost ? " (some samples were lost: see 'prospect report --header')"
                                    : "");
     }
@@ -323,6 +359,7 @@ fail:
     if (created && moved)
         restore_old(output);
 out:
+    free(full);
     collect_release(&res);
     session_release(&session);
     if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&

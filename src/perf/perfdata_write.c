@@ -55,14 +55,20 @@ struct perfdata_writer {
     uint64_t since_round;     /* records since the last FINISHED_ROUND */
     uint64_t first_time, last_time;
     VEC(struct wbuild_id) bids;
+    /* Pipe mode (perf's -o -): a stream, never sought; the events and features go first as
+     * records, from meta, since no header can be rewritten at the end. */
+    bool pipe;
+    const struct perfdata_write_meta *meta;
 };
 
 
+/* n bytes at off, or where the stream is when off is STREAM. */
+#define STREAM UINT64_MAX
 static int write_all(int fd, const void *p, size_t n, uint64_t off)
 {
     const uint8_t *b = p;
     while (n) {
-        ssize_t w = pwrite(fd, b, n, (off_t)off);
+        ssize_t w = off == STREAM ? write(fd, b, n) : pwrite(fd, b, n, (off_t)off);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -72,7 +78,8 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off)
             return -EIO;
         b += w;
         n -= (size_t)w;
-        off += (uint64_t)w;
+        if (off != STREAM)
+            off += (uint64_t)w;
     }
     return 0;
 }
@@ -83,7 +90,7 @@ static int flush(struct perfdata_writer *w)
 
     if (w->err || !w->nbuf)
         return w->err;
-    ret = write_all(w->fd, w->buf, w->nbuf, w->pos);
+    ret = write_all(w->fd, w->buf, w->nbuf, w->pipe ? STREAM : w->pos);
     if (ret) {
         w->err = ret;
         w->err_off = w->pos;
@@ -101,7 +108,7 @@ static int append(struct perfdata_writer *w, const void *p, size_t n)
     if (n > WBUF_SIZE - w->nbuf && flush(w))
         return w->err;
     if (n > WBUF_SIZE) {
-        int ret = write_all(w->fd, p, n, w->pos);
+        int ret = write_all(w->fd, p, n, w->pipe ? STREAM : w->pos);
         if (ret) {
             w->err = ret;
             w->err_off = w->pos;
@@ -120,11 +127,13 @@ static uint64_t offset_now(const struct perfdata_writer *w)
     return w->pos + w->nbuf;
 }
 
-int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
-                            struct perfdata_writer **out, struct perfdata_error *err)
+static int open_any(int fd, const char *path, const struct evlist *evl,
+                    const struct perfdata_write_meta *pipe_meta, struct perfdata_writer **out,
+                    struct perfdata_error *err)
 {
     struct perfdata_writer *w;
     struct perf_file_header zero;
+    struct perf_pipe_file_header ph = { PERFDATA_MAGIC, sizeof(ph) };
     int ret;
 
     *out = NULL;
@@ -137,8 +146,10 @@ int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
     snprintf(w->path, sizeof(w->path), "%s", path);
     w->evl = evl;
     w->fd = fd;
+    w->pipe = pipe_meta != NULL;
+    w->meta = pipe_meta;
     memset(&zero, 0, sizeof(zero));
-    ret = append(w, &zero, sizeof(zero));
+    ret = w->pipe ? append(w, &ph, sizeof(ph)) : append(w, &zero, sizeof(zero));
     if (!ret)
         ret = flush(w);
     if (ret) {
@@ -149,6 +160,20 @@ int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
     w->data_start = w->pos;
     *out = w;
     return 0;
+}
+
+int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
+                            struct perfdata_writer **out, struct perfdata_error *err)
+{
+    return open_any(fd, path, evl, NULL, out, err);
+}
+
+int perfdata_writer_open_pipe(int fd, const char *path, const struct evlist *evl,
+                              const struct perfdata_write_meta *meta,
+                              struct perfdata_writer **out, struct perfdata_error *err)
+{
+    static const struct perfdata_write_meta none;
+    return open_any(fd, path, evl, meta ? meta : &none, out, err);
 }
 
 int perfdata_writer_open(const char *path, const struct evlist *evl,
@@ -223,12 +248,16 @@ static void header_base(struct perf_file_header *hdr, const struct perfdata_writ
 
 /* At the first record the events are open and their ids known: write them and a header that
  * says "data to the end of the file", so that a recording killed now is still readable. */
+static int begin_pipe(struct perfdata_writer *w);
+
 static int begin(struct perfdata_writer *w)
 {
     struct perf_file_header hdr;
     uint64_t *id_off;
     size_t nev = w->evl ? w->evl->nr : 0;
 
+    if (w->pipe)
+        return begin_pipe(w);
     w->begun = true;
     if (!nev || w->err || offset_now(w) != sizeof(hdr))
         return w->err;      /* no events yet (tests): the header is written at close only */
@@ -313,7 +342,7 @@ int perfdata_writer_round(struct perfdata_writer *w)
         return w->err;
     /* Each round on disk and in the early header's data size: a recording killed with
      * SIGKILL loses at most the last round, and perf reads what is there. */
-    if (w->attrs_off) {
+    if (w->attrs_off && !w->pipe) {
         uint64_t size = w->pos - w->data_start;
         if ((w->err = write_all(w->fd, &size, sizeof(size),
                                 offsetof(struct perf_file_header, data.size))))
@@ -538,6 +567,74 @@ static int build_features(struct perfdata_writer *w, const struct perfdata_write
     return (int)n;
 }
 
+/* Pipe mode's start, as perf 6.1 writes it: a HEADER_ATTR record per event (its attr, then
+ * its ids), the tracepoints' formats as a HEADER_TRACING_DATA record (its body after the
+ * record, 8-byte aligned), each feature as a HEADER_FEATURE record, the end-of-features
+ * marker (bit HEADER_LAST_FEATURE), then FINISHED_INIT. */
+static int begin_pipe(struct perfdata_writer *w)
+{
+    struct feat_out feats[16];
+    const struct evlist *evl = w->evl;
+    int nf;
+
+    w->begun = true;
+    if (!evl || !evl->nr || w->err)
+        return w->err;
+    for (size_t i = 0; i < evl->nr; i++) {
+        const struct evsel *s = &evl->sel[i];
+        struct perf_event_attr a = s->attr;
+        size_t size = sizeof(struct perf_event_header) + sizeof(a) + s->nr_ids * 8;
+        struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_, .size = (uint16_t)size };
+        if (size > UINT16_MAX)
+            return w->err = -E2BIG;
+        a.size = sizeof(a);
+        append(w, &h, sizeof(h));
+        append(w, &a, sizeof(a));
+        append(w, s->ids, s->nr_ids * 8);
+    }
+    memset(feats, 0, sizeof(feats));
+    nf = build_features(w, w->meta, feats, sizeof(feats) / sizeof(*feats));
+    if (nf < 0)
+        return w->err = -ENOMEM;
+    for (int i = 0; i < nf; i++) {
+        const struct featbuf *b = &feats[i].body;
+        if (feats[i].bit == FEAT_TRACING_DATA) {
+            static const uint8_t pad[8];
+            size_t padded = (b->n + 7) / 8 * 8;
+            struct perfdata_tracing_data t = {
+                .header = { .type = PERF_RECORD_HEADER_TRACING_DATA_, .size = 16 },
+                .size = (uint32_t)padded };
+            uint32_t zero = 0;
+            append(w, &t, sizeof(t));
+            append(w, &zero, 16 - sizeof(t));
+            append(w, b->p, b->n);
+            append(w, pad, padded - b->n);
+        } else if (feats[i].bit != FEAT_BUILD_ID && b->n + 16 <= UINT16_MAX) {
+            static const uint8_t pad[8];
+            size_t padded = (b->n + 7) / 8 * 8;
+            struct perf_event_header h = { .type = PERF_RECORD_HEADER_FEATURE_,
+                                           .size = (uint16_t)(16 + padded) };
+            uint64_t bit = feats[i].bit;
+            append(w, &h, sizeof(h));
+            append(w, &bit, 8);
+            append(w, b->p, b->n);
+            append(w, pad, padded - b->n);
+        }
+    }
+    for (size_t i = 0; i < sizeof(feats) / sizeof(*feats); i++)
+        featbuf_free(&feats[i].body);
+    {
+        struct perf_event_header h = { .type = PERF_RECORD_HEADER_FEATURE_, .size = 16 };
+        struct perf_event_header fin = { .type = PERF_RECORD_FINISHED_INIT_, .size = 8 };
+        uint64_t last = FEAT_LAST_KNOWN;
+        append(w, &h, sizeof(h));
+        append(w, &last, 8);
+        append(w, &fin, sizeof(fin));
+    }
+    w->data_start = offset_now(w);
+    return w->err;
+}
+
 int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write_meta *meta,
                           struct perfdata_error *err)
 {
@@ -554,6 +651,17 @@ int perfdata_writer_close(struct perfdata_writer *w, const struct perfdata_write
     memset(&hdr, 0, sizeof(hdr));
     if (!w->begun)
         begin(w);       /* no record at all: the events are still described up front */
+    if (w->pipe) {
+        /* Everything was said up front: the stream just ends (build ids are not sent, as
+         * perf does not in pipe mode). */
+        if (!flush(w) && close(w->fd) < 0 && errno != EINTR)
+            w->err = -errno;
+        w->fd = -1;
+        if (w->err)
+            ret = perfdata_set_error(err, w->path, w->err, false, 0, "write failed: %s",
+                                     strerror(-w->err));
+        goto out;
+    }
     data_end = offset_now(w);
     if (w->err) {
         ret = perfdata_set_error(err, w->path, w->err, true, w->err_off, "write failed: %s",

@@ -37,6 +37,15 @@ int perfdata_writer_open(const char *path, const struct evlist *evl,
 /* The same on an open descriptor (the writer takes it; `path` names it in errors). */
 int perfdata_writer_open_fd(int fd, const char *path, const struct evlist *evl,
                             struct perfdata_writer **out, struct perfdata_error *err);
+/* Pipe mode, perf's `-o -`: a stream that is never sought (a pipe, or standard output
+ * whatever it is), readable as it is written (`prospect report -i -`, `perf report -i -`).
+ * The events and the features go first as records (HEADER_ATTR, HEADER_TRACING_DATA,
+ * HEADER_FEATURE, FINISHED_INIT), at the first record; meta must stay valid until then.
+ * Without the features known only at the end: sample_time and build ids (as perf's pipe
+ * mode). */
+int perfdata_writer_open_pipe(int fd, const char *path, const struct evlist *evl,
+                              const struct perfdata_write_meta *meta,
+                              struct perfdata_writer **out, struct perfdata_error *err);
 /* Appends one record. Errors are sticky: after a failed write the rest is dropped and close
  * reports the first error. */
 int perfdata_writer_write(struct perfdata_writer *w, const struct perf_event_header *h);

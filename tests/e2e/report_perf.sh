@@ -87,6 +87,26 @@ if perf record -q -e cpu-clock -F 2000 -o - -- "$WL/split_O2" 60 >"$d/pipe.data"
 else
     fail pipe_mode_recording "perf record -o - failed"
 fi
+# prospect record -o - writes perf's pipe mode: perf reads it and agrees with us, also through
+# a real pipe; the command's own standard output goes to standard error (as with perf), never
+# into the data; a terminal as standard output is refused.
+if "$PROSPECT" record -e cpu-clock -F 2000 -g -o - -- "$WL/split_O2" 60 >"$d/ppipe.data" 2>"$d/ppipe.err"; then
+    agree prospect_pipe_mode "$d/ppipe.data"
+    check prospect_pipe_mode_header [ "$(head -c 16 "$d/ppipe.data" | od -An -tu8 | awk '{ print $2 }')" = 16 ]
+    check prospect_pipe_mode_command_output_to_stderr grep -q '^elapsed_s' "$d/ppipe.err"
+    check prospect_pipe_mode_said grep -q 'wrote [0-9]* samples .* to standard output' "$d/ppipe.err"
+    "$PROSPECT" record -e cpu-clock -F 2000 -g -o - -- "$WL/split_O2" 60 2>/dev/null |
+        "$PROSPECT" report -i - --children >"$d/ppipe.children" 2>/dev/null
+    check prospect_pipe_mode_streamed grep -qE '^ +[0-9.]+% +[0-9.]+% +split_O2 +split_O2 +\[\.\] work_fifty$' \
+        "$d/ppipe.children"
+else
+    fail prospect_pipe_mode_recording "prospect record -o - failed: $(head -3 "$d/ppipe.err")"
+fi
+out=$(python3 -c 'import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.run(sys.argv[1:], stdout=s, stderr=subprocess.PIPE)
+print(p.returncode, p.stderr.decode())' "$PROSPECT" record -o - -- true)
+check prospect_pipe_mode_refuses_a_terminal grep -q '^1 .*standard output is a terminal' <<<"$out"
 # --cpu leaves other CPUs' samples out of the total, as perf does (the other filters keep
 # percentages of the whole file): the top rows of one CPU agree with perf's --cpu.
 if [ -s "$d/all.data" ]; then

@@ -520,6 +520,61 @@ TEST(writer_round_trip_with_features)
     evlist_release(&evl);
 }
 
+/* Pipe mode (record -o -): a stream, never sought, read back whole (events, features, samples
+ * in order). Written into a pipe whose reader is this test: a seek would fail (ESPIPE). */
+TEST(pipe_writer_round_trip)
+{
+    struct evlist evl;
+    struct perf_event_attr a = test_attr();
+    struct evsel *sel;
+    struct perfdata_writer *w;
+    struct perfdata *pd;
+    struct perfdata_error e;
+    struct seen s;
+    const char *argv[] = { "prospect", "record", "-o", "-", "--", "./work" };
+    struct perfdata_write_meta meta = { .argv = argv, .argc = 6, .hostname = "pipehost",
+                                        .version = "prospect test" };
+    uint8_t *buf = malloc(1 << 20);
+    size_t n, got = 0;
+    ssize_t r;
+    int fds[2];
+    const struct perfdata_info *in;
+
+    CHECK(buf && pipe(fds) == 0);
+    evlist_init(&evl);
+    CHECK((sel = evlist_add(&evl, &a, "cpu-clock")) != NULL);
+    CHECK(evsel_add_id(sel, 7) == 0 && evsel_add_id(sel, 8) == 0);
+    CHECK(evlist_finalize(&evl) == 0);
+    CHECK(perfdata_writer_open_pipe(fds[1], "-", &evl, &meta, &w, &e) == 0);
+    n = three_samples();
+    for (size_t off = 0; off < n; off += ((struct perf_event_header *)(data + off))->size)
+        CHECK(perfdata_writer_write(w, (struct perf_event_header *)(data + off)) == 0);
+    CHECK(perfdata_writer_round(w) == 0);
+    CHECK(perfdata_writer_close(w, &meta, &e) == 0);   /* closes the write end */
+    while ((r = read(fds[0], buf + got, (1 << 20) - got)) > 0)
+        got += (size_t)r;
+    close(fds[0]);
+    CHECK(got > 16 && !memcmp(buf, "PERFILE2", 8));
+    CHECK(perfdata_open_mem(buf, got, "pipe", &pd, &e) == 0);
+    memset(&s, 0, sizeof(s));
+    CHECK(perfdata_process(pd, collect, &s, 0, &e) == 0);
+    CHECK_EQ_U64(s.samples, 3);
+    in = perfdata_info(pd);
+    CHECK_STR(in->hostname, "pipehost");
+    CHECK_STR(in->version, "prospect test");
+    CHECK_EQ_U64(in->nr_cmdline, 6);
+    CHECK_STR(in->cmdline[3], "-");
+    CHECK_EQ_U64(in->nr_events, 1);
+    CHECK_STR(in->events[0].name, "cpu-clock");
+    CHECK_EQ_U64(perfdata_evlist(pd)->nr, 1);
+    CHECK_EQ_U64(perfdata_evlist(pd)->sel[0].nr_ids, 2);
+    CHECK_EQ_U64(in->nr_bad_feats, 0);
+    CHECK_EQ_U64(in->nr_unknown_feats, 0);
+    perfdata_close(pd);
+    evlist_release(&evl);
+    free(buf);
+}
+
 TEST(interrupted_writer_leaves_a_readable_file)
 {
     struct evlist evl;
@@ -614,6 +669,7 @@ int main(void)
     RUN(perf_user_records_are_skipped_by_their_real_size);
     RUN(events_that_cannot_be_told_apart_are_refused);
     RUN(writer_round_trip_with_features);
+    RUN(pipe_writer_round_trip);
     RUN(interrupted_writer_leaves_a_readable_file);
     RUN(unknown_and_damaged_features_are_not_fatal);
     return 0;
