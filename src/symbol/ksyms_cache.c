@@ -162,6 +162,8 @@ int ksyms_cache_load(const uint8_t *bid, size_t bid_len, uint64_t text, struct k
         }
         if (!from_bin && ksyms_load(path, &ks))
             continue;
+        if (from_bin)
+            pr_debug("%s: %zu kernel text symbols (its binary form)", path, ksyms_count(ks));
         /* The same build-id after a reboot can sit elsewhere (KASLR): only a copy made for
          * this placement of the kernel describes the profile. */
         if (!text || ksyms_lookup(ks, "_text") == text) {
