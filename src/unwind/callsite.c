@@ -50,6 +50,13 @@ void uw_callsites_free(struct uw_callsites *cs)
     free(cs);
 }
 
+void uw_callsites_clear(struct uw_callsites *cs)
+{
+    free(cs->tab);
+    cs->tab = NULL;
+    cs->cap = cs->n = 0;
+}
+
 static size_t slot(const struct uw_callsites *cs, const struct uw_cfi *c, uint64_t ret)
 {
     return hash_u64(ret ^ (uint64_t)(uintptr_t)c) & (cs->cap - 1);
