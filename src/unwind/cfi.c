@@ -7,7 +7,11 @@
 #include "symbol/dso.h"
 #include "symbol/elf_file.h"
 #include "unwind/cfi.h"
+#include "unwind/ehview.h"
 #include "util/hashmap.h"
+
+#define LOG_PREFIX "unwind"
+#include "util/log.h"
 
 #define VDSO_MAX (1u << 20)
 #define RULES_PER_CHUNK 256
@@ -22,7 +26,8 @@ struct uw_cfi {
     struct dso *dso;
     struct elf_file ef;           /* the code file (its .eh_frame) */
     void *image;                  /* [vdso]: our own copy of the image */
-    Dwarf_CFI *eh;                /* .eh_frame (owned by ef.elf) */
+    struct eh_view view;          /* .eh_frame and its search table, mapped (ehview.h) */
+    Dwarf_CFI *eh;                /* .eh_frame (of view.elf, else of ef.elf) */
     struct elf_file dbg_ef;       /* the file with DWARF, for .debug_frame, opened on need */
     Dwarf *dbg;
     Dwarf_CFI *debug_frame;
@@ -54,6 +59,21 @@ static int open_vdso(struct uw_cfi *c)
     return 0;
 }
 
+/* The file shrank under the view: what libdw read may be zeros. Its CFI is ended and no
+ * longer used (what it said before stays). */
+static bool eh_changed(struct uw_cfi *c)
+{
+    if (!eh_view_damaged(&c->view))
+        return false;
+    if (c->eh) {
+        pr_debug("%s: changed while its .eh_frame was read: no longer used",
+                 dso_path(c->dso) ? dso_path(c->dso) : "?");
+        dwarf_cfi_end(c->eh);
+        c->eh = NULL;
+    }
+    return true;
+}
+
 struct uw_cfi *uw_cfi_open(struct dso *dso)
 {
     struct uw_cfi *c = calloc(1, sizeof(*c));
@@ -67,6 +87,7 @@ struct uw_cfi *uw_cfi_open(struct dso *dso)
     c->dso = dso;
     c->ef.fd = -1;
     c->dbg_ef.fd = -1;
+    c->view.guard = -1;
     hashmap_init(&c->rules);
     if (dso_kind(dso) == DSO_VDSO) {
         err = open_vdso(c);
@@ -80,7 +101,10 @@ struct uw_cfi *uw_cfi_open(struct dso *dso)
         errno = -err;
         return NULL;
     }
-    c->eh = dwarf_getcfi_elf(c->ef.elf);   /* NULL without .eh_frame: .debug_frame may do */
+    /* NULL without .eh_frame: .debug_frame may do. Through the view when the file has an
+     * .eh_frame to map: the search table is found wherever it is listed. */
+    c->eh = dwarf_getcfi_elf(eh_view_open(&c->ef, &c->view) ? c->ef.elf : c->view.elf);
+    eh_changed(c);
     return c;
 }
 
@@ -90,6 +114,7 @@ void uw_cfi_free(struct uw_cfi *c)
         return;
     if (c->eh)
         dwarf_cfi_end(c->eh);   /* dwarf_getcfi_elf's CFI is the caller's to end */
+    eh_view_close(&c->view);
     if (c->dbg)
         dwarf_end(c->dbg);
     if (c->dbg_ef.elf)
@@ -219,8 +244,13 @@ const struct uw_rule *uw_cfi_rule(struct uw_cfi *c, uint64_t vaddr)
     r = new_rule(c);
     if (!r)
         return NULL;
-    if ((c->eh && !dwarf_cfi_addrframe(c->eh, vaddr, &f)) ||
-        ((df = debug_frame(c)) && !dwarf_cfi_addrframe(df, vaddr, &f))) {
+    if (c->eh && dwarf_cfi_addrframe(c->eh, vaddr, &f))
+        f = NULL;
+    if (eh_changed(c)) {
+        free(f);
+        f = NULL;
+    }
+    if (f || ((df = debug_frame(c)) && !dwarf_cfi_addrframe(df, vaddr, &f))) {
         int err = fill_rule(c, f, r);
         free(f);
         if (err)
