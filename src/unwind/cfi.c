@@ -290,17 +290,26 @@ int uw_cfi_code(struct uw_cfi *c, uint64_t vaddr, uint8_t *out, size_t n)
     return -ENOENT;
 }
 
-bool uw_cfi_is_func_start(struct uw_cfi *c, uint64_t vaddr)
+/* A CFI row beginning at vaddr in the state of a function's entry (CFA = rsp + 8). */
+static bool entry_row_at(struct uw_cfi *c, uint64_t vaddr)
 {
-    struct symres sr;
-    const struct uw_rule *r;
+    const struct uw_rule *r = uw_cfi_rule(c, vaddr);
     const struct uw_op *op;
 
-    if (!dso_resolve(c->dso, vaddr, &sr) && sr.name && !sr.bracket && sr.start == vaddr)
-        return true;
-    if (!(r = uw_cfi_rule(c, vaddr)) || !r->found || r->row_start != vaddr || r->cfa.n != 1)
+    if (!r || !r->found || r->row_start != vaddr || r->cfa.n != 1)
         return false;
     op = uw_cfi_ops(c, &r->cfa);
     return (op->atom == DW_OP_bregx && op->n1 == DW_RSP && op->n2 == 8) ||
            (op->atom == DW_OP_breg0 + DW_RSP && op->n1 == 8);
+}
+
+bool uw_cfi_is_func_start(struct uw_cfi *c, uint64_t vaddr)
+{
+    struct symres sr;
+
+    /* The CFI first: it settles nearly every call, and the symbols then need not be loaded
+     * while samples are read (either answer alone says yes). */
+    if (entry_row_at(c, vaddr))
+        return true;
+    return !dso_resolve(c->dso, vaddr, &sr) && sr.name && !sr.bracket && sr.start == vaddr;
 }
