@@ -8,6 +8,7 @@
 #include "symbol/elf_file.h"
 #include "unwind/cfi.h"
 #include "unwind/ehview.h"
+#include "util/hash.h"
 #include "util/hashmap.h"
 
 #define LOG_PREFIX "unwind"
@@ -39,6 +40,7 @@ struct uw_cfi {
     struct rule_chunk *chunks;
     struct uw_op *pool;
     size_t npool, cap_pool;
+    struct hashmap seqs;          /* ops_key -> 1 + the sequence's offset in pool */
 };
 
 /* Our own [vdso]: every process on this kernel maps the same image. */
@@ -92,6 +94,7 @@ struct uw_cfi *uw_cfi_open(struct dso *dso)
     c->dbg_ef.fd = -1;
     c->view.guard = -1;
     hashmap_init(&c->rules);
+    hashmap_init(&c->seqs);
     if (dso_kind(dso) == DSO_VDSO) {
         err = open_vdso(c);
     } else if (dso_kind(dso) == DSO_FILE && (path = dso_code_path(dso))) {
@@ -126,6 +129,7 @@ void uw_cfi_free(struct uw_cfi *c)
         elf_file_close(&c->ef);
     free(c->image);
     hashmap_release(&c->rules);
+    hashmap_release(&c->seqs);
     while (c->chunks) {
         struct rule_chunk *n = c->chunks->next;
         free(c->chunks);
@@ -158,10 +162,36 @@ static Dwarf_CFI *debug_frame(struct uw_cfi *c)
     return c->debug_frame;
 }
 
+static uint64_t ops_key(const Dwarf_Op *ops, size_t n)
+{
+    uint64_t h = hash_u64(n);
+    for (size_t i = 0; i < n; i++)
+        h = hash_u64(h ^ ops[i].atom ^ hash_u64(ops[i].number ^ hash_u64(ops[i].number2)));
+    return h;
+}
+
+static bool same_ops(const struct uw_op *p, const Dwarf_Op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].atom != ops[i].atom || p[i].n1 != ops[i].number || p[i].n2 != ops[i].number2)
+            return false;
+    return true;
+}
+
+/* A sequence of ops met before in this file is shared: a few dozen (CFA = rsp + 8, rbp at
+ * CFA - 16, ...) make most of a file's rules, each of 17 registers and a CFA. */
 static int add_ops(struct uw_cfi *c, const Dwarf_Op *ops, size_t n, struct uw_expr *e)
 {
+    uint64_t key = ops_key(ops, n);
+    uintptr_t seen = (uintptr_t)hashmap_get(&c->seqs, key);
+
     if (n > 255)
         return -E2BIG;
+    if (seen && seen - 1 + n <= c->npool && same_ops(c->pool + seen - 1, ops, n)) {
+        e->off = (uint32_t)(seen - 1);
+        e->n = (uint8_t)n;
+        return 0;
+    }
     if (c->npool + n > c->cap_pool) {
         size_t cap = c->cap_pool ? c->cap_pool * 2 : 256;
         while (cap < c->npool + n)
@@ -176,6 +206,9 @@ static int add_ops(struct uw_cfi *c, const Dwarf_Op *ops, size_t n, struct uw_ex
     e->n = (uint8_t)n;
     for (size_t i = 0; i < n; i++)
         c->pool[c->npool++] = (struct uw_op){ ops[i].atom, ops[i].number, ops[i].number2 };
+    /* Not shared when the key is taken (a collision) or there is no memory for it. */
+    if (!seen)
+        hashmap_put(&c->seqs, key, (void *)(uintptr_t)(e->off + 1));
     return 0;
 }
 

@@ -74,8 +74,9 @@ void unwinder_drop_cfi(struct unwinder *uw)
         return;
     free_cfis(uw);
     hashmap_init(&uw->cfis);
-    /* Call sites are keyed by their CFI; the leaf memo by maps, which outlive this. */
-    uw_callsites_clear(uw->calls);
+    uw_callsites_clear(uw->calls);    /* keyed by the CFIs just freed */
+    free(uw->memo);                   /* a cache: rebuilt if samples come again */
+    uw->memo = NULL;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw)
