@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 #include "symbol/dso.h"
 #include "symbol/elf_file.h"
 #include "unwind/cfi.h"
@@ -320,11 +321,12 @@ int uw_cfi_code(struct uw_cfi *c, uint64_t vaddr, uint8_t *out, size_t n)
         uint64_t off = ph.p_offset + (vaddr - ph.p_vaddr);
         if (off > c->ef.size || n > c->ef.size - off)
             return -ENOENT;
-        Elf_Data *d = elf_getdata_rawchunk(c->ef.elf, (int64_t)off, n, ELF_T_BYTE);
-        if (!d || d->d_size != n)
-            return -ENOENT;
-        memcpy(out, d->d_buf, n);
-        return 0;
+        /* Read directly: libelf would keep a chunk per call site until the file is closed. */
+        if (c->image) {
+            memcpy(out, (const char *)c->image + off, n);
+            return 0;
+        }
+        return pread(c->ef.fd, out, n, (off_t)off) == (ssize_t)n ? 0 : -ENOENT;
     }
     return -ENOENT;
 }
