@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "unwind/mapguard.h"
 
-#define SLOTS 1024   /* ranges guarded at once: one per DSO with CFI, per unwinder */
+#define SLOTS 4096   /* ranges guarded at once: one per DSO with CFI (else its CFI is copied) */
 
 /* Read by the handler without a lock: start is set last and cleared first. */
 static struct {
