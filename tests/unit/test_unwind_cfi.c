@@ -252,6 +252,52 @@ TEST(late_hdr_lookups_use_search_table)
     rmdir(dir);
 }
 
+/* The file that showed the problem, when installed: rules at PCs spread over its .text are
+ * libdw's own. */
+TEST(libllvm14_rules_match_libdw)
+{
+    static const char *const paths[] = { "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+                                         "/usr/lib/llvm-14/lib/libLLVM-14.so.1" };
+    const char *path = NULL;
+    struct layout l;
+    struct plain p;
+    struct dso_cache *dc;
+    struct uw_cfi *c;
+    size_t found = 0;
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !path; i++)
+        if (!access(paths[i], R_OK))
+            path = paths[i];
+    if (!path)
+        SKIP("libLLVM-14.so.1 is not installed (the fixture covers the same layout)");
+    CHECK(read_layout(path, &l) == 0);
+    if (l.hdr_ndx < l.eh_ndx)
+        SKIP("this libLLVM-14 lists .eh_frame_hdr before .eh_frame");
+    CHECK(plain_open(path, &p) == 0);
+    dc = dso_cache_new();
+    c = uw_cfi_open(dso_cache_get(dc, DSO_FILE, path, NULL, 0, 0));
+    CHECK(c);
+    /* 4096 PCs, spread by a multiplicative step so rows of all kinds are met. */
+    for (uint64_t i = 0; i < 4096; i++) {
+        uint64_t a = l.text + (i * 0x9e3779b97f4a7c15ULL >> 20) % (l.text_end - l.text);
+        const struct uw_rule *r = uw_cfi_rule(c, a);
+        Dwarf_Frame *f = NULL;
+        CHECK(r);
+        if (dwarf_cfi_addrframe(p.cfi, a, &f)) {
+            CHECK(!r->found);
+            continue;
+        }
+        bool same = same_rule(c, r, f);
+        free(f);
+        CHECK(same);
+        found++;
+    }
+    uw_cfi_free(c);
+    dso_cache_free(dc);
+    plain_close(&p);
+    CHECK(found > 3000);
+}
+
 /* The file truncated while its .eh_frame is mapped: lookups find nothing, never a SIGBUS. */
 TEST(file_truncated_under_mapping)
 {
@@ -286,6 +332,7 @@ int main(void)
 {
     RUN(late_hdr_rules_match_libdw);
     RUN(late_hdr_lookups_use_search_table);
+    RUN(libllvm14_rules_match_libdw);
     RUN(file_truncated_under_mapping);
     return 0;
 }
