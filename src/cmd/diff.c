@@ -110,6 +110,7 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
         cmd_error("diff", "%s", line);
         return 1;
     }
+    unwinder_drop_cfi(p->cs.unwind);  /* the samples are in: not held through the output */
     /* Damage is not fatal (as in report): say what was not read. */
     const struct perfdata_stats *st = perfdata_stats(p->pd);
     if (st->data_size_missing)

@@ -1045,6 +1045,7 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
+    unwinder_drop_cfi(chains.unwind);   /* the samples are in: not held through the output */
     print_warnings(pd, o.input);
     /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
     if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {

@@ -338,6 +338,7 @@ int cmd_run(int argc, char **argv)
                                     "the report covers what was collected", "profiling");
     if (status >= 0)
         goto done;
+    unwinder_drop_cfi(chains.unwind);   /* the samples are in: not held through the report */
     for (size_t i = 1; i < rs.n && !session->stats.kernel; i++)
         if (rs.s[i].stats.kernel)
             session = &rs.s[i];   /* only to see whether kernel symbols are needed */

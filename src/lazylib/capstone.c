@@ -5,6 +5,7 @@
  * header), so the callers are unchanged; every other entry point needs a handle from cs_open. */
 #define LOG_PREFIX "capstone"
 #include <capstone/capstone.h>
+#include "lazylib/lazylib.h"
 #include "util/dlib.h"
 #include "util/log.h"
 
@@ -27,6 +28,7 @@ static struct {
     __typeof__(cs_regs_access) *regs_access;
 } fn;
 static struct dlib lib = DLIB_INIT("libcapstone.so." STR(CS_API_MAJOR), names, &fn);
+static int handles;                   /* open cs_open handles */
 
 cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
 {
@@ -34,12 +36,26 @@ cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
         pr_debug("%s", lib.why);
         return CS_ERR_MEMSETUP;       /* the one code that means "no library" to callers */
     }
-    return fn.open(arch, mode, handle);
+    cs_err e = fn.open(arch, mode, handle);
+    if (e == CS_ERR_OK)
+        __atomic_add_fetch(&handles, 1, __ATOMIC_ACQ_REL);
+    return e;
 }
 
 cs_err cs_close(csh *handle)
 {
-    return fn.close ? fn.close(handle) : CS_ERR_CSH;
+    if (!fn.close)
+        return CS_ERR_CSH;
+    cs_err e = fn.close(handle);
+    if (e == CS_ERR_OK)
+        __atomic_sub_fetch(&handles, 1, __ATOMIC_ACQ_REL);
+    return e;
+}
+
+void lazylib_capstone_release(void)
+{
+    if (!__atomic_load_n(&handles, __ATOMIC_ACQUIRE))
+        dlib_close(&lib);
 }
 
 cs_err cs_option(csh handle, cs_opt_type type, size_t value)

@@ -1,6 +1,7 @@
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <stdlib.h>
+#include "lazylib/lazylib.h"
 #include "unwind/callsite.h"
 #include "unwind/cfi.h"
 #include "util/hash.h"
@@ -48,6 +49,20 @@ void uw_callsites_free(struct uw_callsites *cs)
         cs_close(&cs->h);
     free(cs->tab);
     free(cs);
+}
+
+void uw_callsites_clear(struct uw_callsites *cs)
+{
+    /* capstone's pages (~5 MB of RSS, its relocated tables) need not stay either: the next
+     * decode opens it again. */
+    if (cs->open) {
+        cs_close(&cs->h);
+        lazylib_capstone_release();
+    }
+    cs->open = cs->tried = false;
+    free(cs->tab);
+    cs->tab = NULL;
+    cs->cap = cs->n = 0;
 }
 
 static size_t slot(const struct uw_callsites *cs, const struct uw_cfi *c, uint64_t ret)

@@ -9,6 +9,8 @@ struct uw_callsites;
 
 struct uw_callsites *uw_callsites_new(void);
 void uw_callsites_free(struct uw_callsites *cs);
+/* Forgets every call site (before the CFIs they are keyed by are freed). */
+void uw_callsites_clear(struct uw_callsites *cs);
 
 /* The start (ELF vaddr) of the function called by the `call rel32` that ends at ret_vaddr in
  * c's DSO, when that call is direct and lands on a symbol's first byte. 0 or -ENOENT. */

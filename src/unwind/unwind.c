@@ -50,17 +50,33 @@ struct unwinder *unwinder_new(void)
     return uw;
 }
 
-void unwinder_free(struct unwinder *uw)
+static void free_cfis(struct unwinder *uw)
 {
-    if (!uw)
-        return;
     for (size_t i = 0; i < uw->cfis.cap; i++)
         if (uw->cfis.vals[i] && uw->cfis.vals[i] != &no_cfi)
             uw_cfi_free(uw->cfis.vals[i]);
     hashmap_release(&uw->cfis);
+}
+
+void unwinder_free(struct unwinder *uw)
+{
+    if (!uw)
+        return;
+    free_cfis(uw);
     uw_callsites_free(uw->calls);
     free(uw->memo);
     free(uw);
+}
+
+void unwinder_drop_cfi(struct unwinder *uw)
+{
+    if (!uw)
+        return;
+    free_cfis(uw);
+    hashmap_init(&uw->cfis);
+    uw_callsites_clear(uw->calls);    /* keyed by the CFIs just freed */
+    free(uw->memo);                   /* a cache: rebuilt if samples come again */
+    uw->memo = NULL;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw)

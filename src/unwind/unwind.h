@@ -37,6 +37,10 @@ struct unwind_stats {
 
 struct unwinder *unwinder_new(void);
 void unwinder_free(struct unwinder *uw);
+/* Frees what unwinding holds per DSO (CFI, its file views, cached rules and call sites) once
+ * the last sample is in: symbol resolution and output then do not hold it too. The statistics
+ * stay; a later sample opens what it needs again. */
+void unwinder_drop_cfi(struct unwinder *uw);
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
 /* The statistics in one line at -v (why unwinds ended). */
 void unwinder_log_stats(const struct unwinder *uw);

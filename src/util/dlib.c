@@ -24,6 +24,7 @@ static int load(struct dlib *l)
             return -ENOENT;
         }
     }
+    l->handle = h;
     return 1;
 }
 
@@ -38,4 +39,17 @@ int dlib_open(struct dlib *l)
         pthread_mutex_unlock(&lock);
     }
     return s > 0 ? 0 : s;
+}
+
+void dlib_close(struct dlib *l)
+{
+    pthread_mutex_lock(&lock);
+    if (l->state > 0) {
+        for (size_t i = 0; i < l->n; i++)
+            l->fns[i] = NULL;
+        dlclose(l->handle);
+        l->handle = NULL;
+        __atomic_store_n(&l->state, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
 }

@@ -13,11 +13,15 @@ struct dlib {
     size_t n;
     int state;                     /* 0 not tried, 1 loaded, -ENOENT (library or a name missing) */
     char why[256];                 /* dlerror()'s text when err */
+    void *handle;                  /* dlopen's, while loaded */
 };
 
-#define DLIB_INIT(so, nm, fn) { (so), (nm), (void **)(fn), sizeof(nm) / sizeof((nm)[0]), 0, "" }
+#define DLIB_INIT(so, nm, fn) { (so), (nm), (void **)(fn), sizeof(nm) / sizeof((nm)[0]), 0, "", NULL }
 
 /* Loads the library once (thread-safe) and resolves every name: 0, or -ENOENT with l->why
  * set. Tried once: a library missing at the first call stays missing for the run. */
 int dlib_open(struct dlib *l);
+/* Unloads a loaded library (its pages leave the RSS); the next dlib_open loads it again. Only
+ * when no function of it is in use or about to be called. */
+void dlib_close(struct dlib *l);
 #endif

@@ -205,6 +205,18 @@ TEST(unwinds_own_stack_from_cfi)
     smp.stack_dyn_size = 1ULL << 40;
     CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 1);
     CHECK(n >= 5 && unwinder_stats(uw)->bad_dyn_size == 1);
+    /* The CFI freed after a sample pass (unwinder_drop_cfi): a later sample opens it again and
+     * unwinds the same, and the statistics stay. */
+    uint32_t before = n;
+    unwinder_drop_cfi(uw);
+    CHECK(unwinder_stats(uw)->bad_dyn_size == 1);
+    n = 0;
+    smp.stack_dyn_size = s.len;
+    CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 1);
+    CHECK_EQ_U64(n, before);
+    for (int i = 0; i < 4; i++)
+        CHECK_STR(frame_name(&frames[i]), want[i]);
+    CHECK_EQ_U64(unwinder_stats(uw)->dwarf_samples, 4);
     free(frames);
     unwinder_free(uw);
     process_free(p);
