@@ -117,7 +117,9 @@ size_t dso_find_symbols(struct dso *dso, const char *name, struct symbol_match *
 void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symbol_match *m),
                         void *arg);
 /* The file the DSO's symbols were read from: its path, under --symfs, or the copy in perf's
- * build-id cache of a file deleted or rebuilt since (the one whose code ran); NULL if none. */
+ * build-id cache of a file deleted or rebuilt since (the one whose code ran); NULL if none.
+ * Finding it reads headers, build-id and segments only, never the symbol table (so do
+ * dso_map_to_vaddr and dso_build_id): the unwinder's pass over the samples loads no symbols. */
 const char *dso_code_path(struct dso *dso);
 /* The path of the ELF that carries DWARF for this DSO (itself, or separate debug info found by
  * build-id or .gnu_debuglink), or NULL. */
