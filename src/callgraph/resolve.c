@@ -140,12 +140,58 @@ static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
     *b = (uint64_t)(uintptr_t)m;
 }
 
+/* Loads the symbols of every DSO the frames are in, all at once (dso_load_all), in the order
+ * the walk below would load them one by one. 0 or -ENOMEM. */
+static int load_dsos(const struct cg_store *cs)
+{
+    struct table seen = { 0 };
+    struct dso **v = NULL, *last = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0;
+
+    for (size_t i = 0; i < cs->nframes && !err; i++) {
+        const struct map *m = cs->frames[i].map;
+        struct slot *sl;
+
+        if (!m || m == &cg_kernel_map || m->dso == last)
+            continue;
+        last = m->dso;
+        if (!(sl = table_slot(&seen, (uint64_t)(uintptr_t)last, 0))) {
+            err = -ENOMEM;
+            break;
+        }
+        if (sl->val)
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct dso **nv = realloc(v, nc * sizeof(*nv));
+            if (!nv) {
+                err = -ENOMEM;
+                break;
+            }
+            v = nv;
+            cap = nc;
+        }
+        v[n++] = last;
+        sl->a = (uint64_t)(uintptr_t)last;
+        sl->val = 1;
+        seen.n++;
+    }
+    if (!err)
+        err = dso_load_all(v, n);
+    free(v);
+    free(seen.s);
+    return err;
+}
+
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
 {
     struct ctx c = { .out = out, .ks = ks };
-    int err = 0;
+    int err;
 
     memset(out, 0, sizeof(*out));
+    if ((err = load_dsos(cs)))
+        return err;
     out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
     if (!out->frame_sym)
         return -ENOMEM;

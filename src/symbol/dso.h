@@ -73,6 +73,10 @@ int dso_build_id(struct dso *dso, uint8_t *out, size_t *len);
 
 /* Loads symbols (idempotent). Returns 0 even for stripped/missing files: dso_status says why. */
 int dso_load(struct dso *dso);
+/* Loads the symbols of every DSO of v (distinct, all of one cache) on one thread per online
+ * CPU; the results and debug messages are those of dso_load on each in turn. v is reordered
+ * (the ones already loaded dropped). 0 or -ENOMEM (a DSO left unloaded loads on use). */
+int dso_load_all(struct dso **v, size_t n);
 
 /* Converts an address in a mapping (start, pgoff) to the DSO's ELF virtual address, using the
  * PT_LOAD segment that contains the file offset (segments may have p_vaddr != p_offset).
