@@ -1,4 +1,4 @@
-/* Loading the symbols of many DSOs at once, on one thread per online CPU: a report that
+/* Loading the symbols of many DSOs at once, on one thread per CPU we may run on: a report that
  * needs them all (the call-graph resolution walk, the flat and Prospect tables) waits for the
  * slowest file rather than for their sum. Each DSO is loaded by one thread; a DSO's state is
  * only touched by the thread loading it, and what the loaders share is read-only (the cache's
@@ -7,6 +7,7 @@
  * the order of the list, as loading one after the other prints them. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,8 +43,14 @@ static void *worker(void *arg)
 
 static size_t thread_count(size_t pending)
 {
+    cpu_set_t set;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = cpus > 0 ? (size_t)cpus : 1;
+
+    /* The CPUs we may run on (taskset, cpusets), when fewer than are online. */
+    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
+        (size_t)CPU_COUNT(&set) < n)
+        n = (size_t)CPU_COUNT(&set);
 
     if (n > MAX_THREADS)
         n = MAX_THREADS;

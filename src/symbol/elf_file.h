@@ -36,9 +36,10 @@ int elf_read_loads(Elf *e, struct load_seg **segs, size_t *n);
 
 struct symtab_builder;
 /* Adds the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE labels in executable
- * sections; defined and named) of a SHT_SYMTAB or
- * SHT_DYNSYM section. Returns the number added, or -ENOEXEC / -ENOMEM. */
-long elf_read_funcs(Elf *e, Elf_Scn *scn, struct symtab_builder *b);
+ * sections; defined and named) of a SHT_SYMTAB or SHT_DYNSYM section of ef to an empty
+ * builder. In a 64-bit little-endian file the section's string table becomes the builder's
+ * arena (names are not copied). Returns the number added, or -ENOEXEC / -ENOMEM. */
+long elf_read_funcs(const struct elf_file *ef, Elf_Scn *scn, struct symtab_builder *b);
 
 /* Synthesizes "name@plt" symbols for the x86 PLT slots, one per .rela.plt entry in order, as
  * perf does (an entry without a symbol, e.g. IRELATIVE, gives "@plt"). Returns the number added

@@ -13,16 +13,17 @@ void symtab_builder_release(struct symtab_builder *b)
     free(b->arena);
     b->arena = NULL;
     b->len = b->cap = 0;
+    b->adopted = false;
 }
 
-/* Appends a NUL-terminated string to the arena; returns its offset through *off. */
-static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t *off)
+/* Room for n more bytes in the arena. 0, -EOVERFLOW or -ENOMEM. */
+static int arena_reserve(struct symtab_builder *b, size_t n)
 {
-    if (n + 1 > UINT32_MAX - b->len)
+    if (n > UINT32_MAX - b->len)
         return -EOVERFLOW;
-    if (b->len + n + 1 > b->cap) {
+    if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
+        while (cap < b->len + n)
             cap *= 2;
         char *a = realloc(b->arena, cap);
         if (!a)
@@ -30,11 +31,41 @@ static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t
         b->arena = a;
         b->cap = cap;
     }
+    return 0;
+}
+
+/* Appends a NUL-terminated string (not one in the arena) to the arena; returns its offset
+ * through *off. */
+static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t *off)
+{
+    int err = arena_reserve(b, n + 1);
+
+    if (err)
+        return err;
     memcpy(b->arena + b->len, s, n);
     b->arena[b->len + n] = '\0';
     *off = (uint32_t)b->len;
     b->len += n + 1;
     return 0;
+}
+
+void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len)
+{
+    b->arena = strtab;
+    b->len = b->cap = len;
+    b->adopted = true;
+}
+
+int symtab_add_at(struct symtab_builder *b, uint32_t off, uint64_t start, uint64_t size,
+                  int bind)
+{
+    struct sym_cand c = { .start = start, .size = size, .name = off, .raw = off,
+                          .bind = (uint8_t)bind };
+
+    if (b->c.n >= UINT32_MAX)
+        return -EOVERFLOW;
+    c.order = (uint32_t)b->c.n;
+    return vec_push(&b->c, c);
 }
 
 int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
@@ -189,6 +220,41 @@ static bool alias_better(const char *arena, const struct sym_cand *a, const stru
     return bl > al;
 }
 
+/* A linker's string table holds one copy of equal strings: two functions of one name (statics
+ * of different files) then share an offset. Resolution results tell symbols apart by their
+ * name's address, so every symbol after the first of a name gets its own copy. 0 or -ENOMEM. */
+static int unshare_names(struct symtab_builder *b, struct sym *syms, size_t n)
+{
+    size_t cap = 16;
+    uint32_t *seen;            /* offset + 1, 0 empty */
+    int err = 0;
+
+    while (cap < 2 * n)
+        cap *= 2;
+    if (!(seen = calloc(cap, sizeof(*seen))))
+        return -ENOMEM;
+    for (size_t i = 0; i < n && !err; i++) {
+        uint32_t off = syms[i].name;
+        size_t j = (off * 0x9E3779B1u) & (cap - 1);
+        if (syms[i].name != syms[i].raw)
+            continue;          /* a display name of its own (PLT): never shared */
+        while (seen[j] && seen[j] != off + 1)
+            j = (j + 1) & (cap - 1);
+        if (!seen[j]) {
+            seen[j] = off + 1;
+            continue;
+        }
+        size_t len = strlen(b->arena + off) + 1;
+        if ((err = arena_reserve(b, len)))
+            break;
+        memcpy(b->arena + b->len, b->arena + off, len);
+        syms[i].name = syms[i].raw = (uint32_t)b->len;
+        b->len += len;
+    }
+    free(seen);
+    return err;
+}
+
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
 {
     size_t n = b->c.n, i, ns = 0, na = 0;
@@ -196,14 +262,18 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
 
     memset(out, 0, sizeof(*out));
     if (n) {
-        syms = malloc(n * sizeof(*syms));
-        aliases = malloc(n * sizeof(*aliases));
-        if (!syms || !aliases) {
+        size_t nsyms = 0;
+        sort_cands(b->c.v, n);
+        for (i = 0; i < n; i++)
+            nsyms += !i || b->c.v[i].start != b->c.v[i - 1].start;
+        /* Exact sizes: these arrays live as long as the report. */
+        syms = malloc(nsyms * sizeof(*syms));
+        aliases = n > nsyms ? malloc((n - nsyms) * sizeof(*aliases)) : NULL;
+        if (!syms || (n > nsyms && !aliases)) {
             free(syms);
             free(aliases);
             return -ENOMEM;
         }
-        sort_cands(b->c.v, n);
     }
     for (i = 0; i < n;) {
         size_t j, best = i;
@@ -219,6 +289,14 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
                 aliases[na++] = s;
         }
         i = j;
+    }
+    if (b->adopted) {
+        int err = unshare_names(b, syms, ns);
+        if (err) {
+            free(syms);
+            free(aliases);
+            return err;
+        }
     }
     /* Zero-size symbols (assembly, some dynsyms) end where the next one starts, as in perf;
      * the last one gets the rest of its page plus one. */
@@ -240,6 +318,11 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     out->aliases = aliases;
     out->naliases = na;
     out->arena = b->arena;
+    if (b->len < b->cap) {     /* the rest of the last doubling */
+        char *a = realloc(b->arena, b->len ? b->len : 1);
+        if (a)
+            out->arena = a;
+    }
     out->brackets = brackets;
     b->arena = NULL;
     symtab_builder_release(b);

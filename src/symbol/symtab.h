@@ -26,6 +26,7 @@ struct symtab_builder {
     VEC(struct sym_cand) c;
     char *arena;
     size_t len, cap;
+    bool adopted;          /* the arena starts with a string table: names may be shared */
 };
 
 struct symtab {
@@ -45,6 +46,14 @@ void symtab_builder_release(struct symtab_builder *b);
  * searched. 0 or -ENOMEM / -EOVERFLOW. */
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind);
+/* Makes a string table (len bytes, malloc'd, now the builder's) the start of the arena, so
+ * that names in it are added by offset (symtab_add_at) rather than copied. Only on an empty
+ * builder; len must fit in 32 bits. */
+void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len);
+/* Adds one function symbol whose (raw) name is the NUL-terminated string at arena offset off.
+ * 0 or -ENOMEM / -EOVERFLOW. */
+int symtab_add_at(struct symtab_builder *b, uint32_t off, uint64_t start, uint64_t size,
+                  int bind);
 /* Same with the display name given (NULL: the raw name). */
 int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
                      uint64_t start, uint64_t size, int bind);
