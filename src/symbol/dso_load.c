@@ -28,8 +28,8 @@ static bool has_section_data(Elf *e, const char *name)
 /* Reads the function symbols of the first section of `type` in e, plus the PLT slots of the
  * mapped file `main`, into a fresh table. Returns the count of symbols from the section (the
  * table is only built when there are some), or -ENOEXEC / -ENOMEM. */
-static long read_table(const struct elf_file *e, Elf *main, GElf_Word type, struct symtab *out,
-                       bool brackets)
+static long read_table(const struct elf_file *e, const struct elf_file *main, GElf_Word type,
+                       struct symtab *out, bool brackets)
 {
     struct symtab_builder b = {0};
     GElf_Shdr sh;
@@ -143,7 +143,7 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
     long n;
     int err = 0;
 
-    n = read_table(ef, ef->elf, SHT_SYMTAB, &dso->tab, false);
+    n = read_table(ef, ef, SHT_SYMTAB, &dso->tab, false);
     if (n < 0) {
         err = (int)n;
         goto out;
@@ -155,7 +155,7 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         /* Reopened: still the build's own debug file (when the build has an id). */
         if (dso->sep_debug && (dso->fbid_len ? !open_by_build_id(dso->sep_debug, dso, &dbg)
                                              : !elf_file_open(dso->sep_debug, &dbg))) {
-            n = read_table(&dbg, ef->elf, SHT_SYMTAB, &dso->tab, false);
+            n = read_table(&dbg, ef, SHT_SYMTAB, &dso->tab, false);
             elf_file_close(&dbg);
             if (n < 0) {
                 pr_debug("%s: bad symbol table in debug file", path);
@@ -171,7 +171,7 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         dso->status = DSO_OK_SYMTAB;
         return 0;
     }
-    n = read_table(ef, ef->elf, SHT_DYNSYM, &dso->tab, true);
+    n = read_table(ef, ef, SHT_DYNSYM, &dso->tab, true);
     if (n < 0) {
         err = (int)n;
         goto out;

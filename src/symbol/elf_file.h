@@ -43,8 +43,15 @@ long elf_read_funcs(const struct elf_file *ef, Elf_Scn *scn, struct symtab_build
 
 /* Synthesizes "name@plt" symbols for the x86 PLT slots, one per .rela.plt entry in order, as
  * perf does (an entry without a symbol, e.g. IRELATIVE, gives "@plt"). Returns the number added
- * (0 when there is no PLT or the machine is not x86), or -ENOMEM. */
-long elf_read_plt(Elf *e, struct symtab_builder *b);
+ * (0 when there is no PLT or the machine is not x86), or -ENOMEM. When elf_read_funcs just
+ * read ef's .dynsym into b, its entries and string table are used again rather than read. */
+long elf_read_plt(const struct elf_file *ef, struct symtab_builder *b);
+
+/* A section's bytes in a malloc'd buffer (len + pad bytes): one pread from the file (libelf's
+ * ELF_C_READ would keep a copy of its own until elf_end), or a copy from an in-memory image.
+ * 0, -ENOEXEC (short read: truncated under us) or -ENOMEM. */
+int elf_section_bytes(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, size_t pad,
+                      char **out);
 
 /* Calls elf_version() once. */
 void symbol_elf_init(void);

@@ -61,8 +61,8 @@ static long read_funcs_gelf(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct sy
 /* A section's bytes in a malloc'd buffer of len + pad bytes: read from the file with one
  * pread (libelf's ELF_C_READ would read it into a buffer of its own, kept until elf_end), or
  * copied from an in-memory image. 0, -ENOEXEC (short: truncated under us) or -ENOMEM. */
-static int section_bytes(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh,
-                         size_t pad, char **out)
+int elf_section_bytes(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh,
+                      size_t pad, char **out)
 {
     size_t len = sh->sh_size, done = 0;
     char *buf;
@@ -135,14 +135,14 @@ static long read_funcs_native(const struct elf_file *ef, Elf_Scn *scn, const GEl
     count = sh->sh_size / sizeof(Elf64_Sym);
     if (count > INT_MAX)
         return -ENOEXEC;
-    if ((err = section_bytes(ef, strscn, &ss, 0, &strtab)))
+    if ((err = elf_section_bytes(ef, strscn, &ss, 0, &strtab)))
         return err;
     for (last_nul = ss.sh_size; last_nul > 0 && strtab[last_nul - 1]; last_nul--)
         ;
     /* Offsets at or past last_nul have no terminating NUL in the table: elf_strptr refuses
      * them. */
     symtab_builder_adopt(b, strtab, ss.sh_size);
-    if ((err = section_bytes(ef, scn, sh, 0, &raw)))
+    if ((err = elf_section_bytes(ef, scn, sh, 0, &raw)))
         return err;
     if (!(exec = exec_sections(ef->elf, &nexec))) {
         free(raw);
@@ -174,8 +174,16 @@ static long read_funcs_native(const struct elf_file *ef, Elf_Scn *scn, const GEl
         }
         added++;
     }
-    free(raw);
     free(exec);
+    if (added < 0) {
+        free(raw);
+        return added;
+    }
+    free(b->raw);              /* kept for the PLT reader: the .dynsym it needs, often */
+    b->raw = raw;
+    b->raw_len = sh->sh_size;
+    b->raw_scn = elf_ndxscn(scn);
+    b->raw_elf = ef->elf;
     return added;
 }
 

@@ -14,6 +14,9 @@ void symtab_builder_release(struct symtab_builder *b)
     b->arena = NULL;
     b->len = b->cap = 0;
     b->adopted = false;
+    free(b->raw);
+    b->raw = NULL;
+    b->raw_len = 0;
 }
 
 /* Room for n more bytes in the arena. 0, -EOVERFLOW or -ENOMEM. */
@@ -261,6 +264,8 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     struct sym *syms = NULL, *aliases = NULL;
 
     memset(out, 0, sizeof(*out));
+    free(b->raw);              /* the PLT reader is done with it */
+    b->raw = NULL;
     if (n) {
         size_t nsyms = 0;
         sort_cands(b->c.v, n);

@@ -27,6 +27,11 @@ struct symtab_builder {
     char *arena;
     size_t len, cap;
     bool adopted;          /* the arena starts with a string table: names may be shared */
+    /* The raw entries of the symbol section read last (elf_read_funcs), kept until
+     * symtab_finish for the PLT reader when they are the .dynsym it needs. */
+    void *raw;
+    size_t raw_len, raw_scn;
+    const void *raw_elf;
 };
 
 struct symtab {
