@@ -59,10 +59,80 @@ static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
     return &t->s[j];
 }
 
+/* Distinct frame keys -> symbol index, by the first frame with each key: 8 bytes a slot
+ * rather than the key itself (a large profile has ~100k distinct frames). */
+struct fslot {
+    uint32_t frame;           /* index + 1 of the frame that brought the key, 0 empty */
+    uint32_t val;             /* symbol index + 1 */
+};
+
+struct ftable {
+    struct fslot *s;
+    size_t cap, n;
+};
+
+/* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
+ * one library's frames in every process are resolved once; else the map and the address
+ * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
+static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
+{
+    const struct map *m = f->map;
+
+    if (m && m != &cg_kernel_map &&
+        (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
+        *a = f->addr - m->start + m->pgoff;
+        *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
+        return;
+    }
+    *a = f->addr;
+    *b = (uint64_t)(uintptr_t)m;
+}
+
+static int ftable_grow(struct ftable *t, const struct cg_frame *frames)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    struct fslot *s = calloc(cap, sizeof(*s));
+
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        uint64_t a, b;
+        size_t j;
+        if (!t->s[i].frame)
+            continue;
+        frame_key(&frames[t->s[i].frame - 1], &a, &b);
+        for (j = key_hash(a, b) & (cap - 1); s[j].frame; j = (j + 1) & (cap - 1))
+            ;
+        s[j] = t->s[i];
+    }
+    free(t->s);
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* The slot of frame i's key: found (val != 0) or the empty one to fill. NULL: -ENOMEM. */
+static struct fslot *ftable_slot(struct ftable *t, const struct cg_frame *frames, uint64_t a,
+                                 uint64_t b)
+{
+    size_t j;
+
+    if ((t->n + 1) * 2 > t->cap && ftable_grow(t, frames))
+        return NULL;
+    for (j = key_hash(a, b) & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1)) {
+        uint64_t sa, sb;
+        frame_key(&frames[t->s[j].frame - 1], &sa, &sb);
+        if (sa == a && sb == b)
+            break;
+    }
+    return &t->s[j];
+}
+
 struct ctx {
     struct cg_syms *out;
     size_t cap_syms;
-    struct table frames, syms;
+    struct table syms;
+    struct ftable frames;
     const struct ksyms *ks;
 };
 
@@ -123,23 +193,6 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
     }
 }
 
-/* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
- * one library's frames in every process are resolved once; else the map and the address
- * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
-static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
-{
-    const struct map *m = f->map;
-
-    if (m && m != &cg_kernel_map &&
-        (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
-        *a = f->addr - m->start + m->pgoff;
-        *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
-        return;
-    }
-    *a = f->addr;
-    *b = (uint64_t)(uintptr_t)m;
-}
-
 /* Loads the symbols of every DSO the frames are in, all at once (dso_load_all), in the order
  * the walk below would load them one by one. 0 or -ENOMEM. */
 static int load_dsos(const struct cg_store *cs)
@@ -190,6 +243,8 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
     int err;
 
     memset(out, 0, sizeof(*out));
+    if (cs->nframes >= UINT32_MAX)
+        return -ENOMEM;
     if ((err = load_dsos(cs)))
         return err;
     out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
@@ -198,12 +253,12 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
     for (size_t i = 0; i < cs->nframes && !err; i++) {
         const struct cg_frame *f = &cs->frames[i];
         uint64_t ka, kb;
-        struct slot *sl;
+        struct fslot *sl;
         struct cg_sym sym;
         uint32_t idx;
 
         frame_key(f, &ka, &kb);
-        if (!(sl = table_slot(&c.frames, ka, kb))) {
+        if (!(sl = ftable_slot(&c.frames, cs->frames, ka, kb))) {
             err = -ENOMEM;
             break;
         }
@@ -216,8 +271,7 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
         if (err)
             break;
         /* sym_index may have grown c.syms, never c.frames: sl still points into it. */
-        sl->a = ka;
-        sl->b = kb;
+        sl->frame = (uint32_t)i + 1;
         sl->val = idx + 1;
         c.frames.n++;
         out->frame_sym[i] = idx;
