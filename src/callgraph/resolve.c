@@ -195,7 +195,7 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
 
 /* Loads the symbols of every DSO the frames are in, all at once (dso_load_all), in the order
  * the walk below would load them one by one. 0 or -ENOMEM. */
-static int load_dsos(const struct cg_store *cs)
+static int load_dsos(const struct cg_store *cs, struct cg_syms *out)
 {
     struct table seen = { 0 };
     struct dso **v = NULL, *last = NULL;
@@ -230,11 +230,20 @@ static int load_dsos(const struct cg_store *cs)
         sl->val = 1;
         seen.n++;
     }
-    if (!err)
-        err = dso_load_all(v, n);
-    free(v);
     free(seen.s);
-    return err;
+    if (err) {
+        free(v);
+        return err;
+    }
+    out->dsos = v;
+    out->ndsos = n;
+    return dso_load_all(v, n);
+}
+
+void cg_drop_names(const struct cg_syms *cy)
+{
+    for (size_t i = 0; i < cy->ndsos; i++)
+        dso_drop_names(cy->dsos[i]);
 }
 
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
@@ -245,8 +254,8 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
     memset(out, 0, sizeof(*out));
     if (cs->nframes >= UINT32_MAX)
         return -ENOMEM;
-    if ((err = load_dsos(cs)))
-        return err;
+    if ((err = load_dsos(cs, out)))
+        goto fail;
     out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
     if (!out->frame_sym)
         return -ENOMEM;
@@ -278,6 +287,7 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
     }
     free(c.frames.s);
     free(c.syms.s);
+fail:
     if (err)
         cg_syms_release(out);
     return err;
@@ -288,6 +298,7 @@ void cg_syms_release(struct cg_syms *cy)
     for (size_t i = 0; i < cy->nowned; i++)
         free(cy->owned[i]);
     free(cy->owned);
+    free(cy->dsos);
     free(cy->syms);
     free(cy->frame_sym);
     memset(cy, 0, sizeof(*cy));

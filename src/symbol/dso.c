@@ -438,6 +438,12 @@ void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symb
         symtab_foreach(&dso->tab, fn, arg);
 }
 
+void dso_drop_names(struct dso *dso)
+{
+    if (dso->loaded)
+        symtab_drop_names(&dso->tab);
+}
+
 const char *dso_code_path(struct dso *dso)
 {
     dso_locate(dso);

@@ -73,9 +73,14 @@ int dso_build_id(struct dso *dso, uint8_t *out, size_t *len);
 
 /* Loads symbols (idempotent). Returns 0 even for stripped/missing files: dso_status says why. */
 int dso_load(struct dso *dso);
-/* Loads the symbols of every DSO of v (distinct, all of one cache) on one thread per online
- * CPU; the results and debug messages are those of dso_load on each in turn. v is reordered
- * (the ones already loaded dropped). 0 or -ENOMEM (a DSO left unloaded loads on use). */
+/* Frees the part of a loaded DSO's symbol names that no resolution result uses (the file's
+ * string table: the names already resolved are kept), for a report done resolving; a later
+ * resolution or search reads it again from the file. Names from dso_find_symbols and
+ * dso_foreach_symbol are invalid after it. */
+void dso_drop_names(struct dso *dso);
+/* Loads the symbols of every DSO of v (distinct, all of one cache) on one thread per usable
+ * CPU; the results and debug messages are those of dso_load on each in turn. 0 or -ENOMEM
+ * (a DSO left unloaded loads on use). */
 int dso_load_all(struct dso **v, size_t n);
 
 /* Converts an address in a mapping (start, pgoff) to the DSO's ELF virtual address, using the

@@ -36,6 +36,11 @@ struct dso {
     ino_t code_ino;               /* the same file or not at all */
     off_t code_size;
     struct timespec code_mtime;
+    const char *names_path;       /* the file tab's string table came from (code_path or */
+    dev_t names_dev;              /* sep_debug), and its identity, to read it again */
+    ino_t names_ino;
+    off_t names_size;
+    struct timespec names_mtime;
 };
 
 const char *dso_cache_debug_root(const struct dso_cache *cache);

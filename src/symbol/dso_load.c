@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "symbol/buildid_cache.h"
 #include "symbol/debuginfo.h"
 #include "symbol/debuginfod_client.h"
@@ -135,6 +136,52 @@ static int search_debug(struct dso *dso, Elf *code)
     return 0;
 }
 
+/* Reads a dropped string table again (symtab_drop_names) from the file it came from, if
+ * that is still the same file. */
+static int reload_names(void *arg, char *buf, size_t len)
+{
+    struct dso *dso = arg;
+    struct stat st;
+    size_t done = 0;
+    int fd = symfile_open(dso->names_path, false, &st), err = 0;
+
+    if (fd < 0)
+        return fd;
+    if (st.st_dev != dso->names_dev || st.st_ino != dso->names_ino ||
+        st.st_size != dso->names_size || st.st_mtim.tv_sec != dso->names_mtime.tv_sec ||
+        st.st_mtim.tv_nsec != dso->names_mtime.tv_nsec)
+        err = -ESTALE;
+    while (!err && done < len) {
+        ssize_t r = pread(fd, buf + done, len - done, (off_t)(dso->tab.strtab_off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            err = r < 0 ? -errno : -ENODATA;
+        else
+            done += (size_t)r;
+    }
+    close(fd);
+    if (err)
+        pr_debug("%s: symbol names cannot be read again: %s", dso->names_path, strerror(-err));
+    return err;
+}
+
+/* The table just read from e (at path) can drop its string table and read it again. */
+static void names_from(struct dso *dso, const struct elf_file *e, const char *path)
+{
+    struct stat st;
+
+    if (!dso->tab.strtab_len || e->fd < 0 || !path || fstat(e->fd, &st))
+        return;
+    dso->names_path = path;
+    dso->names_dev = st.st_dev;
+    dso->names_ino = st.st_ino;
+    dso->names_size = st.st_size;
+    dso->names_mtime = st.st_mtim;
+    dso->tab.reload = reload_names;
+    dso->tab.reload_arg = dso;
+}
+
 /* The symbols of an open ELF whose segments are already read: its own .symtab, else the
  * separate debug info's, else .dynsym with brackets. Corrupt symbols leave the DSO without
  * symbols (DSO_BAD_ELF); its segments stay, they were valid. 0 or -ENOMEM. */
@@ -148,6 +195,8 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         err = (int)n;
         goto out;
     }
+    if (n > 0)
+        names_from(dso, ef, dso->code_path);
     if (!n && dso->kind == DSO_FILE) {
         struct elf_file dbg = { .fd = -1 };
         if ((err = search_debug(dso, ef->elf)))
@@ -156,6 +205,8 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         if (dso->sep_debug && (dso->fbid_len ? !open_by_build_id(dso->sep_debug, dso, &dbg)
                                              : !elf_file_open(dso->sep_debug, &dbg))) {
             n = read_table(&dbg, ef, SHT_SYMTAB, &dso->tab, false);
+            if (n > 0)
+                names_from(dso, &dbg, dso->sep_debug);
             elf_file_close(&dbg);
             if (n < 0) {
                 pr_debug("%s: bad symbol table in debug file", path);
@@ -176,6 +227,8 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         err = (int)n;
         goto out;
     }
+    if (n > 0)
+        names_from(dso, ef, dso->code_path);
     dso->status = n > 0 ? DSO_OK_DYNSYM : DSO_NO_SYMBOLS;
     pr_debug("%s: %s", path, dso_status_str(dso->status));
     return 0;

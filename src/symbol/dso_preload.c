@@ -59,25 +59,30 @@ static size_t thread_count(size_t pending)
 
 int dso_load_all(struct dso **v, size_t n)
 {
-    struct job j = { .v = v };
+    struct job j = { 0 };
     pthread_t tid[MAX_THREADS];
     size_t nthreads, started = 0;
 
+    if (!(j.v = malloc((n ? n : 1) * sizeof(*j.v))))
+        return -ENOMEM;
     for (size_t i = 0; i < n; i++)     /* only the ones still to load, in order */
         if (!v[i]->loaded && v[i]->kind != DSO_KERNEL)
-            v[j.n++] = v[i];
+            j.v[j.n++] = v[i];
     nthreads = thread_count(j.n);
     pr_debug2("symbols of %zu files to load, %zu already loaded, on %zu threads", j.n, n - j.n,
               nthreads ? nthreads : 1);
     if (nthreads < 2) {
         for (size_t i = 0; i < j.n; i++)
-            dso_load(v[i]);
+            dso_load(j.v[i]);
+        free(j.v);
         return 0;
     }
     symbol_elf_init();
     symbol_debuginfod_prepare();
-    if (log_verbosity >= LOG_DEBUG && !(j.logs = calloc(j.n, sizeof(*j.logs))))
+    if (log_verbosity >= LOG_DEBUG && !(j.logs = calloc(j.n, sizeof(*j.logs)))) {
+        free(j.v);
         return -ENOMEM;
+    }
     atomic_init(&j.next, 0);
     while (started + 1 < nthreads && !pthread_create(&tid[started], NULL, worker, &j))
         started++;
@@ -89,5 +94,6 @@ int dso_load_all(struct dso **v, size_t n)
             log_flush(&j.logs[i]);
         free(j.logs);
     }
+    free(j.v);
     return 0;
 }

@@ -142,6 +142,7 @@ static long read_funcs_native(const struct elf_file *ef, Elf_Scn *scn, const GEl
     /* Offsets at or past last_nul have no terminating NUL in the table: elf_strptr refuses
      * them. */
     symtab_builder_adopt(b, strtab, ss.sh_size);
+    b->strtab_off = ss.sh_offset;
     if ((err = elf_section_bytes(ef, scn, sh, 0, &raw)))
         return err;
     if (!(exec = exec_sections(ef->elf, &nexec))) {

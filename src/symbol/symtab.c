@@ -55,7 +55,7 @@ static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t
 void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len)
 {
     b->arena = strtab;
-    b->len = b->cap = len;
+    b->len = b->cap = b->strtab_len = len;
     b->adopted = true;
 }
 
@@ -128,9 +128,64 @@ static const char *symtab_display(struct symtab *t, char ***cache, size_t n, con
     return (*cache)[idx] == raw_marker ? raw : (*cache)[idx];
 }
 
+int symtab_load_names(struct symtab *t)
+{
+    char *buf;
+    int err;
+
+    if (t->strtab || !t->strtab_len)
+        return 0;
+    if (!t->reload)
+        return -ENOENT;
+    if (!(buf = malloc(t->strtab_len)))
+        return -ENOMEM;
+    if ((err = t->reload(t->reload_arg, buf, t->strtab_len))) {
+        free(buf);
+        return err;
+    }
+    t->strtab = buf;
+    return 0;
+}
+
+void symtab_drop_names(struct symtab *t)
+{
+    if (!t->reload)
+        return;
+    free(t->strtab);
+    t->strtab = NULL;
+}
+
+/* The display name of syms[idx] for resolution results, which outlive the string table: a
+ * name in it is copied on first use (only the names of symbols with hits are kept). NULL when
+ * the table cannot be read again or memory runs out. */
 static const char *sym_name(struct symtab *t, size_t idx)
 {
-    return symtab_display(t, &t->dem, t->n, t->syms, idx);
+    const struct sym *s = &t->syms[idx];
+    const char *d;
+    char *copy;
+
+    if (s->name >= t->strtab_len)   /* in the arena: stays */
+        return symtab_display(t, &t->dem, t->n, t->syms, idx);
+    if ((d = hashmap_get(&t->shown, idx)))
+        return d;
+    if (symtab_load_names(t))
+        return NULL;
+    d = symtab_display(t, &t->dem, t->n, t->syms, idx);
+    if (d >= t->strtab && d < t->strtab + t->strtab_len) {
+        if (t->ncopies == t->cap_copies) {
+            size_t cap = t->cap_copies ? t->cap_copies * 2 : 64;
+            char **v = realloc(t->copies, cap * sizeof(*v));
+            if (!v)
+                return NULL;
+            t->copies = v;
+            t->cap_copies = cap;
+        }
+        if (!(copy = strdup(d)))
+            return NULL;
+        t->copies[t->ncopies++] = copy;
+        d = copy;
+    }
+    return hashmap_put(&t->shown, idx, (void *)d) ? NULL : d;
 }
 
 static int cand_cmp(const void *pa, const void *pb)
@@ -223,41 +278,6 @@ static bool alias_better(const char *arena, const struct sym_cand *a, const stru
     return bl > al;
 }
 
-/* A linker's string table holds one copy of equal strings: two functions of one name (statics
- * of different files) then share an offset. Resolution results tell symbols apart by their
- * name's address, so every symbol after the first of a name gets its own copy. 0 or -ENOMEM. */
-static int unshare_names(struct symtab_builder *b, struct sym *syms, size_t n)
-{
-    size_t cap = 16;
-    uint32_t *seen;            /* offset + 1, 0 empty */
-    int err = 0;
-
-    while (cap < 2 * n)
-        cap *= 2;
-    if (!(seen = calloc(cap, sizeof(*seen))))
-        return -ENOMEM;
-    for (size_t i = 0; i < n && !err; i++) {
-        uint32_t off = syms[i].name;
-        size_t j = (off * 0x9E3779B1u) & (cap - 1);
-        if (syms[i].name != syms[i].raw)
-            continue;          /* a display name of its own (PLT): never shared */
-        while (seen[j] && seen[j] != off + 1)
-            j = (j + 1) & (cap - 1);
-        if (!seen[j]) {
-            seen[j] = off + 1;
-            continue;
-        }
-        size_t len = strlen(b->arena + off) + 1;
-        if ((err = arena_reserve(b, len)))
-            break;
-        memcpy(b->arena + b->len, b->arena + off, len);
-        syms[i].name = syms[i].raw = (uint32_t)b->len;
-        b->len += len;
-    }
-    free(seen);
-    return err;
-}
-
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
 {
     size_t n = b->c.n, i, ns = 0, na = 0;
@@ -295,14 +315,6 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
         }
         i = j;
     }
-    if (b->adopted) {
-        int err = unshare_names(b, syms, ns);
-        if (err) {
-            free(syms);
-            free(aliases);
-            return err;
-        }
-    }
     /* Zero-size symbols (assembly, some dynsyms) end where the next one starts, as in perf;
      * the last one gets the rest of its page plus one. */
     for (i = 0; i < ns; i++) {
@@ -322,11 +334,29 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     out->n = ns;
     out->aliases = aliases;
     out->naliases = na;
-    out->arena = b->arena;
-    if (b->len < b->cap) {     /* the rest of the last doubling */
-        char *a = realloc(b->arena, b->len ? b->len : 1);
-        if (a)
-            out->arena = a;
+    if (b->adopted) {
+        /* The names added after the string table move to an arena of their own, so that
+         * the table can be dropped. */
+        size_t extra = b->len - b->strtab_len;
+        char *a = malloc(extra ? extra : 1), *st;
+        if (!a) {
+            free(syms);
+            free(aliases);
+            return -ENOMEM;
+        }
+        memcpy(a, b->arena + b->strtab_len, extra);
+        st = realloc(b->arena, b->strtab_len);
+        out->strtab = st ? st : b->arena;
+        out->strtab_len = b->strtab_len;
+        out->strtab_off = b->strtab_off;
+        out->arena = a;
+    } else {
+        out->arena = b->arena;
+        if (b->len < b->cap) { /* the rest of the last doubling */
+            char *a = realloc(b->arena, b->len ? b->len : 1);
+            if (a)
+                out->arena = a;
+        }
     }
     out->brackets = brackets;
     b->arena = NULL;
@@ -353,8 +383,13 @@ void symtab_release(struct symtab *t)
     }
     free_names(t->dem, t->n);
     free_names(t->dem_aliases, t->naliases);
+    for (size_t i = 0; i < t->ncopies; i++)
+        free(t->copies[i]);
+    free(t->copies);
+    hashmap_release(&t->shown);
     free(t->syms);
     free(t->aliases);
+    free(t->strtab);
     free(t->arena);
     memset(t, 0, sizeof(*t));
 }
@@ -388,6 +423,8 @@ static const char *gap_name(struct symtab *t, long idx)
         return t->gaps[g];
     lo = idx < 0 ? "(start)" : sym_name(t, (size_t)idx);
     hi = g >= t->n ? "(end)" : sym_name(t, g);
+    if (!lo || !hi)
+        return NULL;
     len = strlen(lo) + strlen(hi) + 3;
     t->gaps[g] = malloc(len);
     if (t->gaps[g])
@@ -431,6 +468,9 @@ static bool name_matches(const struct symtab *t, const struct sym *s, const char
 size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out, size_t max)
 {
     size_t len = strlen(name), found = 0;
+
+    if (symtab_load_names(t))
+        return 0;
     for (int pass = 0; pass < 2; pass++) {
         const struct sym *v = pass ? t->aliases : t->syms;
         size_t n = pass ? t->naliases : t->n;
@@ -450,8 +490,11 @@ size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out,
 void symtab_foreach(struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
                     void *arg)
 {
+    if (symtab_load_names(t))
+        return;
     for (size_t i = 0; i < t->n; i++) {
-        struct symbol_match m = { sym_name(t, i), t->syms[i].start, t->syms[i].size };
+        struct symbol_match m = { symtab_display(t, &t->dem, t->n, t->syms, i),
+                                  t->syms[i].start, t->syms[i].size };
         fn(arg, &m);
     }
 }

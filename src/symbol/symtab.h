@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "symbol/dso.h"
+#include "util/hashmap.h"
 #include "util/vec.h"
 
 struct sym {
@@ -27,6 +28,8 @@ struct symtab_builder {
     char *arena;
     size_t len, cap;
     bool adopted;          /* the arena starts with a string table: names may be shared */
+    size_t strtab_len;     /* its length (adopted) */
+    uint64_t strtab_off;   /* and offset in the file */
     /* The raw entries of the symbol section read last (elf_read_funcs), kept until
      * symtab_finish for the PLT reader when they are the .dynsym it needs. */
     void *raw;
@@ -34,11 +37,24 @@ struct symtab_builder {
     const void *raw_elf;
 };
 
+/* Reads a dropped string table again: len bytes into buf. 0 or -errno. */
+typedef int (*symtab_reload_fn)(void *arg, char *buf, size_t len);
+
 struct symtab {
     struct sym *syms;      /* the chosen symbol per address, ascending */
     size_t n;
     struct sym *aliases;   /* names dropped by the alias choice, still findable by name */
     size_t naliases;
+    /* Names at offsets below strtab_len are in strtab, a file's string table (most of it
+     * names never shown); the others in arena + (offset - strtab_len). */
+    char *strtab;          /* NULL when dropped (symtab_drop_names) */
+    size_t strtab_len;
+    uint64_t strtab_off;   /* its offset in the file it was read from, for reload */
+    symtab_reload_fn reload;   /* NULL: never dropped */
+    void *reload_arg;
+    struct hashmap shown;  /* symbol index -> its display name, stable across drops */
+    char **copies;         /* the names shown copies from strtab, owned */
+    size_t ncopies, cap_copies;
     char *arena;
     char **gaps;           /* n+1 interned "lo->hi" names, allocated on first bracket */
     char **dem;            /* demangled names of syms, made on first use (most are never shown) */
@@ -66,10 +82,17 @@ int symtab_add_named(struct symtab_builder *b, const char *raw, const char *disp
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets);
 void symtab_release(struct symtab *t);
 
+/* A name by offset; one below strtab_len needs the string table loaded (symtab_load_names). */
 static inline const char *symtab_str(const struct symtab *t, uint32_t off)
 {
-    return t->arena + off;
+    return off < t->strtab_len ? t->strtab + off : t->arena + (off - t->strtab_len);
 }
+/* Frees the string table of a table that can read it again (reload set): the names already
+ * shown (symtab_resolve_at) stay; others are read again when needed. Names returned by
+ * symtab_find and symtab_foreach before are invalid after it. */
+void symtab_drop_names(struct symtab *t);
+/* Makes sure the string table is in memory. 0 or -errno (reading it again failed). */
+int symtab_load_names(struct symtab *t);
 /* Index of the last symbol starting at or below addr, or -1. */
 long symtab_index(const struct symtab *t, uint64_t addr);
 /* Fills out for addr given its symtab_index; 0 or -ENOMEM (bracket interning). */
