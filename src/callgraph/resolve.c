@@ -132,7 +132,6 @@ struct ctx {
     struct cg_syms *out;
     size_t cap_syms;
     struct table syms;
-    struct ftable frames;
     const struct ksyms *ks;
 };
 
@@ -164,7 +163,8 @@ static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
     return 0;
 }
 
-static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
+/* A kernel frame's symbol, or a frame outside every map. */
+static void resolve_other(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
 {
     memset(sym, 0, sizeof(*sym));
     if (f->map == &cg_kernel_map) {
@@ -174,70 +174,139 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
             sym->name = r.name;
             sym->module = r.module;
         }
-        return;
-    }
-    if (f->map) {
-        struct dso *d = f->map->dso;
-        struct symres r = {0};
-        uint64_t vaddr;
-        sym->dso = d;
-        dso_load(d);
-        if (dso_map_to_vaddr(d, f->map->start, f->map->pgoff, f->addr, &vaddr))
-            vaddr = f->addr - f->map->start + f->map->pgoff;
-        /* A return address right after a symbol's end (a frame the frame-pointer walk got
-         * wrong, e.g. through code without frame pointers) is named as perf names it. */
-        if (dso_resolve(d, vaddr, &r) == 0 && !r.name)
-            dso_resolve(d, vaddr + 1, &r);
-        sym->name = r.name;
-        sym->bracket = r.bracket && r.name;
     }
 }
 
-/* Loads the symbols of every DSO the frames are in, all at once (dso_load_all), in the order
- * the walk below would load them one by one. 0 or -ENOMEM. */
-static int load_dsos(const struct cg_store *cs, struct cg_syms *out)
+/* The address a user frame is looked up by in its DSO: the file offset for files and the
+ * vDSO (what dso_map_to_vaddr computes from the map), the address itself for JIT maps. */
+static uint64_t lookup_addr(const struct cg_frame *f)
 {
-    struct table seen = { 0 };
-    struct dso **v = NULL, *last = NULL;
-    size_t n = 0, cap = 0;
+    enum dso_kind k = dso_kind(f->map->dso);
+
+    if (k == DSO_FILE || k == DSO_VDSO)
+        return f->addr - f->map->start + f->map->pgoff;
+    return f->addr;
+}
+
+/* The distinct frame keys and, for those in a DSO, the lookups grouped by DSO (in the order
+ * the DSOs first appear, as one walk would load them). */
+struct keys {
+    uint32_t *first;          /* key -> its first frame */
+    uint32_t *pos;            /* key -> its lookup, UINT32_MAX for kernel and unmapped frames */
+    size_t n;
+    struct dso_job *jobs;
+    size_t njobs;
+    struct dso_lookup *lookups;
+};
+
+static void keys_release(struct keys *k)
+{
+    free(k->first);
+    free(k->pos);
+    free(k->jobs);
+    free(k->lookups);
+}
+
+/* Pass 1: frame_sym[i] = the key of frame i; the keys' lookups, grouped by DSO. */
+static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k,
+                        struct cg_syms *out)
+{
+    struct ftable ft = { 0 };
+    struct table jobs = { 0 };   /* dso -> job index + 1 */
+    size_t cap = 0, njobs = 0, capjobs = 0, *count = NULL;
     int err = 0;
 
     for (size_t i = 0; i < cs->nframes && !err; i++) {
-        const struct map *m = cs->frames[i].map;
-        struct slot *sl;
+        const struct cg_frame *f = &cs->frames[i];
+        uint64_t ka, kb;
+        struct fslot *sl;
 
-        if (!m || m == &cg_kernel_map || m->dso == last)
-            continue;
-        last = m->dso;
-        if (!(sl = table_slot(&seen, (uint64_t)(uintptr_t)last, 0))) {
+        frame_key(f, &ka, &kb);
+        if (!(sl = ftable_slot(&ft, cs->frames, ka, kb))) {
             err = -ENOMEM;
             break;
         }
-        if (sl->val)
+        if (sl->val) {
+            frame_sym[i] = sl->val - 1;
             continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            struct dso **nv = realloc(v, nc * sizeof(*nv));
-            if (!nv) {
+        }
+        if (k->n == cap) {
+            size_t nc = cap ? cap * 2 : 1024;
+            uint32_t *a = realloc(k->first, nc * sizeof(*a)), *b;
+            if (a)
+                k->first = a;
+            b = a ? realloc(k->pos, nc * sizeof(*b)) : NULL;
+            if (!b) {
                 err = -ENOMEM;
                 break;
             }
-            v = nv;
+            k->pos = b;
             cap = nc;
         }
-        v[n++] = last;
-        sl->a = (uint64_t)(uintptr_t)last;
-        sl->val = 1;
-        seen.n++;
+        k->first[k->n] = (uint32_t)i;
+        k->pos[k->n] = UINT32_MAX;
+        if (f->map && f->map != &cg_kernel_map) {
+            struct slot *js = table_slot(&jobs, (uint64_t)(uintptr_t)f->map->dso, 0);
+            if (!js) {
+                err = -ENOMEM;
+                break;
+            }
+            if (!js->val) {
+                if (njobs == capjobs) {
+                    size_t nc = capjobs ? capjobs * 2 : 64;
+                    struct dso_job *v = realloc(k->jobs, nc * sizeof(*v));
+                    size_t *c2 = v ? realloc(count, nc * sizeof(*c2)) : NULL;
+                    if (v)
+                        k->jobs = v;
+                    if (!c2) {
+                        err = -ENOMEM;
+                        break;
+                    }
+                    count = c2;
+                    capjobs = nc;
+                }
+                k->jobs[njobs] = (struct dso_job){ .dso = f->map->dso };
+                count[njobs] = 0;
+                js->a = (uint64_t)(uintptr_t)f->map->dso;
+                js->val = (uint32_t)++njobs;
+                jobs.n++;
+            }
+            k->pos[k->n] = js->val - 1;   /* the job for now; its lookup below */
+            count[js->val - 1]++;
+        }
+        sl->frame = (uint32_t)i + 1;
+        sl->val = (uint32_t)k->n + 1;
+        ft.n++;
+        frame_sym[i] = (uint32_t)k->n++;
     }
-    free(seen.s);
-    if (err) {
-        free(v);
-        return err;
+    free(ft.s);
+    free(jobs.s);
+    k->njobs = njobs;
+    if (!err && !(k->lookups = malloc((k->n ? k->n : 1) * sizeof(*k->lookups))))
+        err = -ENOMEM;
+    if (!err) {
+        /* Each job's lookups in one run, keys in order within it. */
+        size_t at = 0;
+        for (size_t j = 0; j < njobs; j++) {
+            k->jobs[j].v = k->lookups + at;
+            at += count[j];
+        }
+        for (size_t key = 0; key < k->n; key++) {
+            struct dso_job *jb;
+            if (k->pos[key] == UINT32_MAX)
+                continue;
+            jb = &k->jobs[k->pos[key]];
+            k->pos[key] = (uint32_t)(jb->v + jb->n - k->lookups);
+            jb->v[jb->n++].addr = lookup_addr(&cs->frames[k->first[key]]);
+        }
+        out->dsos = malloc((njobs ? njobs : 1) * sizeof(*out->dsos));
+        if (!out->dsos)
+            err = -ENOMEM;
+        for (size_t j = 0; !err && j < njobs; j++)
+            out->dsos[out->ndsos++] = k->jobs[j].dso;
     }
-    out->dsos = v;
-    out->ndsos = n;
-    return dso_load_all(v, n);
+    free(count);
+    return err;
 }
 
 void cg_drop_names(const struct cg_syms *cy)
@@ -246,51 +315,61 @@ void cg_drop_names(const struct cg_syms *cy)
         dso_drop_names(cy->dsos[i]);
 }
 
-int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out,
+                   bool drop_names)
 {
     struct ctx c = { .out = out, .ks = ks };
+    struct keys k = { 0 };
+    uint32_t *key_sym = NULL;
     int err;
 
     memset(out, 0, sizeof(*out));
     if (cs->nframes >= UINT32_MAX)
         return -ENOMEM;
-    if ((err = load_dsos(cs, out)))
-        goto fail;
     out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
     if (!out->frame_sym)
         return -ENOMEM;
-    for (size_t i = 0; i < cs->nframes && !err; i++) {
-        const struct cg_frame *f = &cs->frames[i];
-        uint64_t ka, kb;
-        struct fslot *sl;
+    /* Pass 1: distinct keys. Then every DSO's lookups at once, each DSO loaded, resolved
+     * and (drop_names) rid of its unused names by one thread. */
+    err = collect_keys(cs, out->frame_sym, &k, out);
+    if (!err)
+        err = dso_resolve_all(k.jobs, k.njobs, drop_names);
+    if (!err && !(key_sym = malloc((k.n ? k.n : 1) * sizeof(*key_sym))))
+        err = -ENOMEM;
+    /* Pass 2: symbols numbered in the order their keys first appear. */
+    for (size_t key = 0; !err && key < k.n; key++) {
+        const struct cg_frame *f = &cs->frames[k.first[key]];
         struct cg_sym sym;
-        uint32_t idx;
 
-        frame_key(f, &ka, &kb);
-        if (!(sl = ftable_slot(&c.frames, cs->frames, ka, kb))) {
-            err = -ENOMEM;
-            break;
+        if (k.pos[key] == UINT32_MAX) {
+            resolve_other(&c, f, &sym);
+        } else {
+            const struct dso_lookup *l = &k.lookups[k.pos[key]];
+            memset(&sym, 0, sizeof(sym));
+            sym.dso = f->map->dso;
+            sym.name = l->name;
+            sym.bracket = l->bracket;
         }
-        if (sl->val) {
-            out->frame_sym[i] = sl->val - 1;
-            continue;
-        }
-        resolve_frame(&c, f, &sym);
-        err = sym_index(&c, &sym, &idx);
-        if (err)
-            break;
-        /* sym_index may have grown c.syms, never c.frames: sl still points into it. */
-        sl->frame = (uint32_t)i + 1;
-        sl->val = idx + 1;
-        c.frames.n++;
-        out->frame_sym[i] = idx;
+        err = sym_index(&c, &sym, &key_sym[key]);
     }
-    free(c.frames.s);
+    for (size_t i = 0; !err && i < cs->nframes; i++)
+        out->frame_sym[i] = key_sym[out->frame_sym[i]];
+    free(key_sym);
+    keys_release(&k);
     free(c.syms.s);
-fail:
     if (err)
         cg_syms_release(out);
     return err;
+}
+
+int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+{
+    return resolve(cs, ks, out, false);
+}
+
+int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+{
+    return resolve(cs, ks, out, true);
 }
 
 void cg_syms_release(struct cg_syms *cy)

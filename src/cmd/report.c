@@ -789,11 +789,10 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                s->offcpu ? s->offcpu->opened.unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
                  (unsigned long long)cs->samples, cs->nframes);
-        err = cg_resolve(cs, ks, &cy);
-        if (!err) {
+        /* Only the names resolved are needed from here on. */
+        err = cg_resolve_lean(cs, ks, &cy);
+        if (!err)
             pr_debug("symbols: %zu", cy.nsyms);
-            cg_drop_names(&cy);   /* only the names resolved are needed from here on */
-        }
         if (!err && o->inline_frames) {
             /* After --max-stack: it counts the frames of the chain, not inlined ones. */
             if (!(err = cg_expand_inline(cs, &cy, &inl, &icy))) {

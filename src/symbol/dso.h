@@ -78,6 +78,24 @@ int dso_load(struct dso *dso);
  * resolution or search reads it again from the file. Names from dso_find_symbols and
  * dso_foreach_symbol are invalid after it. */
 void dso_drop_names(struct dso *dso);
+/* One address to name in a DSO: a file offset (DSO_FILE, [vdso]: converted through the PT_LOAD
+ * segments as dso_map_to_vaddr does) or an absolute address (JIT maps). An address with no
+ * symbol is tried again one byte later (a return address right after its function's end, as
+ * perf names it). */
+struct dso_lookup {
+    uint64_t addr;
+    const char *name;         /* out: as symres.name */
+    bool bracket;             /* out: name is an a->b bracket */
+};
+struct dso_job {
+    struct dso *dso;
+    struct dso_lookup *v;
+    size_t n;
+};
+/* Loads each job's DSO and names its addresses, the jobs on one thread per usable CPU, each
+ * job by one thread, debug messages printed in the order of the jobs; with drop_names, each
+ * DSO's unused names are dropped (dso_drop_names) when its job is done. 0 or -ENOMEM. */
+int dso_resolve_all(struct dso_job *jobs, size_t n, bool drop_names);
 /* Loads the symbols of every DSO of v (distinct, all of one cache) on one thread per usable
  * CPU; the results and debug messages are those of dso_load on each in turn. 0 or -ENOMEM
  * (a DSO left unloaded loads on use). */

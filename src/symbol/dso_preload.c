@@ -1,10 +1,10 @@
-/* Loading the symbols of many DSOs at once, on one thread per CPU we may run on: a report that
- * needs them all (the call-graph resolution walk, the flat and Prospect tables) waits for the
- * slowest file rather than for their sum. Each DSO is loaded by one thread; a DSO's state is
- * only touched by the thread loading it, and what the loaders share is read-only (the cache's
+/* Loading (and resolving in) many DSOs at once, on one thread per CPU we may run on: a report
+ * that needs them all (the call-graph resolution, the flat and Prospect tables) waits for the
+ * slowest file rather than for their sum. Each DSO is handled by one thread; a DSO's state is
+ * only touched by the thread handling it, and what the loaders share is read-only (the cache's
  * settings and recorded build-ids), set up before (elf_version, the debuginfod environment)
- * or locked (debuginfod client). Debug messages are kept per DSO and printed afterwards in
- * the order of the list, as loading one after the other prints them. */
+ * or locked (the debuginfod client). Debug messages are kept per DSO and printed afterwards
+ * in the order of the list, as handling one after the other prints them. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -18,30 +18,55 @@
 
 #define MAX_THREADS 8
 
-struct job {
-    struct dso **v;
+struct work {
+    struct dso_job *jobs;
     size_t n;
+    bool drop_names;
     atomic_size_t next;
-    struct log_buf *logs;     /* per DSO, when debug messages are shown */
+    struct log_buf *logs;     /* per job, when debug messages are shown */
 };
+
+static void lookup(struct dso *d, struct dso_lookup *l)
+{
+    struct symres r = { 0 };
+    uint64_t vaddr;
+
+    if (dso_map_to_vaddr(d, 0, 0, l->addr, &vaddr))
+        vaddr = l->addr;
+    if (dso_resolve(d, vaddr, &r) == 0 && !r.name)
+        dso_resolve(d, vaddr + 1, &r);
+    l->name = r.name;
+    l->bracket = r.bracket && r.name;
+}
+
+static void run(struct work *w, size_t i)
+{
+    struct dso_job *j = &w->jobs[i];
+
+    if (w->logs)
+        log_capture(&w->logs[i]);
+    dso_load(j->dso);          /* -ENOMEM leaves it unloaded: retried on use */
+    for (size_t k = 0; k < j->n; k++)
+        lookup(j->dso, &j->v[k]);
+    if (w->drop_names)
+        dso_drop_names(j->dso);
+    log_capture(NULL);
+}
 
 static void *worker(void *arg)
 {
-    struct job *j = arg;
+    struct work *w = arg;
 
     for (;;) {
-        size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->n)
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->n)
             break;
-        if (j->logs)
-            log_capture(&j->logs[i]);
-        dso_load(j->v[i]);    /* -ENOMEM leaves it unloaded: retried on use */
-        log_capture(NULL);
+        run(w, i);
     }
     return NULL;
 }
 
-static size_t thread_count(size_t pending)
+static size_t thread_count(size_t jobs)
 {
     cpu_set_t set;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -51,49 +76,54 @@ static size_t thread_count(size_t pending)
     if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
         (size_t)CPU_COUNT(&set) < n)
         n = (size_t)CPU_COUNT(&set);
-
     if (n > MAX_THREADS)
         n = MAX_THREADS;
-    return n < pending ? n : pending;
+    return n < jobs ? n : jobs;
 }
 
-int dso_load_all(struct dso **v, size_t n)
+int dso_resolve_all(struct dso_job *jobs, size_t n, bool drop_names)
 {
-    struct job j = { 0 };
+    struct work w = { .jobs = jobs, .n = n, .drop_names = drop_names };
     pthread_t tid[MAX_THREADS];
-    size_t nthreads, started = 0;
+    size_t nthreads = thread_count(n), started = 0;
 
-    if (!(j.v = malloc((n ? n : 1) * sizeof(*j.v))))
-        return -ENOMEM;
-    for (size_t i = 0; i < n; i++)     /* only the ones still to load, in order */
-        if (!v[i]->loaded && v[i]->kind != DSO_KERNEL)
-            j.v[j.n++] = v[i];
-    nthreads = thread_count(j.n);
-    pr_debug2("symbols of %zu files to load, %zu already loaded, on %zu threads", j.n, n - j.n,
+    pr_debug2("%zu files to load or resolve in, on %zu threads", n,
               nthreads ? nthreads : 1);
     if (nthreads < 2) {
-        for (size_t i = 0; i < j.n; i++)
-            dso_load(j.v[i]);
-        free(j.v);
+        for (size_t i = 0; i < n; i++)
+            run(&w, i);
         return 0;
     }
     symbol_elf_init();
     symbol_debuginfod_prepare();
-    if (log_verbosity >= LOG_DEBUG && !(j.logs = calloc(j.n, sizeof(*j.logs)))) {
-        free(j.v);
+    if (log_verbosity >= LOG_DEBUG && !(w.logs = calloc(n, sizeof(*w.logs))))
         return -ENOMEM;
-    }
-    atomic_init(&j.next, 0);
-    while (started + 1 < nthreads && !pthread_create(&tid[started], NULL, worker, &j))
+    atomic_init(&w.next, 0);
+    while (started + 1 < nthreads && !pthread_create(&tid[started], NULL, worker, &w))
         started++;
-    worker(&j);                        /* this thread is one of the workers */
+    worker(&w);                        /* this thread is one of the workers */
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
-    if (j.logs) {
-        for (size_t i = 0; i < j.n; i++)
-            log_flush(&j.logs[i]);
-        free(j.logs);
+    if (w.logs) {
+        for (size_t i = 0; i < n; i++)
+            log_flush(&w.logs[i]);
+        free(w.logs);
     }
-    free(j.v);
     return 0;
+}
+
+int dso_load_all(struct dso **v, size_t n)
+{
+    struct dso_job *jobs = malloc((n ? n : 1) * sizeof(*jobs));
+    size_t k = 0;
+    int err;
+
+    if (!jobs)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)     /* only the ones still to load, in order */
+        if (!v[i]->loaded && v[i]->kind != DSO_KERNEL)
+            jobs[k++] = (struct dso_job){ .dso = v[i] };
+    err = dso_resolve_all(jobs, k, false);
+    free(jobs);
+    return err;
 }
