@@ -59,11 +59,12 @@ static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
     return &t->s[j];
 }
 
-/* Distinct frame keys -> symbol index, by the first frame with each key: 8 bytes a slot
+/* Distinct frame keys -> key index, by the first frame with each key: 12 bytes a slot
  * rather than the key itself (a large profile has ~100k distinct frames). */
 struct fslot {
     uint32_t frame;           /* index + 1 of the frame that brought the key, 0 empty */
-    uint32_t val;             /* symbol index + 1 */
+    uint32_t val;             /* key index + 1 */
+    uint32_t tag;             /* the key's hash, high bits: most other keys differ there */
 };
 
 struct ftable {
@@ -111,20 +112,29 @@ static int ftable_grow(struct ftable *t, const struct cg_frame *frames)
     return 0;
 }
 
-/* The slot of frame i's key: found (val != 0) or the empty one to fill. NULL: -ENOMEM. */
-static struct fslot *ftable_slot(struct ftable *t, const struct cg_frame *frames, uint64_t a,
-                                 uint64_t b)
+/* The slot of frame f's key (a, b): found (val != 0) or the empty one to fill (its tag set).
+ * NULL: -ENOMEM. */
+static struct fslot *ftable_slot(struct ftable *t, const struct cg_frame *frames,
+                                 const struct cg_frame *f, uint64_t a, uint64_t b)
 {
+    uint64_t h = key_hash(a, b);
+    uint32_t tag = (uint32_t)(h >> 32);
     size_t j;
 
     if ((t->n + 1) * 2 > t->cap && ftable_grow(t, frames))
         return NULL;
-    for (j = key_hash(a, b) & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1)) {
+    for (j = h & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1)) {
+        const struct cg_frame *g = &frames[t->s[j].frame - 1];
         uint64_t sa, sb;
-        frame_key(&frames[t->s[j].frame - 1], &sa, &sb);
+        if (t->s[j].tag != tag)
+            continue;
+        if (g->map == f->map && g->addr == f->addr)
+            break;             /* the same frame: the same key */
+        frame_key(g, &sa, &sb);
         if (sa == a && sb == b)
             break;
     }
+    t->s[j].tag = tag;
     return &t->s[j];
 }
 
@@ -222,7 +232,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
         struct fslot *sl;
 
         frame_key(f, &ka, &kb);
-        if (!(sl = ftable_slot(&ft, cs->frames, ka, kb))) {
+        if (!(sl = ftable_slot(&ft, cs->frames, f, ka, kb))) {
             err = -ENOMEM;
             break;
         }

@@ -14,8 +14,18 @@
 static int add_plt_sym(struct symtab_builder *b, const char *name, uint64_t addr)
 {
     char raw[512], disp[1024];
-    char *dem = symbol_demangle(name);
+    size_t len = strlen(name);
+    char *dem;
 
+    if (len + 4 < sizeof(raw)) {
+        memcpy(raw, name, len);
+        memcpy(raw + len, "@plt", 5);
+        /* A C++ target is demangled when the slot is first shown (symtab.h). */
+        if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R'))
+            return symtab_add_plt(b, raw, addr, PLT_ENTRY);
+        return symtab_add_named(b, raw, NULL, addr, PLT_ENTRY, STB_GLOBAL);
+    }
+    dem = symbol_demangle(name);
     snprintf(raw, sizeof(raw), "%s@plt", name);
     snprintf(disp, sizeof(disp), "%s@plt", dem ? dem : name);
     free(dem);

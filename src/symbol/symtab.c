@@ -92,6 +92,20 @@ int symtab_add_named(struct symtab_builder *b, const char *raw, const char *disp
     return vec_push(&b->c, c);
 }
 
+int symtab_add_plt(struct symtab_builder *b, const char *raw_plt, uint64_t start,
+                   uint64_t size)
+{
+    struct sym_cand c = { .start = start, .size = size, .bind = STB_GLOBAL,
+                          .name = SYM_PLT_DEMANGLE };
+    int err;
+
+    if (b->c.n >= UINT32_MAX)
+        return -EOVERFLOW;
+    c.order = (uint32_t)b->c.n;
+    err = arena_add(b, raw_plt, strlen(raw_plt), &c.raw);
+    return err ? err : vec_push(&b->c, c);
+}
+
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind)
 {
@@ -108,6 +122,23 @@ static bool looks_mangled(const char *s)
     return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
 }
 
+/* "target@plt" -> the target demangled, plus "@plt" (in at most 1023 bytes, as the slot's
+ * name always was); NULL when the target does not demangle or memory runs out. */
+static char *plt_display(const char *raw_plt)
+{
+    size_t len = strlen(raw_plt) - 4;   /* without "@plt" */
+    char *target = strndup(raw_plt, len), *dem = target ? symbol_demangle(target) : NULL, *d;
+
+    free(target);
+    if (!dem)
+        return NULL;
+    d = malloc(1024);
+    if (d)
+        snprintf(d, 1024, "%s@plt", dem);
+    free(dem);
+    return d;
+}
+
 /* The display name of v[idx] (a sym of t->syms or t->aliases), demangled on first use and
  * cached in *cache. Falls back to the raw name when memory or demangling fails. */
 static const char *symtab_display(struct symtab *t, char ***cache, size_t n, const struct sym *v,
@@ -117,12 +148,12 @@ static const char *symtab_display(struct symtab *t, char ***cache, size_t n, con
     const char *raw = symtab_str(t, s->raw);
     char *d;
 
-    if (s->name != s->raw || !looks_mangled(raw))
+    if (s->name != SYM_PLT_DEMANGLE && (s->name != s->raw || !looks_mangled(raw)))
         return symtab_str(t, s->name);
     if (!*cache && !(*cache = calloc(n, sizeof(**cache))))
         return raw;
     if (!(*cache)[idx]) {
-        d = symbol_demangle(raw);
+        d = s->name == SYM_PLT_DEMANGLE ? plt_display(raw) : symbol_demangle(raw);
         (*cache)[idx] = d ? d : raw_marker;
     }
     return (*cache)[idx] == raw_marker ? raw : (*cache)[idx];
@@ -254,10 +285,22 @@ static size_t leading_underscores(const char *s)
 /* perf's documented preference between aliases at one address (perf 6.1, choose_best_symbol):
  * non-zero size, then non-weak, then global, then fewer leading underscores, then the longer
  * name; on a full tie the earlier symbol stays. Returns true if b beats a. */
+/* A candidate's display name for the alias choice: a PLT slot's is made here (rarely needed:
+ * a slot seldom shares its address). *tmp is freed by the caller. */
+static const char *cand_name(const char *arena, const struct sym_cand *c, char **tmp)
+{
+    if (c->name != SYM_PLT_DEMANGLE)
+        return arena + c->name;
+    *tmp = plt_display(arena + c->raw);
+    return *tmp ? *tmp : arena + c->raw;
+}
+
 static bool alias_better(const char *arena, const struct sym_cand *a, const struct sym_cand *b)
 {
-    bool aw, bw, ag, bg;
+    bool aw, bw, ag, bg, r;
     size_t au, bu, al, bl;
+    char *ta = NULL, *tb = NULL;
+    const char *an, *bn;
 
     if ((a->size == 0) != (b->size == 0))
         return b->size != 0;
@@ -269,13 +312,16 @@ static bool alias_better(const char *arena, const struct sym_cand *a, const stru
     bg = b->bind == STB_GLOBAL;
     if (ag != bg)
         return bg;
-    au = leading_underscores(arena + a->name);
-    bu = leading_underscores(arena + b->name);
-    if (au != bu)
-        return bu < au;
-    al = strlen(arena + a->name);
-    bl = strlen(arena + b->name);
-    return bl > al;
+    an = cand_name(arena, a, &ta);
+    bn = cand_name(arena, b, &tb);
+    au = leading_underscores(an);
+    bu = leading_underscores(bn);
+    al = strlen(an);
+    bl = strlen(bn);
+    free(ta);
+    free(tb);
+    r = au != bu ? bu < au : bl > al;
+    return r;
 }
 
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)

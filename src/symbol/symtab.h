@@ -10,9 +10,14 @@
 #include "util/hashmap.h"
 #include "util/vec.h"
 
+/* A sym's name: the display name is that of the PLT slot's target demangled, plus "@plt",
+ * made when first shown (demangling every slot of a C++ library at load cost more than the
+ * rest of its loading). */
+#define SYM_PLT_DEMANGLE UINT32_MAX
+
 struct sym {
     uint64_t start, size;  /* size after the zero-size fixup (end at the next symbol) */
-    uint32_t name;         /* arena offset of the display (demangled) name */
+    uint32_t name;         /* arena offset of the display (demangled) name, or SYM_PLT_DEMANGLE */
     uint32_t raw;          /* arena offset of the raw name (== name when not mangled) */
 };
 
@@ -75,6 +80,10 @@ void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len);
  * 0 or -ENOMEM / -EOVERFLOW. */
 int symtab_add_at(struct symtab_builder *b, uint32_t off, uint64_t start, uint64_t size,
                   int bind);
+/* A PLT slot "raw@plt" whose display name is raw demangled, plus "@plt", when first shown.
+ * 0 or -ENOMEM / -EOVERFLOW. */
+int symtab_add_plt(struct symtab_builder *b, const char *raw_plt, uint64_t start,
+                   uint64_t size);
 /* Same with the display name given (NULL: the raw name). */
 int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
                      uint64_t start, uint64_t size, int bind);
