@@ -154,11 +154,10 @@ static long read_plt_native(const struct elf_file *ef, const struct plt *p,
     }
     if (reuse) {
         dyn = b->raw;
-        str_len = b->len < ss.sh_size ? b->len : ss.sh_size;
+        str_len = b->strtab_len < ss.sh_size ? b->strtab_len : ss.sh_size;
     }
     for (size_t i = 0; i < count; i++) {
-        /* The arena may move as names are added: the string table is looked up each time. */
-        const char *strtab = reuse ? b->arena : str;
+        const char *strtab = reuse ? b->strtab : str;
         uint64_t off = p->header + (uint64_t)i * PLT_ENTRY;
         const char *name = "";
         Elf64_Rela r;

@@ -128,7 +128,7 @@ static long read_funcs_native(const struct elf_file *ef, Elf_Scn *scn, const GEl
 #endif
     if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB ||
         sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_type == SHT_NOBITS ||
-        (sh->sh_flags & SHF_COMPRESSED) || b->c.n || b->len || !strscn ||
+        (sh->sh_flags & SHF_COMPRESSED) || b->c.n || b->len || b->strtab || !strscn ||
         !gelf_getshdr(strscn, &ss) || ss.sh_type != SHT_STRTAB ||
         (ss.sh_flags & SHF_COMPRESSED) || !ss.sh_size || ss.sh_size >= UINT32_MAX)
         return -EAGAIN;

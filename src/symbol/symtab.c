@@ -13,6 +13,9 @@ void symtab_builder_release(struct symtab_builder *b)
     free(b->arena);
     b->arena = NULL;
     b->len = b->cap = 0;
+    free(b->strtab);
+    b->strtab = NULL;
+    b->strtab_len = 0;
     b->adopted = false;
     free(b->raw);
     b->raw = NULL;
@@ -22,7 +25,8 @@ void symtab_builder_release(struct symtab_builder *b)
 /* Room for n more bytes in the arena. 0, -EOVERFLOW or -ENOMEM. */
 static int arena_reserve(struct symtab_builder *b, size_t n)
 {
-    if (n > UINT32_MAX - b->len)
+    /* offsets stay below SYM_PLT_DEMANGLE */
+    if (b->strtab_len + b->len >= UINT32_MAX || n >= UINT32_MAX - b->strtab_len - b->len)
         return -EOVERFLOW;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -47,15 +51,15 @@ static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t
         return err;
     memcpy(b->arena + b->len, s, n);
     b->arena[b->len + n] = '\0';
-    *off = (uint32_t)b->len;
+    *off = (uint32_t)(b->strtab_len + b->len);
     b->len += n + 1;
     return 0;
 }
 
 void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len)
 {
-    b->arena = strtab;
-    b->len = b->cap = b->strtab_len = len;
+    b->strtab = strtab;
+    b->strtab_len = len;
     b->adopted = true;
 }
 
@@ -285,17 +289,24 @@ static size_t leading_underscores(const char *s)
 /* perf's documented preference between aliases at one address (perf 6.1, choose_best_symbol):
  * non-zero size, then non-weak, then global, then fewer leading underscores, then the longer
  * name; on a full tie the earlier symbol stays. Returns true if b beats a. */
-/* A candidate's display name for the alias choice: a PLT slot's is made here (rarely needed:
- * a slot seldom shares its address). *tmp is freed by the caller. */
-static const char *cand_name(const char *arena, const struct sym_cand *c, char **tmp)
+static const char *bstr(const struct symtab_builder *b, uint32_t off)
 {
-    if (c->name != SYM_PLT_DEMANGLE)
-        return arena + c->name;
-    *tmp = plt_display(arena + c->raw);
-    return *tmp ? *tmp : arena + c->raw;
+    return off < b->strtab_len ? b->strtab + off : b->arena + (off - b->strtab_len);
 }
 
-static bool alias_better(const char *arena, const struct sym_cand *a, const struct sym_cand *b)
+/* A candidate's display name for the alias choice: a PLT slot's is made here (rarely needed:
+ * a slot seldom shares its address). *tmp is freed by the caller. */
+static const char *cand_name(const struct symtab_builder *bl, const struct sym_cand *c,
+                             char **tmp)
+{
+    if (c->name != SYM_PLT_DEMANGLE)
+        return bstr(bl, c->name);
+    *tmp = plt_display(bstr(bl, c->raw));
+    return *tmp ? *tmp : bstr(bl, c->raw);
+}
+
+static bool alias_better(const struct symtab_builder *bld, const struct sym_cand *a,
+                         const struct sym_cand *b)
 {
     bool aw, bw, ag, bg, r;
     size_t au, bu, al, bl;
@@ -312,8 +323,8 @@ static bool alias_better(const char *arena, const struct sym_cand *a, const stru
     bg = b->bind == STB_GLOBAL;
     if (ag != bg)
         return bg;
-    an = cand_name(arena, a, &ta);
-    bn = cand_name(arena, b, &tb);
+    an = cand_name(bld, a, &ta);
+    bn = cand_name(bld, b, &tb);
     au = leading_underscores(an);
     bu = leading_underscores(bn);
     al = strlen(an);
@@ -349,7 +360,7 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     for (i = 0; i < n;) {
         size_t j, best = i;
         for (j = i + 1; j < n && b->c.v[j].start == b->c.v[i].start; j++)
-            if (alias_better(b->arena, &b->c.v[best], &b->c.v[j]))
+            if (alias_better(b, &b->c.v[best], &b->c.v[j]))
                 best = j;
         for (size_t k = i; k < j; k++) {
             const struct sym_cand *c = &b->c.v[k];
@@ -380,30 +391,16 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     out->n = ns;
     out->aliases = aliases;
     out->naliases = na;
-    if (b->adopted) {
-        /* The names added after the string table move to an arena of their own, so that
-         * the table can be dropped. */
-        size_t extra = b->len - b->strtab_len;
-        char *a = malloc(extra ? extra : 1), *st;
-        if (!a) {
-            free(syms);
-            free(aliases);
-            return -ENOMEM;
-        }
-        memcpy(a, b->arena + b->strtab_len, extra);
-        st = realloc(b->arena, b->strtab_len);
-        out->strtab = st ? st : b->arena;
-        out->strtab_len = b->strtab_len;
-        out->strtab_off = b->strtab_off;
-        out->arena = a;
-    } else {
-        out->arena = b->arena;
-        if (b->len < b->cap) { /* the rest of the last doubling */
-            char *a = realloc(b->arena, b->len ? b->len : 1);
-            if (a)
-                out->arena = a;
-        }
+    out->strtab = b->strtab;
+    out->strtab_len = b->strtab_len;
+    out->strtab_off = b->strtab_off;
+    out->arena = b->arena;
+    if (b->len < b->cap) {     /* the rest of the last doubling */
+        char *a = realloc(b->arena, b->len ? b->len : 1);
+        if (a)
+            out->arena = a;
     }
+    b->strtab = NULL;
     out->brackets = brackets;
     b->arena = NULL;
     symtab_builder_release(b);

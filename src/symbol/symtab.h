@@ -30,11 +30,14 @@ struct sym_cand {
 
 struct symtab_builder {
     VEC(struct sym_cand) c;
+    /* Name offsets below strtab_len are in strtab (a file's string table, adopted), the
+     * others in arena + (offset - strtab_len): the names added one by one. */
+    char *strtab;
+    size_t strtab_len;
+    uint64_t strtab_off;   /* its offset in the file */
+    bool adopted;
     char *arena;
     size_t len, cap;
-    bool adopted;          /* the arena starts with a string table: names may be shared */
-    size_t strtab_len;     /* its length (adopted) */
-    uint64_t strtab_off;   /* and offset in the file */
     /* The raw entries of the symbol section read last (elf_read_funcs), kept until
      * symtab_finish for the PLT reader when they are the .dynsym it needs. */
     void *raw;
@@ -72,8 +75,8 @@ void symtab_builder_release(struct symtab_builder *b);
  * searched. 0 or -ENOMEM / -EOVERFLOW. */
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind);
-/* Makes a string table (len bytes, malloc'd, now the builder's) the start of the arena, so
- * that names in it are added by offset (symtab_add_at) rather than copied. Only on an empty
+/* Makes a string table (len bytes, malloc'd, now the builder's) the builder's, so that
+ * names in it are added by offset (symtab_add_at) rather than copied. Only on an empty
  * builder; len must fit in 32 bits. */
 void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len);
 /* Adds one function symbol whose (raw) name is the NUL-terminated string at arena offset off.
