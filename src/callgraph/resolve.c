@@ -218,8 +218,7 @@ static void keys_release(struct keys *k)
 }
 
 /* Pass 1: frame_sym[i] = the key of frame i; the keys' lookups, grouped by DSO. */
-static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k,
-                        struct cg_syms *out)
+static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k)
 {
     struct ftable ft = { 0 };
     struct table jobs = { 0 };   /* dso -> job index + 1 */
@@ -309,20 +308,9 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
             k->pos[key] = (uint32_t)(jb->v + jb->n - k->lookups);
             jb->v[jb->n++].addr = lookup_addr(&cs->frames[k->first[key]]);
         }
-        out->dsos = malloc((njobs ? njobs : 1) * sizeof(*out->dsos));
-        if (!out->dsos)
-            err = -ENOMEM;
-        for (size_t j = 0; !err && j < njobs; j++)
-            out->dsos[out->ndsos++] = k->jobs[j].dso;
     }
     free(count);
     return err;
-}
-
-void cg_drop_names(const struct cg_syms *cy)
-{
-    for (size_t i = 0; i < cy->ndsos; i++)
-        dso_drop_names(cy->dsos[i]);
 }
 
 static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out,
@@ -341,7 +329,7 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
         return -ENOMEM;
     /* Pass 1: distinct keys. Then every DSO's lookups at once, each DSO loaded, resolved
      * and (drop_names) rid of its unused names by one thread. */
-    err = collect_keys(cs, out->frame_sym, &k, out);
+    err = collect_keys(cs, out->frame_sym, &k);
     if (!err)
         err = dso_resolve_all(k.jobs, k.njobs, drop_names);
     if (!err && !(key_sym = malloc((k.n ? k.n : 1) * sizeof(*key_sym))))
@@ -387,7 +375,6 @@ void cg_syms_release(struct cg_syms *cy)
     for (size_t i = 0; i < cy->nowned; i++)
         free(cy->owned[i]);
     free(cy->owned);
-    free(cy->dsos);
     free(cy->syms);
     free(cy->frame_sym);
     memset(cy, 0, sizeof(*cy));

@@ -26,8 +26,6 @@ struct cg_syms {
     uint32_t *frame_sym;      /* parallel to cg_store.frames */
     char **owned;             /* names this table owns (inlined functions), freed with it */
     size_t nowned;
-    struct dso **dsos;        /* the DSOs of the frames, each once */
-    size_t ndsos;
 };
 
 /* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). The DSOs are loaded
@@ -38,8 +36,6 @@ int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms
  * resolved, so the string tables of all DSOs are never in memory at once. */
 int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
 void cg_syms_release(struct cg_syms *cy);
-/* Frees the symbol names of its DSOs that the resolution did not use (dso_drop_names). */
-void cg_drop_names(const struct cg_syms *cy);
 
 /* The name a symbol shows: its own, else "[dso]", "[kernel.kallsyms]" or "[unknown]". */
 const char *cg_sym_name(const struct cg_sym *s, char *buf, size_t len);
