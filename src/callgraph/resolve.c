@@ -59,12 +59,12 @@ static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
     return &t->s[j];
 }
 
-/* Distinct frame keys -> key index, by the first frame with each key: 12 bytes a slot
- * rather than the key itself (a large profile has ~100k distinct frames). */
+/* Distinct frame keys -> key index (the key itself kept: comparing against the first
+ * frame's recomputed key instead took a second random memory access per frame). */
 struct fslot {
+    uint64_t a, b;
     uint32_t frame;           /* index + 1 of the frame that brought the key, 0 empty */
     uint32_t val;             /* key index + 1 */
-    uint32_t tag;             /* the key's hash, high bits: most other keys differ there */
 };
 
 struct ftable {
@@ -89,7 +89,7 @@ static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
     *b = (uint64_t)(uintptr_t)m;
 }
 
-static int ftable_grow(struct ftable *t, const struct cg_frame *frames)
+static int ftable_grow(struct ftable *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 1024;
     struct fslot *s = calloc(cap, sizeof(*s));
@@ -97,12 +97,10 @@ static int ftable_grow(struct ftable *t, const struct cg_frame *frames)
     if (!s)
         return -ENOMEM;
     for (size_t i = 0; i < t->cap; i++) {
-        uint64_t a, b;
         size_t j;
         if (!t->s[i].frame)
             continue;
-        frame_key(&frames[t->s[i].frame - 1], &a, &b);
-        for (j = key_hash(a, b) & (cap - 1); s[j].frame; j = (j + 1) & (cap - 1))
+        for (j = key_hash(t->s[i].a, t->s[i].b) & (cap - 1); s[j].frame; j = (j + 1) & (cap - 1))
             ;
         s[j] = t->s[i];
     }
@@ -112,29 +110,19 @@ static int ftable_grow(struct ftable *t, const struct cg_frame *frames)
     return 0;
 }
 
-/* The slot of frame f's key (a, b): found (val != 0) or the empty one to fill (its tag set).
- * NULL: -ENOMEM. */
-static struct fslot *ftable_slot(struct ftable *t, const struct cg_frame *frames,
-                                 const struct cg_frame *f, uint64_t a, uint64_t b)
+/* The slot of key (a, b): found (val != 0) or the empty one to fill (its key set). NULL:
+ * -ENOMEM. */
+static struct fslot *ftable_slot(struct ftable *t, uint64_t a, uint64_t b)
 {
-    uint64_t h = key_hash(a, b);
-    uint32_t tag = (uint32_t)(h >> 32);
     size_t j;
 
-    if ((t->n + 1) * 2 > t->cap && ftable_grow(t, frames))
+    if ((t->n + 1) * 2 > t->cap && ftable_grow(t))
         return NULL;
-    for (j = h & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1)) {
-        const struct cg_frame *g = &frames[t->s[j].frame - 1];
-        uint64_t sa, sb;
-        if (t->s[j].tag != tag)
-            continue;
-        if (g->map == f->map && g->addr == f->addr)
-            break;             /* the same frame: the same key */
-        frame_key(g, &sa, &sb);
-        if (sa == a && sb == b)
+    for (j = key_hash(a, b) & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1))
+        if (t->s[j].a == a && t->s[j].b == b)
             break;
-    }
-    t->s[j].tag = tag;
+    t->s[j].a = a;
+    t->s[j].b = b;
     return &t->s[j];
 }
 
@@ -231,7 +219,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
         struct fslot *sl;
 
         frame_key(f, &ka, &kb);
-        if (!(sl = ftable_slot(&ft, cs->frames, f, ka, kb))) {
+        if (!(sl = ftable_slot(&ft, ka, kb))) {
             err = -ENOMEM;
             break;
         }
