@@ -59,12 +59,13 @@ static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
     return &t->s[j];
 }
 
-/* Distinct frame keys -> key index (the key itself kept: comparing against the first
- * frame's recomputed key instead took a second random memory access per frame). */
+/* Distinct frame keys -> key index, 16 bytes a slot: the key's second half (a DSO or map
+ * pointer, a few hundred distinct ones) numbered. Comparing against the first frame's key
+ * instead took a second random memory access per frame. */
 struct fslot {
-    uint64_t a, b;
-    uint32_t frame;           /* index + 1 of the frame that brought the key, 0 empty */
-    uint32_t val;             /* key index + 1 */
+    uint64_t a;               /* the key's offset or address */
+    uint32_t base;            /* and its DSO or map, numbered (struct bases) */
+    uint32_t val;             /* key index + 1, 0 empty */
 };
 
 struct ftable {
@@ -98,9 +99,9 @@ static int ftable_grow(struct ftable *t)
         return -ENOMEM;
     for (size_t i = 0; i < t->cap; i++) {
         size_t j;
-        if (!t->s[i].frame)
+        if (!t->s[i].val)
             continue;
-        for (j = key_hash(t->s[i].a, t->s[i].b) & (cap - 1); s[j].frame; j = (j + 1) & (cap - 1))
+        for (j = key_hash(t->s[i].a, t->s[i].base) & (cap - 1); s[j].val; j = (j + 1) & (cap - 1))
             ;
         s[j] = t->s[i];
     }
@@ -110,20 +111,54 @@ static int ftable_grow(struct ftable *t)
     return 0;
 }
 
-/* The slot of key (a, b): found (val != 0) or the empty one to fill (its key set). NULL:
- * -ENOMEM. */
-static struct fslot *ftable_slot(struct ftable *t, uint64_t a, uint64_t b)
+/* The slot of key (a, base): found (val != 0) or the empty one to fill (its key set).
+ * NULL: -ENOMEM. */
+static struct fslot *ftable_slot(struct ftable *t, uint64_t a, uint32_t base)
 {
     size_t j;
 
     if ((t->n + 1) * 2 > t->cap && ftable_grow(t))
         return NULL;
-    for (j = key_hash(a, b) & (t->cap - 1); t->s[j].frame; j = (j + 1) & (t->cap - 1))
-        if (t->s[j].a == a && t->s[j].b == b)
+    for (j = key_hash(a, base) & (t->cap - 1); t->s[j].val; j = (j + 1) & (t->cap - 1))
+        if (t->s[j].a == a && t->s[j].base == base)
             break;
     t->s[j].a = a;
-    t->s[j].b = b;
+    t->s[j].base = base;
     return &t->s[j];
+}
+
+/* The number of each frame key's second half, with the last map's answer kept: a stack runs
+ * through a few maps. */
+struct bases {
+    struct table t;           /* b -> number + 1 */
+    const struct map *map;
+    bool by_offset;
+    uint32_t base;
+};
+
+/* Frame f's key as (a, base). 0 or -ENOMEM. */
+static int frame_key_numbered(struct bases *bs, const struct cg_frame *f, uint64_t *a,
+                              uint32_t *base)
+{
+    const struct map *m = f->map;
+
+    if (m != bs->map || !bs->base) {
+        uint64_t ka, kb;
+        struct slot *sl;
+        frame_key(f, &ka, &kb);
+        if (!(sl = table_slot(&bs->t, kb, 0)))
+            return -ENOMEM;
+        if (!sl->val) {
+            sl->a = kb;
+            sl->val = (uint32_t)++bs->t.n;
+        }
+        bs->map = m;
+        bs->by_offset = kb & 1;   /* frame_key marks a DSO so */
+        bs->base = sl->val;
+    }
+    *a = bs->by_offset ? f->addr - m->start + m->pgoff : f->addr;
+    *base = bs->base;
+    return 0;
 }
 
 struct ctx {
@@ -209,17 +244,20 @@ static void keys_release(struct keys *k)
 static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k)
 {
     struct ftable ft = { 0 };
+    struct bases bs = { 0 };
     struct table jobs = { 0 };   /* dso -> job index + 1 */
     size_t cap = 0, njobs = 0, capjobs = 0, *count = NULL;
     int err = 0;
 
     for (size_t i = 0; i < cs->nframes && !err; i++) {
         const struct cg_frame *f = &cs->frames[i];
-        uint64_t ka, kb;
+        uint64_t ka;
+        uint32_t base;
         struct fslot *sl;
 
-        frame_key(f, &ka, &kb);
-        if (!(sl = ftable_slot(&ft, ka, kb))) {
+        if ((err = frame_key_numbered(&bs, f, &ka, &base)))
+            break;
+        if (!(sl = ftable_slot(&ft, ka, base))) {
             err = -ENOMEM;
             break;
         }
@@ -271,12 +309,12 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
             k->pos[k->n] = js->val - 1;   /* the job for now; its lookup below */
             count[js->val - 1]++;
         }
-        sl->frame = (uint32_t)i + 1;
         sl->val = (uint32_t)k->n + 1;
         ft.n++;
         frame_sym[i] = (uint32_t)k->n++;
     }
     free(ft.s);
+    free(bs.t.s);
     free(jobs.s);
     k->njobs = njobs;
     if (!err && !(k->lookups = malloc((k->n ? k->n : 1) * sizeof(*k->lookups))))
