@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "callgraph/resolve.h"
 #include "session/session.h"
 #include "symbol/dso.h"
@@ -90,10 +91,26 @@ static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
     *b = (uint64_t)(uintptr_t)m;
 }
 
+/* The table's slots come from mmap, not malloc: freeing a block of several MB through malloc
+ * raises its mmap threshold to that size, and the report's later large arrays then come from
+ * the heap, where what is freed stays resident (measured: 6 MB more peak RSS on big48.data). */
+static struct fslot *slots_new(size_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(struct fslot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void slots_free(struct fslot *s, size_t cap)
+{
+    if (s)
+        munmap(s, cap * sizeof(*s));
+}
+
 static int ftable_grow(struct ftable *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 1024;
-    struct fslot *s = calloc(cap, sizeof(*s));
+    struct fslot *s = slots_new(cap);
 
     if (!s)
         return -ENOMEM;
@@ -105,7 +122,7 @@ static int ftable_grow(struct ftable *t)
             ;
         s[j] = t->s[i];
     }
-    free(t->s);
+    slots_free(t->s, t->cap);
     t->s = s;
     t->cap = cap;
     return 0;
@@ -313,7 +330,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
         ft.n++;
         frame_sym[i] = (uint32_t)k->n++;
     }
-    free(ft.s);
+    slots_free(ft.s, ft.cap);
     free(bs.t.s);
     free(jobs.s);
     k->njobs = njobs;
