@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "callgraph/resolve.h"
 #include "session/session.h"
 #include "symbol/dso.h"
@@ -59,10 +60,128 @@ static struct slot *table_slot(struct table *t, uint64_t a, uint64_t b)
     return &t->s[j];
 }
 
+/* Distinct frame keys -> key index, 16 bytes a slot: the key's second half (a DSO or map
+ * pointer, a few hundred distinct ones) numbered. Comparing against the first frame's key
+ * instead took a second random memory access per frame. */
+struct fslot {
+    uint64_t a;               /* the key's offset or address */
+    uint32_t base;            /* and its DSO or map, numbered (struct bases) */
+    uint32_t val;             /* key index + 1, 0 empty */
+};
+
+struct ftable {
+    struct fslot *s;
+    size_t cap, n;
+};
+
+/* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
+ * one library's frames in every process are resolved once; else the map and the address
+ * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
+static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
+{
+    const struct map *m = f->map;
+
+    if (m && m != &cg_kernel_map &&
+        (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
+        *a = f->addr - m->start + m->pgoff;
+        *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
+        return;
+    }
+    *a = f->addr;
+    *b = (uint64_t)(uintptr_t)m;
+}
+
+/* The table's slots come from mmap, not malloc: freeing a block of several MB through malloc
+ * raises its mmap threshold to that size, and the report's later large arrays then come from
+ * the heap, where what is freed stays resident (measured: 6 MB more peak RSS on big48.data). */
+static struct fslot *slots_new(size_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(struct fslot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void slots_free(struct fslot *s, size_t cap)
+{
+    if (s)
+        munmap(s, cap * sizeof(*s));
+}
+
+static int ftable_grow(struct ftable *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    struct fslot *s = slots_new(cap);
+
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        size_t j;
+        if (!t->s[i].val)
+            continue;
+        for (j = key_hash(t->s[i].a, t->s[i].base) & (cap - 1); s[j].val; j = (j + 1) & (cap - 1))
+            ;
+        s[j] = t->s[i];
+    }
+    slots_free(t->s, t->cap);
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* The slot of key (a, base): found (val != 0) or the empty one to fill (its key set).
+ * NULL: -ENOMEM. */
+static struct fslot *ftable_slot(struct ftable *t, uint64_t a, uint32_t base)
+{
+    size_t j;
+
+    if ((t->n + 1) * 2 > t->cap && ftable_grow(t))
+        return NULL;
+    for (j = key_hash(a, base) & (t->cap - 1); t->s[j].val; j = (j + 1) & (t->cap - 1))
+        if (t->s[j].a == a && t->s[j].base == base)
+            break;
+    t->s[j].a = a;
+    t->s[j].base = base;
+    return &t->s[j];
+}
+
+/* The number of each frame key's second half, with the last map's answer kept: a stack runs
+ * through a few maps. */
+struct bases {
+    struct table t;           /* b -> number + 1 */
+    const struct map *map;
+    bool by_offset;
+    uint32_t base;
+};
+
+/* Frame f's key as (a, base). 0 or -ENOMEM. */
+static int frame_key_numbered(struct bases *bs, const struct cg_frame *f, uint64_t *a,
+                              uint32_t *base)
+{
+    const struct map *m = f->map;
+
+    if (m != bs->map || !bs->base) {
+        uint64_t ka, kb;
+        struct slot *sl;
+        frame_key(f, &ka, &kb);
+        if (!(sl = table_slot(&bs->t, kb, 0)))
+            return -ENOMEM;
+        if (!sl->val) {
+            sl->a = kb;
+            sl->val = (uint32_t)++bs->t.n;
+        }
+        bs->map = m;
+        bs->by_offset = kb & 1;   /* frame_key marks a DSO so */
+        bs->base = sl->val;
+    }
+    *a = bs->by_offset ? f->addr - m->start + m->pgoff : f->addr;
+    *base = bs->base;
+    return 0;
+}
+
 struct ctx {
     struct cg_syms *out;
     size_t cap_syms;
-    struct table frames, syms;
+    struct table syms;
     const struct ksyms *ks;
 };
 
@@ -94,7 +213,8 @@ static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
     return 0;
 }
 
-static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
+/* A kernel frame's symbol, or a frame outside every map. */
+static void resolve_other(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
 {
     memset(sym, 0, sizeof(*sym));
     if (f->map == &cg_kernel_map) {
@@ -104,83 +224,193 @@ static void resolve_frame(const struct ctx *c, const struct cg_frame *f, struct 
             sym->name = r.name;
             sym->module = r.module;
         }
-        return;
-    }
-    if (f->map) {
-        struct dso *d = f->map->dso;
-        struct symres r = {0};
-        uint64_t vaddr;
-        sym->dso = d;
-        dso_load(d);
-        if (dso_map_to_vaddr(d, f->map->start, f->map->pgoff, f->addr, &vaddr))
-            vaddr = f->addr - f->map->start + f->map->pgoff;
-        /* A return address right after a symbol's end (a frame the frame-pointer walk got
-         * wrong, e.g. through code without frame pointers) is named as perf names it. */
-        if (dso_resolve(d, vaddr, &r) == 0 && !r.name)
-            dso_resolve(d, vaddr + 1, &r);
-        sym->name = r.name;
-        sym->bracket = r.bracket && r.name;
     }
 }
 
-/* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
- * one library's frames in every process are resolved once; else the map and the address
- * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
-static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
+/* The address a user frame is looked up by in its DSO: the file offset for files and the
+ * vDSO (what dso_map_to_vaddr computes from the map), the address itself for JIT maps. */
+static uint64_t lookup_addr(const struct cg_frame *f)
 {
-    const struct map *m = f->map;
+    enum dso_kind k = dso_kind(f->map->dso);
 
-    if (m && m != &cg_kernel_map &&
-        (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
-        *a = f->addr - m->start + m->pgoff;
-        *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
-        return;
-    }
-    *a = f->addr;
-    *b = (uint64_t)(uintptr_t)m;
+    if (k == DSO_FILE || k == DSO_VDSO)
+        return f->addr - f->map->start + f->map->pgoff;
+    return f->addr;
 }
 
-int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+/* The distinct frame keys and, for those in a DSO, the lookups grouped by DSO (in the order
+ * the DSOs first appear, as one walk would load them). */
+struct keys {
+    uint32_t *first;          /* key -> its first frame */
+    uint32_t *pos;            /* key -> its lookup, UINT32_MAX for kernel and unmapped frames */
+    size_t n;
+    struct dso_job *jobs;
+    size_t njobs;
+    struct dso_lookup *lookups;
+};
+
+static void keys_release(struct keys *k)
 {
-    struct ctx c = { .out = out, .ks = ks };
+    free(k->first);
+    free(k->pos);
+    free(k->jobs);
+    free(k->lookups);
+}
+
+/* Pass 1: frame_sym[i] = the key of frame i; the keys' lookups, grouped by DSO. */
+static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k)
+{
+    struct ftable ft = { 0 };
+    struct bases bs = { 0 };
+    struct table jobs = { 0 };   /* dso -> job index + 1 */
+    size_t cap = 0, njobs = 0, capjobs = 0, *count = NULL;
     int err = 0;
 
-    memset(out, 0, sizeof(*out));
-    out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
-    if (!out->frame_sym)
-        return -ENOMEM;
     for (size_t i = 0; i < cs->nframes && !err; i++) {
         const struct cg_frame *f = &cs->frames[i];
-        uint64_t ka, kb;
-        struct slot *sl;
-        struct cg_sym sym;
-        uint32_t idx;
+        uint64_t ka;
+        uint32_t base;
+        struct fslot *sl;
 
-        frame_key(f, &ka, &kb);
-        if (!(sl = table_slot(&c.frames, ka, kb))) {
+        if ((err = frame_key_numbered(&bs, f, &ka, &base)))
+            break;
+        if (!(sl = ftable_slot(&ft, ka, base))) {
             err = -ENOMEM;
             break;
         }
         if (sl->val) {
-            out->frame_sym[i] = sl->val - 1;
+            frame_sym[i] = sl->val - 1;
             continue;
         }
-        resolve_frame(&c, f, &sym);
-        err = sym_index(&c, &sym, &idx);
-        if (err)
-            break;
-        /* sym_index may have grown c.syms, never c.frames: sl still points into it. */
-        sl->a = ka;
-        sl->b = kb;
-        sl->val = idx + 1;
-        c.frames.n++;
-        out->frame_sym[i] = idx;
+        if (k->n == cap) {
+            size_t nc = cap ? cap * 2 : 1024;
+            uint32_t *a = realloc(k->first, nc * sizeof(*a)), *b;
+            if (a)
+                k->first = a;
+            b = a ? realloc(k->pos, nc * sizeof(*b)) : NULL;
+            if (!b) {
+                err = -ENOMEM;
+                break;
+            }
+            k->pos = b;
+            cap = nc;
+        }
+        k->first[k->n] = (uint32_t)i;
+        k->pos[k->n] = UINT32_MAX;
+        if (f->map && f->map != &cg_kernel_map) {
+            struct slot *js = table_slot(&jobs, (uint64_t)(uintptr_t)f->map->dso, 0);
+            if (!js) {
+                err = -ENOMEM;
+                break;
+            }
+            if (!js->val) {
+                if (njobs == capjobs) {
+                    size_t nc = capjobs ? capjobs * 2 : 64;
+                    struct dso_job *v = realloc(k->jobs, nc * sizeof(*v));
+                    size_t *c2 = v ? realloc(count, nc * sizeof(*c2)) : NULL;
+                    if (v)
+                        k->jobs = v;
+                    if (!c2) {
+                        err = -ENOMEM;
+                        break;
+                    }
+                    count = c2;
+                    capjobs = nc;
+                }
+                k->jobs[njobs] = (struct dso_job){ .dso = f->map->dso };
+                count[njobs] = 0;
+                js->a = (uint64_t)(uintptr_t)f->map->dso;
+                js->val = (uint32_t)++njobs;
+                jobs.n++;
+            }
+            k->pos[k->n] = js->val - 1;   /* the job for now; its lookup below */
+            count[js->val - 1]++;
+        }
+        sl->val = (uint32_t)k->n + 1;
+        ft.n++;
+        frame_sym[i] = (uint32_t)k->n++;
     }
-    free(c.frames.s);
+    slots_free(ft.s, ft.cap);
+    free(bs.t.s);
+    free(jobs.s);
+    k->njobs = njobs;
+    if (!err && !(k->lookups = malloc((k->n ? k->n : 1) * sizeof(*k->lookups))))
+        err = -ENOMEM;
+    if (!err) {
+        /* Each job's lookups in one run, keys in order within it. */
+        size_t at = 0;
+        for (size_t j = 0; j < njobs; j++) {
+            k->jobs[j].v = k->lookups + at;
+            at += count[j];
+        }
+        for (size_t key = 0; key < k->n; key++) {
+            struct dso_job *jb;
+            if (k->pos[key] == UINT32_MAX)
+                continue;
+            jb = &k->jobs[k->pos[key]];
+            k->pos[key] = (uint32_t)(jb->v + jb->n - k->lookups);
+            jb->v[jb->n++].addr = lookup_addr(&cs->frames[k->first[key]]);
+        }
+    }
+    free(count);
+    return err;
+}
+
+static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out,
+                   bool drop_names)
+{
+    struct ctx c = { .out = out, .ks = ks };
+    struct keys k = { 0 };
+    uint32_t *key_sym = NULL;
+    int err;
+
+    memset(out, 0, sizeof(*out));
+    if (cs->nframes >= UINT32_MAX)
+        return -ENOMEM;
+    out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
+    if (!out->frame_sym)
+        return -ENOMEM;
+    /* Pass 1: distinct keys. Then every DSO's lookups at once, each DSO loaded, resolved
+     * and (drop_names) rid of its unused names by one thread. */
+    err = collect_keys(cs, out->frame_sym, &k);
+    if (!err)
+        err = dso_resolve_all(k.jobs, k.njobs, drop_names);
+    if (!err && !(key_sym = malloc((k.n ? k.n : 1) * sizeof(*key_sym))))
+        err = -ENOMEM;
+    /* Pass 2: symbols numbered in the order their keys first appear. */
+    for (size_t key = 0; !err && key < k.n; key++) {
+        const struct cg_frame *f = &cs->frames[k.first[key]];
+        struct cg_sym sym;
+
+        if (k.pos[key] == UINT32_MAX) {
+            resolve_other(&c, f, &sym);
+        } else {
+            const struct dso_lookup *l = &k.lookups[k.pos[key]];
+            memset(&sym, 0, sizeof(sym));
+            sym.dso = f->map->dso;
+            sym.name = l->name;
+            sym.bracket = l->bracket;
+        }
+        err = sym_index(&c, &sym, &key_sym[key]);
+    }
+    for (size_t i = 0; !err && i < cs->nframes; i++)
+        out->frame_sym[i] = key_sym[out->frame_sym[i]];
+    free(key_sym);
+    keys_release(&k);
     free(c.syms.s);
     if (err)
         cg_syms_release(out);
     return err;
+}
+
+int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+{
+    return resolve(cs, ks, out, false);
+}
+
+int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+{
+    return resolve(cs, ks, out, true);
 }
 
 void cg_syms_release(struct cg_syms *cy)

@@ -28,8 +28,13 @@ struct cg_syms {
     size_t nowned;
 };
 
-/* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). 0 or -ENOMEM. */
+/* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). The DSOs are loaded
+ * and their frames resolved on one thread per CPU (dso_resolve_all). 0 or -ENOMEM. */
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
+/* The same, for a caller that needs no more symbol names of these DSOs afterwards (the
+ * call-graph reports): each DSO's unused names are dropped as soon as its frames are
+ * resolved, so the string tables of all DSOs are never in memory at once. */
+int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
 void cg_syms_release(struct cg_syms *cy);
 
 /* The name a symbol shows: its own, else "[dso]", "[kernel.kallsyms]" or "[unknown]". */

@@ -789,7 +789,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                s->offcpu ? s->offcpu->opened.unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
                  (unsigned long long)cs->samples, cs->nframes);
-        err = cg_resolve(cs, ks, &cy);
+        /* Only the names resolved are needed from here on. */
+        err = cg_resolve_lean(cs, ks, &cy);
         if (!err)
             pr_debug("symbols: %zu", cy.nsyms);
         if (!err && o->inline_frames) {

@@ -548,6 +548,8 @@ int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct
                               .samples = r->samples, .period = r->period };
         err = vec_push(&c.ents, e);
     }
+    if (!err && !c.want[FLAT_TID])
+        err = symbolize_load(s->procs.v, s->procs.n);
     for (size_t i = 0; i < s->procs.n && !err && !c.want[FLAT_TID]; i++) {
         struct process *p = s->procs.v[i];
         err = symbolize_user(p, add_hit, &c);

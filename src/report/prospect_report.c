@@ -397,9 +397,16 @@ int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
     stats_section(f, s, o, s->procs.n, sampled, shown);
     summary_section(f, s, o, procs, sampled);
     err = by_command_section(f, s, procs, sampled);
-    for (size_t i = 0; i < sampled && !err; i++)
-        if (report_process_shown(procs[i], s, o))
-            err = process_section(f, procs[i], ks, o);
+    if (!err) {
+        size_t k = 0;   /* the shown ones, in order: procs is reused for them */
+        struct process **shown_procs = procs;
+        for (size_t i = 0; i < sampled; i++)
+            if (report_process_shown(procs[i], s, o))
+                shown_procs[k++] = procs[i];
+        err = symbolize_load(shown_procs, k);
+        for (size_t i = 0; i < k && !err; i++)
+            err = process_section(f, shown_procs[i], ks, o);
+    }
     if (!err && s->stats.kernel)
         err = global_kernel_section(f, s, ks, o);
     if (!err && o->offcpu) {

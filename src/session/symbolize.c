@@ -3,6 +3,7 @@
 #include "session/symbolize.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
+#include "util/hashmap.h"
 
 static int symbolize_map(struct process *p, struct map *m, sym_hit_fn fn, void *arg)
 {
@@ -43,6 +44,47 @@ out:
     free(hits);
     free(vaddrs);
     free(res);
+    return err;
+}
+
+static int add_dso(struct dso ***v, size_t *n, size_t *cap, struct hashmap *seen,
+                   const struct map *m)
+{
+    uint64_t key = (uint64_t)(uintptr_t)m->dso;
+
+    if (!hitstore_count(&m->hits) || hashmap_get(seen, key))
+        return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        struct dso **nv = realloc(*v, nc * sizeof(*nv));
+        if (!nv)
+            return -ENOMEM;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = m->dso;
+    return hashmap_put(seen, key, m->dso);
+}
+
+int symbolize_load(struct process *const *procs, size_t n)
+{
+    struct hashmap seen;
+    struct dso **v = NULL;
+    size_t nv = 0, cap = 0;
+    int err = 0;
+
+    hashmap_init(&seen);
+    for (size_t i = 0; i < n && !err; i++) {
+        const struct process *p = procs[i];
+        for (size_t k = 0; k < p->maps.n && !err; k++)
+            err = add_dso(&v, &nv, &cap, &seen, p->maps.v[k]);
+        for (size_t k = 0; k < p->retired.n && !err; k++)
+            err = add_dso(&v, &nv, &cap, &seen, p->retired.v[k]);
+    }
+    if (!err)
+        err = dso_load_all(v, nv);
+    hashmap_release(&seen);
+    free(v);
     return err;
 }
 

@@ -22,6 +22,9 @@ struct sym_hit {
 
 typedef int (*sym_hit_fn)(void *arg, const struct sym_hit *h);
 
+/* Loads, all at once (dso_load_all), the symbols of every DSO with user hits in these
+ * processes, before symbolize_user is called on each in this order. 0 or -ENOMEM. */
+int symbolize_load(struct process *const *procs, size_t n);
 /* User hits of one process (every map, live and retired, plus unmapped hits). */
 int symbolize_user(struct process *p, sym_hit_fn fn, void *arg);
 /* Kernel hits of one hit store (a process's khits or the session's global kernel hits). */

@@ -60,6 +60,18 @@ static void private_cache(void)
     setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, dir, 1);
 }
 
+void symbol_debuginfod_prepare(void)
+{
+    const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+
+    if (!urls || !urls[strspn(urls, " \t")])
+        return;
+    pthread_mutex_lock(&lock);
+    private_cache();
+    setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, DEFAULT_TIMEOUT, 0);
+    pthread_mutex_unlock(&lock);
+}
+
 /* Asks the servers for one file of a build (its debug info, or a source file when src is set);
  * remembers a failure that means the servers cannot be asked. */
 static int fetch(const uint8_t *bid, size_t len, const char *src, char **path)

@@ -13,4 +13,7 @@
  * -ENOSYS when $DEBUGINFOD_URLS is unset or empty, -ENOENT when no server has it, another
  * -errno when the servers could not be asked (unreachable, timeout), -ENOMEM. */
 int symbol_debuginfod_fetch(const uint8_t *bid, size_t len, char **path);
+/* Sets the environment the first fetch would set ($DEBUGINFOD_CACHE_PATH, the timeout), for
+ * a caller about to fetch from several threads: setenv must not run while others getenv. */
+void symbol_debuginfod_prepare(void);
 #endif

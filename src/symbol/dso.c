@@ -43,6 +43,7 @@ static void dso_free(struct dso *d)
     symtab_release(&d->tab);
     free(d->segs);
     free(d->debug_path);
+    free(d->sep_debug);
     free(d->code_path);
     free(d->path);
     free(d);
@@ -302,7 +303,7 @@ const char *dso_status_str(enum dso_status st)
 
 int dso_build_id(struct dso *dso, uint8_t *out, size_t *len)
 {
-    dso_load(dso);
+    dso_locate(dso);
     if (dso->fbid_len) {
         memcpy(out, dso->fbid, dso->fbid_len);
         *len = dso->fbid_len;
@@ -316,12 +317,37 @@ int dso_build_id(struct dso *dso, uint8_t *out, size_t *len)
     return -ENOENT;
 }
 
+int dso_locate(struct dso *dso)
+{
+    int err;
+
+    if (dso->kind == DSO_VDSO)
+        return dso_load(dso);     /* one small image: segments and symbols together */
+    if (dso->located || dso->kind != DSO_FILE)
+        return 0;
+    dso->located = true;
+    err = dso_locate_file(dso);
+    if (err == -ENOMEM) {         /* worth retrying: start again from nothing */
+        dso->located = false;
+        dso->status = DSO_UNLOADED;
+        dso->fbid_len = 0;
+        free(dso->segs);
+        dso->segs = NULL;
+        dso->nsegs = 0;
+        free(dso->code_path);
+        dso->code_path = NULL;
+    }
+    return err;
+}
+
 int dso_load(struct dso *dso)
 {
     int err = 0;
 
     if (dso->loaded)
         return 0;
+    if (dso->kind == DSO_FILE && (err = dso_locate(dso)))
+        return err;
     dso->loaded = true;
     switch (dso->kind) {
     case DSO_FILE: err = dso_load_file(dso); break;
@@ -347,7 +373,7 @@ int dso_map_to_vaddr(struct dso *dso, uint64_t map_start, uint64_t pgoff, uint64
     }
     if (ip < map_start)
         return -ENOENT;
-    dso_load(dso);
+    dso_locate(dso);
     off = ip - map_start + pgoff;
     for (size_t i = 0; i < dso->nsegs; i++) {
         const struct load_seg *s = &dso->segs[i];
@@ -412,14 +438,21 @@ void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symb
         symtab_foreach(&dso->tab, fn, arg);
 }
 
+void dso_drop_names(struct dso *dso)
+{
+    if (dso->loaded)
+        symtab_drop_names(&dso->tab);
+}
+
 const char *dso_code_path(struct dso *dso)
 {
-    dso_load(dso);
+    dso_locate(dso);
     return dso->code_path;
 }
 
 const char *dso_debug_path(struct dso *dso)
 {
-    dso_load(dso);
+    if (dso->kind != DSO_FILE || dso_locate(dso) || dso_find_debug_path(dso))
+        return NULL;
     return dso->debug_path;
 }

@@ -73,6 +73,33 @@ int dso_build_id(struct dso *dso, uint8_t *out, size_t *len);
 
 /* Loads symbols (idempotent). Returns 0 even for stripped/missing files: dso_status says why. */
 int dso_load(struct dso *dso);
+/* Frees the part of a loaded DSO's symbol names that no resolution result uses (the file's
+ * string table: the names already resolved are kept), for a report done resolving; a later
+ * resolution or search reads it again from the file. Names from dso_find_symbols and
+ * dso_foreach_symbol are invalid after it. */
+void dso_drop_names(struct dso *dso);
+/* One address to name in a DSO: a file offset (DSO_FILE, [vdso]: converted through the PT_LOAD
+ * segments as dso_map_to_vaddr does) or an absolute address (JIT maps). An address with no
+ * symbol is tried again one byte later (a return address right after its function's end, as
+ * perf names it). */
+struct dso_lookup {
+    uint64_t addr;
+    const char *name;         /* out: as symres.name */
+    bool bracket;             /* out: name is an a->b bracket */
+};
+struct dso_job {
+    struct dso *dso;
+    struct dso_lookup *v;
+    size_t n;
+};
+/* Loads each job's DSO and names its addresses, the jobs on one thread per usable CPU, each
+ * job by one thread, debug messages printed in the order of the jobs; with drop_names, each
+ * DSO's unused names are dropped (dso_drop_names) when its job is done. 0 or -ENOMEM. */
+int dso_resolve_all(struct dso_job *jobs, size_t n, bool drop_names);
+/* Loads the symbols of every DSO of v (distinct, all of one cache) on one thread per usable
+ * CPU; the results and debug messages are those of dso_load on each in turn. 0 or -ENOMEM
+ * (a DSO left unloaded loads on use). */
+int dso_load_all(struct dso **v, size_t n);
 
 /* Converts an address in a mapping (start, pgoff) to the DSO's ELF virtual address, using the
  * PT_LOAD segment that contains the file offset (segments may have p_vaddr != p_offset).
@@ -117,7 +144,9 @@ size_t dso_find_symbols(struct dso *dso, const char *name, struct symbol_match *
 void dso_foreach_symbol(struct dso *dso, void (*fn)(void *arg, const struct symbol_match *m),
                         void *arg);
 /* The file the DSO's symbols were read from: its path, under --symfs, or the copy in perf's
- * build-id cache of a file deleted or rebuilt since (the one whose code ran); NULL if none. */
+ * build-id cache of a file deleted or rebuilt since (the one whose code ran); NULL if none.
+ * Finding it reads headers, build-id and segments only, never the symbol table (so do
+ * dso_map_to_vaddr and dso_build_id): the unwinder's pass over the samples loads no symbols. */
 const char *dso_code_path(struct dso *dso);
 /* The path of the ELF that carries DWARF for this DSO (itself, or separate debug info found by
  * build-id or .gnu_debuglink), or NULL. */

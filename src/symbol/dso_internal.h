@@ -4,6 +4,8 @@
 #include "symbol/dso.h"
 #include "symbol/elf_file.h"
 #include "symbol/symtab.h"
+#include <sys/types.h>
+#include <time.h>
 
 struct dso {
     struct dso_cache *cache;
@@ -18,13 +20,27 @@ struct dso {
     bool has_fid;                 /* the mapping's file identity is known (MMAP2 maj:min, ino) */
     uint32_t fid_maj, fid_min;
     uint64_t fid_ino;
-    bool loaded;
+    bool located;                 /* the code file was looked for (dso_locate) */
+    bool loaded;                  /* its symbols were read (dso_load) */
     enum dso_status status;
     struct symtab tab;
     struct load_seg *segs;        /* PT_LOAD segments, for dso_map_to_vaddr */
     size_t nsegs;
-    char *debug_path;             /* the ELF with DWARF, or NULL */
+    char *debug_path;             /* the ELF with DWARF, or NULL (once debug_done) */
+    bool debug_done;              /* debug_path was looked for (dso_find_debug_path) */
+    bool debug_searched;          /* separate debug info was looked for: */
+    bool sep_has_dwarf;           /* sep_debug has .debug_info */
+    char *sep_debug;              /* the separate debug file found, or NULL */
     char *code_path;              /* the file the symbols came from (build-id cache, symfs) */
+    dev_t code_dev;               /* code_path's identity when located: symbols are read from */
+    ino_t code_ino;               /* the same file or not at all */
+    off_t code_size;
+    struct timespec code_mtime;
+    const char *names_path;       /* the file tab's string table came from (code_path or */
+    dev_t names_dev;              /* sep_debug), and its identity, to read it again */
+    ino_t names_ino;
+    off_t names_size;
+    struct timespec names_mtime;
 };
 
 const char *dso_cache_debug_root(const struct dso_cache *cache);
@@ -34,10 +50,20 @@ const char *dso_cache_symfs(const struct dso_cache *cache);
 int dso_cache_recorded_build_id(const struct dso_cache *cache, const char *path, uint8_t *out,
                                 size_t *len);
 
-/* Loaders, called once by dso_load; each sets status (and segs/tab/debug_path). */
+/* Finds the code file of a DSO_FILE (inode and build-id checks, --symfs, perf's build-id
+ * cache) and reads its build-id and segments, without its symbols: sets code_path, fbid and
+ * segs, or the status saying why there is no usable file. Called once by dso_locate. */
+int dso_locate_file(struct dso *dso);
+/* Loaders, called once by dso_load (after dso_locate for files); each sets status (and
+ * tab/debug_path). */
 int dso_load_file(struct dso *dso);
 int dso_load_vdso(struct dso *dso);
 int dso_load_jitmap(struct dso *dso);
-/* Symbols and segments from an already-open ELF (shared by files and the vdso image). */
+/* Sets debug_path of a located DSO_FILE: its code file when that has DWARF, else separate
+ * debug info with DWARF (searched once, shared with the symbol loader). 0 or -ENOMEM. */
+int dso_find_debug_path(struct dso *dso);
+/* Segments and symbols from an already-open in-memory ELF image (the vdso). */
 int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path);
+/* Locates (idempotent; DSO_FILE only does work). 0 or -ENOMEM. */
+int dso_locate(struct dso *dso);
 #endif

@@ -1,11 +1,13 @@
-/* Loading a DSO's symbols from its ELF file: build-id check, segments, .symtab (own or from
- * separate debug info), else .dynsym with brackets. */
+/* A DSO's ELF file: locating it (inode and build-id checks, segments) apart from loading its
+ * symbols (.symtab, own or from separate debug info, else .dynsym with brackets): the
+ * unwinder needs only the former. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "symbol/buildid_cache.h"
 #include "symbol/debuginfo.h"
 #include "symbol/debuginfod_client.h"
@@ -27,11 +29,12 @@ static bool has_section_data(Elf *e, const char *name)
 /* Reads the function symbols of the first section of `type` in e, plus the PLT slots of the
  * mapped file `main`, into a fresh table. Returns the count of symbols from the section (the
  * table is only built when there are some), or -ENOEXEC / -ENOMEM. */
-static long read_table(Elf *e, Elf *main, GElf_Word type, struct symtab *out, bool brackets)
+static long read_table(const struct elf_file *e, const struct elf_file *main, GElf_Word type,
+                       struct symtab *out, bool brackets)
 {
     struct symtab_builder b = {0};
     GElf_Shdr sh;
-    Elf_Scn *scn = elf_find_section(e, NULL, type, &sh);
+    Elf_Scn *scn = elf_find_section(e->elf, NULL, type, &sh);
     long n, plt = 0;
     int err;
 
@@ -111,36 +114,100 @@ static int find_debug(const struct dso *dso, const char *path, Elf *main, struct
     return 0;
 }
 
-int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
+/* Looks for separate debug info once (find_debug), remembering the file found and whether
+ * it has DWARF. 0 or -ENOMEM. */
+static int search_debug(struct dso *dso, Elf *code)
 {
     struct elf_file dbg = { .fd = -1 };
     char *dbg_path = NULL;
-    long n;
     int err;
 
-    err = elf_read_loads(ef->elf, &dso->segs, &dso->nsegs);
+    if (dso->debug_searched || dso->kind != DSO_FILE)
+        return 0;
+    err = find_debug(dso, dso->code_path, code, &dbg, &dbg_path);
+    if (err == -ENOMEM)
+        return err;
+    dso->debug_searched = true;
     if (err)
-        goto out;
-    if (ef->fd >= 0 && !(dso->code_path = strdup(path)))
-        return -ENOMEM;
-    if (ef->fd >= 0 && has_section_data(ef->elf, ".debug_info")) {
-        dso->debug_path = strdup(path);
-        if (!dso->debug_path)
-            return -ENOMEM;
+        return 0;
+    dso->sep_debug = dbg_path;
+    dso->sep_has_dwarf = has_section_data(dbg.elf, ".debug_info");
+    elf_file_close(&dbg);
+    return 0;
+}
+
+/* Reads a dropped string table again (symtab_drop_names) from the file it came from, if
+ * that is still the same file. */
+static int reload_names(void *arg, char *buf, size_t len)
+{
+    struct dso *dso = arg;
+    struct stat st;
+    size_t done = 0;
+    int fd = symfile_open(dso->names_path, false, &st), err = 0;
+
+    if (fd < 0)
+        return fd;
+    if (st.st_dev != dso->names_dev || st.st_ino != dso->names_ino ||
+        st.st_size != dso->names_size || st.st_mtim.tv_sec != dso->names_mtime.tv_sec ||
+        st.st_mtim.tv_nsec != dso->names_mtime.tv_nsec)
+        err = -ESTALE;
+    while (!err && done < len) {
+        ssize_t r = pread(fd, buf + done, len - done, (off_t)(dso->tab.strtab_off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            err = r < 0 ? -errno : -ENODATA;
+        else
+            done += (size_t)r;
     }
-    n = read_table(ef->elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
+    close(fd);
+    if (err)
+        pr_debug("%s: symbol names cannot be read again: %s", dso->names_path, strerror(-err));
+    return err;
+}
+
+/* The table just read from e (at path) can drop its string table and read it again. */
+static void names_from(struct dso *dso, const struct elf_file *e, const char *path)
+{
+    struct stat st;
+
+    if (!dso->tab.strtab_len || e->fd < 0 || !path || fstat(e->fd, &st))
+        return;
+    dso->names_path = path;
+    dso->names_dev = st.st_dev;
+    dso->names_ino = st.st_ino;
+    dso->names_size = st.st_size;
+    dso->names_mtime = st.st_mtim;
+    dso->tab.reload = reload_names;
+    dso->tab.reload_arg = dso;
+}
+
+/* The symbols of an open ELF whose segments are already read: its own .symtab, else the
+ * separate debug info's, else .dynsym with brackets. Corrupt symbols leave the DSO without
+ * symbols (DSO_BAD_ELF); its segments stay, they were valid. 0 or -ENOMEM. */
+static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
+{
+    long n;
+    int err = 0;
+
+    n = read_table(ef, ef, SHT_SYMTAB, &dso->tab, false);
     if (n < 0) {
         err = (int)n;
         goto out;
     }
-    if ((!n || !dso->debug_path) && dso->kind == DSO_FILE &&
-        !(err = find_debug(dso, path, ef->elf, &dbg, &dbg_path))) {
-        if (!dso->debug_path && has_section_data(dbg.elf, ".debug_info")) {
-            dso->debug_path = dbg_path;
-            dbg_path = NULL;
-        }
-        if (!n) {
-            n = read_table(dbg.elf, ef->elf, SHT_SYMTAB, &dso->tab, false);
+    if (n > 0)
+        names_from(dso, ef, dso->code_path);
+    if (!n && dso->kind == DSO_FILE) {
+        struct elf_file dbg = { .fd = -1 };
+        if ((err = search_debug(dso, ef->elf)))
+            goto out;
+        /* Reopened: still the build's own debug file (when the build has an id). */
+        if (dso->sep_debug && (dso->fbid_len ? !open_by_build_id(dso->sep_debug, dso, &dbg)
+                                             : !elf_file_open(dso->sep_debug, &dbg))) {
+            n = read_table(&dbg, ef, SHT_SYMTAB, &dso->tab, false);
+            if (n > 0)
+                names_from(dso, &dbg, dso->sep_debug);
+            elf_file_close(&dbg);
             if (n < 0) {
                 pr_debug("%s: bad symbol table in debug file", path);
                 if (n == -ENOMEM) {
@@ -150,33 +217,66 @@ int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
                 n = 0;
             }
         }
-        free(dbg_path);
-        elf_file_close(&dbg);
     }
-    if (err == -ENOMEM)
-        goto out;
     if (n > 0) {
         dso->status = DSO_OK_SYMTAB;
         return 0;
     }
-    n = read_table(ef->elf, ef->elf, SHT_DYNSYM, &dso->tab, true);
+    n = read_table(ef, ef, SHT_DYNSYM, &dso->tab, true);
     if (n < 0) {
         err = (int)n;
         goto out;
     }
+    if (n > 0)
+        names_from(dso, ef, dso->code_path);
     dso->status = n > 0 ? DSO_OK_DYNSYM : DSO_NO_SYMBOLS;
     pr_debug("%s: %s", path, dso_status_str(dso->status));
     return 0;
 out:
     symtab_release(&dso->tab);
-    free(dso->segs);
-    dso->segs = NULL;
-    dso->nsegs = 0;
     if (err == -ENOMEM)
         return err;
     pr_debug("%s: corrupt ELF data", path);
     dso->status = DSO_BAD_ELF;
     return 0;
+}
+
+/* Segments of the accepted code file; the file itself is remembered by path and identity.
+ * 0 (status DSO_BAD_ELF when the program headers are corrupt) or -ENOMEM. */
+static int locate_elf(struct dso *dso, struct elf_file *ef, const char *path)
+{
+    struct stat st;
+    int err = elf_read_loads(ef->elf, &dso->segs, &dso->nsegs);
+
+    if (err == -ENOMEM)
+        return err;
+    if (err) {
+        pr_debug("%s: corrupt ELF data", path);
+        dso->status = DSO_BAD_ELF;
+        return 0;
+    }
+    if (ef->fd < 0)
+        return 0;
+    if (fstat(ef->fd, &st) || !(dso->code_path = strdup(path))) {
+        free(dso->segs);
+        dso->segs = NULL;
+        dso->nsegs = 0;
+        return -ENOMEM;
+    }
+    dso->code_dev = st.st_dev;
+    dso->code_ino = st.st_ino;
+    dso->code_size = st.st_size;
+    dso->code_mtime = st.st_mtim;
+    return 0;
+}
+
+int dso_load_elf(struct dso *dso, struct elf_file *ef, const char *path)
+{
+    int err = locate_elf(dso, ef, path);
+
+    if (err || dso->status == DSO_BAD_ELF)
+        return err;
+    return load_syms(dso, ef, path);
 }
 
 /* Whether the file at path is the one that was mapped: 1 yes, 0 no (same device, other
@@ -208,9 +308,9 @@ static size_t wanted_build_id(const struct dso *dso, const char *path, uint8_t *
     return 0;
 }
 
-/* Loads the file at its path (under --symfs when set) if it is the one that was mapped.
- * Returns 1 when loaded, 0 with *why set when that file is not usable, or -ENOMEM. */
-static int load_from_disk(struct dso *dso, const char *path, bool deleted, const uint8_t *want,
+/* Accepts the file at its path (under --symfs when set) if it is the one that was mapped.
+ * Returns 1 when located, 0 with *why set when that file is not usable, or -ENOMEM. */
+static int locate_on_disk(struct dso *dso, const char *path, bool deleted, const uint8_t *want,
                           size_t want_len, enum dso_status *why)
 {
     const char *symfs = dso_cache_symfs(dso->cache);
@@ -251,7 +351,7 @@ static int load_from_disk(struct dso *dso, const char *path, bool deleted, const
         dso->fbid_len = 0;
         err = 0;
     } else {
-        err = dso_load_elf(dso, &ef, path);
+        err = locate_elf(dso, &ef, path);
         err = err ? err : 1;
     }
     elf_file_close(&ef);
@@ -259,7 +359,7 @@ static int load_from_disk(struct dso *dso, const char *path, bool deleted, const
     return err;
 }
 
-int dso_load_file(struct dso *dso)
+int dso_locate_file(struct dso *dso)
 {
     uint8_t want[BUILD_ID_MAX];
     size_t want_len;
@@ -274,7 +374,7 @@ int dso_load_file(struct dso *dso)
     if (!path)
         return -ENOMEM;
     want_len = wanted_build_id(dso, path, want);
-    err = load_from_disk(dso, path, deleted, want, want_len, &why);
+    err = locate_on_disk(dso, path, deleted, want, want_len, &why);
     if (err) {
         free(path);
         return err < 0 ? err : 0;
@@ -290,8 +390,70 @@ int dso_load_file(struct dso *dso)
     }
     if (elf_read_build_id(ef.elf, dso->fbid, sizeof(dso->fbid), &dso->fbid_len))
         dso->fbid_len = 0;
-    err = dso_load_elf(dso, &ef, used);
+    err = locate_elf(dso, &ef, used);
     elf_file_close(&ef);
     free(used);
     return err;
+}
+
+/* Reopens the located code file: 0, -ESTALE when it was replaced or rewritten since (it is
+ * then not read), another -errno. */
+static int open_code(struct dso *dso, struct elf_file *ef)
+{
+    struct stat st;
+    int err = elf_file_open(dso->code_path, ef);
+
+    if (err)
+        return err;
+    if (fstat(ef->fd, &st) || st.st_dev != dso->code_dev || st.st_ino != dso->code_ino ||
+        st.st_size != dso->code_size || st.st_mtim.tv_sec != dso->code_mtime.tv_sec ||
+        st.st_mtim.tv_nsec != dso->code_mtime.tv_nsec) {
+        pr_debug("%s: replaced or changed since it was first opened", dso->code_path);
+        elf_file_close(ef);
+        return -ESTALE;
+    }
+    return 0;
+}
+
+int dso_load_file(struct dso *dso)
+{
+    struct elf_file ef;
+    int err;
+
+    if (!dso->code_path)
+        return 0;   /* dso_locate_file set the status */
+    err = open_code(dso, &ef);
+    if (err) {
+        dso->status = DSO_MISSING;
+        return err == -ENOMEM ? err : 0;
+    }
+    err = load_syms(dso, &ef, dso->code_path);
+    elf_file_close(&ef);
+    return err;
+}
+
+int dso_find_debug_path(struct dso *dso)
+{
+    struct elf_file ef;
+    const char *found = NULL;
+    int err;
+
+    if (dso->debug_done || !dso->code_path)
+        return 0;
+    err = open_code(dso, &ef);
+    if (err == -ENOMEM)
+        return err;
+    if (!err) {
+        if (has_section_data(ef.elf, ".debug_info"))
+            found = dso->code_path;
+        else if (!(err = search_debug(dso, ef.elf)) && dso->sep_has_dwarf)
+            found = dso->sep_debug;
+        elf_file_close(&ef);
+        if (err == -ENOMEM)
+            return err;
+        if (found && !(dso->debug_path = strdup(found)))
+            return -ENOMEM;
+    }
+    dso->debug_done = true;
+    return 0;
 }

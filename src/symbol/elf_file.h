@@ -36,14 +36,22 @@ int elf_read_loads(Elf *e, struct load_seg **segs, size_t *n);
 
 struct symtab_builder;
 /* Adds the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE labels in executable
- * sections; defined and named) of a SHT_SYMTAB or
- * SHT_DYNSYM section. Returns the number added, or -ENOEXEC / -ENOMEM. */
-long elf_read_funcs(Elf *e, Elf_Scn *scn, struct symtab_builder *b);
+ * sections; defined and named) of a SHT_SYMTAB or SHT_DYNSYM section of ef to an empty
+ * builder. In a 64-bit little-endian file the section's string table becomes the builder's
+ * arena (names are not copied). Returns the number added, or -ENOEXEC / -ENOMEM. */
+long elf_read_funcs(const struct elf_file *ef, Elf_Scn *scn, struct symtab_builder *b);
 
 /* Synthesizes "name@plt" symbols for the x86 PLT slots, one per .rela.plt entry in order, as
  * perf does (an entry without a symbol, e.g. IRELATIVE, gives "@plt"). Returns the number added
- * (0 when there is no PLT or the machine is not x86), or -ENOMEM. */
-long elf_read_plt(Elf *e, struct symtab_builder *b);
+ * (0 when there is no PLT or the machine is not x86), or -ENOMEM. When elf_read_funcs just
+ * read ef's .dynsym into b, its entries and string table are used again rather than read. */
+long elf_read_plt(const struct elf_file *ef, struct symtab_builder *b);
+
+/* A section's bytes in a malloc'd buffer (len + pad bytes): one pread from the file (libelf's
+ * ELF_C_READ would keep a copy of its own until elf_end), or a copy from an in-memory image.
+ * 0, -ENOEXEC (short read: truncated under us) or -ENOMEM. */
+int elf_section_bytes(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, size_t pad,
+                      char **out);
 
 /* Calls elf_version() once. */
 void symbol_elf_init(void);

@@ -13,16 +13,24 @@ void symtab_builder_release(struct symtab_builder *b)
     free(b->arena);
     b->arena = NULL;
     b->len = b->cap = 0;
+    free(b->strtab);
+    b->strtab = NULL;
+    b->strtab_len = 0;
+    b->adopted = false;
+    free(b->raw);
+    b->raw = NULL;
+    b->raw_len = 0;
 }
 
-/* Appends a NUL-terminated string to the arena; returns its offset through *off. */
-static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t *off)
+/* Room for n more bytes in the arena. 0, -EOVERFLOW or -ENOMEM. */
+static int arena_reserve(struct symtab_builder *b, size_t n)
 {
-    if (n + 1 > UINT32_MAX - b->len)
+    /* offsets stay below SYM_PLT_DEMANGLE */
+    if (b->strtab_len + b->len >= UINT32_MAX || n >= UINT32_MAX - b->strtab_len - b->len)
         return -EOVERFLOW;
-    if (b->len + n + 1 > b->cap) {
+    if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
+        while (cap < b->len + n)
             cap *= 2;
         char *a = realloc(b->arena, cap);
         if (!a)
@@ -30,11 +38,41 @@ static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t
         b->arena = a;
         b->cap = cap;
     }
+    return 0;
+}
+
+/* Appends a NUL-terminated string (not one in the arena) to the arena; returns its offset
+ * through *off. */
+static int arena_add(struct symtab_builder *b, const char *s, size_t n, uint32_t *off)
+{
+    int err = arena_reserve(b, n + 1);
+
+    if (err)
+        return err;
     memcpy(b->arena + b->len, s, n);
     b->arena[b->len + n] = '\0';
-    *off = (uint32_t)b->len;
+    *off = (uint32_t)(b->strtab_len + b->len);
     b->len += n + 1;
     return 0;
+}
+
+void symtab_builder_adopt(struct symtab_builder *b, char *strtab, size_t len)
+{
+    b->strtab = strtab;
+    b->strtab_len = len;
+    b->adopted = true;
+}
+
+int symtab_add_at(struct symtab_builder *b, uint32_t off, uint64_t start, uint64_t size,
+                  int bind)
+{
+    struct sym_cand c = { .start = start, .size = size, .name = off, .raw = off,
+                          .bind = (uint8_t)bind };
+
+    if (b->c.n >= UINT32_MAX)
+        return -EOVERFLOW;
+    c.order = (uint32_t)b->c.n;
+    return vec_push(&b->c, c);
 }
 
 int symtab_add_named(struct symtab_builder *b, const char *raw, const char *display,
@@ -58,6 +96,20 @@ int symtab_add_named(struct symtab_builder *b, const char *raw, const char *disp
     return vec_push(&b->c, c);
 }
 
+int symtab_add_plt(struct symtab_builder *b, const char *raw_plt, uint64_t start,
+                   uint64_t size)
+{
+    struct sym_cand c = { .start = start, .size = size, .bind = STB_GLOBAL,
+                          .name = SYM_PLT_DEMANGLE };
+    int err;
+
+    if (b->c.n >= UINT32_MAX)
+        return -EOVERFLOW;
+    c.order = (uint32_t)b->c.n;
+    err = arena_add(b, raw_plt, strlen(raw_plt), &c.raw);
+    return err ? err : vec_push(&b->c, c);
+}
+
 int symtab_add(struct symtab_builder *b, const char *raw, uint64_t start, uint64_t size,
                int bind)
 {
@@ -74,6 +126,23 @@ static bool looks_mangled(const char *s)
     return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
 }
 
+/* "target@plt" -> the target demangled, plus "@plt" (in at most 1023 bytes, as the slot's
+ * name always was); NULL when the target does not demangle or memory runs out. */
+static char *plt_display(const char *raw_plt)
+{
+    size_t len = strlen(raw_plt) - 4;   /* without "@plt" */
+    char *target = strndup(raw_plt, len), *dem = target ? symbol_demangle(target) : NULL, *d;
+
+    free(target);
+    if (!dem)
+        return NULL;
+    d = malloc(1024);
+    if (d)
+        snprintf(d, 1024, "%s@plt", dem);
+    free(dem);
+    return d;
+}
+
 /* The display name of v[idx] (a sym of t->syms or t->aliases), demangled on first use and
  * cached in *cache. Falls back to the raw name when memory or demangling fails. */
 static const char *symtab_display(struct symtab *t, char ***cache, size_t n, const struct sym *v,
@@ -83,20 +152,75 @@ static const char *symtab_display(struct symtab *t, char ***cache, size_t n, con
     const char *raw = symtab_str(t, s->raw);
     char *d;
 
-    if (s->name != s->raw || !looks_mangled(raw))
+    if (s->name != SYM_PLT_DEMANGLE && (s->name != s->raw || !looks_mangled(raw)))
         return symtab_str(t, s->name);
     if (!*cache && !(*cache = calloc(n, sizeof(**cache))))
         return raw;
     if (!(*cache)[idx]) {
-        d = symbol_demangle(raw);
+        d = s->name == SYM_PLT_DEMANGLE ? plt_display(raw) : symbol_demangle(raw);
         (*cache)[idx] = d ? d : raw_marker;
     }
     return (*cache)[idx] == raw_marker ? raw : (*cache)[idx];
 }
 
+int symtab_load_names(struct symtab *t)
+{
+    char *buf;
+    int err;
+
+    if (t->strtab || !t->strtab_len)
+        return 0;
+    if (!t->reload)
+        return -ENOENT;
+    if (!(buf = malloc(t->strtab_len)))
+        return -ENOMEM;
+    if ((err = t->reload(t->reload_arg, buf, t->strtab_len))) {
+        free(buf);
+        return err;
+    }
+    t->strtab = buf;
+    return 0;
+}
+
+void symtab_drop_names(struct symtab *t)
+{
+    if (!t->reload)
+        return;
+    free(t->strtab);
+    t->strtab = NULL;
+}
+
+/* The display name of syms[idx] for resolution results, which outlive the string table: a
+ * name in it is copied on first use (only the names of symbols with hits are kept). NULL when
+ * the table cannot be read again or memory runs out. */
 static const char *sym_name(struct symtab *t, size_t idx)
 {
-    return symtab_display(t, &t->dem, t->n, t->syms, idx);
+    const struct sym *s = &t->syms[idx];
+    const char *d;
+    char *copy;
+
+    if (s->name >= t->strtab_len)   /* in the arena: stays */
+        return symtab_display(t, &t->dem, t->n, t->syms, idx);
+    if ((d = hashmap_get(&t->shown, idx)))
+        return d;
+    if (symtab_load_names(t))
+        return NULL;
+    d = symtab_display(t, &t->dem, t->n, t->syms, idx);
+    if (d >= t->strtab && d < t->strtab + t->strtab_len) {
+        if (t->ncopies == t->cap_copies) {
+            size_t cap = t->cap_copies ? t->cap_copies * 2 : 64;
+            char **v = realloc(t->copies, cap * sizeof(*v));
+            if (!v)
+                return NULL;
+            t->copies = v;
+            t->cap_copies = cap;
+        }
+        if (!(copy = strdup(d)))
+            return NULL;
+        t->copies[t->ncopies++] = copy;
+        d = copy;
+    }
+    return hashmap_put(&t->shown, idx, (void *)d) ? NULL : d;
 }
 
 static int cand_cmp(const void *pa, const void *pb)
@@ -165,10 +289,29 @@ static size_t leading_underscores(const char *s)
 /* perf's documented preference between aliases at one address (perf 6.1, choose_best_symbol):
  * non-zero size, then non-weak, then global, then fewer leading underscores, then the longer
  * name; on a full tie the earlier symbol stays. Returns true if b beats a. */
-static bool alias_better(const char *arena, const struct sym_cand *a, const struct sym_cand *b)
+static const char *bstr(const struct symtab_builder *b, uint32_t off)
 {
-    bool aw, bw, ag, bg;
+    return off < b->strtab_len ? b->strtab + off : b->arena + (off - b->strtab_len);
+}
+
+/* A candidate's display name for the alias choice: a PLT slot's is made here (rarely needed:
+ * a slot seldom shares its address). *tmp is freed by the caller. */
+static const char *cand_name(const struct symtab_builder *bl, const struct sym_cand *c,
+                             char **tmp)
+{
+    if (c->name != SYM_PLT_DEMANGLE)
+        return bstr(bl, c->name);
+    *tmp = plt_display(bstr(bl, c->raw));
+    return *tmp ? *tmp : bstr(bl, c->raw);
+}
+
+static bool alias_better(const struct symtab_builder *bld, const struct sym_cand *a,
+                         const struct sym_cand *b)
+{
+    bool aw, bw, ag, bg, r;
     size_t au, bu, al, bl;
+    char *ta = NULL, *tb = NULL;
+    const char *an, *bn;
 
     if ((a->size == 0) != (b->size == 0))
         return b->size != 0;
@@ -180,13 +323,16 @@ static bool alias_better(const char *arena, const struct sym_cand *a, const stru
     bg = b->bind == STB_GLOBAL;
     if (ag != bg)
         return bg;
-    au = leading_underscores(arena + a->name);
-    bu = leading_underscores(arena + b->name);
-    if (au != bu)
-        return bu < au;
-    al = strlen(arena + a->name);
-    bl = strlen(arena + b->name);
-    return bl > al;
+    an = cand_name(bld, a, &ta);
+    bn = cand_name(bld, b, &tb);
+    au = leading_underscores(an);
+    bu = leading_underscores(bn);
+    al = strlen(an);
+    bl = strlen(bn);
+    free(ta);
+    free(tb);
+    r = au != bu ? bu < au : bl > al;
+    return r;
 }
 
 int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
@@ -195,20 +341,26 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     struct sym *syms = NULL, *aliases = NULL;
 
     memset(out, 0, sizeof(*out));
+    free(b->raw);              /* the PLT reader is done with it */
+    b->raw = NULL;
     if (n) {
-        syms = malloc(n * sizeof(*syms));
-        aliases = malloc(n * sizeof(*aliases));
-        if (!syms || !aliases) {
+        size_t nsyms = 0;
+        sort_cands(b->c.v, n);
+        for (i = 0; i < n; i++)
+            nsyms += !i || b->c.v[i].start != b->c.v[i - 1].start;
+        /* Exact sizes: these arrays live as long as the report. */
+        syms = malloc(nsyms * sizeof(*syms));
+        aliases = n > nsyms ? malloc((n - nsyms) * sizeof(*aliases)) : NULL;
+        if (!syms || (n > nsyms && !aliases)) {
             free(syms);
             free(aliases);
             return -ENOMEM;
         }
-        sort_cands(b->c.v, n);
     }
     for (i = 0; i < n;) {
         size_t j, best = i;
         for (j = i + 1; j < n && b->c.v[j].start == b->c.v[i].start; j++)
-            if (alias_better(b->arena, &b->c.v[best], &b->c.v[j]))
+            if (alias_better(b, &b->c.v[best], &b->c.v[j]))
                 best = j;
         for (size_t k = i; k < j; k++) {
             const struct sym_cand *c = &b->c.v[k];
@@ -239,7 +391,16 @@ int symtab_finish(struct symtab_builder *b, struct symtab *out, bool brackets)
     out->n = ns;
     out->aliases = aliases;
     out->naliases = na;
+    out->strtab = b->strtab;
+    out->strtab_len = b->strtab_len;
+    out->strtab_off = b->strtab_off;
     out->arena = b->arena;
+    if (b->len < b->cap) {     /* the rest of the last doubling */
+        char *a = realloc(b->arena, b->len ? b->len : 1);
+        if (a)
+            out->arena = a;
+    }
+    b->strtab = NULL;
     out->brackets = brackets;
     b->arena = NULL;
     symtab_builder_release(b);
@@ -265,8 +426,13 @@ void symtab_release(struct symtab *t)
     }
     free_names(t->dem, t->n);
     free_names(t->dem_aliases, t->naliases);
+    for (size_t i = 0; i < t->ncopies; i++)
+        free(t->copies[i]);
+    free(t->copies);
+    hashmap_release(&t->shown);
     free(t->syms);
     free(t->aliases);
+    free(t->strtab);
     free(t->arena);
     memset(t, 0, sizeof(*t));
 }
@@ -300,6 +466,8 @@ static const char *gap_name(struct symtab *t, long idx)
         return t->gaps[g];
     lo = idx < 0 ? "(start)" : sym_name(t, (size_t)idx);
     hi = g >= t->n ? "(end)" : sym_name(t, g);
+    if (!lo || !hi)
+        return NULL;
     len = strlen(lo) + strlen(hi) + 3;
     t->gaps[g] = malloc(len);
     if (t->gaps[g])
@@ -343,6 +511,9 @@ static bool name_matches(const struct symtab *t, const struct sym *s, const char
 size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out, size_t max)
 {
     size_t len = strlen(name), found = 0;
+
+    if (symtab_load_names(t))
+        return 0;
     for (int pass = 0; pass < 2; pass++) {
         const struct sym *v = pass ? t->aliases : t->syms;
         size_t n = pass ? t->naliases : t->n;
@@ -362,8 +533,11 @@ size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out,
 void symtab_foreach(struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
                     void *arg)
 {
+    if (symtab_load_names(t))
+        return;
     for (size_t i = 0; i < t->n; i++) {
-        struct symbol_match m = { sym_name(t, i), t->syms[i].start, t->syms[i].size };
+        struct symbol_match m = { symtab_display(t, &t->dem, t->n, t->syms, i),
+                                  t->syms[i].start, t->syms[i].size };
         fn(arg, &m);
     }
 }

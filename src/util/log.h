@@ -11,6 +11,17 @@ extern int log_verbosity;   /* LOG_WARN by default; each -v adds one */
 void log_msg(int level, const char *prefix, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Messages of the calling thread, while a buffer is set, are appended to it instead of
+ * written: work spread over threads prints them afterwards in the order a serial run would
+ * (log_flush). A message that does not fit in memory is dropped. NULL writes again. */
+struct log_buf {
+    char *s;
+    size_t len, cap;
+};
+void log_capture(struct log_buf *buf);
+/* Writes what buf holds to stderr and frees it. */
+void log_flush(struct log_buf *buf);
+
 /* Each .c file that logs defines LOG_PREFIX ("symbol", "perf", ...) before including this. */
 #ifndef LOG_PREFIX
 #define LOG_PREFIX "prospect"

@@ -55,7 +55,7 @@ static void fuzz_elf(const uint8_t *data, size_t size)
         struct symtab t;
         GElf_Shdr sh;
         Elf_Scn *scn = elf_find_section(ef.elf, NULL, dyn ? SHT_DYNSYM : SHT_SYMTAB, &sh);
-        if (!scn || elf_read_funcs(ef.elf, scn, &b) < 0 || elf_read_plt(ef.elf, &b) < 0 ||
+        if (!scn || elf_read_funcs(&ef, scn, &b) < 0 || elf_read_plt(&ef, &b) < 0 ||
             symtab_finish(&b, &t, dyn)) {
             symtab_builder_release(&b);
             continue;
