@@ -1,15 +1,15 @@
 /* FlameGraph's collapsed stacks, as stackcollapse-perf.pl --all writes them from perf script. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/symstacks.h"
 #include "report/callgraph_out.h"
 #include "session/session.h"
+#include "util/strsort.h"
 
 struct line {
-    size_t off;               /* in the text arena */
+    size_t off, len;          /* in the text arena */
     uint64_t samples;
 };
 
@@ -74,10 +74,44 @@ static int put_name(struct text *t, const char *s, bool params, bool spaces)
     return 0;
 }
 
-static int cmp_line(const void *a, const void *b, void *arg)
+/* "TEXT COUNT\n" lines into a buffer, written out in large chunks: 21k fprintf calls cost
+ * more than building the text. */
+struct outbuf {
+    FILE *f;
+    char b[65536];
+    size_t n;
+    bool failed;
+};
+
+static void out_flush(struct outbuf *o)
 {
-    const char *base = arg;
-    return strcmp(base + ((const struct line *)a)->off, base + ((const struct line *)b)->off);
+    if (o->n && fwrite(o->b, 1, o->n, o->f) != o->n)
+        o->failed = true;
+    o->n = 0;
+}
+
+static void out_line(struct outbuf *o, const char *s, size_t len, uint64_t n)
+{
+    char num[24];
+    size_t k = sizeof(num);
+
+    do
+        num[--k] = (char)('0' + n % 10);
+    while (n /= 10);
+    if (o->n + len + 2 + sizeof(num) - k > sizeof(o->b)) {
+        out_flush(o);
+        if (len + 2 + sizeof(num) - k > sizeof(o->b)) {     /* a line longer than the buffer */
+            if (fwrite(s, 1, len, o->f) != len)
+                o->failed = true;
+            len = 0;
+        }
+    }
+    memcpy(o->b + o->n, s, len);
+    o->n += len;
+    o->b[o->n++] = ' ';
+    memcpy(o->b + o->n, num + k, sizeof(num) - k);
+    o->n += sizeof(num) - k;
+    o->b[o->n++] = '\n';
 }
 
 int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
@@ -156,22 +190,38 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
                 t.n += len;
             }
         }
-        if (!err && !(err = text_reserve(&t, 1)))
+        if (!err && !(err = text_reserve(&t, 1))) {
+            lines[nl].len = t.n - lines[nl].off;
             t.p[t.n++] = '\0';
+        }
         nl++;
     }
+    struct strsort_item *v = NULL;
+    struct outbuf *o = NULL;
+    if (!err && (!(v = malloc((nl ? nl : 1) * sizeof(*v))) || !(o = malloc(sizeof(*o)))))
+        err = -ENOMEM;
     if (!err) {
         /* Different addresses of one function give one line: sort, then add up equal ones. */
-        qsort_r(lines, nl, sizeof(*lines), cmp_line, t.p);
+        for (size_t i = 0; i < nl; i++)
+            v[i] = (struct strsort_item){ t.p + lines[i].off, lines[i].len, lines[i].samples };
+        free(lines);
+        lines = NULL;
+        strsort(v, nl);
+        o->f = f;
+        o->n = 0;
+        o->failed = false;
         for (size_t i = 0; i < nl; i++) {
-            uint64_t n = lines[i].samples;
-            while (i + 1 < nl && !strcmp(t.p + lines[i].off, t.p + lines[i + 1].off))
-                n += lines[++i].samples;
-            fprintf(f, "%s %" PRIu64 "\n", t.p + lines[i].off, n);
+            uint64_t n = v[i].val;
+            while (i + 1 < nl && v[i].len == v[i + 1].len && !memcmp(v[i].s, v[i + 1].s, v[i].len))
+                n += v[++i].val;
+            out_line(o, v[i].s, v[i].len, n);
         }
-        if (fflush(f) || ferror(f))
+        out_flush(o);
+        if (o->failed || fflush(f) || ferror(f))
             err = -EIO;
     }
+    free(o);
+    free(v);
     free(lines);
     free(ss);
     free(t.p);
