@@ -16,7 +16,9 @@ void cg_store_init(struct cg_store *cs)
 
 void cg_store_release(struct cg_store *cs)
 {
-    free(cs->frames);
+    free(cs->ids);
+    free(cs->uniq);
+    free(cs->uniq_table);
     free(cs->stacks);
     free(cs->table);
     free(cs->scratch);
@@ -30,12 +32,27 @@ static inline uint64_t frame_mix(uint64_t h, const struct cg_frame *f)
     return (h ^ f->addr ^ ((uint64_t)(uintptr_t)f->map << 17)) * MIX;
 }
 
+static inline uint64_t stack_hash_end(uint64_t h, uint32_t n, const struct process *p)
+{
+    return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
+}
+
 static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, uint32_t n)
 {
     uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
         h = frame_mix(h, &f[i]);
-    return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
+    return stack_hash_end(h, n, p);
+}
+
+/* The hash of a stored stack, as stack_hash gave it for its frames: the table keeps only a
+ * tag, so growing it hashes the stacks again (rare: log2 of the stacks times). */
+static uint64_t stored_hash(const struct cg_store *cs, const struct cg_stack *st)
+{
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < st->n; i++)
+        h = frame_mix(h, cg_frame_at(cs, st->off + i));
+    return stack_hash_end(h, st->n, st->proc);
 }
 
 static inline uint64_t tag_of(uint64_t h)
@@ -43,12 +60,22 @@ static inline uint64_t tag_of(uint64_t h)
     return h & 0xffffffff00000000ULL;
 }
 
-static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *st,
-                              const struct process *p, const struct cg_frame *f, uint32_t n,
-                              uint64_t h)
+static inline bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
 {
-    return st->hash == h && st->proc == p && st->n == n &&
-           (!n || !memcmp(cs->frames + st->off, f, n * sizeof(*f)));   /* frames may be NULL */
+    return a->addr == b->addr && a->map == b->map;
+}
+
+static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *st,
+                              const struct process *p, const struct cg_frame *f, uint32_t n)
+{
+    const uint32_t *id = cs->ids + st->off;     /* ids may be NULL when n is 0 */
+
+    if (st->proc != p || st->n != n)
+        return false;
+    for (uint32_t k = 0; k < n; k++)
+        if (!same_frame(&cs->uniq[id[k]], &f[k]))
+            return false;
+    return true;
 }
 
 static int grow_table(struct cg_store *cs)
@@ -59,10 +86,11 @@ static int grow_table(struct cg_store *cs)
     if (!t)
         return -ENOMEM;
     for (size_t i = 0; i < cs->nstacks; i++) {
-        size_t j = cs->stacks[i].hash & (cap - 1);
+        uint64_t h = stored_hash(cs, &cs->stacks[i]);
+        size_t j = h & (cap - 1);
         while (t[j])
             j = (j + 1) & (cap - 1);
-        t[j] = tag_of(cs->stacks[i].hash) | (i + 1);
+        t[j] = tag_of(h) | (i + 1);
     }
     free(cs->table);
     cs->table = t;
@@ -70,6 +98,8 @@ static int grow_table(struct cg_store *cs)
     return 0;
 }
 
+/* Grows *v (of elem-sized items) to hold need, by half again: the arrays of a big profile
+ * are its largest allocations, doubling would leave up to half of them unused. */
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     size_t c = *cap ? *cap : 256;
@@ -78,12 +108,59 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     if (need <= *cap)
         return 0;
     while (c < need)
-        c *= 2;
+        c += c / 2;
     nv = realloc(*v, c * elem);
     if (!nv)
         return -ENOMEM;
     *v = nv;
     *cap = c;
+    return 0;
+}
+
+static inline uint64_t frame_hash(const struct cg_frame *f)
+{
+    return hash_u64(f->addr ^ ((uint64_t)(uintptr_t)f->map * MIX));
+}
+
+static int grow_uniq_table(struct cg_store *cs)
+{
+    size_t cap = cs->uniq_table_cap ? cs->uniq_table_cap * 2 : 1024;
+    uint32_t *t = calloc(cap, sizeof(*t));
+
+    if (!t)
+        return -ENOMEM;
+    for (size_t i = 0; i < cs->nuniq; i++) {
+        size_t j = frame_hash(&cs->uniq[i]) & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = (uint32_t)(i + 1);
+    }
+    free(cs->uniq_table);
+    cs->uniq_table = t;
+    cs->uniq_table_cap = cap;
+    return 0;
+}
+
+/* The index of frame f in uniq, added when new. */
+static int frame_id(struct cg_store *cs, const struct cg_frame *f, uint32_t *id)
+{
+    size_t j;
+
+    if ((cs->nuniq + 1) * 2 > cs->uniq_table_cap && grow_uniq_table(cs))
+        return -ENOMEM;
+    for (j = frame_hash(f) & (cs->uniq_table_cap - 1); cs->uniq_table[j];
+         j = (j + 1) & (cs->uniq_table_cap - 1)) {
+        if (same_frame(&cs->uniq[cs->uniq_table[j] - 1], f)) {
+            *id = cs->uniq_table[j] - 1;
+            return 0;
+        }
+    }
+    if (cs->nuniq >= UINT32_MAX - 1 ||
+        grow((void **)&cs->uniq, &cs->cap_uniq, cs->nuniq + 1, sizeof(*cs->uniq)))
+        return -ENOMEM;
+    cs->uniq[cs->nuniq] = *f;
+    cs->uniq_table[j] = (uint32_t)++cs->nuniq;
+    *id = (uint32_t)(cs->nuniq - 1);
     return 0;
 }
 
@@ -94,11 +171,11 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     size_t j;
 
     /* Consecutive samples often share their stack (a CPU idle, a tight loop). */
-    if (cs->nstacks && same_stack(cs, &cs->stacks[cs->last], p, f, n, h)) {
+    if (cs->nstacks && same_stack(cs, &cs->stacks[cs->last], p, f, n)) {
         st = &cs->stacks[cs->last];
         goto found;
     }
-    if (cs->nstacks >= UINT32_MAX - 1)
+    if (cs->nstacks >= UINT32_MAX - 1 || cs->nframes + n > UINT32_MAX)
         return -ENOMEM;
     if ((cs->nstacks + 1) * 2 > cs->table_cap && grow_table(cs))
         return -ENOMEM;
@@ -106,16 +183,17 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
         if ((cs->table[j] & 0xffffffff00000000ULL) != tag_of(h))
             continue;
         st = &cs->stacks[(uint32_t)cs->table[j] - 1];
-        if (same_stack(cs, st, p, f, n, h))
+        if (same_stack(cs, st, p, f, n))
             goto found;
     }
     if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||
-        grow((void **)&cs->frames, &cs->cap_frames, cs->nframes + n, sizeof(*cs->frames)))
+        grow((void **)&cs->ids, &cs->cap_frames, cs->nframes + n, sizeof(*cs->ids)))
         return -ENOMEM;
-    if (n)
-        memcpy(cs->frames + cs->nframes, f, n * sizeof(*f));
+    for (uint32_t k = 0; k < n; k++)
+        if (frame_id(cs, &f[k], &cs->ids[cs->nframes + k]))
+            return -ENOMEM;         /* the frames added stay unused in uniq: harmless */
     st = &cs->stacks[cs->nstacks];
-    *st = (struct cg_stack){ .proc = p, .hash = h, .off = cs->nframes, .n = n };
+    *st = (struct cg_stack){ .proc = p, .off = (uint32_t)cs->nframes, .n = n };
     cs->nframes += n;
     cs->table[j] = tag_of(h) | ++cs->nstacks;
 found:
@@ -131,6 +209,23 @@ int cg_store_add_frames(struct cg_store *cs, const struct process *p, const stru
                         uint32_t n, uint64_t period)
 {
     return add_hashed(cs, p, f, n, period, stack_hash(p, f, n));
+}
+
+/* Frames [off, off + n) of `from` into cs's scratch. */
+static int load_frames(struct cg_store *cs, const struct cg_store *from, size_t off, uint32_t n)
+{
+    if (grow((void **)&cs->scratch, &cs->cap_scratch, n ? n : 1, sizeof(*cs->scratch)))
+        return -ENOMEM;
+    for (uint32_t k = 0; k < n; k++)
+        cs->scratch[k] = *cg_frame_at(from, off + k);
+    return 0;
+}
+
+int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
+                       const struct cg_stack *st, uint64_t period)
+{
+    int err = load_frames(cs, from, st->off, st->n);
+    return err ? err : cg_store_add_frames(cs, st->proc, cs->scratch, st->n, period);
 }
 
 enum ctx { CTX_KERNEL, CTX_USER, CTX_OTHER };
@@ -193,7 +288,7 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
         if (ret)                /* frames changed: hashed again */
             return cg_store_add_frames(cs, p, cs->scratch, n, period);
     }
-    return add_hashed(cs, p, cs->scratch, n, period, hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p));
+    return add_hashed(cs, p, cs->scratch, n, period, stack_hash_end(h, n, p));
 }
 
 int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out)
@@ -201,22 +296,21 @@ int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struc
     cg_store_init(out);
     for (size_t i = 0; i < in->nstacks; i++) {
         const struct cg_stack *st = &in->stacks[i];
-        const struct cg_frame *f = cg_stack_frames(in, st);
         uint32_t n = st->n;
         int err;
 
         if (n > max && outer) {
             /* The leaf, then the outermost max frames (of the chain with the leaf in it). */
-            if (grow((void **)&out->scratch, &out->cap_scratch, (size_t)max + 1,
-                     sizeof(*out->scratch)))
-                err = -ENOMEM;
-            else {
-                out->scratch[0] = f[0];
-                memcpy(out->scratch + 1, f + n - max, max * sizeof(*f));
+            err = load_frames(out, in, st->off + (n - max) - 1, max + 1);
+            if (!err) {
+                out->scratch[0] = *cg_frame_at(in, st->off);
                 err = cg_store_add_frames(out, st->proc, out->scratch, max + 1, 0);
             }
         } else {
-            err = cg_store_add_frames(out, st->proc, f, n > max ? max : n, 0);
+            n = n > max ? max : n;
+            err = load_frames(out, in, st->off, n);
+            if (!err)
+                err = cg_store_add_frames(out, st->proc, out->scratch, n, 0);
         }
         if (err) {
             cg_store_release(out);

@@ -787,8 +787,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                       "-g): every stack is its sampled function alone", sel->name);
         unwind_notes(o->input, s->chains ? s->chains->unwind :
                                s->offcpu ? s->offcpu->opened.unwind : NULL);
-        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
-                 (unsigned long long)cs->samples, cs->nframes);
+        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
+                 cs->nstacks, (unsigned long long)cs->samples, cs->nframes, cs->nuniq);
         /* Only the names resolved are needed from here on. */
         err = cg_resolve_lean(cs, ks, &cy);
         if (!err)

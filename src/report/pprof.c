@@ -142,7 +142,7 @@ static uint64_t mapping(struct enc *e, const struct map *m, const struct pprof_o
 static uint64_t location(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
                          size_t i, const struct pprof_opts *o)
 {
-    const struct cg_frame *f = &cs->frames[i];
+    const struct cg_frame *f = cg_frame_at(cs, i);
     struct pair_slot *sl = pairs_find(&e->locs, f->addr, (uint64_t)(uintptr_t)f->map);
     uint64_t map;
 
@@ -281,7 +281,7 @@ static void main_mapping_first(struct enc *e, const struct cg_store *cs,
         if (st->proc != heavy)
             continue;
         for (uint32_t k = 0; k < st->n; k++) {
-            const struct map *m = cs->frames[st->off + k].map;
+            const struct map *m = cg_frame_at(cs, st->off + k)->map;
             const char *base;
             if (!m || m == &cg_kernel_map)
                 continue;
