@@ -25,6 +25,15 @@ void cg_store_release(struct cg_store *cs)
     memset(cs, 0, sizeof(*cs));
 }
 
+void cg_store_seal(struct cg_store *cs)
+{
+    free(cs->table);
+    free(cs->uniq_table);
+    cs->table = NULL;
+    cs->uniq_table = NULL;
+    cs->table_cap = cs->uniq_table_cap = 0;
+}
+
 /* One multiply per frame (the per-sample cost of deep stacks), mixed fully at the end. */
 #define MIX 0x9e3779b97f4a7c15ULL
 static inline uint64_t frame_mix(uint64_t h, const struct cg_frame *f)
@@ -81,10 +90,13 @@ static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *
 static int grow_table(struct cg_store *cs)
 {
     size_t cap = cs->table_cap ? cs->table_cap * 2 : 1024;
-    uint64_t *t = calloc(cap, sizeof(*t));
+    uint64_t *t;
 
-    if (!t)
+    while (cap < (cs->nstacks + 1) * 2)      /* after cg_store_seal: made again whole */
+        cap *= 2;
+    if (!(t = calloc(cap, sizeof(*t))))
         return -ENOMEM;
+
     for (size_t i = 0; i < cs->nstacks; i++) {
         uint64_t h = stored_hash(cs, &cs->stacks[i]);
         size_t j = h & (cap - 1);
@@ -125,9 +137,11 @@ static inline uint64_t frame_hash(const struct cg_frame *f)
 static int grow_uniq_table(struct cg_store *cs)
 {
     size_t cap = cs->uniq_table_cap ? cs->uniq_table_cap * 2 : 1024;
-    uint32_t *t = calloc(cap, sizeof(*t));
+    uint32_t *t;
 
-    if (!t)
+    while (cap < (cs->nuniq + 1) * 2)
+        cap *= 2;
+    if (!(t = calloc(cap, sizeof(*t))))
         return -ENOMEM;
     for (size_t i = 0; i < cs->nuniq; i++) {
         size_t j = frame_hash(&cs->uniq[i]) & (cap - 1);

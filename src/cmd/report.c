@@ -772,6 +772,10 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             co.total_period = s->offcpu->ns + s->offcpu->ns_hidden;
         struct cg_syms cy, icy = { 0 };
         struct cg_store cut, inl;
+        if (s->chains)                    /* every sample is in: no lookups from here */
+            cg_store_seal(s->chains);
+        if (s->offcpu)
+            cg_store_seal(&s->offcpu->stacks);
         const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
         cg_store_init(&cut);
         cg_store_init(&inl);
