@@ -6,12 +6,8 @@
 #include "callgraph/symstacks.h"
 #include "report/callgraph_out.h"
 #include "session/session.h"
-#include "util/strsort.h"
-
-struct line {
-    size_t off, len;          /* in the text arena */
-    uint64_t samples;
-};
+#include "util/hash.h"
+#include "util/seqsort.h"
 
 struct text {
     char *p;
@@ -74,13 +70,168 @@ static int put_name(struct text *t, const char *s, bool params, bool spaces)
     return 0;
 }
 
-/* "TEXT COUNT\n" lines into a buffer, written out in large chunks: 21k fprintf calls cost
- * more than building the text. */
+int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
+{
+    return report_folded_weighted(f, cs, cy, false);
+}
+
+/* The lines are sorted as strcmp sorts their text, without making that text: a line is the
+ * sequence of its frames' texts (the command's first), and each distinct text gets two ranks
+ * in one sorted list of keys, "TEXT;" for a frame with more after it and "TEXT" for the last.
+ * Comparing the keys of the first frame where two lines differ is comparing the lines: no
+ * text holds ';' (put_name), so a key is a prefix of another only when its line ends there,
+ * and strcmp puts that line first too. Equal texts (two symbols of one name) share their
+ * ranks, so their lines merge as the text would. */
+struct tok {
+    size_t off;               /* in the token text */
+    uint32_t len;
+    uint64_t hash;
+};
+
+struct toks {
+    struct text t;            /* every distinct token's text, back to back */
+    struct tok *v;
+    size_t n, cap;
+    uint32_t *table;          /* open addressing over v: index + 1 */
+    size_t table_cap;
+};
+
+static int toks_grow_table(struct toks *k)
+{
+    size_t cap = k->table_cap ? k->table_cap * 2 : 1024;
+    uint32_t *t = calloc(cap, sizeof(*t));
+
+    if (!t)
+        return -ENOMEM;
+    for (size_t i = 0; i < k->n; i++) {
+        size_t j = k->v[i].hash & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = (uint32_t)(i + 1);
+    }
+    free(k->table);
+    k->table = t;
+    k->table_cap = cap;
+    return 0;
+}
+
+/* The token of the text just appended to k->t at `start`: an earlier equal one (the text is
+ * dropped again) or a new one. */
+static int tok_of(struct toks *k, size_t start, uint32_t *id)
+{
+    const char *s = k->t.p + start;
+    size_t len = k->t.n - start, j;
+    uint64_t h = hash_u64(hash_bytes(s, len));
+
+    if ((k->n + 1) * 2 > k->table_cap && toks_grow_table(k))
+        return -ENOMEM;
+    for (j = h & (k->table_cap - 1); k->table[j]; j = (j + 1) & (k->table_cap - 1)) {
+        const struct tok *o = &k->v[k->table[j] - 1];
+        if (o->hash == h && o->len == len && !memcmp(k->t.p + o->off, s, len)) {
+            k->t.n = start;
+            *id = k->table[j] - 1;
+            return 0;
+        }
+    }
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 256;
+        struct tok *v = realloc(k->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        k->v = v;
+        k->cap = cap;
+    }
+    k->v[k->n] = (struct tok){ start, (uint32_t)len, h };
+    k->table[j] = (uint32_t)++k->n;
+    *id = (uint32_t)(k->n - 1);
+    return 0;
+}
+
+/* The token of symbol idx (its tidied name, "_[k]" after a kernel one), made once. */
+static int sym_tok(struct toks *k, uint32_t *of_sym, const struct cg_syms *cy, uint32_t idx,
+                   uint32_t *id)
+{
+    if (of_sym[idx] == UINT32_MAX) {
+        const struct cg_sym *s = &cy->syms[idx];
+        char buf[256];
+        size_t start = k->t.n;
+        int err = put_name(&k->t, cg_sym_name(s, buf, sizeof(buf)), false, false);
+        if (!err && s->kernel && !(err = text_reserve(&k->t, 4))) {
+            memcpy(k->t.p + k->t.n, "_[k]", 4);
+            k->t.n += 4;
+        }
+        if (err || (err = tok_of(k, start, &of_sym[idx])))
+            return err;
+    }
+    *id = of_sym[idx];
+    return 0;
+}
+
+/* A command's token: the process of the stack before is the usual one. */
+static int comm_tok(struct toks *k, const struct process *p, const struct process **last,
+                    uint32_t *last_id, uint32_t *id)
+{
+    if (p != *last) {
+        size_t start = k->t.n;
+        int err = put_name(&k->t, p->comm, true, true);
+        if (err || (err = tok_of(k, start, last_id)))
+            return err;
+        *last = p;
+    }
+    *id = *last_id;
+    return 0;
+}
+
+struct key {
+    uint32_t tok;
+    bool more;                /* "TEXT;" */
+};
+
+static int cmp_key(const void *a, const void *b, void *arg)
+{
+    const struct toks *k = arg;
+    const struct key *x = a, *y = b;
+    const struct tok *s = &k->v[x->tok], *t = &k->v[y->tok];
+    size_t n = s->len < t->len ? s->len : t->len;
+    int c = memcmp(k->t.p + s->off, k->t.p + t->off, n);
+
+    if (c)
+        return c;
+    /* One is a prefix of the other: the next bytes are ';' (more), the end, or text. */
+    int cx = s->len > n ? (unsigned char)k->t.p[s->off + n] : x->more ? ';' : -1;
+    int cy = t->len > n ? (unsigned char)k->t.p[t->off + n] : y->more ? ';' : -1;
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    if (s->len != t->len)     /* "ab" + ';' against "ab;...": cannot be, no text has ';' */
+        return s->len < t->len ? -1 : 1;
+    return x->more - y->more;
+}
+
+/* rank[2 * tok + more]: the key's place among the distinct keys, from 1. */
+static int rank_keys(const struct toks *k, uint32_t *rank)
+{
+    struct key *v = malloc((k->n ? k->n : 1) * 2 * sizeof(*v));
+
+    if (!v)
+        return -ENOMEM;
+    for (size_t i = 0; i < k->n * 2; i++)
+        v[i] = (struct key){ (uint32_t)(i / 2), i & 1 };
+    qsort_r(v, k->n * 2, sizeof(*v), cmp_key, (void *)k);
+    for (size_t i = 0, r = 0; i < k->n * 2; i++) {
+        if (!i || cmp_key(&v[i - 1], &v[i], (void *)k))
+            r++;
+        rank[2 * v[i].tok + v[i].more] = (uint32_t)r;
+    }
+    free(v);
+    return 0;
+}
+
+/* "TEXT COUNT\n" lines into a buffer, written out in large chunks. */
 struct outbuf {
     FILE *f;
-    char b[65536];
     size_t n;
     bool failed;
+    char b[65536];
 };
 
 static void out_flush(struct outbuf *o)
@@ -90,143 +241,118 @@ static void out_flush(struct outbuf *o)
     o->n = 0;
 }
 
-static void out_line(struct outbuf *o, const char *s, size_t len, uint64_t n)
+static void out_put(struct outbuf *o, const char *s, size_t len)
 {
-    char num[24];
-    size_t k = sizeof(num);
-
-    do
-        num[--k] = (char)('0' + n % 10);
-    while (n /= 10);
-    if (o->n + len + 2 + sizeof(num) - k > sizeof(o->b)) {
+    if (o->n + len > sizeof(o->b)) {
         out_flush(o);
-        if (len + 2 + sizeof(num) - k > sizeof(o->b)) {     /* a line longer than the buffer */
+        if (len > sizeof(o->b)) {
             if (fwrite(s, 1, len, o->f) != len)
                 o->failed = true;
-            len = 0;
+            return;
         }
     }
     memcpy(o->b + o->n, s, len);
     o->n += len;
-    o->b[o->n++] = ' ';
-    memcpy(o->b + o->n, num + k, sizeof(num) - k);
-    o->n += sizeof(num) - k;
-    o->b[o->n++] = '\n';
 }
 
-int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy)
+static void out_count(struct outbuf *o, uint64_t n)
 {
-    return report_folded_weighted(f, cs, cy, false);
-}
+    char num[24];
+    size_t k = sizeof(num);
 
-/* Each symbol's tidied frame text, made once: a symbol recurs in many stacks. */
-struct names {
-    struct text t;
-    size_t *off;              /* per symbol: in t, SIZE_MAX until made */
-    uint32_t *len;
-};
-
-static int frame_text(struct names *nm, const struct cg_syms *cy, uint32_t idx,
-                      const char **p, size_t *len)
-{
-    if (nm->off[idx] == SIZE_MAX) {
-        const struct cg_sym *s = &cy->syms[idx];
-        char buf[256];
-        size_t start = nm->t.n;
-        int err = put_name(&nm->t, cg_sym_name(s, buf, sizeof(buf)), false, false);
-        if (err)
-            return err;
-        if (s->kernel) {
-            memcpy(nm->t.p + nm->t.n, "_[k]", 4);
-            nm->t.n += 4;
-        }
-        nm->off[idx] = start;
-        nm->len[idx] = (uint32_t)(nm->t.n - start);
-    }
-    *p = nm->t.p + nm->off[idx];
-    *len = nm->len[idx];
-    return 0;
+    num[--k] = '\n';
+    do
+        num[--k] = (char)('0' + n % 10);
+    while (n /= 10);
+    num[--k] = ' ';
+    out_put(o, num + k, sizeof(num) - k);
 }
 
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period)
 {
     struct cg_symstack *ss;
-    struct line *lines;
-    struct text t = { 0 };
-    struct names nm = { 0 };
-    size_t nl = 0, nss;
+    struct toks k = { 0 };
+    struct seqsort_item *lines = NULL;
+    uint32_t *seq = NULL, *of_sym = NULL, *rank = NULL, *tok_of_rank = NULL;
+    struct outbuf *o = NULL;
+    const struct process *last = NULL;
+    uint32_t last_id = 0;
+    size_t nl = 0, nss, nseq = 0;
     int err = cg_symstacks(cs, cy, true, &ss, &nss);
 
     if (err)
         return err;
-    /* One line per stack in symbols (of one command): the text of fewer, merged stacks. */
+    /* One line per stack in symbols (of one command), as token ids for now. */
+    for (size_t i = 0; i < nss; i++)
+        if (cs->stacks[ss[i].stack].n)
+            nseq += cs->stacks[ss[i].stack].n + 1;
     lines = malloc((nss ? nss : 1) * sizeof(*lines));
-    nm.off = malloc((cy->nsyms ? cy->nsyms : 1) * sizeof(*nm.off));
-    nm.len = malloc((cy->nsyms ? cy->nsyms : 1) * sizeof(*nm.len));
-    if (!lines || !nm.off || !nm.len) {
-        free(lines);
-        free(nm.off);
-        free(nm.len);
-        free(ss);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < cy->nsyms; i++)
-        nm.off[i] = SIZE_MAX;
+    seq = malloc((nseq ? nseq : 1) * sizeof(*seq));
+    of_sym = malloc((cy->nsyms ? cy->nsyms : 1) * sizeof(*of_sym));
+    if (!lines || !seq || !of_sym)
+        err = -ENOMEM;
+    for (size_t i = 0; i < cy->nsyms && !err; i++)
+        of_sym[i] = UINT32_MAX;
+    nseq = 0;
     for (size_t i = 0; i < nss && !err; i++) {
         const struct cg_stack *st = &cs->stacks[ss[i].stack];
         if (!st->n || (by_period && !ss[i].period))
             continue;
-        lines[nl] = (struct line){ .off = t.n, .samples = by_period ? ss[i].period
-                                                                    : ss[i].samples };
-        err = put_name(&t, st->proc->comm, true, true);
-        for (uint32_t k = st->n; k-- > 0 && !err;) {
-            const char *p;
-            size_t len;
-            if (!(err = frame_text(&nm, cy, cy->frame_sym[st->off + k], &p, &len)) &&
-                !(err = text_reserve(&t, len + 1))) {
-                t.p[t.n++] = ';';
-                memcpy(t.p + t.n, p, len);
-                t.n += len;
-            }
-        }
-        if (!err && !(err = text_reserve(&t, 1))) {
-            lines[nl].len = t.n - lines[nl].off;
-            t.p[t.n++] = '\0';
-        }
+        lines[nl] = (struct seqsort_item){ seq + nseq, st->n + 1,
+                                           by_period ? ss[i].period : ss[i].samples };
+        err = comm_tok(&k, st->proc, &last, &last_id, &seq[nseq++]);
+        for (uint32_t j = st->n; j-- > 0 && !err;)
+            err = sym_tok(&k, of_sym, cy, cy->frame_sym[st->off + j], &seq[nseq++]);
         nl++;
     }
-    struct strsort_item *v = NULL;
-    struct outbuf *o = NULL;
-    if (!err && (!(v = malloc((nl ? nl : 1) * sizeof(*v))) || !(o = malloc(sizeof(*o)))))
+    free(ss);
+    free(of_sym);
+    /* Token ids -> ranks of their keys; every frame but the last has more after it. */
+    if (!err && (!(rank = malloc((k.n ? k.n : 1) * 2 * sizeof(*rank))) ||
+                 !(tok_of_rank = malloc((k.n * 2 + 1) * sizeof(*tok_of_rank))) ||
+                 !(o = malloc(sizeof(*o)))))
         err = -ENOMEM;
+    if (!err)
+        err = rank_keys(&k, rank);
     if (!err) {
+        for (size_t i = 0; i < k.n * 2; i++)
+            tok_of_rank[rank[i]] = (uint32_t)(i / 2);
+        for (size_t i = 0; i < nl; i++) {
+            uint32_t *q = lines[i].seq;
+            for (uint32_t j = 0; j + 1 < lines[i].n; j++)
+                q[j] = rank[2 * q[j] + 1];
+            q[lines[i].n - 1] = rank[2 * q[lines[i].n - 1]];
+        }
         /* Different addresses of one function give one line: sort, then add up equal ones. */
-        for (size_t i = 0; i < nl; i++)
-            v[i] = (struct strsort_item){ t.p + lines[i].off, lines[i].len, lines[i].samples };
-        free(lines);
-        lines = NULL;
-        strsort(v, nl);
+        seqsort(lines, nl);
         o->f = f;
         o->n = 0;
         o->failed = false;
         for (size_t i = 0; i < nl; i++) {
-            uint64_t n = v[i].val;
-            while (i + 1 < nl && v[i].len == v[i + 1].len && !memcmp(v[i].s, v[i + 1].s, v[i].len))
-                n += v[++i].val;
-            out_line(o, v[i].s, v[i].len, n);
+            uint64_t n = lines[i].val;
+            while (i + 1 < nl && lines[i].n == lines[i + 1].n &&
+                   !memcmp(lines[i].seq, lines[i + 1].seq, lines[i].n * sizeof(uint32_t)))
+                n += lines[++i].val;
+            for (uint32_t j = 0; j < lines[i].n; j++) {
+                const struct tok *t = &k.v[tok_of_rank[lines[i].seq[j]]];
+                if (j)
+                    out_put(o, ";", 1);
+                out_put(o, k.t.p + t->off, t->len);
+            }
+            out_count(o, n);
         }
         out_flush(o);
         if (o->failed || fflush(f) || ferror(f))
             err = -EIO;
     }
     free(o);
-    free(v);
+    free(rank);
+    free(tok_of_rank);
     free(lines);
-    free(ss);
-    free(t.p);
-    free(nm.t.p);
-    free(nm.off);
-    free(nm.len);
+    free(seq);
+    free(k.t.p);
+    free(k.v);
+    free(k.table);
     return err;
 }
