@@ -167,18 +167,25 @@ static int sym_tok(struct toks *k, uint32_t *of_sym, const struct cg_syms *cy, u
     return 0;
 }
 
-/* A command's token: the process of the stack before is the usual one. */
-static int comm_tok(struct toks *k, const struct process *p, const struct process **last,
-                    uint32_t *last_id, uint32_t *id)
+/* A command's token, through a cache by process (lines of one process are not together). */
+struct comm_cache {
+    const struct process *p;
+    uint32_t tok;
+};
+
+static int comm_tok(struct toks *k, struct comm_cache *cache, const struct process *p,
+                    uint32_t *id)
 {
-    if (p != *last) {
+    struct comm_cache *c = &cache[hash_u64((uint64_t)(uintptr_t)p) & 255];
+
+    if (c->p != p) {
         size_t start = k->t.n;
         int err = put_name(&k->t, p->comm, true, true);
-        if (err || (err = tok_of(k, start, last_id)))
+        if (err || (err = tok_of(k, start, &c->tok)))
             return err;
-        *last = p;
+        c->p = p;
     }
-    *id = *last_id;
+    *id = c->tok;
     return 0;
 }
 
@@ -276,8 +283,7 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
     struct seqsort_item *lines = NULL;
     uint32_t *seq = NULL, *of_sym = NULL, *rank = NULL, *tok_of_rank = NULL;
     struct outbuf *o = NULL;
-    const struct process *last = NULL;
-    uint32_t last_id = 0;
+    struct comm_cache cache[256] = { { 0 } };
     size_t nl = 0, nss, nseq = 0;
     int err = cg_symstacks(cs, cy, true, &ss, &nss);
 
@@ -301,7 +307,7 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
             continue;
         lines[nl] = (struct seqsort_item){ seq + nseq, st->n + 1,
                                            by_period ? ss[i].period : ss[i].samples };
-        err = comm_tok(&k, st->proc, &last, &last_id, &seq[nseq++]);
+        err = comm_tok(&k, cache, st->proc, &seq[nseq++]);
         for (uint32_t j = st->n; j-- > 0 && !err;)
             err = sym_tok(&k, of_sym, cy, cy->frame_sym[st->off + j], &seq[nseq++]);
         nl++;
