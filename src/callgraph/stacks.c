@@ -181,12 +181,16 @@ static int frame_id(struct cg_store *cs, const struct cg_frame *f, uint32_t *id)
 static int add_hashed(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
                       uint32_t n, uint64_t period, uint64_t h)
 {
+    uint32_t *recent = &cs->recent[hash_u64((uint64_t)(uintptr_t)p) &
+                                   (sizeof(cs->recent) / sizeof(cs->recent[0]) - 1)];
+    const struct cg_stack *ref = *recent ? &cs->stacks[*recent - 1] : NULL;
     struct cg_stack *st;
+    uint32_t same = 0;
     size_t j;
 
-    /* Consecutive samples often share their stack (a CPU idle, a tight loop). */
-    if (cs->nstacks && same_stack(cs, &cs->stacks[cs->last], p, f, n)) {
-        st = &cs->stacks[cs->last];
+    /* The process's previous sample often had this stack (a loop, an idle CPU). */
+    if (ref && same_stack(cs, ref, p, f, n)) {
+        st = &cs->stacks[*recent - 1];
         goto found;
     }
     if (cs->nstacks >= UINT32_MAX - 1 || cs->nframes + n > UINT32_MAX)
@@ -203,7 +207,19 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     if (grow((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks + 1, sizeof(*cs->stacks)) ||
         grow((void **)&cs->ids, &cs->cap_frames, cs->nframes + n, sizeof(*cs->ids)))
         return -ENOMEM;
-    for (uint32_t k = 0; k < n; k++)
+    ref = *recent ? &cs->stacks[*recent - 1] : NULL;       /* stacks may have moved */
+    /* A new stack mostly shares its callers with the process's previous one: their ids are
+     * taken from there, outermost first, and only the others are looked up. */
+    if (ref) {
+        const uint32_t *rid = cs->ids + ref->off + ref->n;
+        uint32_t *id = cs->ids + cs->nframes + n;
+        while (same < n && same < ref->n && same_frame(&cs->uniq[rid[-1 - (int64_t)same]],
+                                                       &f[n - 1 - same])) {
+            id[-1 - (int64_t)same] = rid[-1 - (int64_t)same];
+            same++;
+        }
+    }
+    for (uint32_t k = 0; k < n - same; k++)
         if (frame_id(cs, &f[k], &cs->ids[cs->nframes + k]))
             return -ENOMEM;         /* the frames added stay unused in uniq: harmless */
     st = &cs->stacks[cs->nstacks];
@@ -212,6 +228,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
     cs->table[j] = tag_of(h) | ++cs->nstacks;
 found:
     cs->last = (size_t)(st - cs->stacks);
+    *recent = (uint32_t)cs->last + 1;
     st->samples++;
     st->period += period;
     cs->samples++;

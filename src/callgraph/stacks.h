@@ -50,6 +50,8 @@ struct cg_store {
     size_t cap_scratch;
     uint64_t samples, period;
     size_t last;              /* the stack the latest add went to (index in stacks) */
+    uint32_t recent[64];      /* by a hash of the process: the stack its latest add went to,
+                                 + 1 (samples of a thread repeat their stack, or its callers) */
 };
 
 void cg_store_init(struct cg_store *cs);
