@@ -5,26 +5,28 @@
 #include "callgraph/symstacks.h"
 #include "session/session.h"
 #include "util/hash.h"
+#include "util/hashmap.h"
 
 struct slot {
     uint32_t tag;             /* the hash's high half */
     uint32_t idx;             /* out index + 1, 0 empty */
 };
 
-/* Command names as small numbers, so that stacks compare and hash them as numbers: a cache by
- * process (a few processes hold most stacks) over a table by name. */
+/* Command names as small numbers, so that stacks compare and hash them as numbers: a map by
+ * process (a -a profile has thousands) over a table by name. */
 struct comms {
     const char **name;
     size_t n, cap;
     uint32_t *table;          /* name index + 1 */
     size_t table_cap;
-    struct { const struct process *p; uint32_t id; } cache[256];
+    struct hashmap by_proc;   /* process -> id + 1 */
 };
 
 static void comms_release(struct comms *c)
 {
     free(c->name);
     free(c->table);
+    hashmap_release(&c->by_proc);
 }
 
 static int comms_grow(struct comms *c)
@@ -48,10 +50,11 @@ static int comms_grow(struct comms *c)
 
 static int comm_id(struct comms *c, const struct process *p, uint32_t *id)
 {
-    size_t k = (size_t)(hash_u64((uint64_t)(uintptr_t)p) & 255), j;
+    uintptr_t known = (uintptr_t)hashmap_get(&c->by_proc, (uint64_t)(uintptr_t)p);
+    size_t j;
 
-    if (c->cache[k].p == p) {
-        *id = c->cache[k].id;
+    if (known) {
+        *id = (uint32_t)(known - 1);
         return 0;
     }
     if ((c->n + 1) * 2 > c->table_cap && comms_grow(c))
@@ -72,9 +75,8 @@ static int comm_id(struct comms *c, const struct process *p, uint32_t *id)
         c->name[c->n] = p->comm;
         c->table[j] = (uint32_t)++c->n;
     }
-    c->cache[k].p = p;
-    c->cache[k].id = *id = c->table[j] - 1;
-    return 0;
+    *id = c->table[j] - 1;
+    return hashmap_put(&c->by_proc, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)(*id + 1));
 }
 
 static uint64_t symstack_hash(const struct cg_syms *cy, const struct cg_stack *st, uint32_t comm)
@@ -103,6 +105,8 @@ int cg_symstacks(const struct cg_store *cs, const struct cg_syms *cy, bool by_co
         !(comm_of = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*comm_of))) ||
         (by_comm && !(cm = calloc(1, sizeof(*cm)))))
         err = -ENOMEM;
+    if (cm)
+        hashmap_init(&cm->by_proc);
     for (size_t i = 0; i < cs->nstacks && !err; i++) {
         const struct cg_stack *st = &cs->stacks[i];
         const uint32_t *fs = cy->frame_sym + st->off;

@@ -7,6 +7,7 @@
 #include "report/callgraph_out.h"
 #include "session/session.h"
 #include "util/hash.h"
+#include "util/hashmap.h"
 #include "util/seqsort.h"
 
 struct text {
@@ -167,26 +168,21 @@ static int sym_tok(struct toks *k, uint32_t *of_sym, const struct cg_syms *cy, u
     return 0;
 }
 
-/* A command's token, through a cache by process (lines of one process are not together). */
-struct comm_cache {
-    const struct process *p;
-    uint32_t tok;
-};
-
-static int comm_tok(struct toks *k, struct comm_cache *cache, const struct process *p,
+/* A command's token, by process (lines of one process are not together). */
+static int comm_tok(struct toks *k, struct hashmap *by_proc, const struct process *p,
                     uint32_t *id)
 {
-    struct comm_cache *c = &cache[hash_u64((uint64_t)(uintptr_t)p) & 255];
+    uintptr_t known = (uintptr_t)hashmap_get(by_proc, (uint64_t)(uintptr_t)p);
+    size_t start = k->t.n;
+    int err;
 
-    if (c->p != p) {
-        size_t start = k->t.n;
-        int err = put_name(&k->t, p->comm, true, true);
-        if (err || (err = tok_of(k, start, &c->tok)))
-            return err;
-        c->p = p;
+    if (known) {
+        *id = (uint32_t)(known - 1);
+        return 0;
     }
-    *id = c->tok;
-    return 0;
+    if ((err = put_name(&k->t, p->comm, true, true)) || (err = tok_of(k, start, id)))
+        return err;
+    return hashmap_put(by_proc, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)(*id + 1));
 }
 
 struct key {
@@ -283,12 +279,13 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
     struct seqsort_item *lines = NULL;
     uint32_t *seq = NULL, *of_sym = NULL, *rank = NULL, *tok_of_rank = NULL;
     struct outbuf *o = NULL;
-    struct comm_cache cache[256] = { { 0 } };
+    struct hashmap by_proc;   /* process -> its command's token + 1 */
     size_t nl = 0, nss, nseq = 0;
     int err = cg_symstacks(cs, cy, true, &ss, &nss);
 
     if (err)
         return err;
+    hashmap_init(&by_proc);
     /* One line per stack in symbols (of one command), as token ids for now. */
     for (size_t i = 0; i < nss; i++)
         if (cs->stacks[ss[i].stack].n)
@@ -307,13 +304,14 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
             continue;
         lines[nl] = (struct seqsort_item){ seq + nseq, st->n + 1,
                                            by_period ? ss[i].period : ss[i].samples };
-        err = comm_tok(&k, cache, st->proc, &seq[nseq++]);
+        err = comm_tok(&k, &by_proc, st->proc, &seq[nseq++]);
         for (uint32_t j = st->n; j-- > 0 && !err;)
             err = sym_tok(&k, of_sym, cy, cy->frame_sym[st->off + j], &seq[nseq++]);
         nl++;
     }
     free(ss);
     free(of_sym);
+    hashmap_release(&by_proc);
     /* Token ids -> ranks of their keys; every frame but the last has more after it. */
     if (!err && (!(rank = malloc((k.n ? k.n : 1) * 2 * sizeof(*rank))) ||
                  !(tok_of_rank = malloc((k.n * 2 + 1) * sizeof(*tok_of_rank))) ||
