@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
+#include "util/obuf.h"
 #include "util/seqsort.h"
 
 struct text {
@@ -229,48 +230,6 @@ static int rank_keys(const struct toks *k, uint32_t *rank)
     return 0;
 }
 
-/* "TEXT COUNT\n" lines into a buffer, written out in large chunks. */
-struct outbuf {
-    FILE *f;
-    size_t n;
-    bool failed;
-    char b[65536];
-};
-
-static void out_flush(struct outbuf *o)
-{
-    if (o->n && fwrite(o->b, 1, o->n, o->f) != o->n)
-        o->failed = true;
-    o->n = 0;
-}
-
-static void out_put(struct outbuf *o, const char *s, size_t len)
-{
-    if (o->n + len > sizeof(o->b)) {
-        out_flush(o);
-        if (len > sizeof(o->b)) {
-            if (fwrite(s, 1, len, o->f) != len)
-                o->failed = true;
-            return;
-        }
-    }
-    memcpy(o->b + o->n, s, len);
-    o->n += len;
-}
-
-static void out_count(struct outbuf *o, uint64_t n)
-{
-    char num[24];
-    size_t k = sizeof(num);
-
-    num[--k] = '\n';
-    do
-        num[--k] = (char)('0' + n % 10);
-    while (n /= 10);
-    num[--k] = ' ';
-    out_put(o, num + k, sizeof(num) - k);
-}
-
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period)
 {
@@ -278,7 +237,7 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
     struct toks k = { 0 };
     struct seqsort_item *lines = NULL;
     uint32_t *seq = NULL, *of_sym = NULL, *rank = NULL, *tok_of_rank = NULL;
-    struct outbuf *o = NULL;
+    struct obuf *o = NULL;
     struct hashmap by_proc;   /* process -> its command's token + 1 */
     size_t nl = 0, nss, nseq = 0;
     int err = cg_symstacks(cs, cy, true, &ss, &nss);
@@ -315,7 +274,7 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
     /* Token ids -> ranks of their keys; every frame but the last has more after it. */
     if (!err && (!(rank = malloc((k.n ? k.n : 1) * 2 * sizeof(*rank))) ||
                  !(tok_of_rank = malloc((k.n * 2 + 1) * sizeof(*tok_of_rank))) ||
-                 !(o = malloc(sizeof(*o)))))
+                 !(o = obuf_new(f))))
         err = -ENOMEM;
     if (!err)
         err = rank_keys(&k, rank);
@@ -330,9 +289,6 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
         }
         /* Different addresses of one function give one line: sort, then add up equal ones. */
         seqsort(lines, nl);
-        o->f = f;
-        o->n = 0;
-        o->failed = false;
         for (size_t i = 0; i < nl; i++) {
             uint64_t n = lines[i].val;
             while (i + 1 < nl && lines[i].n == lines[i + 1].n &&
@@ -341,16 +297,18 @@ int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_s
             for (uint32_t j = 0; j < lines[i].n; j++) {
                 const struct tok *t = &k.v[tok_of_rank[lines[i].seq[j]]];
                 if (j)
-                    out_put(o, ";", 1);
-                out_put(o, k.t.p + t->off, t->len);
+                    obuf_char(o, ';');
+                obuf_put(o, k.t.p + t->off, t->len);
             }
-            out_count(o, n);
+            obuf_char(o, ' ');
+            obuf_u64(o, n);
+            obuf_char(o, '\n');
         }
-        out_flush(o);
-        if (o->failed || fflush(f) || ferror(f))
-            err = -EIO;
     }
-    free(o);
+    if (!obuf_close(o) && !err)
+        err = -EIO;
+    if (!err && (fflush(f) || ferror(f)))
+        err = -EIO;
     free(rank);
     free(tok_of_rank);
     free(lines);
