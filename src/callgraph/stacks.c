@@ -54,8 +54,8 @@ static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, ui
     return stack_hash_end(h, n, p);
 }
 
-/* The hash of a stored stack, as stack_hash gave it for its frames: the table keeps only a
- * tag, so growing it hashes the stacks again (rare: log2 of the stacks times). */
+/* The hash of a stored stack, as stack_hash gave it for its frames: to make the table again
+ * after cg_store_seal. */
 static uint64_t stored_hash(const struct cg_store *cs, const struct cg_stack *st)
 {
     uint64_t h = 0;
@@ -64,9 +64,11 @@ static uint64_t stored_hash(const struct cg_store *cs, const struct cg_stack *st
     return stack_hash_end(h, st->n, st->proc);
 }
 
+/* A table entry's upper half: the hash's lower half, whose low bits are also the entry's home
+ * slot, so that growing the table moves entries without hashing their stacks again. */
 static inline uint64_t tag_of(uint64_t h)
 {
-    return h & 0xffffffff00000000ULL;
+    return h << 32;
 }
 
 static inline bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
@@ -94,10 +96,17 @@ static int grow_table(struct cg_store *cs)
 
     while (cap < (cs->nstacks + 1) * 2)      /* after cg_store_seal: made again whole */
         cap *= 2;
-    if (!(t = calloc(cap, sizeof(*t))))
+    if (cap > (1ULL << 32) || !(t = calloc(cap, sizeof(*t))))
         return -ENOMEM;
-
-    for (size_t i = 0; i < cs->nstacks; i++) {
+    for (size_t i = 0; i < cs->table_cap; i++) {
+        size_t j = (cs->table[i] >> 32) & (cap - 1);
+        if (!cs->table[i])
+            continue;
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = cs->table[i];
+    }
+    for (size_t i = 0; !cs->table && i < cs->nstacks; i++) {
         uint64_t h = stored_hash(cs, &cs->stacks[i]);
         size_t j = h & (cap - 1);
         while (t[j])
@@ -199,7 +208,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
         return -ENOMEM;
     for (j = h & (cs->table_cap - 1); cs->table[j]; j = (j + 1) & (cs->table_cap - 1)) {
         if ((cs->table[j] & 0xffffffff00000000ULL) != tag_of(h))
-            continue;
+            continue;           /* h's home bits match by position: 32 - log2(cap) bits */
         st = &cs->stacks[(uint32_t)cs->table[j] - 1];
         if (same_stack(cs, st, p, f, n))
             goto found;

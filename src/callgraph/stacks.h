@@ -41,7 +41,7 @@ struct cg_store {
     size_t uniq_table_cap;
     struct cg_stack *stacks;
     size_t nstacks, cap_stacks;
-    uint64_t *table;          /* open addressing: hash's high half << 32 | stack index + 1,
+    uint64_t *table;          /* open addressing: hash's low half << 32 | stack index + 1,
                                  0 empty (the tag spares a visit to stacks on a miss) */
     size_t table_cap;
     struct unwinder *unwind;  /* when set, user frames are unwound or completed there
