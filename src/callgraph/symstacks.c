@@ -8,7 +8,7 @@
 #include "util/hashmap.h"
 
 struct slot {
-    uint32_t tag;             /* the hash's high half */
+    uint32_t tag;             /* the hash's low half (its low bits: the home slot) */
     uint32_t idx;             /* out index + 1, 0 empty */
 };
 
@@ -89,20 +89,43 @@ static uint64_t symstack_hash(const struct cg_syms *cy, const struct cg_stack *s
     return hash_u64(h ^ ((uint64_t)st->n << 32));
 }
 
+/* Doubles the table: an entry's tag (the hash's low half) holds its home slot's bits. */
+static int grow_slots(struct slot **t, size_t *cap)
+{
+    size_t nc = *cap * 2;
+    struct slot *nt;
+
+    if (nc > (1ULL << 32) || !(nt = calloc(nc, sizeof(*nt))))
+        return -ENOMEM;
+    for (size_t i = 0; i < *cap; i++) {
+        size_t j = (*t)[i].tag & (nc - 1);
+        if (!(*t)[i].idx)
+            continue;
+        while (nt[j].idx)
+            j = (j + 1) & (nc - 1);
+        nt[j] = (*t)[i];
+    }
+    free(*t);
+    *t = nt;
+    *cap = nc;
+    return 0;
+}
+
 int cg_symstacks(const struct cg_store *cs, const struct cg_syms *cy, bool by_comm,
                  struct cg_symstack **out, size_t *n)
 {
-    size_t cap = 16, nout = 0;
+    /* Sized for a quarter of the stacks and grown: the merged stacks are often a third, and
+     * these are the largest tables of a --children report. */
+    size_t vcap = cs->nstacks / 4 > 16 ? cs->nstacks / 4 : 16, cap = 16, nout = 0;
     struct slot *t = NULL;
     struct comms *cm = NULL;
-    uint32_t *comm_of = NULL;     /* per out: its command's id */
-    struct cg_symstack *v = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*v));
+    uint32_t *comm_of = malloc(vcap * sizeof(*comm_of));     /* per out: its command's id */
+    struct cg_symstack *v = malloc(vcap * sizeof(*v));
     int err = 0;
 
-    while (cap < cs->nstacks * 2)
+    while (cap < vcap * 2)
         cap *= 2;
-    if (!v || !(t = calloc(cap, sizeof(*t))) ||
-        !(comm_of = malloc((cs->nstacks ? cs->nstacks : 1) * sizeof(*comm_of))) ||
+    if (!v || !comm_of || !(t = calloc(cap, sizeof(*t))) ||
         (by_comm && !(cm = calloc(1, sizeof(*cm)))))
         err = -ENOMEM;
     if (cm)
@@ -119,17 +142,36 @@ int cg_symstacks(const struct cg_store *cs, const struct cg_syms *cy, bool by_co
         for (; t[j].idx; j = (j + 1) & (cap - 1)) {
             size_t o = t[j].idx - 1;
             const struct cg_stack *x = &cs->stacks[v[o].stack];
-            if (t[j].tag == (uint32_t)(h >> 32) && comm_of[o] == comm && x->n == st->n &&
+            if (t[j].tag == (uint32_t)h && comm_of[o] == comm && x->n == st->n &&
                 !memcmp(cy->frame_sym + x->off, fs, st->n * sizeof(*fs)))
                 break;
         }
         if (!t[j].idx) {
+            if (nout == vcap) {
+                size_t nc = vcap + vcap / 2;
+                struct cg_symstack *nv = realloc(v, nc * sizeof(*v));
+                uint32_t *nco = nv ? realloc(comm_of, nc * sizeof(*comm_of)) : NULL;
+                if (nv)
+                    v = nv;
+                if (nco)
+                    comm_of = nco;
+                if (!nv || !nco) {
+                    err = -ENOMEM;
+                    break;
+                }
+                vcap = nc;
+            }
             v[nout] = (struct cg_symstack){ .stack = i };
             comm_of[nout] = comm;
-            t[j] = (struct slot){ (uint32_t)(h >> 32), (uint32_t)++nout };
+            t[j] = (struct slot){ (uint32_t)h, (uint32_t)++nout };
+            j = t[j].idx - 1;                      /* the out index, as below */
+            if (nout * 2 > cap && (err = grow_slots(&t, &cap)))
+                break;
+        } else {
+            j = t[j].idx - 1;
         }
-        v[t[j].idx - 1].samples += st->samples;
-        v[t[j].idx - 1].period += st->period;
+        v[j].samples += st->samples;
+        v[j].period += st->period;
     }
     free(t);
     free(comm_of);
