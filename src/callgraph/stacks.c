@@ -25,8 +25,22 @@ void cg_store_release(struct cg_store *cs)
     memset(cs, 0, sizeof(*cs));
 }
 
+/* Shrinks *v to n elems (never fails: a failed shrink keeps the larger block). */
+static void fit(void **v, size_t *cap, size_t n, size_t elem)
+{
+    void *nv;
+
+    if (n && n < *cap && (nv = realloc(*v, n * elem))) {
+        *v = nv;
+        *cap = n;
+    }
+}
+
 void cg_store_seal(struct cg_store *cs)
 {
+    fit((void **)&cs->ids, &cs->cap_frames, cs->nframes, sizeof(*cs->ids));
+    fit((void **)&cs->stacks, &cs->cap_stacks, cs->nstacks, sizeof(*cs->stacks));
+    fit((void **)&cs->uniq, &cs->cap_uniq, cs->nuniq, sizeof(*cs->uniq));
     free(cs->table);
     free(cs->uniq_table);
     cs->table = NULL;

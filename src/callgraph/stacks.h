@@ -57,7 +57,7 @@ struct cg_store {
 void cg_store_init(struct cg_store *cs);
 void cg_store_release(struct cg_store *cs);
 /* Every stack is in: frees the tables that find a stack or frame again (a fifth of the
- * store). A later add makes them again. */
+ * store) and the arrays' room to grow. A later add makes them again. */
 void cg_store_seal(struct cg_store *cs);
 
 /* Adds one sample of process p, weighing `period`: its call chain (context markers switch

@@ -13,7 +13,7 @@
 struct row {
     const char *comm;         /* by_comm: the command, else NULL */
     uint32_t sym;
-    size_t seen;              /* the last stack (+1) that counted it: once per sample */
+    uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
     uint64_t children, self, samples;
 };
 
@@ -85,9 +85,9 @@ static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *
             return -ENOMEM;
         if (!k)
             w->self += weight->period;
-        if (w->seen == i + 1)       /* a symbol once per stack, however it recurses */
+        if (w->seen == (uint32_t)(i + 1))   /* a symbol once per stack, however it recurses */
             continue;
-        w->seen = i + 1;
+        w->seen = (uint32_t)(i + 1);
         w->children += weight->period;
         w->samples += weight->samples;
     }
