@@ -48,6 +48,18 @@ void cg_store_seal(struct cg_store *cs)
     cs->table_cap = cs->uniq_table_cap = 0;
 }
 
+void cg_store_drop_frames(struct cg_store *cs)
+{
+    cg_store_seal(cs);
+    free(cs->ids);
+    free(cs->uniq);
+    cs->ids = NULL;
+    cs->uniq = NULL;
+    cs->cap_frames = cs->nuniq = cs->cap_uniq = 0;
+    memset(cs->recent, 0, sizeof(cs->recent));
+    cs->frames_dropped = true;
+}
+
 /* One multiply per frame (the per-sample cost of deep stacks), mixed fully at the end. */
 #define MIX 0x9e3779b97f4a7c15ULL
 static inline uint64_t frame_mix(uint64_t h, const struct cg_frame *f)
@@ -262,6 +274,8 @@ found:
 int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
                         uint32_t n, uint64_t period)
 {
+    if (cs->frames_dropped)
+        return -EINVAL;
     return add_hashed(cs, p, f, n, period, stack_hash(p, f, n));
 }
 
@@ -296,6 +310,8 @@ int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *sm
     uint32_t n = 0;
     bool exact = true;        /* the first frame of a context: where that mode was left */
 
+    if (cs->frames_dropped)
+        return -EINVAL;
     if (!nips) {
         ips = &one;
         nips = 1;

@@ -50,6 +50,7 @@ struct cg_store {
     size_t cap_scratch;
     uint64_t samples, period;
     size_t last;              /* the stack the latest add went to (index in stacks) */
+    bool frames_dropped;      /* cg_store_drop_frames: stacks and counts only */
     uint32_t recent[64];      /* by a hash of the process: the stack its latest add went to,
                                  + 1 (samples of a thread repeat their stack, or its callers) */
 };
@@ -59,6 +60,11 @@ void cg_store_release(struct cg_store *cs);
 /* Every stack is in: frees the tables that find a stack or frame again (a fifth of the
  * store) and the arrays' room to grow. A later add makes them again. */
 void cg_store_seal(struct cg_store *cs);
+
+/* Symbols are resolved (callgraph/resolve.h) and the report reads symbols only (every one but
+ * pprof's): frees the frames (ids and distinct frames), keeping the stacks, their lengths and
+ * counts. cg_frame_at must not be called after; adding fails with -EINVAL. */
+void cg_store_drop_frames(struct cg_store *cs);
 
 /* Adds one sample of process p, weighing `period`: its call chain (context markers switch
  * between kernel and user frames; hypervisor and guest frames are left out), or its ip alone

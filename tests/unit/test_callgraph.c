@@ -1,5 +1,6 @@
 /* Call stacks from samples (callgraph/stacks.c) and the reports made of them (folded stacks,
  * the Children/Self table). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/resolve.h"
@@ -327,6 +328,14 @@ TEST(frames_are_stored_once_and_stacks_found_after_sealing)
     f = stack_frames(&copy, 0, buf);
     CHECK_EQ_U64(f[0].addr, 0x11);
     CHECK_EQ_U64(f[1].addr, 0x20);
+    /* Frames dropped (symbols resolved): the stacks and counts stay, adding is refused. */
+    cg_store_drop_frames(&cs);
+    CHECK(cs.ids == NULL && cs.uniq == NULL);
+    CHECK_EQ_U64(cs.nstacks, 3);
+    CHECK_EQ_U64(cs.stacks[1].n, 3);
+    CHECK_EQ_U64(cs.stacks[0].samples, 1001);
+    CHECK(cg_store_add_frames(&cs, p, a, 3, 1) == -EINVAL);
+    CHECK_EQ_U64(cs.samples, 2003);
     cg_store_release(&cs);
     cg_store_release(&copy);
     process_free(p);
