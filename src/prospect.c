@@ -1,5 +1,4 @@
 /* main(): the command table and dispatch, nothing else. */
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/cmd.h"
@@ -75,15 +74,7 @@ static int dispatch(int argc, char **argv, const char **name)
 int main(int argc, char **argv)
 {
     const char *name = NULL;
-    int status;
-
-    /* glibc raises its mmap threshold to the size of every large block freed (up to 32 MB):
-     * after libelf frees a section's copy, the call-stack arrays and tables of a report
-     * grow inside the heap, and each copy they outgrow stays resident. A fixed threshold
-     * keeps large blocks in their own mappings, given back when freed: 5 MB less peak RSS
-     * of a 400k-sample report, no slower. */
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-    status = dispatch(argc, argv, &name);
+    int status = dispatch(argc, argv, &name);
 
     /* Every write to stdout is checked here, the help and version texts' too. */
     return cmd_finish_stdout(name, status);
