@@ -222,18 +222,18 @@ int cg_expand_inline(const struct cg_store *in, const struct cg_syms *cy, struct
     c.cap_syms = cy->nsyms + 16;
     for (size_t i = 0; i < in->nstacks && !err; i++) {
         const struct cg_stack *st = &in->stacks[i];
-        const struct cg_frame *f = cg_stack_frames(in, st);
         size_t before = out->nframes;
 
         fr.n = fs.n = 0;
         for (uint32_t k = 0; k < st->n && !err; k++) {
             const struct chain_slot *ch;
-            if ((err = chain_of(&c, &f[k], &ch)))
+            const struct cg_frame *fk = cg_frame_at(in, st->off + k);
+            if ((err = chain_of(&c, fk, &ch)))
                 break;
             for (uint32_t q = 0; q < ch->n && !err; q++)
-                err = vec_push(&fr, f[k]) || vec_push(&fs, c.links.v[ch->at + q]) ? -ENOMEM : 0;
+                err = vec_push(&fr, *fk) || vec_push(&fs, c.links.v[ch->at + q]) ? -ENOMEM : 0;
             if (!err)
-                err = vec_push(&fr, f[k]) || vec_push(&fs, cy->frame_sym[st->off + k]) ?
+                err = vec_push(&fr, *fk) || vec_push(&fs, cy->frame_sym[st->off + k]) ?
                       -ENOMEM : 0;
         }
         if (err || fr.n > UINT32_MAX ||

@@ -1,4 +1,4 @@
-/* Frames -> symbols, each distinct (map, address) once. */
+/* Frames -> symbols: each distinct frame of the store once, each (file, offset) resolved once. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,8 +257,10 @@ static void keys_release(struct keys *k)
     free(k->lookups);
 }
 
-/* Pass 1: frame_sym[i] = the key of frame i; the keys' lookups, grouped by DSO. */
-static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct keys *k)
+/* Pass 1: uniq_key[u] = the key of the store's distinct frame u (cg_store.uniq); the keys'
+ * lookups, grouped by DSO. The distinct frames are in the order their first stack added
+ * them, so keys are numbered as a walk over every frame would number them. */
+static int collect_keys(const struct cg_store *cs, uint32_t *uniq_key, struct keys *k)
 {
     struct ftable ft = { 0 };
     struct bases bs = { 0 };
@@ -266,8 +268,8 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
     size_t cap = 0, njobs = 0, capjobs = 0, *count = NULL;
     int err = 0;
 
-    for (size_t i = 0; i < cs->nframes && !err; i++) {
-        const struct cg_frame *f = &cs->frames[i];
+    for (size_t i = 0; i < cs->nuniq && !err; i++) {
+        const struct cg_frame *f = &cs->uniq[i];
         uint64_t ka;
         uint32_t base;
         struct fslot *sl;
@@ -279,7 +281,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
             break;
         }
         if (sl->val) {
-            frame_sym[i] = sl->val - 1;
+            uniq_key[i] = sl->val - 1;
             continue;
         }
         if (k->n == cap) {
@@ -328,7 +330,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
         }
         sl->val = (uint32_t)k->n + 1;
         ft.n++;
-        frame_sym[i] = (uint32_t)k->n++;
+        uniq_key[i] = (uint32_t)k->n++;
     }
     slots_free(ft.s, ft.cap);
     free(bs.t.s);
@@ -349,7 +351,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *frame_sym, struct k
                 continue;
             jb = &k->jobs[k->pos[key]];
             k->pos[key] = (uint32_t)(jb->v + jb->n - k->lookups);
-            jb->v[jb->n++].addr = lookup_addr(&cs->frames[k->first[key]]);
+            jb->v[jb->n++].addr = lookup_addr(&cs->uniq[k->first[key]]);
         }
     }
     free(count);
@@ -361,25 +363,24 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
 {
     struct ctx c = { .out = out, .ks = ks };
     struct keys k = { 0 };
-    uint32_t *key_sym = NULL;
-    int err;
+    uint32_t *key_sym = NULL, *uniq_key;
+    int err = 0;
 
     memset(out, 0, sizeof(*out));
     if (cs->nframes >= UINT32_MAX)
         return -ENOMEM;
-    out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) * sizeof(*out->frame_sym));
-    if (!out->frame_sym)
+    if (!(uniq_key = malloc((cs->nuniq ? cs->nuniq : 1) * sizeof(*uniq_key))))
         return -ENOMEM;
     /* Pass 1: distinct keys. Then every DSO's lookups at once, each DSO loaded, resolved
      * and (drop_names) rid of its unused names by one thread. */
-    err = collect_keys(cs, out->frame_sym, &k);
+    err = collect_keys(cs, uniq_key, &k);
     if (!err)
         err = dso_resolve_all(k.jobs, k.njobs, drop_names);
     if (!err && !(key_sym = malloc((k.n ? k.n : 1) * sizeof(*key_sym))))
         err = -ENOMEM;
     /* Pass 2: symbols numbered in the order their keys first appear. */
     for (size_t key = 0; !err && key < k.n; key++) {
-        const struct cg_frame *f = &cs->frames[k.first[key]];
+        const struct cg_frame *f = &cs->uniq[k.first[key]];
         struct cg_sym sym;
 
         if (k.pos[key] == UINT32_MAX) {
@@ -393,8 +394,13 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
         }
         err = sym_index(&c, &sym, &key_sym[key]);
     }
+    /* Made last: the tables above are gone by then (the report's peak). */
+    if (!err && !(out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) *
+                                          sizeof(*out->frame_sym))))
+        err = -ENOMEM;
     for (size_t i = 0; !err && i < cs->nframes; i++)
-        out->frame_sym[i] = key_sym[out->frame_sym[i]];
+        out->frame_sym[i] = key_sym[uniq_key[cs->ids[i]]];
+    free(uniq_key);
     free(key_sym);
     keys_release(&k);
     free(c.syms.s);

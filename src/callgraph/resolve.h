@@ -23,7 +23,7 @@ struct cg_sym {
 struct cg_syms {
     struct cg_sym *syms;
     size_t nsyms;
-    uint32_t *frame_sym;      /* parallel to cg_store.frames */
+    uint32_t *frame_sym;      /* parallel to cg_store.ids */
     char **owned;             /* names this table owns (inlined functions), freed with it */
     size_t nowned;
 };

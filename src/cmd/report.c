@@ -772,13 +772,18 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
             co.total_period = s->offcpu->ns + s->offcpu->ns_hidden;
         struct cg_syms cy, icy = { 0 };
         struct cg_store cut, inl;
-        const struct cg_store *cs = s->offcpu ? &s->offcpu->stacks : s->chains;
+        if (s->chains)                    /* every sample is in: no lookups from here */
+            cg_store_seal(s->chains);
+        if (s->offcpu)
+            cg_store_seal(&s->offcpu->stacks);
+        struct cg_store *mcs = s->offcpu ? &s->offcpu->stacks : s->chains, *src = NULL;
+        const struct cg_store *cs = mcs;
         cg_store_init(&cut);
         cg_store_init(&inl);
         if (o->max_stack) {
             if ((err = cg_store_truncate(cs, o->max_stack, !o->folded, &cut)))
                 goto out;
-            cs = &cut;
+            cs = mcs = &cut;
         }
         if (s->offcpu)
             co.event = "off-CPU time in ns, from sched:sched_switch";
@@ -787,8 +792,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                       "-g): every stack is its sampled function alone", sel->name);
         unwind_notes(o->input, s->chains ? s->chains->unwind :
                                s->offcpu ? s->offcpu->opened.unwind : NULL);
-        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames", cs->nstacks,
-                 (unsigned long long)cs->samples, cs->nframes);
+        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
+                 cs->nstacks, (unsigned long long)cs->samples, cs->nframes, cs->nuniq);
         /* Only the names resolved are needed from here on. */
         err = cg_resolve_lean(cs, ks, &cy);
         if (!err)
@@ -799,8 +804,16 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                 cg_syms_release(&cy);
                 cy = icy;
                 memset(&icy, 0, sizeof(icy));
-                cs = &inl;
+                src = mcs;
+                cs = mcs = &inl;
             }
+        }
+        /* Every report here but pprof reads symbols only: the frames go before the reports
+         * make their own tables (the peak of a --children report). */
+        if (!err && !(o->folded && o->stacks == STACKS_PPROF)) {
+            cg_store_drop_frames(mcs);
+            if (src)
+                cg_store_drop_frames(src);
         }
         struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
                                     .callers = o->callers != NULL,

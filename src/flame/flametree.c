@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/symstacks.h"
 #include "flame/flametree.h"
 #include "session/session.h"
 #include "util/hash.h"
@@ -114,15 +115,21 @@ int flame_tree_add_store(struct flame_tree *t, const struct cg_store *cs,
                          const struct cg_syms *cy, bool inverted, int which)
 {
     uint32_t *names = calloc(cy->nsyms ? cy->nsyms : 1, sizeof(*names));   /* sym -> name + 1 */
+    struct cg_symstack *ss = NULL;
+    size_t nss = 0;
     char buf[256];
     int err = 0;
 
-    if (!names)
-        return -ENOMEM;
-    for (size_t i = 0; i < cs->nstacks && !err; i++) {
-        const struct cg_stack *st = &cs->stacks[i];
+    /* The tree only sees commands and symbols: stacks equal in those (other addresses in the
+     * same functions) are added once, with their samples and periods summed. */
+    if (!names || (err = cg_symstacks(cs, cy, true, &ss, &nss))) {
+        free(names);
+        return err ? err : -ENOMEM;
+    }
+    for (size_t i = 0; i < nss && !err; i++) {
+        const struct cg_stack *st = &cs->stacks[ss[i].stack];
         uint32_t node = 0, name;
-        uint64_t v = t->by_period ? st->period : st->samples;
+        uint64_t v = t->by_period ? ss[i].period : ss[i].samples;
         if (!st->n)
             continue;
         t->nodes[0].value[which] += v;
@@ -157,6 +164,7 @@ int flame_tree_add_store(struct flame_tree *t, const struct cg_store *cs,
         }
     }
     free(names);
+    free(ss);
     return err;
 }
 

@@ -99,8 +99,7 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
     st = &oc->opened.stacks[t->stack];
     oc->waits++;
     oc->ns += time - t->since;
-    return cg_store_add_frames(&oc->stacks, st->proc, cg_stack_frames(&oc->opened, st), st->n,
-                               time - t->since);
+    return cg_store_add_stack(&oc->stacks, &oc->opened, st, time - t->since);
 }
 
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)

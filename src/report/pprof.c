@@ -69,7 +69,8 @@ static struct pair_slot *pairs_find(struct pairs *t, uint64_t a, uint64_t b)
 struct enc {
     struct pbuf out, msg, sub;
     struct strtab strs;
-    struct pairs maps, locs;
+    struct pairs maps;
+    uint32_t *loc_of;         /* per distinct frame of the store: its location id, 0 unseen */
     uint64_t nmaps, nlocs;
     int err;
 };
@@ -142,27 +143,23 @@ static uint64_t mapping(struct enc *e, const struct map *m, const struct pprof_o
 static uint64_t location(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
                          size_t i, const struct pprof_opts *o)
 {
-    const struct cg_frame *f = &cs->frames[i];
-    struct pair_slot *sl = pairs_find(&e->locs, f->addr, (uint64_t)(uintptr_t)f->map);
+    const struct cg_frame *f = cg_frame_at(cs, i);
+    uint32_t *id = &e->loc_of[cs->ids[i]];    /* the store's frames are distinct already */
     uint64_t map;
 
-    if (!sl) {
-        e->err = -ENOMEM;
-        return 0;
-    }
-    if (sl->id)
-        return sl->id;
-    sl->id = ++e->nlocs;
+    if (*id)
+        return *id;
+    *id = (uint32_t)++e->nlocs;
     map = mapping(e, f->map, o);
     pb_reset(&e->msg);
-    pb_uint(&e->msg, 1, sl->id);
+    pb_uint(&e->msg, 1, *id);
     pb_uint(&e->msg, 2, map);
     pb_uint(&e->msg, 3, f->addr);
     pb_reset(&e->sub);
     pb_uint(&e->sub, 1, (uint64_t)cy->frame_sym[i] + 1);    /* function ids: symbol + 1 */
     pb_message(&e->msg, 4, &e->sub);
     pb_message(&e->out, 4, &e->msg);
-    return sl->id;
+    return *id;
 }
 
 static void functions(struct enc *e, const struct cg_syms *cy)
@@ -281,7 +278,7 @@ static void main_mapping_first(struct enc *e, const struct cg_store *cs,
         if (st->proc != heavy)
             continue;
         for (uint32_t k = 0; k < st->n; k++) {
-            const struct map *m = cs->frames[st->off + k].map;
+            const struct map *m = cg_frame_at(cs, st->off + k)->map;
             const char *base;
             if (!m || m == &cg_kernel_map)
                 continue;
@@ -304,6 +301,8 @@ int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     struct enc e = { 0 };
     int err;
 
+    if (!(e.loc_of = calloc(cs->nuniq ? cs->nuniq : 1, sizeof(*e.loc_of))))
+        return -ENOMEM;
     strtab_init(&e.strs);
     str(&e, "");                      /* string_table[0] must be "" */
     value_type(&e, 1, "samples", "count");
@@ -324,6 +323,6 @@ int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     pb_release(&e.sub);
     strtab_release(&e.strs);
     free(e.maps.s);
-    free(e.locs.s);
+    free(e.loc_of);
     return err;
 }

@@ -9,6 +9,7 @@
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hashmap.h"
+#include "util/obuf.h"
 
 struct proc_prof {
     const struct process *proc;
@@ -98,6 +99,7 @@ int report_speedscope(FILE *f, const struct cg_store *cs, const struct cg_syms *
         fputc('}', f);
     }
     fputs("]},\n\"profiles\":[", f);
+    struct obuf *ob = NULL;
     for (size_t p = 0, b = 0; p < np; p++) {
         const struct process *proc = procs[p].proc;
         size_t end = b;
@@ -108,22 +110,35 @@ int report_speedscope(FILE *f, const struct cg_store *cs, const struct cg_syms *
         json_put(f, name);
         fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
                 o->time_event ? "nanoseconds" : "none", procs[p].weight);
+        /* The lists (most of the file) through one buffer, not an fprintf per number. */
+        if (!ob && !(ob = obuf_new(f))) {
+            free(procs);
+            free(order);
+            return -ENOMEM;
+        }
         for (size_t i = b; i < end; i++) {
             const struct cg_stack *st = &cs->stacks[order[i].stack];
-            fputs(i > b ? ",\n[" : "[", f);
-            for (uint32_t k = st->n; k-- > 0;)
-                fprintf(f, k + 1 < st->n ? ",%" PRIu32 : "%" PRIu32, cy->frame_sym[st->off + k]);
-            fputc(']', f);
+            obuf_put(ob, i > b ? ",\n[" : "[", i > b ? 3 : 1);
+            for (uint32_t k = st->n; k-- > 0;) {
+                if (k + 1 < st->n)
+                    obuf_char(ob, ',');
+                obuf_u64(ob, cy->frame_sym[st->off + k]);
+            }
+            obuf_char(ob, ']');
         }
-        fputs("],\n\"weights\":[", f);
-        for (size_t i = b; i < end; i++)
-            fprintf(f, i > b ? ",%" PRIu64 : "%" PRIu64,
-                    weight(&cs->stacks[order[i].stack], o->time_event));
-        fputs("]}", f);
+        obuf_put(ob, "],\n\"weights\":[", 14);
+        for (size_t i = b; i < end; i++) {
+            if (i > b)
+                obuf_char(ob, ',');
+            obuf_u64(ob, weight(&cs->stacks[order[i].stack], o->time_event));
+        }
+        obuf_put(ob, "]}", 2);
+        obuf_flush(ob);                /* before the next profile's head, written to f */
         b = end;
     }
+    bool ok = obuf_close(ob);
     fputs("]}\n", f);
     free(procs);
     free(order);
-    return fflush(f) || ferror(f) ? -EIO : 0;
+    return !ok || fflush(f) || ferror(f) ? -EIO : 0;
 }

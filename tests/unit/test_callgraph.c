@@ -1,5 +1,6 @@
 /* Call stacks from samples (callgraph/stacks.c) and the reports made of them (folded stacks,
  * the Children/Self table). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/resolve.h"
@@ -11,6 +12,15 @@
 #include "symbol/dso.h"
 #include "test.h"
 
+/* Stack s's frames, copied out of the store's distinct frames. */
+static const struct cg_frame *stack_frames(const struct cg_store *cs, size_t s,
+                                           struct cg_frame *buf)
+{
+    for (uint32_t k = 0; k < cs->stacks[s].n; k++)
+        buf[k] = *cg_frame_at(cs, cs->stacks[s].off + k);
+    return buf;
+}
+
 TEST(chain_markers_and_return_addresses)
 {
     struct process *p = process_new(42, "prog");
@@ -20,13 +30,14 @@ TEST(chain_markers_and_return_addresses)
                           .nr_callchain = 8, .callchain = chain };
     struct cg_store cs;
     const struct cg_frame *f;
+    struct cg_frame buf[16];
 
     CHECK(p);
     cg_store_init(&cs);
     CHECK(cg_store_add(&cs, p, &smp, 10) == 0);
     CHECK_EQ_U64(cs.nstacks, 1);
     CHECK_EQ_U64(cs.stacks[0].n, 4);      /* the hypervisor frame is left out */
-    f = cg_stack_frames(&cs, &cs.stacks[0]);
+    f = stack_frames(&cs, 0, buf);
     CHECK_EQ_U64(f[0].addr, 0xffffffff81000010ull);   /* the sampled ip as it is */
     CHECK(f[0].map == &cg_kernel_map);
     CHECK_EQ_U64(f[1].addr, 0xffffffff810001ffull);   /* callers: return address - 1 */
@@ -58,7 +69,7 @@ TEST(equal_stacks_are_stored_once_per_process)
     CHECK_EQ_U64(cs.stacks[0].period, 6000);
     CHECK_EQ_U64(cs.stacks[1].period, 5);
     CHECK_EQ_U64(cs.stacks[2].n, 1);
-    CHECK_EQ_U64(cg_stack_frames(&cs, &cs.stacks[2])[0].addr, 0x5000);
+    CHECK_EQ_U64(cg_frame_at(&cs, cs.stacks[2].off)->addr, 0x5000);
     CHECK_EQ_U64(cs.samples, 3002);
     CHECK_EQ_U64(cs.period, 6006);
     cg_store_release(&cs);
@@ -76,6 +87,7 @@ TEST(a_replaced_map_outlives_the_stacks_through_it)
                           .callchain = chain };
     struct cg_store cs;
     const struct cg_frame *f;
+    struct cg_frame buf[16];
 
     CHECK(p && d);
     cg_store_init(&cs);
@@ -83,7 +95,7 @@ TEST(a_replaced_map_outlives_the_stacks_through_it)
     CHECK(cg_store_add(&cs, p, &smp, 1) == 0);
     /* The caller's map has no hit of its own; a new mapping over it retires it. */
     CHECK(process_add_map(p, 0x10000, 0x1000, 0, d, 5, 0) == 0);
-    f = cg_stack_frames(&cs, &cs.stacks[0]);
+    f = stack_frames(&cs, 0, buf);
     CHECK(f[1].map && f[1].map != p->maps.v[0]);
     CHECK_EQ_U64(p->retired.n, 1);
     CHECK_EQ_U64(f[1].map->start, 0x10000);      /* still readable (ASan) */
@@ -230,6 +242,105 @@ TEST(folded_names_keep_both_ends_of_a_cpp_bracket)
     process_free(p);
 }
 
+TEST(folded_lines_sort_as_their_text)
+{
+    struct process *p = process_new(3, "p");
+    struct fixture fx;
+    char *out;
+    /* Leaf first; added out of order. */
+    static const uint32_t l0[] = { S_REC, S_REC }, l1[] = { S_LEAF }, l2[] = { S_MAIN },
+        l3[] = { S_KFUNC, S_REC }, l4[] = { S_REC, S_MAIN }, l5[] = { S_LEAF, S_REC },
+        l6[] = { S_REC }, l7[] = { S_MAIN, S_REC };
+    static const uint32_t *const lines[] = { l0, l1, l2, l3, l4, l5, l6, l7 };
+    static const uint32_t lens[] = { 2, 1, 1, 2, 2, 2, 1, 2 };
+
+    CHECK(p);
+    fixture_init(&fx);
+    /* Names that are prefixes of others, followed by bytes below and above ';': "foo.cold"
+     * sorts before "foo;..." as strcmp has it, though "foo" < "foo.cold" as names. */
+    fx.table[S_MAIN].name = "fo";
+    fx.table[S_REC].name = "foo";
+    fx.table[S_LEAF].name = "foo.cold";
+    fx.table[S_KFUNC].name = "foo";
+    for (int i = 0; i < 8; i++)
+        CHECK(add(&fx, p, lines[i], lens[i], 1, 0x1000 * (i + 1)) == 0);
+    out = render(&fx, true);
+    CHECK(out);
+    CHECK_STR(out, "p;fo 1\n"
+                   "p;fo;foo 1\n"
+                   "p;foo 1\n"
+                   "p;foo.cold 1\n"
+                   "p;foo;fo 1\n"
+                   "p;foo;foo 1\n"
+                   "p;foo;foo.cold 1\n"
+                   "p;foo;foo_[k] 1\n");
+    free(out);
+    /* Two symbols of one name (in two libraries) make one line, as their text is one. */
+    fx.table[S_LEAF].name = "foo";
+    out = render(&fx, true);
+    CHECK(out);
+    CHECK_STR(out, "p;fo 1\n"
+                   "p;fo;foo 1\n"
+                   "p;foo 2\n"
+                   "p;foo;fo 1\n"
+                   "p;foo;foo 2\n"
+                   "p;foo;foo_[k] 1\n");
+    free(out);
+    cg_store_release(&fx.cs);
+    process_free(p);
+}
+
+TEST(frames_are_stored_once_and_stacks_found_after_sealing)
+{
+    struct process *p = process_new(4, "p");
+    struct cg_frame a[] = { { 0x10, NULL }, { 0x20, NULL }, { 0x30, NULL } };
+    struct cg_frame b[] = { { 0x11, NULL }, { 0x20, NULL }, { 0x30, NULL } };
+    struct cg_store cs, copy;
+    struct cg_frame buf[16];
+    const struct cg_frame *f;
+
+    CHECK(p);
+    cg_store_init(&cs);
+    cg_store_init(&copy);
+    CHECK(cg_store_add_frames(&cs, p, a, 3, 1) == 0);
+    CHECK(cg_store_add_frames(&cs, p, b, 3, 1) == 0);
+    CHECK_EQ_U64(cs.nstacks, 2);
+    CHECK_EQ_U64(cs.nframes, 6);
+    CHECK_EQ_U64(cs.nuniq, 4);           /* the callers 0x20 and 0x30 once */
+    f = stack_frames(&cs, 1, buf);
+    CHECK_EQ_U64(f[0].addr, 0x11);
+    CHECK_EQ_U64(f[2].addr, 0x30);
+    /* Sealed, the lookup tables are gone; adding again makes them and finds the stacks. */
+    cg_store_seal(&cs);
+    CHECK(cs.table == NULL && cs.uniq_table == NULL);
+    for (int i = 0; i < 2000; i++)
+        CHECK(cg_store_add_frames(&cs, p, i & 1 ? a : b, 3, 2) == 0);
+    CHECK_EQ_U64(cs.nstacks, 2);
+    CHECK_EQ_U64(cs.stacks[0].samples, 1001);
+    CHECK_EQ_U64(cs.stacks[1].period, 2001);
+    CHECK(cg_store_add_frames(&cs, p, a, 2, 1) == 0);    /* a prefix is another stack */
+    CHECK_EQ_U64(cs.nstacks, 3);
+    CHECK_EQ_U64(cs.nuniq, 4);
+    /* A stack copied from another store. */
+    CHECK(cg_store_add_stack(&copy, &cs, &cs.stacks[1], 7) == 0);
+    CHECK_EQ_U64(copy.nstacks, 1);
+    CHECK_EQ_U64(copy.period, 7);
+    f = stack_frames(&copy, 0, buf);
+    CHECK_EQ_U64(f[0].addr, 0x11);
+    CHECK_EQ_U64(f[1].addr, 0x20);
+    /* Frames dropped (symbols resolved): the stacks and counts stay, adding is refused. */
+    cg_store_drop_frames(&cs);
+    CHECK(cs.ids == NULL && cs.uniq == NULL);
+    CHECK_EQ_U64(cs.nstacks, 3);
+    CHECK_EQ_U64(cs.stacks[1].n, 3);
+    CHECK_EQ_U64(cs.stacks[0].samples, 1001);
+    CHECK(cg_store_add_frames(&cs, p, a, 3, 1) == -EINVAL);
+    CHECK_EQ_U64(cs.samples, 2003);
+    cg_store_release(&cs);
+    cg_store_release(&copy);
+    process_free(p);
+}
+
 static char *render_tree(struct fixture *fx, const char *name, bool callers, double limit)
 {
     char *buf = NULL;
@@ -343,6 +454,8 @@ int main(void)
     RUN(children_count_a_recursive_symbol_once_per_sample);
     RUN(folded_lines_merge_equal_names_and_mark_the_kernel);
     RUN(folded_names_keep_both_ends_of_a_cpp_bracket);
+    RUN(folded_lines_sort_as_their_text);
+    RUN(frames_are_stored_once_and_stacks_found_after_sealing);
     RUN(caller_and_callee_trees_count_recursion_once);
     RUN(children_rows_per_command_name);
     return 0;
