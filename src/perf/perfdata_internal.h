@@ -14,7 +14,10 @@ struct perfdata {
     char path[512];
     const uint8_t *map;
     uint64_t size;
-    bool own_map;               /* map is anonymous memory filled from the file at fd */
+    bool own_map;               /* map is ours: the file itself mapped (file_mapped), or
+                                   anonymous memory filled from the file at fd */
+    bool file_mapped;           /* map is the file, guarded (util/mapguard.h) in slot guard */
+    int guard;
     bool own_buf;               /* map is malloc'd (stdin): freed at close */
     int fd;                     /* the mapped file (re-checked when it shrinks), else -1 */
     struct perf_file_header hdr;
@@ -32,9 +35,11 @@ struct perfdata {
     struct perfdata_zstd *zstd; /* decompression state, created at the first COMPRESSED */
 };
 
-/* perfdata_map.c. The file's bytes live in anonymous memory of its size, read in (pread) range
- * by range before they are read: header, attrs and features at open, windows ahead of the walk.
- * A read cut short means the file shrank: reported, never a SIGBUS. */
+/* perfdata_map.c. The file is mapped and its ranges populated before they are read (header,
+ * attrs and features at open, windows ahead of the walk); a populate that fails means the file
+ * shrank, and a page lost after that reads as zeros under the SIGBUS guard (damaged). Without a
+ * guard slot the bytes live in anonymous memory of its size, read in (pread) range by range.
+ * Either way a shrunk file is reported, never a SIGBUS. */
 int perfdata_map_file(struct perfdata *pd, int fd, uint64_t size, struct perfdata_error *err);
 /* Reads [off, off + len) of the file into map: 0, or -EFAULT when the file shrank under it. */
 int perfdata_pin(struct perfdata *pd, uint64_t off, uint64_t len);
@@ -47,6 +52,9 @@ int perfdata_pin_ahead(struct perfdata *pd, uint64_t off);
 void perfdata_release_behind(struct perfdata *pd, struct ordered_queue *q, uint64_t *prev_round,
                              uint64_t round_end);
 void perfdata_unmap(struct perfdata *pd);
+/* Did a page of the mapped file vanish under the walk (read as zeros)? Then shrunk_to is set
+ * as if perfdata_pin_ahead had found it. */
+bool perfdata_map_damaged(struct perfdata *pd);
 
 /* perfdata_read.c: an attr of asz bytes at e (file offset off) into *attr, refusing fields of
  * a newer perf that are in use. 0 or -EOPNOTSUPP with err filled. */

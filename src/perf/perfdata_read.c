@@ -611,6 +611,7 @@ static void stop_at(struct perfdata *pd, uint64_t off, const char *fmt, ...)
     va_list ap;
 
     pd->stats.truncated = true;
+    perfdata_map_damaged(pd);       /* zeros where the shrunk file's pages were: say so */
     if (pd->shrunk_to) {
         /* Whatever looked wrong at the new end, the cause is the file shrinking. */
         pd->stats.bytes_unread += pd->data_end_was - off;
@@ -733,6 +734,21 @@ static int walk_decompressed(struct walk *w, const struct perf_event_header *ch,
     return ret < 0 ? ret : 0;
 }
 
+/* The time-ordered queue's way to the consumer. A queued record points into the mapped file:
+ * if the file shrank since it was read, its page now reads as zeros (mapguard), and a record
+ * whose header came back zero is not handed on (the walk reports the file shrank). */
+static int deliver_queued(void *arg, const struct evlist *evl, const struct perf_event_header *h,
+                          uint64_t time)
+{
+    struct walk *w = arg;
+    struct perf_event_header hv;
+
+    memcpy(&hv, h, sizeof(hv));
+    if (w->pd->file_mapped && hv.size < sizeof(hv) && perfdata_map_damaged(w->pd))
+        return 0;
+    return w->fn(w->arg, evl, h, time);
+}
+
 int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
                      struct perfdata_error *err)
 {
@@ -741,7 +757,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
     uint64_t off = pd->data_off;
     int ret = 0;
 
-    if (ordered && !(w.q = ordered_new(fn, arg)))
+    if (ordered && !(w.q = ordered_new(deliver_queued, &w)))
         return perfdata_set_error(err, pd->path, -ENOMEM, false, 0, "out of memory");
     pd->populated = off;
     while (off < pd->data_end) {
@@ -821,7 +837,7 @@ int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flag
             goto consumer_failed;
         off += adv;
     }
-    if (pd->shrunk_to && !pd->stats.truncated)
+    if ((perfdata_map_damaged(pd) || pd->shrunk_to) && !pd->stats.truncated)
         stop_at(pd, off, "shrank");
     if (perfdata_zstd_kept(pd))
         note_bad(pd, off, "the compressed records end inside a record (%zu bytes of it)",

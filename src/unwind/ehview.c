@@ -4,7 +4,7 @@
 #include <unistd.h>
 #include "symbol/elf_file.h"
 #include "unwind/ehview.h"
-#include "unwind/mapguard.h"
+#include "util/mapguard.h"
 
 /* The view's section names, at the offsets its section headers give. */
 static const char names[] = "\0.shstrtab\0.eh_frame_hdr\0.eh_frame";

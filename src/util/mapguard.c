@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "unwind/mapguard.h"
+#include "util/mapguard.h"
 
 #define SLOTS 4096   /* ranges guarded at once: one per DSO with CFI (else its CFI is copied) */
 

@@ -1,10 +1,10 @@
 /* File mappings that survive their file shrinking under us. Reading a page of a mapping that
  * its (truncated) file no longer backs raises SIGBUS; inside a guarded range the handler maps
- * a page of zeros there instead and marks the range damaged, so the reader (libdw) reads
+ * a page of zeros there instead and marks the range damaged, so the reader (libdw, the perf.data reader) reads
  * zeros and returns, and its caller drops what came of it. Other SIGBUSes go to the handler
  * that was installed before. */
-#ifndef PROSPECT_UNWIND_MAPGUARD_H
-#define PROSPECT_UNWIND_MAPGUARD_H
+#ifndef PROSPECT_UTIL_MAPGUARD_H
+#define PROSPECT_UTIL_MAPGUARD_H
 #include <stdbool.h>
 #include <stddef.h>
 
