@@ -165,7 +165,9 @@ if gcc -O2 -g -o "$rb" "$src" && "$PROSPECT" record -o "$TEST_TMP/rb.data" -- "$
 'divide'.*samples are in code without a function name, as in $rb (changed on disk" <<<"$(echo $out)"
     # --symfs (perf's option, as report has it): the code is read from a copy of the
     # recorded tree, here the one kept in the build-id cache put at its recorded path.
-    bid=$(find "$PERF_BUILDID_DIR" -type f -name elf | head -1)
+    # The program's own copy: a run with samples in ld.so or libc keeps theirs too, and the
+    # first file find happened to list was once libc's.
+    bid=$(find "$PERF_BUILDID_DIR$rb" -type f -name elf | head -1)
     mkdir -p "$TEST_TMP/symfs$(dirname "$rb")"
     [ -n "$bid" ] && cp "$bid" "$TEST_TMP/symfs$rb"
     out=$(PERF_BUILDID_DIR=$TEST_TMP/empty "$PROSPECT" annotate -i "$TEST_TMP/rb.data" \
