@@ -1033,13 +1033,10 @@ int cmd_report(int argc, char **argv)
     }
     if (session.offcpu && perfdata_info(pd)->sched_switch_format) {
         /* The raw fields where the recording kernel put them (the file's tracing data). */
-        const char *f = perfdata_info(pd)->sched_switch_format, *gap;
-        if (offcpu_use_format(&offcpu, f, strlen(f)) == -EINVAL)
-            fprintf(stderr, "prospect report: %s: sched_switch's format in the file is "
-                    "malformed: its raw fields are read where 64-bit Linux puts them\n",
-                    o.input);
-        else if ((gap = offcpu_format_gap(&offcpu)))
-            fprintf(stderr, "prospect report: %s: %s\n", o.input, gap);
+        const char *f = perfdata_info(pd)->sched_switch_format;
+        const char *note = offcpu_apply_format(&offcpu, f, strlen(f));
+        if (note)
+            fprintf(stderr, "prospect report: %s: %s\n", o.input, note);
     }
     offcpu.opened.unwind = chains.unwind;
     if (!oe.sel) {

@@ -318,15 +318,12 @@ int cmd_run(int argc, char **argv)
     if (po.collect.off_cpu) {
         char *f;
         size_t len;
-        const char *gap;
+        const char *note;
         rs.s[0].offcpu = &offcpu;
         /* The raw fields where this kernel puts them (tracefs' format of the event). */
         if (!tp_format_load("sched", "sched_switch", &f, &len)) {
-            if (offcpu_use_format(&offcpu, f, len) == -EINVAL)
-                fprintf(stderr, "prospect run: sched_switch's format is malformed: its raw "
-                        "fields are read where 64-bit Linux puts them\n");
-            else if ((gap = offcpu_format_gap(&offcpu)))
-                fprintf(stderr, "prospect run: %s\n", gap);
+            if ((note = offcpu_apply_format(&offcpu, f, len)))
+                fprintf(stderr, "prospect run: %s\n", note);
             free(f);
         }
     }

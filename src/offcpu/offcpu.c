@@ -74,6 +74,14 @@ const char *offcpu_format_gap(const struct offcpu *oc)
     return NULL;
 }
 
+const char *offcpu_apply_format(struct offcpu *oc, const char *format, size_t len)
+{
+    if (offcpu_use_format(oc, format, len) == -EINVAL)
+        return "sched_switch's format is malformed: its raw fields are read where 64-bit "
+               "Linux puts them";
+    return offcpu_format_gap(oc);
+}
+
 void offcpu_release(struct offcpu *oc)
 {
     for (size_t i = 0; i < oc->threads.cap; i++)

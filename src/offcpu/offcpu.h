@@ -47,6 +47,9 @@ void offcpu_init(struct offcpu *oc, const struct evsel *sel);
 int offcpu_use_format(struct offcpu *oc, const char *format, size_t len);
 /* What the format's missing fields cost the report, for a note; NULL when none is missing. */
 const char *offcpu_format_gap(const struct offcpu *oc);
+/* offcpu_use_format, then the note a command prints about it (a malformed format, or
+ * offcpu_format_gap's), or NULL. */
+const char *offcpu_apply_format(struct offcpu *oc, const char *format, size_t len);
 void offcpu_release(struct offcpu *oc);
 
 /* A sched_switch sample (fully decoded) of process p: opens p's thread's wait; its raw

@@ -75,8 +75,9 @@ int perfdata_pin(struct perfdata *pd, uint64_t off, uint64_t len)
             return -EFAULT;
         if (madvise((void *)from, a + len - from, MADV_POPULATE_READ) == 0)
             return 0;
-        if (errno != EINVAL)
-            return -EFAULT;
+        if (errno == EFAULT)
+            return -EFAULT;     /* it would have faulted: the file no longer reaches */
+        /* Not done for another reason (an older kernel, a signal, memory): ask the size. */
         return fstat(pd->fd, &st) || (uint64_t)st.st_size < off + len ? -EFAULT : 0;
     }
     p = (uint8_t *)pd->map + off;

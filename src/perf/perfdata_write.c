@@ -571,6 +571,14 @@ static int build_features(struct perfdata_writer *w, const struct perfdata_write
  * its ids), the tracepoints' formats as a HEADER_TRACING_DATA record (its body after the
  * record, 8-byte aligned), each feature as a HEADER_FEATURE record, the end-of-features
  * marker (bit HEADER_LAST_FEATURE), then FINISHED_INIT. */
+/* n bytes, then zeros up to the next multiple of 8 (pipe mode's record bodies). */
+static void append_padded(struct perfdata_writer *w, const void *p, size_t n)
+{
+    static const uint8_t pad[8];
+    append(w, p, n);
+    append(w, pad, (8 - n % 8) % 8);
+}
+
 static int begin_pipe(struct perfdata_writer *w)
 {
     struct feat_out feats[16];
@@ -598,27 +606,20 @@ static int begin_pipe(struct perfdata_writer *w)
         return w->err = -ENOMEM;
     for (int i = 0; i < nf; i++) {
         const struct featbuf *b = &feats[i].body;
+        size_t padded = (b->n + 7) / 8 * 8;
         if (feats[i].bit == FEAT_TRACING_DATA) {
-            static const uint8_t pad[8];
-            size_t padded = (b->n + 7) / 8 * 8;
             struct perfdata_tracing_data t = {
                 .header = { .type = PERF_RECORD_HEADER_TRACING_DATA_, .size = 16 },
                 .size = (uint32_t)padded };
-            uint32_t zero = 0;
-            append(w, &t, sizeof(t));
-            append(w, &zero, 16 - sizeof(t));
-            append(w, b->p, b->n);
-            append(w, pad, padded - b->n);
-        } else if (feats[i].bit != FEAT_BUILD_ID && b->n + 16 <= UINT16_MAX) {
-            static const uint8_t pad[8];
-            size_t padded = (b->n + 7) / 8 * 8;
+            append_padded(w, &t, sizeof(t));      /* the record: 12 bytes, padded to 16 */
+            append_padded(w, b->p, b->n);
+        } else if (feats[i].bit != FEAT_BUILD_ID && padded + 16 <= UINT16_MAX) {
             struct perf_event_header h = { .type = PERF_RECORD_HEADER_FEATURE_,
                                            .size = (uint16_t)(16 + padded) };
             uint64_t bit = feats[i].bit;
             append(w, &h, sizeof(h));
             append(w, &bit, 8);
-            append(w, b->p, b->n);
-            append(w, pad, padded - b->n);
+            append_padded(w, b->p, b->n);
         }
     }
     for (size_t i = 0; i < sizeof(feats) / sizeof(*feats); i++)
