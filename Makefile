@@ -280,4 +280,20 @@ install-lib: lib
 install: prospect install-lib
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 prospect $(DESTDIR)$(PREFIX)/bin/
+	@$(MAKE) --no-print-directory install-docs
+
+# Man pages (prospect.1, prospect-COMMAND.1) and bash/zsh completion, all from the commands'
+# option tables (src/cmd/options.h): the pages are printed by the binary itself.
+PROSPECT_BIN ?= ./prospect
+MAN_CMDS := $(shell sed -n 's/^    { "\([a-z]*\)", cmd_.*/\1/p' src/prospect.c)
+MANDIR  ?= $(PREFIX)/share/man/man1
+.PHONY: install-docs
+install-docs:
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	$(PROSPECT_BIN) help --man > $(DESTDIR)$(MANDIR)/prospect.1
+	for c in $(MAN_CMDS); do $(PROSPECT_BIN) help --man $$c > $(DESTDIR)$(MANDIR)/prospect-$$c.1 || exit 1; done
+	install -m 644 scripts/completion/prospect.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/prospect
+	install -m 644 scripts/completion/_prospect $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 # ---- end libprospect ----------------------------------------------------------------------

@@ -4,17 +4,17 @@
 #include "cmd/cmd.h"
 
 const struct command prospect_commands[] = {
-    { "run", cmd_run, "profile a command (or the whole system) and print the report", cmd_run_usage },
-    { "record", cmd_record, "profile like run, but write a perf.data file", cmd_record_usage },
-    { "report", cmd_report, "read a perf.data file and report it", cmd_report_usage },
-    { "diff", cmd_diff, "compare two perf.data files per symbol (perf diff), or as a differential flame graph", cmd_diff_usage },
-    { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", cmd_annotate_usage },
-    { "trace", cmd_trace, "trace a program's library calls (malloc, free, ...), like ltrace", cmd_trace_usage },
-    { "lines", cmd_lines, "exact executions per source line of a command (gprof's listing)", cmd_lines_usage },
-    { "stat", cmd_stat, "count events over a program or over regions of it (-r)", cmd_stat_usage },
-    { "list", cmd_list, "list the events that open on this machine", cmd_list_usage },
-    { "replay", cmd_replay, "replay a malloc trace (trace -w file or ltrace log) against allocators, timed", cmd_replay_usage },
-    { "check", cmd_check, "is this machine quiet enough to measure? (isolation, IRQs, frequency, ...)", cmd_check_usage },
+    { "run", cmd_run, "profile a command (or the whole system) and print the report", &cmd_run_decl },
+    { "record", cmd_record, "profile like run, but write a perf.data file", &cmd_record_decl },
+    { "report", cmd_report, "read a perf.data file and report it", &cmd_report_decl },
+    { "diff", cmd_diff, "compare two perf.data files per symbol (perf diff), or as a differential flame graph", &cmd_diff_decl },
+    { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", &cmd_annotate_decl },
+    { "trace", cmd_trace, "trace a program's library calls (malloc, free, ...), like ltrace", &cmd_trace_decl },
+    { "lines", cmd_lines, "exact executions per source line of a command (gprof's listing)", &cmd_lines_decl },
+    { "stat", cmd_stat, "count events over a program or over regions of it (-r)", &cmd_stat_decl },
+    { "list", cmd_list, "list the events that open on this machine", &cmd_list_decl },
+    { "replay", cmd_replay, "replay a malloc trace (trace -w file or ltrace log) against allocators, timed", &cmd_replay_decl },
+    { "check", cmd_check, "is this machine quiet enough to measure? (isolation, IRQs, frequency, ...)", &cmd_check_decl },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -25,7 +25,8 @@ static void usage(FILE *f)
                "Commands:\n");
     for (const struct command *c = prospect_commands; c->name; c++)
         fprintf(f, "  %-10s %s\n", c->name, c->summary);
-    fprintf(f, "  %-10s %s\n", "help", "show help for a command ('prospect help run')");
+    fprintf(f, "  %-10s %s\n", "help", "show help for a command ('prospect help run'; "
+               "--man: its man page in roff)");
     fprintf(f, "\nRun 'prospect COMMAND --help' for the options of a command.\n");
 }
 
@@ -45,7 +46,11 @@ static int dispatch(int argc, char **argv, const char **name)
         printf("prospect %s\n", PROSPECT_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "__complete"))
+        return cmd_complete(argc - 2, argv + 2);
     if (!strcmp(argv[1], "help")) {
+        if (argc >= 3 && !strcmp(argv[2], "--man"))
+            return cmd_man(argc >= 4 ? argv[3] : NULL);
         if (argc < 3 || !strcmp(argv[2], "help")) {
             usage(stdout);
             return 0;
@@ -63,7 +68,12 @@ static int dispatch(int argc, char **argv, const char **name)
     }
     c = command_find(argv[1]);
     if (!c) {
-        fprintf(stderr, "prospect: unknown command '%s'\n", argv[1]);
+        const struct command *near = command_suggest(argv[1]);
+        if (near)
+            fprintf(stderr, "prospect: unknown command '%s'; did you mean '%s'?\n", argv[1],
+                    near->name);
+        else
+            fprintf(stderr, "prospect: unknown command '%s'\n", argv[1]);
         usage(stderr);
         return 2;
     }

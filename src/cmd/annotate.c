@@ -10,6 +10,7 @@
 #include "annotate/annotate.h"
 #include "annotate/render.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
 #include "perf/record.h"
@@ -20,42 +21,69 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-const char cmd_annotate_usage[] =
-"usage: prospect annotate [-i FILE] [options] [SYMBOL...]\n"
+enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
+       OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT, OPT_SYMFS };
+
+static const struct optdecl annotate_opts[] = {
+    { 'i', "input", "FILE",
+        "the file to read (default: perf.data)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_TOP, "top", "N",
+        "without SYMBOL: the N hottest functions (default 10, 0 for all)", 0, NULL, 0 },
+    { OPT_SOURCE, "source", NULL,
+        "hits per source line, with the line's text, instead of per\n"
+        "instruction (csv: function, dso, source_file, line, hits,\n"
+        "percent, instructions, source)", 0, NULL, 0 },
+    { OPT_SOURCE_DIR, "source-dir", "DIR",
+        "look for source files under DIR too (repeatable): DIR/a/b/c.c,\n"
+        "DIR/b/c.c, DIR/c.c for /x/a/b/c.c", OPTD_COMPLETE_DIR, NULL, 0 },
+    { OPT_PREFIX_MAP, "prefix-map", "OLD=NEW",
+        "source paths starting with OLD are read under NEW (a moved\n"
+        "tree; repeatable, the first match applies)", 0, NULL, 0 },
+    { OPT_NO_TEXT, "no-source-text", NULL,
+        "file:line only, without the text of the lines", 0, NULL, 0 },
+    { OPT_SYMFS, "symfs", "DIR",
+        "read every file at DIR/<its path> (another system's files, as\n"
+        "perf's option)", OPTD_COMPLETE_DIR, NULL, 0 },
+    { 'k', "vmlinux", "FILE",
+        "kernel code from this uncompressed image of the running kernel\n"
+        "(default: /proc/kcore when readable, as root)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_INTEL, "intel", NULL,
+        "Intel syntax (default: AT&T, as objdump and perf)", 0, NULL, 0 },
+    { 'M', "disassembler-style", "STYLE",
+        "att or intel (perf's option)", 0, NULL, 0 },
+    { 'd', "dso", "NAME",
+        "only functions of this shared object (name or path)", 0, NULL, 0 },
+    { 'e', "event", "NAME",
+        "the event whose samples to show (default: the first)", OPTD_COMPLETE_EVENT, NULL, 0 },
+    { OPT_PID, "pid", "PID",
+        "only samples of this process", OPTD_COMPLETE_PID, NULL, 0 },
+    { OPT_COMM, "comm", "NAME",
+        "only samples of processes with this command name", 0, NULL, 0 },
+    { OPT_FORMAT, "format", "FMT",
+        "text (default), csv (one row per instruction: function, dso,\n"
+        "address, hits, percent, source_file, line, inlined, instruction)\n"
+        "or json", OPTD_COMPLETE_CHOICE, "text csv json", 0 },
+    { OPT_WIDE, "wide", NULL,
+        "whole branch-target names (text elides them to fit 100 columns)", 0, NULL, 0 },
+    { OPT_STDIO, "stdio", NULL,
+        "accepted for perf users: the output is always text on stdout", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "more diagnostics", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_annotate_decl = {
+    .name = "annotate",
+    .synopsis = "[-i FILE] [options] [SYMBOL...]",
+    .intro =
 "\n"
 "Disassembles the functions of a perf.data file (written by 'prospect record' or 'perf\n"
 "record') and shows the samples of each instruction, with the source file:line of the code\n"
 "interleaved when the file has DWARF line information (-g). Without SYMBOL, the functions\n"
 "that got samples, hottest first: user code (a stripped file's a->b brackets over their\n"
 "range) and kernel code.\n"
-"\n"
-"  -i, --input FILE       the file to read (default: perf.data)\n"
-"      --top N            without SYMBOL: the N hottest functions (default 10, 0 for all)\n"
-"      --source           hits per source line, with the line's text, instead of per\n"
-"                         instruction (csv: function, dso, source_file, line, hits,\n"
-"                         percent, instructions, source)\n"
-"      --source-dir DIR   look for source files under DIR too (repeatable): DIR/a/b/c.c,\n"
-"                         DIR/b/c.c, DIR/c.c for /x/a/b/c.c\n"
-"      --prefix-map OLD=NEW  source paths starting with OLD are read under NEW (a moved\n"
-"                         tree; repeatable, the first match applies)\n"
-"      --no-source-text   file:line only, without the text of the lines\n"
-"      --symfs DIR        read every file at DIR/<its path> (another system's files, as\n"
-"                         perf's option)\n"
-"  -k, --vmlinux FILE     kernel code from this uncompressed image of the running kernel\n"
-"                         (default: /proc/kcore when readable, as root)\n"
-"      --intel            Intel syntax (default: AT&T, as objdump and perf)\n"
-"  -M, --disassembler-style STYLE  att or intel (perf's option)\n"
-"  -d, --dso NAME         only functions of this shared object (name or path)\n"
-"  -e, --event NAME       the event whose samples to show (default: the first)\n"
-"      --pid PID          only samples of this process\n"
-"      --comm NAME        only samples of processes with this command name\n"
-"      --format FMT       text (default), csv (one row per instruction: function, dso,\n"
-"                         address, hits, percent, source_file, line, inlined, instruction)\n"
-"                         or json\n"
-"      --wide             whole branch-target names (text elides them to fit 100 columns)\n"
-"      --stdio            accepted for perf users: the output is always text on stdout\n"
-"  -v, --verbose          more diagnostics\n"
-"  -h, --help             this help\n"
+"\n",
+    .outro =
 "\n"
 "Percent is of the function's samples (weighted by period, as perf annotate's default).\n"
 "Skid: a sample names the instruction about to run, so a slow instruction's time shows on\n"
@@ -66,7 +94,10 @@ const char cmd_annotate_usage[] =
 "\n"
 "Examples:\n"
 "  prospect annotate -i perf.data\n"
-"  prospect annotate -i perf.data divide --format csv > divide.csv\n";
+"  prospect annotate -i perf.data divide --format csv > divide.csv\n",
+    .opts = annotate_opts,
+    .flags = 0,
+};
 
 struct annotate_opts {
     const char *input, *event, *dso, *vmlinux, *symfs;
@@ -85,30 +116,6 @@ struct annotate_opts {
 
 static int parse_args(int argc, char **argv, struct annotate_opts *o)
 {
-    enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
-           OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT, OPT_SYMFS };
-    static const struct option longs[] = {
-        { "input", required_argument, NULL, 'i' },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "intel", no_argument, NULL, OPT_INTEL },
-        { "vmlinux", required_argument, NULL, 'k' },
-        { "symfs", required_argument, NULL, OPT_SYMFS },
-        { "source", no_argument, NULL, OPT_SOURCE },
-        { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
-        { "prefix-map", required_argument, NULL, OPT_PREFIX_MAP },
-        { "no-source-text", no_argument, NULL, OPT_NO_TEXT },
-        { "disassembler-style", required_argument, NULL, 'M' },
-        { "dso", required_argument, NULL, 'd' },
-        { "event", required_argument, NULL, 'e' },
-        { "pid", required_argument, NULL, OPT_PID },
-        { "comm", required_argument, NULL, OPT_COMM },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "wide", no_argument, NULL, OPT_WIDE },
-        { "stdio", no_argument, NULL, OPT_STDIO },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     uint64_t v;
     int c;
 
@@ -118,7 +125,7 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
     o->filter.cpu = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":i:M:d:e:k:vh", longs, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_annotate_decl, argc, argv)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_TOP:

@@ -7,29 +7,45 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "system/syscheck.h"
 #include "util/cpu_pin.h"
 
-const char cmd_check_usage[] =
-    "usage: prospect check [--cpu N] [--root DIR] [--format text|json] [--user] [--move-irqs]\n"
+static const struct optdecl check_opts[] = {
+    { 'c', "cpu", "N",
+        "the CPU to assess (default: the first isolated CPU, else the highest\n"
+        "online CPU, leaving CPU 0 to the system as seed 004 does)", 0, NULL, 0 },
+    { 'r', "root", "DIR", "read /proc and /sys under DIR instead of / (for fixtures and chroots)",
+        OPTD_COMPLETE_DIR, NULL, 0 },
+    OPTD_FORMAT('f', "FORMAT", "text json", "text (default) or json"),
+    { 'u', "user", NULL, "assess for an unprivileged user even when run as root", 0, NULL, 0 },
+    { 'm', "move-irqs", NULL,
+        "first move every IRQ that may be delivered to the CPU to the other\n"
+        "(non-isolated) CPUs, saying which ones the kernel refuses and why;\n"
+        "then assess (needs root; irqbalance, if running, moves them back)",
+        OPTD_COMPLETE_NONE, NULL, OPTD_LONG_ONLY },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_check_decl = {
+    .name = "check",
+    .synopsis = "[--cpu N] [--root DIR] [--format text|json] [--user] [--move-irqs]",
+    .intro =
     "\n"
     "Says whether this machine is quiet enough to time small pieces of code: CPU isolation\n"
     "(isolcpus, nohz_full, rcu_nocbs), IRQs that may hit the CPU, frequency governor, min/max,\n"
     "boost, SMT, ASLR, perf_event_paranoid, kptr_restrict, hardware PMU, TSC and clocksource,\n"
     "hypervisor, load and runnable tasks. One line per item: ok, warn or n/a, what was found and\n"
     "what to do.\n"
-    "\n"
-    "  --cpu N           the CPU to assess (default: the first isolated CPU, else the highest\n"
-    "                    online CPU, leaving CPU 0 to the system as seed 004 does)\n"
-    "  --root DIR        read /proc and /sys under DIR instead of / (for fixtures and chroots)\n"
-    "  --format FORMAT   text (default) or json\n"
-    "  --user            assess for an unprivileged user even when run as root\n"
-    "  --move-irqs       first move every IRQ that may be delivered to the CPU to the other\n"
-    "                    (non-isolated) CPUs, saying which ones the kernel refuses and why;\n"
-    "                    then assess (needs root; irqbalance, if running, moves them back)\n"
+    "\n",
+    .outro =
     "\n"
     "Exit status: 0 when no item warns, 1 when at least one warns, 2 on a usage error,\n"
-    "3 when the machine (or --root) could not be assessed at all.\n";
+    "3 when the machine (or --root) could not be assessed at all.\n",
+    .opts = check_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 static void json_string(FILE *f, const char *s)
 {
@@ -165,15 +181,6 @@ static int report_failure(int err, const struct syscheck_opts *o, const struct s
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "cpu", required_argument, NULL, 'c' },
-        { "root", required_argument, NULL, 'r' },
-        { "format", required_argument, NULL, 'f' },
-        { "user", no_argument, NULL, 'u' },
-        { "move-irqs", no_argument, NULL, 'm' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct syscheck_opts o = { "/", -1, geteuid() == 0 };
     struct syscheck sc;
     struct syscheck before = { 0 };
@@ -181,7 +188,7 @@ int cmd_check(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+:c:r:f:uh", opts, NULL)) != -1) {
+    while ((ch = cmd_getopt(&cmd_check_decl, argc, argv)) != -1) {
         switch (ch) {
         case 'c':
             if (cpu_parse(optarg, &o.cpu))

@@ -9,11 +9,13 @@
 /* Exit status for usage errors (unknown option, bad value), as most Unix tools use. */
 #define EXIT_USAGE 2
 
+struct cmd_decl;
+
 struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
     const char *summary;
-    const char *usage;      /* full --help text */
+    const struct cmd_decl *decl;    /* its options, --help, man page, completion (options.h) */
 };
 
 /* The command table (src/prospect.c). */
@@ -23,7 +25,8 @@ const struct command *command_find(const char *name);
 /* Prints "prospect CMD: <message>" and a usage hint to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* For getopt's '?' or ':' (optstring starting with "+:" or ":", opterr = 0): names the unknown
- * option, or the one missing its value, in one line plus the usage hint; returns EXIT_USAGE.
+ * option (with the closest of the command's options, if one is close), or the one missing its
+ * value, in one line plus the usage hint; returns EXIT_USAGE.
  * Call as cmd_bad_option(cmd, argv, optind, optopt, c). */
 int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now, int c);
 /* Prints "prospect CMD: <message>" to stderr. */
@@ -39,6 +42,12 @@ void cmd_warn_setid(const char *cmd, const char *program, const char *consequenc
 int cmd_finish_stdout(const char *cmd, int status);
 /* Prints the command's --help text to stdout; returns 0. */
 int cmd_help(const char *cmd);
+/* `prospect help --man [COMMAND]`: the man page in roff on stdout (src/cmd/manpage.c). */
+int cmd_man(const char *name);
+/* `prospect __complete INDEX WORDS...`: the shell's candidates, one a line (complete.c). */
+int cmd_complete(int argc, char **argv);
+/* The command closest to a mistyped name, or NULL. */
+const struct command *command_suggest(const char *name);
 
 struct evlist;
 struct evsel;
@@ -47,25 +56,25 @@ struct evsel;
 const struct evsel *pick_evsel(const struct evlist *evl, const char *name);
 
 int cmd_run(int argc, char **argv);
-extern const char cmd_run_usage[];
+extern const struct cmd_decl cmd_run_decl;
 int cmd_record(int argc, char **argv);
-extern const char cmd_record_usage[];
+extern const struct cmd_decl cmd_record_decl;
 int cmd_report(int argc, char **argv);
-extern const char cmd_report_usage[];
+extern const struct cmd_decl cmd_report_decl;
 int cmd_check(int argc, char **argv);
-extern const char cmd_check_usage[];
+extern const struct cmd_decl cmd_check_decl;
 int cmd_stat(int argc, char **argv);
-extern const char cmd_stat_usage[];
+extern const struct cmd_decl cmd_stat_decl;
 int cmd_list(int argc, char **argv);
-extern const char cmd_list_usage[];
+extern const struct cmd_decl cmd_list_decl;
 int cmd_diff(int argc, char **argv);
-extern const char cmd_diff_usage[];
+extern const struct cmd_decl cmd_diff_decl;
 int cmd_annotate(int argc, char **argv);
-extern const char cmd_annotate_usage[];
+extern const struct cmd_decl cmd_annotate_decl;
 int cmd_replay(int argc, char **argv);
-extern const char cmd_replay_usage[];
+extern const struct cmd_decl cmd_replay_decl;
 int cmd_trace(int argc, char **argv);
-extern const char cmd_trace_usage[];
+extern const struct cmd_decl cmd_trace_decl;
 int cmd_lines(int argc, char **argv);
-extern const char cmd_lines_usage[];
+extern const struct cmd_decl cmd_lines_decl;
 #endif

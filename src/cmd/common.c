@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "probe/region.h"
 
 const struct command *command_find(const char *name)
 {
@@ -10,6 +12,23 @@ const struct command *command_find(const char *name)
         if (!strcmp(c->name, name))
             return c;
     return NULL;
+}
+
+const struct command *command_suggest(const char *name)
+{
+    const struct command *best = NULL;
+    size_t best_d = 3;
+
+    for (const struct command *c = prospect_commands; c->name; c++) {
+        size_t d = edit_distance(name, c->name, 3);
+        if (strlen(name) >= 2 && !strncmp(c->name, name, strlen(name)))
+            d = 0;
+        if (d < best_d) {
+            best = c;
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 void cmd_error(const char *cmd, const char *fmt, ...)
@@ -37,7 +56,7 @@ int cmd_help(const char *cmd)
 {
     const struct command *c = command_find(cmd);
     if (c)
-        fputs(c->usage, stdout);
+        cmd_decl_print_help(c->decl, stdout);
     return 0;
 }
 
@@ -49,8 +68,18 @@ int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now,
     /* For a bundled or unknown short option, argv holds more than the option itself. */
     if (optopt_now && (arg[0] != '-' || arg[1] != '-'))
         arg = shortopt;
+    const struct command *command = command_find(cmd);
+    const char *near = NULL;
+
     if (c == ':')
         return cmd_usage_error(cmd, "option '%s' needs a value", arg);
+    if (command && arg[0] == '-' && arg[1] == '-' && arg[2]) {
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        near = cmd_option_suggest(command->decl, name);
+    }
+    if (near)
+        return cmd_usage_error(cmd, "unknown option '%s'; did you mean '--%s'?", arg, near);
     return cmd_usage_error(cmd, "unknown option '%s'", arg);
 }
 

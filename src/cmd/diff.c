@@ -10,6 +10,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "flame/flametree.h"
 #include "flame/svg.h"
 #include "perf/evlist.h"
@@ -21,29 +22,47 @@
 #include "util/log.h"
 #include "util/outfile.h"
 
-const char cmd_diff_usage[] =
-"usage: prospect diff [options] [[OLD] NEW]\n"
+enum { OPT_FORMAT = 256, OPT_TITLE, OPT_KALLSYMS, OPT_WIDE };
+
+static const struct optdecl diff_opts[] = {
+    { OPT_FORMAT, "format", "FMT",
+        "text (default), csv, or svg: a differential flame graph of the\n"
+        "call stacks, frame widths from NEW, red where a frame's share grew\n"
+        "and blue where it shrank (the deeper the colour, the larger the\n"
+        "change); record with -g for stacks", OPTD_COMPLETE_CHOICE, "text csv svg", 0 },
+    { 'o', "output", "FILE",
+        "write to FILE (- is standard output; a symlink is refused; replaced\n"
+        "whole or not at all)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_TITLE, "title", "TEXT",
+        "svg: the graph's title", 0, NULL, 0 },
+    { 'e', "event", "NAME",
+        "the event to compare, for files with several (default: the first)", OPTD_COMPLETE_EVENT, NULL, 0 },
+    { OPT_KALLSYMS, "kallsyms", "FILE",
+        "kernel symbols from FILE (default /proc/kallsyms)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_WIDE, "wide", NULL,
+        "full names (by default text lines fit 100 columns)", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_diff_decl = {
+    .name = "diff",
+    .synopsis = "[options] [[OLD] NEW]",
+    .intro =
 "\n"
 "Compares two perf.data files (Prospect's or perf's) per symbol, as 'perf diff': each\n"
 "(shared object, symbol)'s share of its profile's samples (as the sampled function) in OLD\n"
 "and in NEW, and Delta = New - Old, sorted by |Delta|. OLD and NEW default to perf.data.old\n"
 "and perf.data (perf's defaults); one file is NEW, compared with perf.data.old.\n"
-"\n"
-"      --format FMT       text (default), csv, or svg: a differential flame graph of the\n"
-"                         call stacks, frame widths from NEW, red where a frame's share grew\n"
-"                         and blue where it shrank (the deeper the colour, the larger the\n"
-"                         change); record with -g for stacks\n"
-"  -o, --output FILE      write to FILE (- is standard output; a symlink is refused; replaced\n"
-"                         whole or not at all)\n"
-"      --title TEXT       svg: the graph's title\n"
-"  -e, --event NAME       the event to compare, for files with several (default: the first)\n"
-"      --kallsyms FILE    kernel symbols from FILE (default /proc/kallsyms)\n"
-"      --wide             full names (by default text lines fit 100 columns)\n"
-"  -h, --help             this help\n"
+"\n",
+    .outro =
 "\n"
 "Examples:\n"
 "  prospect diff base.data new.data\n"
-"  prospect diff base.data new.data --format svg -o diff.svg\n";
+"  prospect diff base.data new.data --format svg -o diff.svg\n",
+    .opts = diff_opts,
+    .flags = 0,
+};
 
 struct profile {
     const char *path;
@@ -191,17 +210,6 @@ static bool same_event(const char *a, const char *b)
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_TITLE, OPT_KALLSYMS, OPT_WIDE };
-    static const struct option longs[] = {
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "title", required_argument, NULL, OPT_TITLE },
-        { "event", required_argument, NULL, 'e' },
-        { "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-        { "wide", no_argument, NULL, OPT_WIDE },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *format = "text", *output = NULL, *title = NULL, *event = NULL, *kallsyms = NULL;
     struct profile prof[2] = { { .path = "perf.data.old" }, { .path = "perf.data" } };
     bool wide = false;
@@ -212,7 +220,7 @@ int cmd_diff(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:e:h", longs, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_diff_decl, argc, argv)) != -1) {
         switch (c) {
         case OPT_FORMAT: format = optarg; break;
         case 'o': output = optarg; break;

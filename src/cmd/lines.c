@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "lines/count.h"
 #include "lines/lines.h"
 #include "lines/render.h"
@@ -23,8 +24,38 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-const char cmd_lines_usage[] =
-"usage: prospect lines [options] -- COMMAND [ARGS...]\n"
+enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
+
+static const struct optdecl lines_opts[] = {
+    { 'f', "function", "NAME",
+        "count this function (repeatable; gcc clones and .cold parts too)", 0, NULL, 0 },
+    { O_FILE, "file", "SRC",
+        "count and show this source file (repeatable; \"fact.c\" matches any\n"
+        "path ending in /fact.c); with -f, only show it\n"
+        "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
+    { O_FORMAT, "format", "FMT",
+        "text (default), csv (file,line,count) or json", OPTD_COMPLETE_CHOICE,
+        "text csv json", 0 },
+    { 'o', "output", "FILE",
+        "write the results there (default: standard error, as perf stat,\n"
+        "so the command's standard output stays its own)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { O_SRCDIR, "source-dir", "DIR",
+        "look for source files under DIR too (path made relative, then by\n"
+        "trailing components)", OPTD_COMPLETE_DIR, NULL, 0 },
+    { 'p', "pid", "PID",
+        "count a running process instead (every thread, and the threads and\n"
+        "children they create) until it exits or Ctrl-C; plain uprobes", OPTD_COMPLETE_PID, NULL, 0 },
+    { O_ENTRY, "entry", "trap",
+        "plain uprobes everywhere (no jump entries; for comparison)", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "which blocks jump, which stay uprobes and why", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_lines_decl = {
+    .name = "lines",
+    .synopsis = "[options] -- COMMAND [ARGS...]",
+    .intro =
 "       prospect lines [options] -p PID\n"
 "\n"
 "Counts how many times each source line of a program runs, exactly (every execution), on the\n"
@@ -34,21 +65,8 @@ const char cmd_lines_usage[] =
 "count is how often control entered the line's code from another line or function (as\n"
 "gprof's basic-block counts and gcov's line counts; docs/lines.md). Every thread and child\n"
 "process is counted. The program needs DWARF line info (-g).\n"
-"\n"
-"  -f, --function NAME    count this function (repeatable; gcc clones and .cold parts too)\n"
-"      --file SRC         count and show this source file (repeatable; \"fact.c\" matches any\n"
-"                         path ending in /fact.c); with -f, only show it\n"
-"                         default: every function of the program's own compilation units\n"
-"      --format FMT       text (default), csv (file,line,count) or json\n"
-"  -o, --output FILE      write the results there (default: standard error, as perf stat,\n"
-"                         so the command's standard output stays its own)\n"
-"      --source-dir DIR   look for source files under DIR too (path made relative, then by\n"
-"                         trailing components)\n"
-"  -p, --pid PID          count a running process instead (every thread, and the threads and\n"
-"                         children they create) until it exits or Ctrl-C; plain uprobes\n"
-"      --entry trap       plain uprobes everywhere (no jump entries; for comparison)\n"
-"  -v, --verbose          which blocks jump, which stay uprobes and why\n"
-"  -h, --help             this help\n"
+"\n",
+    .outro =
 "\n"
 "Cost: each probe hit costs the program about 1 us by a jump entry or an emulated uprobe,\n"
 "11 us on a single-stepped one (this VM; 2-3x under load; the header says how many of\n"
@@ -57,7 +75,10 @@ const char cmd_lines_usage[] =
 "\n"
 "Examples:\n"
 "  prospect lines -- ./fact\n"
-"  prospect lines -f fact --format csv -o fact.csv -- ./fact\n";
+"  prospect lines -f fact --format csv -o fact.csv -- ./fact\n",
+    .opts = lines_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 
@@ -73,24 +94,11 @@ struct lines_opts {
 
 static int parse(int argc, char **argv, struct lines_opts *o)
 {
-    enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
-    static const struct option longs[] = {
-        { "function", required_argument, NULL, 'f' },
-        { "file", required_argument, NULL, O_FILE },
-        { "format", required_argument, NULL, O_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "source-dir", required_argument, NULL, O_SRCDIR },
-        { "entry", required_argument, NULL, O_ENTRY },
-        { "pid", required_argument, NULL, 'p' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     int c;
 
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:f:o:p:vh", longs, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_lines_decl, argc, argv)) != -1) {
         switch (c) {
         case 'f':
             if (vec_push(&o->funcs, optarg))

@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "lazylib/lazylib.h"
 #include "perf/event.h"
 #include "perf/event_pfm.h"
@@ -14,8 +16,15 @@
 #include "util/strutil.h"
 #include "util/tracefs.h"
 
-const char cmd_list_usage[] =
-"usage: prospect list [hardware|software|cache|tracepoint|pmu]... [GLOB]...\n"
+static const struct optdecl list_opts[] = {
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_list_decl = {
+    .name = "list",
+    .synopsis = "[hardware|software|cache|tracepoint|pmu]... [GLOB]...",
+    .intro =
 "\n"
 "Lists the events that open on this machine, with a short description: every event is\n"
 "opened once (and closed) to check, so names that the kernel or the hardware refuses are not\n"
@@ -28,8 +37,13 @@ const char cmd_list_usage[] =
 "(as oprofile's ophelp), even where the counters cannot be opened (then it says so once).\n"
 "Those names work with -e as NAME, NAME:UMASK, pmu::NAME:UMASK:u or oprofile's\n"
 "NAME:PERIOD:UNITMASK (docs/events.md).\n"
+"\n",
+    .outro =
 "\n"
-"Exit status: 0, or 1 when a GLOB was given and no event matches.\n";
+"Exit status: 0, or 1 when a GLOB was given and no event matches.\n",
+    .opts = list_opts,
+    .flags = 0,
+};
 
 #define WIDTH 100      /* output columns */
 #define NAME_W 28      /* the name column (longer names push their description right) */
@@ -372,16 +386,18 @@ int cmd_list(int argc, char **argv)
 
     if (!globs)
         return 1;
-    for (int i = 1; i < argc; i++) {
-        bool ok = false;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            free(globs);
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = cmd_getopt(&cmd_list_decl, argc, argv)) != -1) {
+        free(globs);
+        if (c == 'h')
             return cmd_help("list");
-        }
-        if (argv[i][0] == '-') {
-            free(globs);
-            return cmd_usage_error("list", "unknown option '%s'", argv[i]);
-        }
+        return cmd_bad_option("list", argv, optind, optopt, c);
+    }
+    for (int i = optind; i < argc; i++) {
+        bool ok = false;
         for (size_t k = 0; k < 5; k++)
             if (!strcmp(argv[i], kinds[k]) || (k == 3 && !strcmp(argv[i], "trace"))) {
                 want[k] = ok = any = true;

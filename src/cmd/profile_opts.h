@@ -2,7 +2,7 @@
  * --cpu. Parsing and validation live here so both commands accept exactly the same syntax. */
 #ifndef PROSPECT_CMD_PROFILE_OPTS_H
 #define PROSPECT_CMD_PROFILE_OPTS_H
-#include <getopt.h>
+#include "cmd/options.h"
 #include "perf/collect.h"
 
 struct report_opts;
@@ -17,41 +17,36 @@ struct profile_opts {
     pid_t pids[64];
 };
 
-#define PROFILE_SHORT_OPTS "aF:c:e:p:gm:d:"
 #define PROFILE_OPT_CPU 900
 #define PROFILE_OPT_CALL_GRAPH 901
 #define PROFILE_OPT_OFF_CPU 902
-#define PROFILE_LONG_OPTS \
-    { "all-cpus", no_argument, NULL, 'a' }, \
-    { "freq", required_argument, NULL, 'F' }, \
-    { "count", required_argument, NULL, 'c' }, \
-    { "event", required_argument, NULL, 'e' }, \
-    { "pid", required_argument, NULL, 'p' }, \
-    { "call-graph", required_argument, NULL, PROFILE_OPT_CALL_GRAPH }, \
-    { "mmap-pages", required_argument, NULL, 'm' }, \
-    { "duration", required_argument, NULL, 'd' }, \
-    { "cpu", required_argument, NULL, PROFILE_OPT_CPU }, \
-    { "off-cpu", no_argument, NULL, PROFILE_OPT_OFF_CPU }
-
-#define PROFILE_OPTS_HELP \
-"  -a, --all-cpus         profile every process on the machine (with or without COMMAND)\n" \
-"  -e, --event NAME       sampling event: cpu-clock, task-clock, cycles, page-faults, a\n" \
-"                         tracepoint, a libpfm4 name (prospect list pmu), rNNNN,\n" \
-"                         PMU/term=value/ or oprofile's NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]];\n" \
-"                         several: -e a,b or -e a -e b (docs/events.md)\n" \
-"                         (default: cycles where the machine counts them, else cpu-clock)\n" \
-"  -F, --freq HZ          samples per second per CPU (default 1000)\n" \
-"  -c, --count N          one sample every N events instead of a frequency\n" \
-"  -g                     record call chains (frame pointers)\n" \
-"      --off-cpu          also where threads wait: every sched:sched_switch with its call\n" \
-"                         chain, weighed by the time until the thread runs again\n" \
-"      --call-graph MODE  fp: as -g; dwarf[,SIZE]: user registers and SIZE bytes of user\n" \
-"                         stack per sample (default 8192), unwound from the code's CFI, for\n" \
-"                         code without frame pointers\n" \
-"  -d, --duration SEC     profile for SEC seconds; a COMMAND still running then is not\n" \
-"                         killed: prospect waits for it and exits with its status\n" \
-"  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 256)\n" \
-"      --cpu N            run COMMAND pinned to CPU N\n"
+/* Their table entries (cmd/options.h), declared once for both commands. */
+#define PROFILE_OPTDECLS \
+    { 'a', "all-cpus", NULL, \
+      "profile every process on the machine (with or without COMMAND)", 0, NULL, 0 }, \
+    { 'e', "event", "NAME", \
+      "sampling event: cpu-clock, task-clock, cycles, page-faults, a\n" \
+      "tracepoint, a libpfm4 name (prospect list pmu), rNNNN,\n" \
+      "PMU/term=value/ or oprofile's NAME:PERIOD[:UNITMASK[:KERNEL[:USER]]];\n" \
+      "several: -e a,b or -e a -e b (docs/events.md)\n" \
+      "(default: cycles where the machine counts them, else cpu-clock)", \
+      OPTD_COMPLETE_EVENT, NULL, 0 }, \
+    { 'F', "freq", "HZ", "samples per second per CPU (default 1000)", 0, NULL, 0 }, \
+    { 'c', "count", "N", "one sample every N events instead of a frequency", 0, NULL, 0 }, \
+    { 'g', NULL, NULL, "record call chains (frame pointers)", 0, NULL, 0 }, \
+    { PROFILE_OPT_OFF_CPU, "off-cpu", NULL, \
+      "also where threads wait: every sched:sched_switch with its call\n" \
+      "chain, weighed by the time until the thread runs again", 0, NULL, 0 }, \
+    { PROFILE_OPT_CALL_GRAPH, "call-graph", "MODE", \
+      "fp: as -g; dwarf[,SIZE]: user registers and SIZE bytes of user\n" \
+      "stack per sample (default 8192), unwound from the code's CFI, for\n" \
+      "code without frame pointers", OPTD_COMPLETE_CHOICE, "fp dwarf", 0 }, \
+    { 'd', "duration", "SEC", \
+      "profile for SEC seconds; a COMMAND still running then is not\n" \
+      "killed: prospect waits for it and exits with its status", 0, NULL, 0 }, \
+    { 'm', "mmap-pages", "N", "ring buffer pages per CPU, a power of two (default 256)", \
+      0, NULL, 0 }, \
+    { PROFILE_OPT_CPU, "cpu", "N", "run COMMAND pinned to CPU N", 0, NULL, 0 }
 
 void profile_opts_init(struct profile_opts *po);
 /* Handles one getopt result. 0 if it was a profile option, -ENOENT if not one of ours,

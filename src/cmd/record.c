@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "util/file.h"
 #include "symbol/ksyms_cache.h"
 #include "symbol/ksyms.h"
@@ -24,8 +25,26 @@
 #include "util/log.h"
 #include "util/outfile.h"
 
-const char cmd_record_usage[] =
-"usage: prospect record [options] [--] COMMAND [ARGS...]\n"
+static const struct optdecl record_opts[] = {
+    PROFILE_OPTDECLS,
+    { 'p', "pid", "PID", "attach to a running process (repeat for more)",
+        OPTD_COMPLETE_PID, NULL, 0 },
+    OPTD_OUTPUT("the perf.data file to write (default perf.data); - streams it to\n"
+                "standard output in perf's pipe mode (the command's own standard\n"
+                "output then goes to standard error, as with perf)"),
+    { 'N', "no-buildid-cache", NULL,
+        "do not copy the files that got samples into perf's build-id\n"
+        "cache ($PERF_BUILDID_DIR or ~/.debug), which keeps them\n"
+        "reportable after they are deleted or rebuilt", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "explain choices (-vv: more)", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_record_decl = {
+    .name = "record",
+    .synopsis = "[options] [--] COMMAND [ARGS...]",
+    .intro =
 "       prospect record -a [options] [-- COMMAND [ARGS...]]\n"
 "       prospect record -p PID [-p PID2 ...] [options]\n"
 "\n"
@@ -34,22 +53,16 @@ const char cmd_record_usage[] =
 "threads) until Ctrl-C or --duration. An existing output file is renamed to FILE.old (and\n"
 "put back if recording fails); a symlink at FILE is refused.\n"
 "The exit status is the command's.\n"
-"\n"
-PROFILE_OPTS_HELP
-"  -p, --pid PID          attach to a running process (repeat for more)\n"
-"  -o, --output FILE      the perf.data file to write (default perf.data); - streams it to\n"
-"                         standard output in perf's pipe mode (the command's own standard\n"
-"                         output then goes to standard error, as with perf)\n"
-"  -N, --no-buildid-cache do not copy the files that got samples into perf's build-id\n"
-"                         cache ($PERF_BUILDID_DIR or ~/.debug), which keeps them\n"
-"                         reportable after they are deleted or rebuilt\n"
-"  -v, --verbose          explain choices (-vv: more)\n"
-"  -h, --help             show this help\n"
+"\n",
+    .outro =
 "\n"
 "Examples:\n"
 "  prospect record -o perf.data -- ./myprog\n"
 "  prospect record -a -F 4000 -o sys.data -- sleep 30\n"
-"  prospect record -p 1234 --duration 10\n";
+"  prospect record -p 1234 --duration 10\n",
+    .opts = record_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 struct rec_out {
     struct perfdata_writer *w;
@@ -240,14 +253,6 @@ static int open_output(const char *output, const struct evlist *evl,
 
 int cmd_record(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        PROFILE_LONG_OPTS,
-        { "output", required_argument, NULL, 'o' },
-        { "no-buildid-cache", no_argument, NULL, 'N' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct profile_opts po;
     struct collect_result res;
     struct collect_outlets outlets = { .raw = raw_out, .round_end = round_out,
@@ -267,7 +272,7 @@ int cmd_record(int argc, char **argv)
     profile_opts_init(&po);
     opterr = 0;     /* our own one-line messages */
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:Nvh", longopts, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_record_decl, argc, argv)) != -1) {
         ret = profile_opts_parse(&po, "record", c, optarg);
         if (ret == 0)
             continue;

@@ -16,6 +16,7 @@
 #include "calltrace/ltrace_log.h"
 #include "calltrace/tracefile.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/replay_out.h"
 #include "prospect/histogram.h"
 #include "replay/allocator.h"
@@ -25,8 +26,43 @@
 #include "util/cpu_pin.h"
 #include "util/strutil.h"
 
-const char cmd_replay_usage[] =
-    "usage: prospect replay [options] TRACE...\n"
+static const struct optdecl replay_opts[] = {
+    { 'a', "allocator", "LIST",
+        "comma-separated: glibc, jemalloc, tcmalloc, mimalloc, or NAME=PATH of\n"
+        "a malloc library to preload (default: all four; one not installed is\n"
+        "skipped with a note)", OPTD_COMPLETE_NONE, NULL, OPTD_LONG_ONLY },
+    { 'C', "cpu", "N",
+        "the CPU to pin to (default: as `prospect check`: the first isolated\n"
+        "CPU, else the highest online one, within this process's affinity);\n"
+        "its check verdict is printed", OPTD_COMPLETE_NONE, NULL, OPTD_LONG_ONLY },
+    { 'r', "repeat", "N", "timed passes over the trace (default 3)", 0, NULL, 0 },
+    { 'W', "warmup", "N", "untimed passes first (default 1)", OPTD_COMPLETE_NONE, NULL,
+        OPTD_LONG_ONLY },
+    OPTD_OUTPUT("the percentile curves as SVG (seed 004's plot): one curve per\n"
+                "allocator for --function"),
+    { 'F', "function", "NAME",
+        "the calls the curves show: malloc (default), calloc, realloc, free\n"
+        "or all", OPTD_COMPLETE_CHOICE, "malloc calloc realloc free all", OPTD_LONG_ONLY },
+    { 'L', "log-y", NULL, "logarithmic cycles axis in the SVG (shows the slow tail)",
+        OPTD_COMPLETE_NONE, NULL, OPTD_LONG_ONLY },
+    { 'f', "format", "FORMAT", "text (default), csv or json", OPTD_COMPLETE_CHOICE,
+        "text csv json", OPTD_LONG_ONLY },
+    { 'B', "barrier", "B",
+        "lfence (default) or cpuid, seed 004's (Paoloni's) serializing reads:\n"
+        "a VM traps cpuid, ~20 us per call here (docs/cycles.md)", OPTD_COMPLETE_CHOICE,
+        "lfence cpuid", OPTD_LONG_ONLY },
+    { 'D', "dump", NULL,
+        "also print every replayed call as the child ran it (order, thread,\n"
+        "size, the call whose pointer a free released): no timings", OPTD_COMPLETE_NONE, NULL,
+        OPTD_LONG_ONLY },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_replay_decl = {
+    .name = "replay",
+    .synopsis = "[options] TRACE...",
+    .intro =
     "\n"
     "Replays the malloc, calloc, realloc and free calls of a trace against allocators, one\n"
     "child process per allocator pinned to one CPU: one replay thread per recorded thread, the\n"
@@ -34,30 +70,16 @@ const char cmd_replay_usage[] =
     "pointer. Each call is timed with serialized TSC reads, the reads' own floor subtracted.\n"
     "TRACE is a `prospect trace -w` file or an `ltrace -o` log (ltrace -f -e malloc+free ...;\n"
     "-tt/-ttt/-r timestamps, -T and -i are understood).\n"
-    "\n"
-    "  --allocator LIST  comma-separated: glibc, jemalloc, tcmalloc, mimalloc, or NAME=PATH of\n"
-    "                    a malloc library to preload (default: all four; one not installed is\n"
-    "                    skipped with a note)\n"
-    "  --cpu N           the CPU to pin to (default: as `prospect check`: the first isolated\n"
-    "                    CPU, else the highest online one, within this process's affinity);\n"
-    "                    its check verdict is printed\n"
-    "  -r, --repeat N    timed passes over the trace (default 3)\n"
-    "  --warmup N        untimed passes first (default 1)\n"
-    "  -o, --output FILE the percentile curves as SVG (seed 004's plot): one curve per\n"
-    "                    allocator for --function\n"
-    "  --function NAME   the calls the curves show: malloc (default), calloc, realloc, free\n"
-    "                    or all\n"
-    "  --log-y           logarithmic cycles axis in the SVG (shows the slow tail)\n"
-    "  --format FORMAT   text (default), csv or json\n"
-    "  --barrier B       lfence (default) or cpuid, seed 004's (Paoloni's) serializing reads:\n"
-    "                    a VM traps cpuid, ~20 us per call here (docs/cycles.md)\n"
-    "  --dump            also print every replayed call as the child ran it (order, thread,\n"
-    "                    size, the call whose pointer a free released): no timings\n"
+    "\n",
+    .outro =
     "\n"
     "Figures are TSC ticks per call over the timed passes, calls that migrated between CPUs\n"
     "left out; total is in microseconds; peak RSS is the child's (VmHWM).\n"
     "Exit status: 0, 1 when a trace cannot be read, a replay failed or no allocator asked\n"
-    "for is installed, 2 on a usage error.\n";
+    "for is installed, 2 on a usage error.\n",
+    .opts = replay_opts,
+    .flags = 0,
+};
 
 #define CMD "replay"
 
@@ -287,20 +309,6 @@ static int highest_allowed_cpu(void)
 
 int cmd_replay(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"allocator", required_argument, NULL, 'a'},
-        {"cpu", required_argument, NULL, 'C'},
-        {"repeat", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'W'},
-        {"output", required_argument, NULL, 'o'},
-        {"function", required_argument, NULL, 'F'},
-        {"log-y", no_argument, NULL, 'L'},
-        {"format", required_argument, NULL, 'f'},
-        {"dump", no_argument, NULL, 'D'},
-        {"barrier", required_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     struct replay_opts o = {.cpu = -1, .repeat = 3, .warmup = 1, .plot = RP_MALLOC};
     int ch;
 
@@ -308,7 +316,7 @@ int cmd_replay(int argc, char **argv)
         return EXIT_USAGE;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":r:o:h", lopts, NULL)) != -1) {
+    while ((ch = cmd_getopt(&cmd_replay_decl, argc, argv)) != -1) {
         switch (ch) {
         case 'a':
             if (parse_allocators(optarg, &o))

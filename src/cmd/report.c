@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/report_stacks.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
@@ -34,78 +35,126 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-const char cmd_report_usage[] =
-"usage: prospect report [-i FILE] [options]\n"
+enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
+       OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
+       OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
+       OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
+
+static const struct optdecl report_opts[] = {
+    { 'i', "input", "FILE",
+        "the file to read (default: perf.data; '-' is stdin, e.g. the pipe\n"
+        "of 'perf record -o -'); 'perf record -z' files are read too", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_FLAT, "flat", NULL,
+        "perf's table: Overhead / Command / Shared Object / Symbol;\n"
+        "--sort, -n, --percentage, --percent-limit, -t, --no-bracket and\n"
+        "--dso are its options and imply it (as perf's --sort)", 0, NULL, 0 },
+    { 's', "sort", "KEYS",
+        "keys of the flat table, any of comm,pid,dso,sym in any order\n"
+        "(default comm,dso,sym); pid is per process. tid alone: per\n"
+        "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
+        "per source file:line, from DWARF (docs/annotate.md)", 0, NULL, 0 },
+    { 'n', "show-nr-samples", NULL,
+        "a Samples column", 0, NULL, 0 },
+    { OPT_PERCENTAGE, "percentage", "M",
+        "absolute (default): % of every sample's period, filters hide\n"
+        "rows; relative: % of what the filters left", 0, NULL, 0 },
+    { OPT_LIMIT, "percent-limit", "P",
+        "hide flat rows below P percent", 0, NULL, 0 },
+    { 't', "field-separator", "S",
+        "--flat text: fields joined by S, unpadded (as perf -t)", 0, NULL, 0 },
+    { OPT_NO_BRACKET, "no-bracket", NULL,
+        "show stripped-library hits as raw addresses (as perf does)\n"
+        "instead of Prospect's a->b brackets", 0, NULL, 0 },
+    { OPT_SYMFS, "symfs", "DIR",
+        "read every file at DIR/<its path> (another system's files)", OPTD_COMPLETE_DIR, NULL, 0 },
+    { OPT_KALLSYMS, "kallsyms", "FILE",
+        "kernel symbols from FILE (kallsyms format), not from the\n"
+        "file's kernel build-id cache or /proc/kallsyms", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_PID, "pid", "PID",
+        "only samples of this process", OPTD_COMPLETE_PID, NULL, 0 },
+    { OPT_TID, "tid", "TID",
+        "only samples of this thread", OPTD_COMPLETE_PID, NULL, 0 },
+    { OPT_COMM, "comm", "NAME",
+        "only samples of processes with this command name", 0, NULL, 0 },
+    { OPT_CPU, "cpu", "N",
+        "only samples taken on this CPU", 0, NULL, 0 },
+    { OPT_DSO, "dso", "NAME",
+        "only rows of this shared object (name or path)", 0, NULL, 0 },
+    { 'e', "event", "NAME",
+        "the event whose samples to report, for files with several\n"
+        "(default: the first)", OPTD_COMPLETE_EVENT, NULL, 0 },
+    { OPT_HEADER, "header", NULL,
+        "what the file says about itself: host, kernel, cmdline, events,\n"
+        "samples, lost, build ids, features", 0, NULL, 0 },
+    { OPT_STATS, "stats", NULL,
+        "the number of records of each type", 0, NULL, 0 },
+    { OPT_FORMAT, "format", "FMT",
+        "text (default), csv or json (every table); the call stacks:\n"
+        "folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
+        "svg: interactive flame graph (click to zoom, search, hover)\n"
+        "pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
+        "speedscope: speedscope's JSON, a sampled profile per process", OPTD_COMPLETE_CHOICE,
+        "text csv json folded svg pprof speedscope", 0 },
+    { 'o', "output", "FILE",
+        "write the folded, svg, pprof or speedscope output to FILE (- is\n"
+        "standard output; a symlink is refused; replaced whole or not at all)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_INVERTED, "inverted", NULL,
+        "svg: an icicle graph of inverted stacks, hot functions on top and\n"
+        "their callers below (perf's --inverted: callers of the leaf)", 0, NULL, 0 },
+    { OPT_TITLE, "title", "TEXT",
+        "svg: the graph's title", 0, NULL, 0 },
+    { OPT_CHILDREN, "children", NULL,
+        "perf's Children/Self table from the call chains (-g files):\n"
+        "-n and --percent-limit apply; --sort comm,dso,sym (default),\n"
+        "dso,sym or sym", 0, NULL, 0 },
+    { OPT_CALLERS, "callers", "NAME",
+        "the tree of who calls function NAME (from -g files)", 0, NULL, 0 },
+    { OPT_CALLEES, "callees", "NAME",
+        "the tree of what function NAME spends its time in", 0, NULL, 0 },
+    { OPT_MAX_STACK, "max-stack", "N",
+        "call-graph reports: at most N frames of each stack, as perf's\n"
+        "(--children and trees: the sampled function and the N outermost\n"
+        "frames; folded: the N innermost, as perf script)", 0, NULL, 0 },
+    { OPT_INLINE, "inline", NULL,
+        "call-graph reports: frames inside inlined functions (DWARF) become\n"
+        "the chain of them, marked \"(inlined)\", as perf's --inline", 0, NULL, 0 },
+    { OPT_OFF_CPU, "off-cpu", NULL,
+        "these call-graph reports of the off-CPU waits of a file recorded\n"
+        "with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
+        "off CPU (folded: ns); the Prospect report shows them by itself", 0, NULL, 0 },
+    { OPT_TOP, "top", "N",
+        "routines shown per profile (default 25, 0 for all)", 0, NULL, 0 },
+    { OPT_MIN_PERCENT, "min-percent", "P",
+        "detail only processes with at least P% of the events (default 0.5)", 0, NULL, 0 },
+    { OPT_WIDE, "wide", NULL,
+        "full names; by default text lines fit 100 columns (long names\n"
+        "elided in the middle; CSV and JSON always have them whole)", 0, NULL, 0 },
+    { OPT_STDIO, "stdio", NULL,
+        "accepted for perf users: the output is always text on stdout", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "more diagnostics (repeat for more); implies --wide", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_report_decl = {
+    .name = "report",
+    .synopsis = "[-i FILE] [options]",
+    .intro =
 "\n"
 "Reads a perf.data file (written by 'prospect record' or 'perf record') and prints the\n"
 "Prospect report (as 'prospect run' does), or perf's flat table with --flat.\n"
-"\n"
-"  -i, --input FILE       the file to read (default: perf.data; '-' is stdin, e.g. the pipe\n"
-"                         of 'perf record -o -'); 'perf record -z' files are read too\n"
-"      --flat             perf's table: Overhead / Command / Shared Object / Symbol;\n"
-"                         --sort, -n, --percentage, --percent-limit, -t, --no-bracket and\n"
-"                         --dso are its options and imply it (as perf's --sort)\n"
-"  -s, --sort KEYS        keys of the flat table, any of comm,pid,dso,sym in any order\n"
-"                         (default comm,dso,sym); pid is per process. tid alone: per\n"
-"                         thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
-"                         per source file:line, from DWARF (docs/annotate.md)\n"
-"  -n, --show-nr-samples  a Samples column\n"
-"      --percentage M     absolute (default): % of every sample's period, filters hide\n"
-"                         rows; relative: % of what the filters left\n"
-"      --percent-limit P  hide flat rows below P percent\n"
-"  -t, --field-separator S  --flat text: fields joined by S, unpadded (as perf -t)\n"
-"      --no-bracket       show stripped-library hits as raw addresses (as perf does)\n"
-"                         instead of Prospect's a->b brackets\n"
-"      --symfs DIR        read every file at DIR/<its path> (another system's files)\n"
-"      --kallsyms FILE    kernel symbols from FILE (kallsyms format), not from the\n"
-"                         file's kernel build-id cache or /proc/kallsyms\n"
-"      --pid PID          only samples of this process\n"
-"      --tid TID          only samples of this thread\n"
-"      --comm NAME        only samples of processes with this command name\n"
-"      --cpu N            only samples taken on this CPU\n"
-"      --dso NAME         only rows of this shared object (name or path)\n"
-"  -e, --event NAME       the event whose samples to report, for files with several\n"
-"                         (default: the first)\n"
-"      --header           what the file says about itself: host, kernel, cmdline, events,\n"
-"                         samples, lost, build ids, features\n"
-"      --stats            the number of records of each type\n"
-"      --format FMT       text (default), csv or json (every table); the call stacks:\n"
-"                         folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
-"                         svg: interactive flame graph (click to zoom, search, hover)\n"
-"                         pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
-"                         speedscope: speedscope's JSON, a sampled profile per process\n"
-"  -o, --output FILE      write the folded, svg, pprof or speedscope output to FILE (- is\n"
-"                         standard output; a symlink is refused; replaced whole or not at all)\n"
-"      --inverted         svg: an icicle graph of inverted stacks, hot functions on top and\n"
-"                         their callers below (perf's --inverted: callers of the leaf)\n"
-"      --title TEXT       svg: the graph's title\n"
-"      --children         perf's Children/Self table from the call chains (-g files):\n"
-"                         -n and --percent-limit apply; --sort comm,dso,sym (default),\n"
-"                         dso,sym or sym\n"
-"      --callers NAME     the tree of who calls function NAME (from -g files)\n"
-"      --callees NAME     the tree of what function NAME spends its time in\n"
-"      --max-stack N      call-graph reports: at most N frames of each stack, as perf's\n"
-"                         (--children and trees: the sampled function and the N outermost\n"
-"                         frames; folded: the N innermost, as perf script)\n"
-"      --inline           call-graph reports: frames inside inlined functions (DWARF) become\n"
-"                         the chain of them, marked \"(inlined)\", as perf's --inline\n"
-"      --off-cpu          these call-graph reports of the off-CPU waits of a file recorded\n"
-"                         with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
-"                         off CPU (folded: ns); the Prospect report shows them by itself\n"
-"      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
-"      --wide             full names; by default text lines fit 100 columns (long names\n"
-"                         elided in the middle; CSV and JSON always have them whole)\n"
-"      --stdio            accepted for perf users: the output is always text on stdout\n"
-"  -v, --verbose          more diagnostics (repeat for more); implies --wide\n"
-"  -h, --help             this help\n"
+"\n",
+    .outro =
 "\n"
 "Examples:\n"
 "  prospect report -i perf.data\n"
 "  prospect report -i perf.data --flat --sort dso,sym --percent-limit 0.5 --comm myprog\n"
 "  prospect report -i perf.data --flat --format csv > profile.csv\n"
 "  prospect report -i perf.data --format svg -o flame.svg\n"
-"  prospect report -i perf.data --format pprof -o prof.pb.gz && go tool pprof -top prof.pb.gz\n";
+"  prospect report -i perf.data --format pprof -o prof.pb.gz && go tool pprof -top prof.pb.gz\n",
+    .opts = report_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 struct report_cmd_opts {
     const char *input;
@@ -230,47 +279,6 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
 
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
-    enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
-           OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
-           OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-           OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
-    static const struct option longs[] = {
-        { "input", required_argument, NULL, 'i' },
-        { "flat", no_argument, NULL, OPT_FLAT },
-        { "children", no_argument, NULL, OPT_CHILDREN },
-        { "callers", required_argument, NULL, OPT_CALLERS },
-        { "callees", required_argument, NULL, OPT_CALLEES },
-        { "off-cpu", no_argument, NULL, OPT_OFF_CPU },
-        { "max-stack", required_argument, NULL, OPT_MAX_STACK },
-        { "inline", no_argument, NULL, OPT_INLINE },
-        { "sort", required_argument, NULL, 's' },
-        { "percent-limit", required_argument, NULL, OPT_LIMIT },
-        { "no-bracket", no_argument, NULL, OPT_NO_BRACKET },
-        { "field-separator", required_argument, NULL, 't' },
-        { "show-nr-samples", no_argument, NULL, 'n' },
-        { "percentage", required_argument, NULL, OPT_PERCENTAGE },
-        { "stdio", no_argument, NULL, OPT_STDIO },
-        { "wide", no_argument, NULL, OPT_WIDE },
-        { "pid", required_argument, NULL, OPT_PID },
-        { "tid", required_argument, NULL, OPT_TID },
-        { "comm", required_argument, NULL, OPT_COMM },
-        { "cpu", required_argument, NULL, OPT_CPU },
-        { "dso", required_argument, NULL, OPT_DSO },
-        { "event", required_argument, NULL, 'e' },
-        { "header", no_argument, NULL, OPT_HEADER },
-        { "stats", no_argument, NULL, OPT_STATS },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "inverted", no_argument, NULL, OPT_INVERTED },
-        { "title", required_argument, NULL, OPT_TITLE },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
-        { "symfs", required_argument, NULL, OPT_SYMFS },
-        { "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     char why[160];
     uint64_t v;
     double d;
@@ -284,7 +292,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:i:s:t:e:o:nvh", longs, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_report_decl, argc, argv)) != -1) {
         switch (c) {
         case 'i': o->input = optarg; break;
         case OPT_FLAT: o->flat = true; break;

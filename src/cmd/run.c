@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "annotate/top.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/profile_opts.h"
 #include "callgraph/resolve.h"
 #include "offcpu/offcpu.h"
@@ -24,26 +25,42 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-const char cmd_run_usage[] =
-"usage: prospect run [options] [--] COMMAND [ARGS...]\n"
+enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE };
+
+static const struct optdecl run_opts[] = {
+    PROFILE_OPTDECLS,
+    { 'p', "pid", "PID", "for record and stat: run profiles a command, or -a", OPTD_COMPLETE_PID, NULL, 0 },
+    { 'o', "output", "FILE",
+        "write the report to FILE instead of standard error", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_TOP, "top", "N",
+        "routines shown per profile (default 25, 0 for all)", 0, NULL, 0 },
+    { OPT_MIN_PERCENT, "min-percent", "P",
+        "detail only processes with at least P% of the events (default 0.5)", 0, NULL, 0 },
+    { OPT_MIN_TIME, "min-time", "SEC",
+        "... and at least SEC seconds of CPU time (time events)", 0, NULL, 0 },
+    { OPT_ANNOTATE, "annotate", "N",
+        "after the report, the N hottest routines disassembled with their\n"
+        "hits per instruction and source lines (the paper's -e; see\n"
+        "'prospect annotate')", 0, NULL, 0 },
+    { OPT_WIDE, "wide", NULL,
+        "full names; by default report lines fit 100 columns (long names\n"
+        "elided in the middle)", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "explain choices and missing symbols (-vv: more); implies --wide", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_run_decl = {
+    .name = "run",
+    .synopsis = "[options] [--] COMMAND [ARGS...]",
+    .intro =
 "       prospect run -a [options] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Starts COMMAND, samples the instruction pointer of it and every process it starts (user and\n"
 "kernel) until it exits, then prints the Prospect report on standard error (or -o FILE).\n"
 "The exit status is the command's; a command killed by signal N gives 128+N.\n"
-"\n"
-PROFILE_OPTS_HELP
-"  -o, --output FILE      write the report to FILE instead of standard error\n"
-"      --top N            routines shown per profile (default 25, 0 for all)\n"
-"      --min-percent P    detail only processes with at least P% of the events (default 0.5)\n"
-"      --min-time SEC     ... and at least SEC seconds of CPU time (time events)\n"
-"      --annotate N       after the report, the N hottest routines disassembled with their\n"
-"                         hits per instruction and source lines (the paper's -e; see\n"
-"                         'prospect annotate')\n"
-"      --wide             full names; by default report lines fit 100 columns (long names\n"
-"                         elided in the middle)\n"
-"  -v, --verbose          explain choices and missing symbols (-vv: more); implies --wide\n"
-"  -h, --help             show this help\n"
+"\n",
+    .outro =
 "\n"
 "Examples:\n"
 "  prospect run -- ./myprog arg1 arg2\n"
@@ -52,7 +69,10 @@ PROFILE_OPTS_HELP
 "  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n"
-"  prospect run --annotate 5 -- ./myprog   # report + the 5 hottest routines' assembly\n";
+"  prospect run --annotate 5 -- ./myprog   # report + the 5 hottest routines' assembly\n",
+    .opts = run_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 /* One session per sampling event (-e a,b): each event's samples go to its own, every other
  * record (maps, comms, forks) to all of them. */
@@ -199,19 +219,6 @@ static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note,
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE };
-    static const struct option longopts[] = {
-        PROFILE_LONG_OPTS,
-        { "output", required_argument, NULL, 'o' },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
-        { "min-time", required_argument, NULL, OPT_MIN_TIME },
-        { "wide", no_argument, NULL, OPT_WIDE },
-        { "annotate", required_argument, NULL, OPT_ANNOTATE },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct profile_opts po;
     struct report_opts ro = { .top = 25, .min_percent = 0.5 };
     struct collect_outlets outlets = { .ordered = run_record, .launched = on_launched };
@@ -239,7 +246,7 @@ int cmd_run(int argc, char **argv)
     profile_opts_init(&po);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:" PROFILE_SHORT_OPTS "o:vh", longopts, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_run_decl, argc, argv)) != -1) {
         ret = profile_opts_parse(&po, "run", c, optarg);
         if (ret == 0)
             continue;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/stat_cost.h"
 #include "perf/event.h"
 #include "report/stat_table.h"
@@ -32,8 +33,72 @@
 #include "util/strutil.h"
 #include "util/vec.h"
 
-const char cmd_stat_usage[] =
-"usage: prospect stat [options] [-r REGION]... [--] COMMAND [ARGS]\n"
+enum { OPT_CSV = 256, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
+       OPT_CPU, OPT_ENTRY, OPT_REPEAT, OPT_PROGRESS, OPT_MARKERS };
+
+static const struct optdecl stat_opts[] = {
+    { 'e', "events", "LIST",
+        "comma-separated events (default: task-clock, context-switches,\n"
+        "cpu-migrations, page-faults, and hardware events where available)", OPTD_COMPLETE_EVENT, NULL, 0 },
+    { 'g', "group", "LIST",
+        "events counted together as one group (repeatable)", OPTD_COMPLETE_EVENT, NULL, 0 },
+    { 'r', "region", "REGION",
+        "count only inside REGION (repeatable); perf stat's -r (repeat) is\n"
+        "--repeat here, as -r is Perforator's region flag", OPTD_COMPLETE_FUNC, NULL, 0 },
+    { OPT_MARKERS, "markers", NULL,
+        "count inside the regions the program marks itself with\n"
+        "<prospect/region.h> (prospect_region_begin/end, libprospect): each\n"
+        "thread counts -e's events itself (at most 8; default task-clock, and\n"
+        "cycles and instructions where the machine counts them)", 0, NULL, 0 },
+    { 'p', "pid", "PID",
+        "attach to a running process; probes are removed when done", OPTD_COMPLETE_PID, NULL, 0 },
+    { 'a', "all-cpus", NULL,
+        "count every process on every CPU (while COMMAND runs, or until\n"
+        "Ctrl-C or --duration); needs perf_event_paranoid <= 0 or root", 0, NULL, 0 },
+    { 'd', "duration", "SECS",
+        "measure for SECS seconds, then print the results; a command still\n"
+        "running is not killed: prospect waits for it and exits with its\n"
+        "status (as 'prospect run -d'); -p: detach", 0, NULL, 0 },
+    { OPT_REPEAT, "repeat", "N",
+        "run the command N times; print means and their variation", 0, NULL, 0 },
+    { 'I', "interval-print", "MSEC",
+        "print the counts of every MSEC milliseconds (>= 10)", 0, NULL, 0 },
+    { OPT_CPU, "cpu", "N",
+        "run the command pinned to CPU N (set before it starts)", 0, NULL, 0 },
+    { 's', "summary", NULL,
+        "one table with a row per region", 0, NULL, 0 },
+    { OPT_DETAIL, "detail", NULL,
+        "add p50 and p99 over crossings", 0, NULL, 0 },
+    { OPT_PERTHREAD, "per-thread", NULL,
+        "also show each thread's results", 0, NULL, 0 },
+    { OPT_CSV, "csv", NULL,
+        "CSV output", 0, NULL, 0 },
+    { 'x', "field-separator", "SEP",
+        "CSV output with SEP between fields (perf stat's -x)", 0, NULL, 0 },
+    { 'o', "output", "FILE",
+        "write the results to FILE instead of standard error", OPTD_COMPLETE_FILE, NULL, 0 },
+    { OPT_SORT, "sort-key", "KEY",
+        "sort regions by region, calls, crossings, wall-clock or an event", 0, NULL, 0 },
+    { OPT_REVERSE, "reverse-sort", NULL,
+        "reverse the order", 0, NULL, 0 },
+    { OPT_IGNORE, "ignore-missing-regions", NULL,
+        "warn about regions that cannot be found and go on", 0, NULL, 0 },
+    { OPT_ENTRY, "entry", "MODE",
+        "how functions are entered: jump (default: a command's functions\n"
+        "that allow it jump to a probed trampoline, no single-step trap) or\n"
+        "trap (a uprobe on the function's first instruction)", 0, NULL, 0 },
+    { OPT_PROGRESS, "progress", NULL,
+        "with -r, a progress line on stderr every second (crossings so far,\n"
+        "time elapsed); on by default when stderr is a terminal", 0, NULL, 0 },
+    { 'v', "verbose", NULL, "print every probed site and full region names (-vv: more)", 0, NULL, 0 },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_stat_decl = {
+    .name = "stat",
+    .synopsis = "[options] [-r REGION]... [--] COMMAND [ARGS]",
+    .intro =
 "       prospect stat [options] [-r REGION...] -p PID [--duration SECONDS]\n"
 "       prospect stat -a [options] [--duration SECONDS] [-- COMMAND [ARGS]]\n"
 "       prospect stat --markers [-e EVENTS] [options] [--] COMMAND [ARGS]\n"
@@ -51,41 +116,8 @@ const char cmd_stat_usage[] =
 "  FILE:L1-FILE:L2      source lines L1 up to (not including) L2; FILE:L1-L2 also works\n"
 "  0xA-0xB              ELF virtual addresses of the program (as objdump shows), B excluded\n"
 "\n"
-"Options:\n"
-"  -e, --events LIST    comma-separated events (default: task-clock, context-switches,\n"
-"                       cpu-migrations, page-faults, and hardware events where available)\n"
-"  -g, --group LIST     events counted together as one group (repeatable)\n"
-"  -r, --region REGION  count only inside REGION (repeatable); perf stat's -r (repeat) is\n"
-"                       --repeat here, as -r is Perforator's region flag\n"
-"      --markers        count inside the regions the program marks itself with\n"
-"                       <prospect/region.h> (prospect_region_begin/end, libprospect): each\n"
-"                       thread counts -e's events itself (at most 8; default task-clock, and\n"
-"                       cycles and instructions where the machine counts them)\n"
-"  -p, --pid PID        attach to a running process; probes are removed when done\n"
-"  -a, --all-cpus       count every process on every CPU (while COMMAND runs, or until\n"
-"                       Ctrl-C or --duration); needs perf_event_paranoid <= 0 or root\n"
-"  -d, --duration SECS  measure for SECS seconds, then print the results; a command still\n"
-"                       running is not killed: prospect waits for it and exits with its\n"
-"                       status (as 'prospect run -d'); -p: detach\n"
-"      --repeat N       run the command N times; print means and their variation\n"
-"  -I, --interval-print MSEC  print the counts of every MSEC milliseconds (>= 10)\n"
-"      --cpu N          run the command pinned to CPU N (set before it starts)\n"
-"  -s, --summary        one table with a row per region\n"
-"      --detail         add p50 and p99 over crossings\n"
-"      --per-thread     also show each thread's results\n"
-"      --csv            CSV output\n"
-"  -x, --field-separator SEP  CSV output with SEP between fields (perf stat's -x)\n"
-"  -o, --output FILE    write the results to FILE instead of standard error\n"
-"      --sort-key KEY   sort regions by region, calls, crossings, wall-clock or an event\n"
-"      --reverse-sort   reverse the order\n"
-"      --ignore-missing-regions  warn about regions that cannot be found and go on\n"
-"      --entry MODE     how functions are entered: jump (default: a command's functions\n"
-"                       that allow it jump to a probed trampoline, no single-step trap) or\n"
-"                       trap (a uprobe on the function's first instruction)\n"
-"      --progress       with -r, a progress line on stderr every second (crossings so far,\n"
-"                       time elapsed); on by default when stderr is a terminal\n"
-"  -v, --verbose        print every probed site and full region names (-vv: more)\n"
-"  -h, --help           this help\n"
+"Options:\n",
+    .outro =
 "\n"
 "An event the kernel refuses to count with the kernel included (kernel.perf_event_paranoid\n"
 "2 for a user) counts user space only, like perf, and is shown as NAME:u.\n"
@@ -93,7 +125,10 @@ const char cmd_stat_usage[] =
 "\n"
 "Exit status: the command's (128+N if it was killed by signal N); 127/126 if it cannot be\n"
 "run; 2 for usage errors; 1 for other errors (unknown region, event that does not open).\n"
-"Mechanism, semantics and measurement skew: docs/stat.md.\n";
+"Mechanism, semantics and measurement skew: docs/stat.md.\n",
+    .opts = stat_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 static volatile sig_atomic_t stop_requested, stops;
 static pid_t left_running;   /* the command, when a second signal ended the wait without it */
@@ -240,31 +275,9 @@ static void free_opts(struct stat_opts *o)
     vec_free(&o->regions);
 }
 
-enum { OPT_CSV = 256, OPT_SORT, OPT_REVERSE, OPT_IGNORE, OPT_DETAIL, OPT_PERTHREAD,
-       OPT_CPU, OPT_ENTRY, OPT_REPEAT, OPT_PROGRESS, OPT_MARKERS };
 
 static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
-    static const struct option lo[] = {
-        { "events", required_argument, NULL, 'e' }, { "group", required_argument, NULL, 'g' },
-        { "region", required_argument, NULL, 'r' }, { "pid", required_argument, NULL, 'p' },
-        { "duration", required_argument, NULL, 'd' },
-        { "repeat", required_argument, NULL, OPT_REPEAT },
-        { "all-cpus", no_argument, NULL, 'a' },
-        { "interval-print", required_argument, NULL, 'I' },
-        { "field-separator", required_argument, NULL, 'x' },
-        { "summary", no_argument, NULL, 's' }, { "csv", no_argument, NULL, OPT_CSV },
-        { "output", required_argument, NULL, 'o' }, { "sort-key", required_argument, NULL, OPT_SORT },
-        { "reverse-sort", no_argument, NULL, OPT_REVERSE },
-        { "ignore-missing-regions", no_argument, NULL, OPT_IGNORE },
-        { "detail", no_argument, NULL, OPT_DETAIL }, { "per-thread", no_argument, NULL, OPT_PERTHREAD },
-        { "cpu", required_argument, NULL, OPT_CPU },
-        { "entry", required_argument, NULL, OPT_ENTRY },
-        { "progress", no_argument, NULL, OPT_PROGRESS },
-        { "markers", no_argument, NULL, OPT_MARKERS },
-        { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct counter_group g0 = { 0 };
     int c, e;
     uint64_t v;
@@ -273,7 +286,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
         return 1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:e:g:r:p:d:aI:x:so:vh", lo, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_stat_decl, argc, argv)) != -1) {
         switch (c) {
         case 'e':
             if ((e = add_events(o, &o->groups.v[0], optarg)))

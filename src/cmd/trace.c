@@ -22,6 +22,7 @@
 #include "calltrace/tracefile.h"
 #include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "inject/calltrace_abi.h"
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
@@ -30,8 +31,45 @@
 #include "util/outfile.h"
 #include "util/vec.h"
 
-const char cmd_trace_usage[] =
-"usage: prospect trace [options] [--] COMMAND [ARGS]\n"
+static const struct optdecl trace_opts[] = {
+    { 'e', "filter", "SPEC",
+        "functions to trace: names joined by '+', globs, 'libc:mem*' or\n"
+        "ltrace's 'malloc@libc.so.6' (repeatable; default: malloc, free,\n"
+        "calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc).\n"
+        "Other functions: 'libfoo.so:bar*' (exported functions of a library,\n"
+        "or 'prog:f' of the program) are traced by uprobes, 4 integer args\n"
+        "shown, ~10-20 us a call (the built-ins of --list: ~20 ns)", 0, NULL, 0 },
+    { 'f', "follow-forks", NULL,
+        "trace child processes too (fork; exec keeps tracing either way)", 0, NULL, 0 },
+    { 'p', "pid", "PID",
+        "attach to a running process: the interposer is loaded into it (one\n"
+        "ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
+        "at it until prospect detaches (Ctrl-C), when they are written back;\n"
+        "with -f, uprobes (a forked child's entries could not be restored)", OPTD_COMPLETE_PID, NULL, 0 },
+    { 'U', "uprobes", NULL,
+        "with -p: tracefs uprobes instead (~10 us per call; also the fallback\n"
+        "when the interposer cannot be loaded)", 0, NULL, OPTD_LONG_ONLY },
+    { 'o', "output", "FILE",
+        "write the lines (or the csv, or the summary) to FILE", OPTD_COMPLETE_FILE, NULL, 0 },
+    { 'F', "format", "F",
+        "text (default) or csv: time_ns,pid,tid,caller,function,args,ret,\n"
+        "duration_ns", OPTD_COMPLETE_CHOICE, "text csv", OPTD_LONG_ONLY },
+    { 'v', "verbose", NULL, "add the calling function: prog(main+0x1f)->malloc(...)", 0, NULL, 0 },
+    { 'c', "summary", NULL,
+        "no lines: per function calls, total/mean/max time, and the request\n"
+        "sizes of allocation calls (histogram and top sizes)", 0, NULL, 0 },
+    { 'w', "write", "FILE",
+        "also write a binary trace for `prospect replay`", OPTD_COMPLETE_FILE, NULL, 0 },
+    { 'L', "list", NULL,
+        "print the built-in functions and their prototypes", 0, NULL, OPTD_LONG_ONLY },
+    OPTD_HELP,
+    { 0 },
+};
+
+const struct cmd_decl cmd_trace_decl = {
+    .name = "trace",
+    .synopsis = "[options] [--] COMMAND [ARGS]",
+    .intro =
 "       prospect trace [options] -p PID\n"
 "\n"
 "Traces calls a program makes to library functions, like ltrace, without stopping it: an\n"
@@ -41,31 +79,13 @@ const char cmd_trace_usage[] =
 "  15671 prog->malloc(144)                       = 0x7fa9f6e82eb0 <0.000000356>\n"
 "PID is the thread's id, 'prog' the object the call came from (ltrace's exe->).\n"
 "\n"
-"Options:\n"
-"  -e, --filter SPEC    functions to trace: names joined by '+', globs, 'libc:mem*' or\n"
-"                       ltrace's 'malloc@libc.so.6' (repeatable; default: malloc, free,\n"
-"                       calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc).\n"
-"                       Other functions: 'libfoo.so:bar*' (exported functions of a library,\n"
-"                       or 'prog:f' of the program) are traced by uprobes, 4 integer args\n"
-"                       shown, ~10-20 us a call (the built-ins of --list: ~20 ns)\n"
-"  -f, --follow-forks   trace child processes too (fork; exec keeps tracing either way)\n"
-"  -p, --pid PID        attach to a running process: the interposer is loaded into it (one\n"
-"                       ptrace stop of one thread, for a dlopen) and its GOT entries point\n"
-"                       at it until prospect detaches (Ctrl-C), when they are written back;\n"
-"                       with -f, uprobes (a forked child's entries could not be restored)\n"
-"      --uprobes        with -p: tracefs uprobes instead (~10 us per call; also the fallback\n"
-"                       when the interposer cannot be loaded)\n"
-"  -o, --output FILE    write the lines (or the csv, or the summary) to FILE\n"
-"      --format F       text (default) or csv: time_ns,pid,tid,caller,function,args,ret,\n"
-"                       duration_ns\n"
-"  -v, --verbose        add the calling function: prog(main+0x1f)->malloc(...)\n"
-"  -c, --summary        no lines: per function calls, total/mean/max time, and the request\n"
-"                       sizes of allocation calls (histogram and top sizes)\n"
-"  -w, --write FILE     also write a binary trace for `prospect replay`\n"
-"      --list           print the built-in functions and their prototypes\n"
-"  -h, --help           this text\n"
+"Options:\n",
+    .outro =
 "\n"
-"The exit status is the command's (128+N when a signal N ended it).\n";
+"The exit status is the command's (128+N when a signal N ended it).\n",
+    .opts = trace_opts,
+    .flags = OPTD_STOP_AT_COMMAND,
+};
 
 static volatile sig_atomic_t stop_requested, stops;
 
@@ -492,20 +512,6 @@ static int exec_error(const char *cmd, int err)
 
 int cmd_trace(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        { "filter", required_argument, NULL, 'e' },
-        { "follow-forks", no_argument, NULL, 'f' },
-        { "pid", required_argument, NULL, 'p' },
-        { "output", required_argument, NULL, 'o' },
-        { "format", required_argument, NULL, 'F' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "summary", no_argument, NULL, 'c' },
-        { "write", required_argument, NULL, 'w' },
-        { "list", no_argument, NULL, 'L' },
-        { "uprobes", no_argument, NULL, 'U' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     struct tracer t = { .out = stderr };
     const char *out_path = NULL, *trace_path = NULL;
     uint64_t mask = 0;
@@ -519,7 +525,7 @@ int cmd_trace(int argc, char **argv)
         t.file_idx[i] = -1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:e:fp:o:vcw:h", lo, NULL)) != -1) {
+    while ((c = cmd_getopt(&cmd_trace_decl, argc, argv)) != -1) {
         switch (c) {
         case 'e':
             if ((e = ct_funcsel_parse_any(optarg, &mask, &anyl, err, sizeof(err))))

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Commands declared once (src/cmd/options.h): every option of every command's table is in its
+# --help, its man page and its completion; nothing parses options outside the tables; mistyped
+# commands and options get "did you mean"; man and bash completion work after install-docs.
+source "$(dirname "$0")/lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cmds=$("$PROSPECT" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }' |
+       grep -vx help)
+check options_commands_listed [ "$(wc -w <<<"$cmds")" -ge 11 ]
+
+inst=$TEST_TMP/inst
+make -s -C "$root" install-docs PREFIX="$inst" PROSPECT_BIN="$PROSPECT" >/dev/null 2>&1
+check options_install_docs [ -f "$inst/share/man/man1/prospect-report.1" ]
+
+missing="" wide=""
+for c in $cmds; do
+    # The table, as completion lists it: every long option, and -x for the short ones.
+    opts=$("$PROSPECT" __complete 2 prospect "$c" -)
+    [ -n "$opts" ] || missing="$missing $c:no-options"
+    help=$("$PROSPECT" "$c" --help)
+    man=$(MANPATH=$inst/share/man MANWIDTH=200 man -P cat "prospect-$c" 2>/dev/null)
+    for o in $opts; do
+        grep -qF -- "$o" <<<"$help" || missing="$missing $c:help:$o"
+        grep -qF -- "$o" <<<"$man" || missing="$missing $c:man:$o"
+    done
+    w=$(awk '{ if (length > m) m = length } END { print m + 0 }' <<<"$help")
+    [ "$w" -le 100 ] || wide="$wide $c:$w"
+done
+check options_every_option_in_help_and_man [ -z "$missing" ]
+[ -z "$missing" ] || echo "missing:$missing" | head -c 2000
+check options_help_fits_100_columns [ -z "$wide" ]
+[ -z "$wide" ] || echo "wider than 100:$wide"
+
+# Nothing parses options by hand: getopt is called from the tables only.
+hand=$(grep -ln 'getopt_long\|struct option ' "$root"/src/cmd/*.c | grep -v '/options\.c$')
+check options_no_hand_parsing [ -z "$hand" ]
+[ -z "$hand" ] || echo "parsing outside the tables: $hand"
+
+out=$("$PROSPECT" rn 2>&1); rc=$?
+check options_command_suggested [ $rc -eq 2 ]
+check options_command_suggested_text grep -q "unknown command 'rn'; did you mean 'run'?" <<<"$out"
+out=$("$PROSPECT" report --chidren 2>&1); rc=$?
+check options_option_suggested [ $rc -eq 2 ]
+check options_option_suggested_text \
+    grep -q "unknown option '--chidren'; did you mean '--children'?" <<<"$out"
+out=$("$PROSPECT" stat --zzzzzz 2>&1); rc=$?
+check options_no_wild_suggestion [ $rc -eq 2 ] && ! grep -q 'did you mean' <<<"$out"
+
+page=$(MANPATH=$inst/share/man man -P cat prospect-report 2>/dev/null)
+check options_man_page_reads grep -q -- '--children' <<<"$page"
+check options_man_top_page_lists_commands \
+    grep -q 'prospect-stat' <<<"$(MANPATH=$inst/share/man man -P cat prospect 2>/dev/null)"
+
+# bash completion, loaded as a user's shell would (interactive bash), on the installed binary.
+bindir=$TEST_TMP/bin
+mkdir -p "$bindir"
+ln -sf "$PROSPECT" "$bindir/prospect"
+complete_line() {
+    PATH=$bindir:$PATH bash --norc -ic "source '$inst/share/bash-completion/completions/prospect'
+        read -ra COMP_WORDS <<<\"\$1\"; [ \"\${1: -1}\" = ' ' ] && COMP_WORDS+=('')
+        COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMP_LINE=\$1; COMP_POINT=\${#1}
+        _prospect; printf '%s\n' \"\${COMPREPLY[@]}\"" _ "$1" 2>/dev/null
+}
+check options_bash_completes_command grep -qx report <<<"$(complete_line 'prospect rep')"
+check options_bash_completes_option grep -qx -- --children <<<"$(complete_line 'prospect report --chi')"
+check options_bash_completes_event grep -qx task-clock <<<"$(complete_line 'prospect run -e task-c')"
+check options_bash_completes_choice grep -qx folded <<<"$(complete_line 'prospect report --format fo')"
