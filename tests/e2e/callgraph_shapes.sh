@@ -227,6 +227,12 @@ check oncpu_report_names_off_cpu_option grep -q "off-CPU waits too (sched:sched_
 n=$(share "$TEST_TMP/off.data" nap --off-cpu)
 check offcpu_children_share_of_nap [ -n "$n" -a "$(awk -v n="$n" -v a="$nap" -v t="$(weight "$TEST_TMP/off.folded" .)" \
     'BEGIN { d = n - 100 * a / t; print (d < 0.02 && d > -0.02) }')" = 1 ]
+# README's `report --off-cpu` alone: the Children/Self table of the waits, not a usage error.
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu >"$TEST_TMP/offalone.txt" 2>"$TEST_TMP/offalone.err"
+check offcpu_alone_status [ $? = 0 ]
+check offcpu_alone_is_children grep -q "^# Children      Self" "$TEST_TMP/offalone.txt"
+check offcpu_alone_weighs_waits grep -q "^# Samples: .* of event 'off-CPU time in ns" "$TEST_TMP/offalone.txt"
+check offcpu_alone_nap_row grep -Eq "^ +[0-9.]+% +[0-9.]+% .* cg_shapes +\\[\\.\\] nap$" "$TEST_TMP/offalone.txt"
 # The flame graph, speedscope and pprof files of the waits weigh the ns waited, as folded does
 # (a wait of 200 ms is not as wide as one of 20 us): nap's ns in each equal its folded weight.
 "$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format svg -o "$TEST_TMP/off.svg" 2>/dev/null
