@@ -138,4 +138,4 @@ check debuginfod_kept_failure_named grep -Eq "^prospect report: note: debuginfod
 find "$XDG_CACHE_HOME/prospect/debuginfod" -name debuginfo -size 0 -delete
 out=$(mute)
 check debuginfod_retry_after_delete grep -q "note: debuginfod: waiting for http://127.0.0.1:$mport" <<<"$out"
-kill "$mute_pid"; wait "$mute_pid" 2>/dev/null
+kill "$mute_pid"; wait "$mute_pid" 2>/dev/null || true
