@@ -137,13 +137,17 @@ static int negative_path(char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* How long libdebuginfod keeps a failure: the cache's cache_miss_s file, else its 600 s. */
+static long cache_miss_s(void);
+
+/* An entry still in force (an expired one is removed and the servers asked again). */
 static bool negative_cached(const char *path)
 {
     struct stat st;
-    return !stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size;
+    return !stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size &&
+           time(NULL) - st.st_mtime <= cache_miss_s();
 }
 
-/* How long libdebuginfod keeps a failure: the cache's cache_miss_s file, else its 600 s. */
 static long cache_miss_s(void)
 {
     const char *cache = getenv(DEBUGINFOD_CACHE_PATH_ENV_VAR);
