@@ -1,4 +1,5 @@
 /* main(): the command table and dispatch, nothing else. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/cmd.h"
@@ -78,14 +79,26 @@ static int dispatch(int argc, char **argv, const char **name)
         return 2;
     }
     *name = c->name;
+    cmd_begin(c->name);
     return c->fn(argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)
 {
     const char *name = NULL;
-    int status = dispatch(argc, argv, &name);
+    int status;
+
+    if (cmd_stdout_setup()) {
+        fprintf(stderr, "prospect: out of memory\n");
+        return 1;
+    }
+    status = dispatch(argc, argv, &name);
 
     /* Every write to stdout is checked here, the help and version texts' too. */
-    return cmd_finish_stdout(name, status);
+    status = cmd_finish_stdout(name, status);
+    if (cmd_exit_signal) {
+        signal(cmd_exit_signal, SIG_DFL);
+        raise(cmd_exit_signal);
+    }
+    return status;
 }

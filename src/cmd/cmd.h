@@ -31,15 +31,26 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now, int c);
 /* Prints "prospect CMD: <message>" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The errno of a failed write to f (after flushing it), or 0. */
+/* The errno of a failed write to f (after flushing it), or 0. For stdout, the errno of its
+ * first failed write; a command that gets it non-zero says the error itself. */
 int cmd_stream_errno(FILE *f);
+/* Puts stdout through a writer that remembers its first write's errno (main(), first). */
+int cmd_stdout_setup(void);
 /* Warns on stderr when the program a command launches is set-user-ID, set-group-ID or has file
  * capabilities (of another owner, not on a nosuid mount): the kernel detaches perf events at
  * such an exec. `consequence` says what that does to this command's results. */
 void cmd_warn_setid(const char *cmd, const char *program, const char *consequence);
 /* Flushes stdout at the end of a command (cmd: NULL outside one): a write error, e.g. "No space
- * left on device" for `> /dev/full`, is printed and makes a 0 status 1. Returns the status. */
+ * left on device" for `> /dev/full`, is printed (unless the command said it already) and
+ * makes a 0 status 1. Returns the status. */
 int cmd_finish_stdout(const char *cmd, int status);
+/* Before a command runs (its name, for the notes said while it runs). */
+void cmd_begin(const char *name);
+/* The signal main() dies of after the command returned and stdout was flushed (0: none). */
+extern int cmd_exit_signal;
+/* A command stopped by Ctrl-C whose status is 128+SIGINT (its command died of it) dies of
+ * SIGINT too, as `run` and `record` do: a shell loop around it then stops. */
+void cmd_exit_by_sigint(int stop_signal, int status);
 /* Prints the command's --help text to stdout; returns 0. */
 int cmd_help(const char *cmd);
 /* `prospect help --man [COMMAND]`: the man page in roff on stdout (src/cmd/manpage.c). */

@@ -1,10 +1,14 @@
 #include <errno.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "probe/region.h"
+#include "symbol/dso.h"
 
 const struct command *command_find(const char *name)
 {
@@ -52,6 +56,28 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+static const char *current_cmd = "";
+
+/* A debuginfod lookup that waits: said, so a silent pause is not taken for a hang. */
+static void say_waiting(const char *msg)
+{
+    fprintf(stderr, "prospect %s: note: %s\n", current_cmd, msg);
+}
+
+void cmd_begin(const char *name)
+{
+    current_cmd = name;
+    symbol_debuginfod_on_wait(say_waiting);
+}
+
+int cmd_exit_signal;
+
+void cmd_exit_by_sigint(int stop_signal, int status)
+{
+    if (stop_signal == SIGINT && status == 128 + SIGINT)
+        cmd_exit_signal = SIGINT;
+}
+
 int cmd_help(const char *cmd)
 {
     const struct command *c = command_find(cmd);
@@ -83,11 +109,46 @@ int cmd_bad_option(const char *cmd, char **argv, int optind_now, int optopt_now,
     return cmd_usage_error(cmd, "unknown option '%s'", arg);
 }
 
-int cmd_stream_errno(FILE *f)
+/* Standard output's first write error, and whether a command has taken (and said) it. */
+static int stdout_errno;
+static bool stdout_error_taken;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t len)
+{
+    ssize_t n;
+    (void)cookie;
+    while ((n = write(STDOUT_FILENO, buf, len)) < 0 && errno == EINTR)
+        continue;
+    if (n < 0 && !stdout_errno)
+        stdout_errno = errno;
+    return n;
+}
+
+int cmd_stdout_setup(void)
+{
+    /* stdio keeps a failed write's errno nowhere: by the time a renderer sees ferror(), errno
+     * is another call's. stdout through this writer remembers it ("No space left on device",
+     * not a vague EIO); stdout is assignable in glibc for this. */
+    static const cookie_io_functions_t io = { .write = stdout_write };
+    FILE *f = fopencookie(NULL, "w", io);
+
+    if (!f)
+        return -errno;
+    if (setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ)) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    stdout = f;
+    return 0;
+}
+
+static int cmd_stream_errno_of(FILE *f)
 {
     errno = 0;
     if (fflush(f) == 0 && !ferror(f))
         return 0;
+    if (f == stdout && stdout_errno)
+        return stdout_errno;
     /* glibc keeps the bytes a failed write could not pass on: flushing again repeats that
      * write and its errno (ENOSPC rather than a vague EIO). */
     if (errno == 0)
@@ -95,12 +156,24 @@ int cmd_stream_errno(FILE *f)
     return errno ? errno : EIO;
 }
 
+int cmd_stream_errno(FILE *f)
+{
+    int e = cmd_stream_errno_of(f);
+
+    if (e && f == stdout)
+        stdout_error_taken = true;
+    return e;
+}
+
 int cmd_finish_stdout(const char *cmd, int status)
 {
+    bool said = stdout_error_taken;
     int e = cmd_stream_errno(stdout);
 
     if (!e)
         return status;
+    if (said)               /* the command said it already: one error, not two */
+        return status ? status : 1;
     fprintf(stderr, "prospect%s%s: writing standard output: %s\n", cmd ? " " : "",
             cmd ? cmd : "", strerror(e));
     return status ? status : 1;

@@ -352,6 +352,7 @@ int cmd_lines(int argc, char **argv)
         status = e;
     else
         status = run(&o);
+    cmd_exit_by_sigint(collect_stop_signal, status);
     vec_free(&o.funcs);
     vec_free(&o.files);
     return status;

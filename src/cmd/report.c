@@ -121,7 +121,8 @@ static const struct optdecl report_opts[] = {
     { OPT_OFF_CPU, "off-cpu", NULL,
         "these call-graph reports of the off-CPU waits of a file recorded\n"
         "with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
-        "off CPU (folded: ns); the Prospect report shows them by itself", 0, NULL, 0 },
+        "off CPU (folded: ns); alone, --children of them (the Prospect\n"
+        "report has its Off-CPU Time section by itself)", 0, NULL, 0 },
     { OPT_TOP, "top", "N",
         "routines shown per profile (default 25, 0 for all)", 0, NULL, 0 },
     { OPT_MIN_PERCENT, "min-percent", "P",
@@ -398,15 +399,14 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     for (size_t k = 0; k < o->flat_opts.nkeys; k++)
         if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
             return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
+    /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
+    if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
+        o->children = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
     if ((o->output || o->inverted || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope)");
-    if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
-        return cmd_usage_error("report", "--off-cpu is for --children, --format folded, "
-                               "--callers and --callees (the Prospect report has its Off-CPU "
-                               "Time section by itself)");
     if ((o->max_stack || o->inline_frames) &&
         !(o->children || o->folded || o->callers || o->callees))
         return cmd_usage_error("report", "%s is for --children, --format folded, --callers and "

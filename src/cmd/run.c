@@ -281,12 +281,14 @@ int cmd_run(int argc, char **argv)
         default: return cmd_bad_option("run", argv, optind, optopt, c);
         }
     }
+    /* Before "no command given": `run -p PID` lacks no command, it wants another command. */
+    if (po.collect.nr_pids)
+        return cmd_usage_error("run", "-p is for 'prospect record' or 'prospect stat'; "
+                               "'run' profiles a command or -a");
     if (optind >= argc && !po.collect.system_wide)
         return cmd_usage_error("run", "no command given");
     if (optind < argc)
         po.collect.argv = argv + optind;
-    if (po.collect.nr_pids)
-        return cmd_usage_error("run", "-p is for 'prospect record'; 'run' profiles a command or -a");
     ret = profile_opts_finish(&po, "run");
     if (ret)
         return ret;

@@ -441,6 +441,15 @@ static int tick_trace(void *arg, int timeout_ms, int wake_fd)
     return e;
 }
 
+/* Notes and warnings about the results go with them: into -o's file while it is open (not a
+ * --csv one, which holds the table alone for the programs that read it). */
+static FILE *notes_out;
+
+static FILE *notes(void)
+{
+    return notes_out ? notes_out : stderr;
+}
+
 /* Results go to standard error, as perf stat's do, so the command's standard output (an
  * archive, a pipe) is never mixed with them; -o FILE writes them there. */
 static FILE *open_output(struct stat_opts *o)
@@ -452,6 +461,7 @@ static FILE *open_output(struct stat_opts *o)
         cmd_error("stat", "cannot write %s: %s", o->output, outfile_strerror(e));
         return NULL;
     }
+    notes_out = o->rep.csv ? NULL : o->of.fp;
     return o->of.fp;
 }
 
@@ -464,6 +474,7 @@ static int close_output(struct stat_opts *o, FILE **out, bool written, int statu
     if (!*out || *out == stderr || !o->output)
         return status;
     *out = stderr;
+    notes_out = NULL;
     if (!written) {
         outfile_abort(&o->of);
         return status;
@@ -496,7 +507,7 @@ static int start(struct stat_opts *o, struct launch *l, FILE **out, bool hw_miss
     if (!ready_to_start(o, l, out))
         return 1;
     if (hw_missing)
-        fprintf(stderr, "prospect stat: note: no hardware counters on this machine (cycles, "
+        fprintf(notes(), "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches):\n  counting software events only\n");
     install_signals();
     *t0 = now_s();
@@ -611,7 +622,7 @@ static void user_only_names(struct prog *p)
             any = true;
         }
     if (any)
-        fprintf(stderr, "prospect stat: note: kernel.perf_event_paranoid does not let this user "
+        fprintf(notes(), "prospect stat: note: kernel.perf_event_paranoid does not let this user "
                 "count the kernel: events count user space only (shown as NAME:u); run as root "
                 "or 'sysctl kernel.perf_event_paranoid=1' to count the kernel too\n");
 }
@@ -844,7 +855,7 @@ static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
         return;
     for (size_t i = 0; prog.cxx && i < rl->probes.n; i++)
         if (rl->probes.v[i].uret && rl->probes.v[i].role == RC_ENTER)
-            fprintf(stderr, "prospect stat: note: %s keeps a return probe (its returns could "
+            fprintf(notes(), "prospect stat: note: %s keeps a return probe (its returns could "
                     "not be found in its code, -v says why): a C++ exception thrown through it "
                     "ends the program\n", rl->regions.v[rl->probes.v[i].region].label);
     elf_program_release(&prog);
@@ -862,7 +873,7 @@ static void warn_unpatched(struct region_trace *rt, struct jump_entry *je)
         if (!jump_entry_process_failed(je, pids[i]) && !silent++)
             first = pids[i];
     if (silent)
-        fprintf(stderr, "prospect stat: warning: %zu process image(s) of the program ran "
+        fprintf(notes(), "prospect stat: warning: %zu process image(s) of the program ran "
                 "without the entry hook (first: pid %u; exec'd with an environment without "
                 "LD_PRELOAD?): their crossings of jump-entry functions were not counted; "
                 "--entry trap counts them\n", silent, first);
@@ -875,11 +886,11 @@ static void warn_unreturned(const char *label, const struct rc_result *r, uint64
     if (!r->unreturned)
         return;
     if (!lost)
-        fprintf(stderr, "prospect stat: note: %s: %llu call(s) left without returning (longjmp "
+        fprintf(notes(), "prospect stat: note: %s: %llu call(s) left without returning (longjmp "
                 "or a C++ exception): %llu crossing(s) not counted (calls include them)\n",
                 label, (unsigned long long)r->unreturned, (unsigned long long)r->resynced);
     else
-        fprintf(stderr, "prospect stat: warning: %s: %llu call(s) ended without a return "
+        fprintf(notes(), "prospect stat: warning: %s: %llu call(s) ended without a return "
                 "sample (samples were lost, or left by longjmp or an exception): %llu "
                 "crossing(s) dropped\n", label, (unsigned long long)r->unreturned,
                 (unsigned long long)r->resynced);
@@ -888,7 +899,7 @@ static void warn_unreturned(const char *label, const struct rc_result *r, uint64
 static void warn_line(void *arg, const char *msg)
 {
     (void)arg;
-    fprintf(stderr, "prospect stat: warning: %s\n", msg);
+    fprintf(notes(), "prospect stat: warning: %s\n", msg);
 }
 
 static int run_region_mode(struct stat_opts *o, bool hw_missing)
@@ -913,6 +924,8 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         status = o->attach_pid ? 1 : report_exec_error(o->argv[0], e);
         goto out;
     }
+    if (!(out = open_output(o)))     /* now: the regions' notes go with the results */
+        goto out;
     for (size_t i = 0; i < o->regions.n; i++) {
         e = region_add(&rl, o->regions.v[i], exe, o->ignore_missing, msg, sizeof(msg));
         if (e == -EINVAL) {
@@ -927,9 +940,9 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
         if (rl.regions.v[i].missing)
-            fprintf(stderr, "prospect stat: warning: %s; counting it as never run\n", msg);
+            fprintf(notes(), "prospect stat: warning: %s; counting it as never run\n", msg);
         if (rl.regions.v[i].note) {
-            fprintf(stderr, "prospect stat: note: %s\n", rl.regions.v[i].note);
+            fprintf(notes(), "prospect stat: note: %s\n", rl.regions.v[i].note);
             ifunc |= strstr(rl.regions.v[i].note, "(IFUNC:") != NULL;
         }
     }
@@ -937,7 +950,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
      * environment: a command that sets other GLIBC_TUNABLES (hwcaps) may pick another. */
     for (size_t i = 0; ifunc && o->argv && o->argv[i]; i++)
         if (str_starts(o->argv[i], "GLIBC_TUNABLES=")) {
-            fprintf(stderr, "prospect stat: warning: the command sets GLIBC_TUNABLES: an IFUNC "
+            fprintf(notes(), "prospect stat: warning: the command sets GLIBC_TUNABLES: an IFUNC "
                     "region counts the implementation\n  chosen without it; set it for "
                     "Prospect too (GLIBC_TUNABLES=... prospect stat ...)\n");
             break;
@@ -950,7 +963,7 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         }
         if (!je && msg[0])
-            fprintf(stderr, "prospect stat: note: %s; functions keep their uprobes\n", msg);
+            fprintf(notes(), "prospect stat: note: %s; functions keep their uprobes\n", msg);
     }
     if (log_verbosity >= LOG_INFO)
         for (size_t i = 0; i < rl.regions.n; i++)
@@ -1058,20 +1071,20 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
             goto out;
         region_trace_get_stats(rt, &st);
         if (st.lost || st.unseen)
-            fprintf(stderr, "prospect stat: warning: %llu samples lost (the ring buffer "
+            fprintf(notes(), "prospect stat: warning: %llu samples lost (the ring buffer "
                     "overflowed): counts are incomplete; for functions the stack pointer puts a "
                     "thread whose exit sample was lost back in step, but in line and address "
                     "ranges it looks still inside (its later passes are not new crossings); "
                     "fewer regions or events make samples smaller\n",
                     (unsigned long long)(st.lost > st.unseen ? st.lost : st.unseen));
         if (st.bad)
-            fprintf(stderr, "prospect stat: warning: %llu records could not be decoded and were "
+            fprintf(notes(), "prospect stat: warning: %llu records could not be decoded and were "
                     "dropped: counts are incomplete\n", (unsigned long long)st.bad);
         for (size_t i = 0; i < rl.regions.n; i++) {
             uint64_t ent, ex;
             region_trace_unseen(rt, (int)i, &ent, &ex);
             if (ent || ex)
-                fprintf(stderr, "prospect stat: warning: %s: the samples of %llu entries and "
+                fprintf(notes(), "prospect stat: warning: %s: the samples of %llu entries and "
                         "%llu exits were lost: %llu calls were made, not %llu\n",
                         views[i].label, (unsigned long long)ent, (unsigned long long)ex,
                         (unsigned long long)(views[i].res->calls + ent),
@@ -1080,23 +1093,23 @@ static int run_region_mode(struct stat_opts *o, bool hw_missing)
         for (size_t i = 0; i < rl.regions.n; i++)
             for (size_t c = 0; c < ncols; c++)
                 if (views[i].res->vals[c].n < views[i].res->crossings)
-                    fprintf(stderr, "prospect stat: warning: %s: %s was counted in only %llu of "
+                    fprintf(notes(), "prospect stat: warning: %s: %s was counted in only %llu of "
                             "%llu crossings (its group was not scheduled: multiplexing)\n",
                             views[i].label, cols[c],
                             (unsigned long long)views[i].res->vals[c].n,
                             (unsigned long long)views[i].res->crossings);
         for (size_t i = 0; i < rl.regions.n; i++)
             warn_unreturned(views[i].label, views[i].res, st.lost);
-        stat_cost_notes(&rl, rc);
+        stat_cost_notes(notes(), &rl, rc);
         jump_entry_problems(je, &rl, warn_line, NULL);
         warn_unpatched(rt, je);
         if (deep)
-            fprintf(stderr, "prospect stat: warning: recursion deeper than the kernel's "
+            fprintf(notes(), "prospect stat: warning: recursion deeper than the kernel's "
                     "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
         for (size_t i = 0; i < rl.regions.n; i++) {
             const struct rc_result *r = views[i].res;
             if (rl.regions.v[i].range && r->reentered > r->crossings)
-                fprintf(stderr, "prospect stat: warning: %s: its start was reached %llu more "
+                fprintf(notes(), "prospect stat: warning: %s: its start was reached %llu more "
                         "times inside the region (a loop head): each is a probe hit (about 1 us, "
                         "13 us on a single-stepped uprobe, on this kind of VM) that the counts "
                         "include; start the range before the loop\n",
@@ -1228,15 +1241,15 @@ static int run_markers_mode(struct stat_opts *o)
         }
     }
     if (mr.open_errors)
-        fprintf(stderr, "prospect stat: warning: the counters did not open in %llu threads "
+        fprintf(notes(), "prospect stat: warning: the counters did not open in %llu threads "
                 "(%s): their crossings have times, no counts\n",
                 (unsigned long long)mr.open_errors, strerror(mr.first_errno));
     if (mr.unmatched)
-        fprintf(stderr, "prospect stat: warning: %llu prospect_region_end calls had no open "
+        fprintf(notes(), "prospect stat: warning: %llu prospect_region_end calls had no open "
                 "region of that name\n", (unsigned long long)mr.unmatched);
     for (size_t i = 0; i < mr.n; i++)
         if (mr.r[i].res.open)
-            fprintf(stderr, "prospect stat: warning: %s: %llu threads were still inside at exit "
+            fprintf(notes(), "prospect stat: warning: %s: %llu threads were still inside at exit "
                     "(not counted)\n", mr.r[i].name, (unsigned long long)mr.r[i].res.open);
     if (running && (e = wait_rest(o, &w, out, &wstatus))) {
         status = e;
@@ -1273,5 +1286,6 @@ int cmd_stat(int argc, char **argv)
     e = o.markers ? run_markers_mode(&o) : o.regions.n ? run_region_mode(&o, hw_missing) :
         run_program_mode(&o, hw_missing);
     free_opts(&o);
+    cmd_exit_by_sigint(stop_requested, e);
     return e;
 }

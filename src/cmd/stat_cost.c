@@ -16,7 +16,7 @@ static void fmt_ns(double ns, char *buf, size_t len)
         snprintf(buf, len, "%.0f ns", ns);
 }
 
-void stat_cost_notes(const struct region_list *rl, struct region_counter *rc)
+void stat_cost_notes(FILE *f, const struct region_list *rl, struct region_counter *rc)
 {
     for (size_t i = 0; i < rl->regions.n; i++) {
         const struct rc_result *r = region_counter_total(rc, (int)i);
@@ -33,7 +33,7 @@ void stat_cost_notes(const struct region_list *rl, struct region_counter *rc)
         fmt_ns(rc_stat_mean(&r->vals[0]), mean, sizeof(mean));
         fmt_ns(c.per_crossing_ns, per, sizeof(per));
         fmt_ns(c.per_crossing_ns * (double)r->calls, all, sizeof(all));
-        fprintf(stderr, "prospect stat: note: %s: each crossing costs ~%s of probe handling (%s),\n"
+        fprintf(f, "prospect stat: note: %s: each crossing costs ~%s of probe handling (%s),\n"
                 "  ~%s of it inside the %s mean task-clock (%.0f%%): counts are right, times are\n"
                 "  inflated; ~%s of this run went to its probes (estimate: docs/stat.md, Cost "
                 "and skew)\n", rl->regions.v[i].label, per, region_entry_kind_name(c.kind),

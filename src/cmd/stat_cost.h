@@ -6,8 +6,9 @@
 #include "probe/region.h"
 #include "probe/region_count.h"
 
-/* Notes on stderr, for each region whose probe handling is a large share of its time. */
-void stat_cost_notes(const struct region_list *rl, struct region_counter *rc);
+/* Notes on f (with the results), for each region whose probe handling is a large share of
+ * its time. */
+void stat_cost_notes(FILE *f, const struct region_list *rl, struct region_counter *rc);
 
 /* Progress on stderr while regions are traced: on when stderr is a terminal or `forced`
  * (--progress). stat_progress_tick prints at most once a second; stat_progress_end clears a

@@ -1,6 +1,7 @@
 /* `prospect trace`: library calls of a command, ltrace-like, through a preloaded interposer
  * (src/inject/calltrace_preload.c, drained by src/calltrace/collect.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,8 +28,10 @@
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
 #include "report/csv.h"
+#include "report/json.h"
 #include "util/launch.h"
 #include "util/outfile.h"
+#include "util/proc_owner.h"
 #include "util/vec.h"
 
 static const struct optdecl trace_opts[] = {
@@ -52,8 +55,9 @@ static const struct optdecl trace_opts[] = {
     { 'o', "output", "FILE",
         "write the lines (or the csv, or the summary) to FILE", OPTD_COMPLETE_FILE, NULL, 0 },
     { 'F', "format", "F",
-        "text (default) or csv: time_ns,pid,tid,caller,function,args,ret,\n"
-        "duration_ns", OPTD_COMPLETE_CHOICE, "text csv", OPTD_LONG_ONLY },
+        "text (default), csv: time_ns,pid,tid,caller,function,args,ret,\n"
+        "duration_ns; or json: one object a line with these keys (jq reads it)",
+        OPTD_COMPLETE_CHOICE, "text csv json", OPTD_LONG_ONLY },
     { 'v', "verbose", NULL, "add the calling function: prog(main+0x1f)->malloc(...)", 0, NULL, 0 },
     { 'c', "summary", NULL,
         "no lines: per function calls, total/mean/max time, and the request\n"
@@ -95,7 +99,7 @@ static void on_signal(int sig)
     stops++;
 }
 
-enum fmt { FMT_TEXT, FMT_CSV };
+enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 #define MERGE_HOLD_NS 250000000ull
 
@@ -197,6 +201,35 @@ static void print_csv(struct tracer *t, struct ct_callers *cs, const struct ct_c
     csv_u64(t->out, dur_ns, true);
 }
 
+/* One JSON object a line (JSON Lines): a stream of any length that jq reads call by call. */
+static void print_json(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
+                       uint64_t time_ns, uint64_t dur_ns)
+{
+    char args[512], ret[64], caller[512];
+    const char *obj, *sym;
+    struct json j;
+    ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
+    ct_format_args(k, args, sizeof(args));
+    ct_format_ret(k, ret, sizeof(ret));
+    if (*sym)
+        snprintf(caller, sizeof(caller), "%s(%s)", obj, sym);
+    else
+        snprintf(caller, sizeof(caller), "%s", obj);
+    json_init(&j, t->out);
+    j.one_line = true;
+    json_begin_object(&j, NULL);
+    json_u64(&j, "time_ns", time_ns);
+    json_u64(&j, "pid", (uint64_t)k->pid);
+    json_u64(&j, "tid", (uint64_t)k->tid);
+    json_str(&j, "caller", caller);
+    json_str(&j, "function", ct_func_name(k->func));
+    json_str(&j, "args", args);
+    json_str(&j, "ret", ret);
+    json_u64(&j, "duration_ns", dur_ns);
+    json_end_object(&j);
+    json_finish(&j);
+}
+
 static int emit(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
                 uint64_t time_ns, uint64_t dur_ns)
 {
@@ -208,6 +241,8 @@ static int emit(struct tracer *t, struct ct_callers *cs, const struct ct_call *k
         return ct_summary_add(t->sum, k, dur_ns);
     if (t->fmt == FMT_CSV)
         print_csv(t, cs, k, time_ns, dur_ns);
+    else if (t->fmt == FMT_JSON)
+        print_json(t, cs, k, time_ns, dur_ns);
     else
         print_text(t, cs, k, dur_ns);
     return 0;
@@ -404,7 +439,7 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     t->ns_per_tick = 1e9 / hz;
     t->tsc0 = prospect_tsc_start();
     if ((e = ct_inject_load(&in, pid, err, sizeof(err)))) {
-        fprintf(stderr, "prospect trace: %s; using uprobes\n", err);
+        fprintf(stderr, "prospect trace: %s; using uprobes\n", err[0] ? err : strerror(-e));
         ct_inject_remove(&in);
         return 1;
     }
@@ -460,6 +495,31 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
 }
 
 static int exec_error(const char *cmd, int err);
+
+/* Whether -p's process can be traced at all: another user's process can be neither ptraced nor
+ * read for its libraries, which is said once, at once, rather than what each way then fails on. */
+static int attach_denied(pid_t pid)
+{
+    char p[64];
+    uid_t uid;
+    int fd, e;
+
+    snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+    if ((fd = open(p, O_RDONLY | O_CLOEXEC)) >= 0) {
+        close(fd);
+        return 0;
+    }
+    e = errno;
+    if (e == ENOENT)
+        cmd_error("trace", "no process %d", (int)pid);
+    else if ((e == EACCES || e == EPERM) && proc_other_user(pid, &uid) == 1)
+        cmd_error("trace", "cannot trace process %d: it is another user's process (uid %u); "
+                  "only its owner or root can trace it (lowering perf_event_paranoid will not "
+                  "help)", (int)pid, (unsigned)uid);
+    else
+        cmd_error("trace", "cannot read %s: %s", p, strerror(e));
+    return 1;
+}
 
 /* A statically linked command: nothing can be preloaded; uprobes on its own copy of the
  * functions, set while it is held before exec. */
@@ -546,8 +606,11 @@ int cmd_trace(int argc, char **argv)
                 t.fmt = FMT_TEXT;
             else if (!strcmp(optarg, "csv"))
                 t.fmt = FMT_CSV;
+            else if (!strcmp(optarg, "json"))
+                t.fmt = FMT_JSON;
             else
-                return cmd_usage_error("trace", "--format is text or csv, not '%s'", optarg);
+                return cmd_usage_error("trace", "--format is text, csv or json, not '%s'",
+                                       optarg);
             break;
         case 'v': t.verbose = true; break;
         case 'c': t.summary = true; break;
@@ -564,8 +627,11 @@ int cmd_trace(int argc, char **argv)
         return cmd_usage_error("trace", "-p and a command exclude each other");
     if (!attach && optind >= argc)
         return cmd_usage_error("trace", "no command to trace (or -p PID)");
-    if (t.summary && t.fmt == FMT_CSV)
-        return cmd_usage_error("trace", "--summary and --format csv exclude each other");
+    if (t.summary && t.fmt != FMT_TEXT)
+        return cmd_usage_error("trace", "--summary and --format %s exclude each other",
+                               t.fmt == FMT_CSV ? "csv" : "json");
+    if (attach && attach_denied((pid_t)attach))
+        return 1;
 
     struct outfile of = { 0 }, tf = { 0 };
     bool of_open = false, tf_open = false;
@@ -836,6 +902,7 @@ finish_files:
     if (WIFSIGNALED(wstatus))
         fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
                 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    cmd_exit_by_sigint(stop_requested, status);
     return status;
 
 fail_early:

@@ -13,6 +13,7 @@
 #include "perf/event_terms.h"
 #include "util/file.h"
 #include "util/log.h"
+#include "util/proc_owner.h"
 #include "util/strutil.h"
 #include "util/tracefs.h"
 
@@ -417,6 +418,20 @@ void event_open_advice(int err, const struct perf_event_attr *attr, const char *
                        char *buf, size_t len)
 {
     event_open_advice_for(err, attr, name, false, buf, len);
+}
+
+void event_open_advice_pid(int err, const struct perf_event_attr *attr, const char *name,
+                           pid_t pid, char *buf, size_t len)
+{
+    uid_t uid;
+
+    if ((err == EACCES || err == EPERM) && pid > 0 && proc_other_user(pid, &uid) == 1) {
+        snprintf(buf, len, "no permission to open event '%s' on process %d: it is another "
+                 "user's process (uid %u); only its owner or root can measure it (lowering "
+                 "perf_event_paranoid will not help)", name, (int)pid, (unsigned)uid);
+        return;
+    }
+    event_open_advice_for(err, attr, name, pid == -1, buf, len);
 }
 
 void event_open_advice_for(int err, const struct perf_event_attr *attr, const char *name,

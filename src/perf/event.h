@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct event_spec {
     struct perf_event_attr attr;   /* type, config, config1/2 and exclude_* set; no sampling */
@@ -36,6 +37,10 @@ void event_open_advice(int err, const struct perf_event_attr *attr, const char *
 /* The same, knowing whether the event was for every process (pid -1: needs paranoid <= 0). */
 void event_open_advice_for(int err, const struct perf_event_attr *attr, const char *name,
                            bool system_wide, char *buf, size_t len);
+/* The same for an event on process pid (-1: every process): a permission error on another
+ * user's process says so, since no perf_event_paranoid value allows that. */
+void event_open_advice_pid(int err, const struct perf_event_attr *attr, const char *name,
+                           pid_t pid, char *buf, size_t len);
 
 /* True if the event opens on this machine for the calling thread (a probe open, then close). */
 bool event_available(const struct perf_event_attr *attr);

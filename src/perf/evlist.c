@@ -226,7 +226,7 @@ int evlist_open(struct evlist *evl, const pid_t *pids, size_t npids, const int *
             uint64_t id;
             int fd = perf_event_open_fd(&s->attr, pids[k / ncpus], cpus[k % ncpus], -1, 0);
             if (fd < 0) {
-                event_open_advice_for(-fd, &s->attr, s->name, pids[k / ncpus] == -1, advice,
+                event_open_advice_pid(-fd, &s->attr, s->name, pids[k / ncpus], advice,
                                       advice_len);
                 return fd;
             }

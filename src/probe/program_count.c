@@ -58,7 +58,8 @@ static int open_for(struct program_count *pc, const struct event_spec *ev, const
         a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         int fd = open_one(pc, i, tid, cpu, leader);
         if (fd < 0) {
-            event_open_advice_for(-fd, a, ev[i].name, flags & PC_SYSTEM_WIDE, msg, msglen);
+            event_open_advice_pid(-fd, a, ev[i].name, flags & PC_SYSTEM_WIDE ? -1 : tid, msg,
+                                  msglen);
             return fd;
         }
         if (vec_push(&pc->fds, fd)) {

@@ -586,6 +586,19 @@ static bool is_number(const char *s, size_t len)
     return parse_u64(buf, &v) == 0;
 }
 
+/* A source file's name (FILE:LINE meant) rather than a library's (LIB:FUNCTION). */
+static bool is_source_name(const char *name)
+{
+    static const char *const ext[] = { "c", "cc", "cpp", "cxx", "c++", "C", "h", "hh", "hpp",
+                                       "hxx", "s", "S", "f", "f90", "rs", "go", "m", "mm" };
+    const char *dot = strrchr(name, '.');
+
+    for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+        if (!strcmp(dot + 1, ext[i]))
+            return true;
+    return false;
+}
+
 static int add_lines(struct region_list *rl, int idx, const char *exe, const char *spec,
                      const char *dash, char *err, size_t errlen)
 {
@@ -682,7 +695,12 @@ int region_add(struct region_list *rl, const char *spec, const char *exe, bool k
             snprintf(err, errlen, "region '%s' has no end: write FILE:LINE-FILE:LINE", spec);
             return -EINVAL;
         }
-        if (region_find_library(libname, exe, lib, sizeof(lib))) {
+        bool found = !region_find_library(libname, exe, lib, sizeof(lib));
+        if (!found && is_source_name(libname)) {
+            snprintf(err, errlen, "region '%s': '%s' is not a line number (a line region is "
+                     "FILE:LINE-FILE:LINE or FILE:LINE-LINE)", spec, colon + 1);
+            e = -EINVAL;
+        } else if (!found) {
             snprintf(err, errlen, "no library '%s' found (looked in LD_LIBRARY_PATH, the "
                      "program's directory and the system library directories)", libname);
             e = -ENOENT;

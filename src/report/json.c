@@ -8,6 +8,7 @@ void json_init(struct json *j, FILE *f)
     j->f = f;
     j->depth = 0;
     j->has_items[0] = false;
+    j->one_line = false;
 }
 
 /* Control characters as \u00XX; bytes that are not well-formed UTF-8 (str_char_escape's rule,
@@ -45,7 +46,7 @@ static void item(struct json *j, const char *key)
     if (j->has_items[j->depth])
         fputc(',', j->f);
     j->has_items[j->depth] = true;
-    if (j->depth > 0) {
+    if (j->depth > 0 && !j->one_line) {
         fputc('\n', j->f);
         for (int i = 0; i < j->depth; i++)
             fputs("  ", j->f);
@@ -70,7 +71,7 @@ static void close_(struct json *j, char c)
     bool had = j->has_items[j->depth];
     if (j->depth > 0)
         j->depth--;
-    if (had) {
+    if (had && !j->one_line) {
         fputc('\n', j->f);
         for (int i = 0; i < j->depth; i++)
             fputs("  ", j->f);

@@ -13,6 +13,7 @@ struct json {
     FILE *f;
     int depth;
     bool has_items[JSON_MAX_DEPTH];
+    bool one_line;          /* no newlines or indentation: a JSON Lines record (set after init) */
 };
 
 void json_init(struct json *j, FILE *f);

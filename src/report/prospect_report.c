@@ -106,8 +106,12 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
         fprintf(f, "  %-22s %" PRIu64 " samples asked for less than the kernel's 10 us timer "
                 "floor;\n  %-22s counted at 10 us each (the workload ran much slower)\n", "",
                 st->period_clamped, "");
-    if (o->duration > 0)
+    /* A file its record left unfinished (killed) has no CPU count: none is made up. */
+    if (o->duration > 0 && o->nr_cpus)
         fprintf(f, "  %-22s %.3f s elapsed on %zu CPUs\n", "Duration", o->duration, o->nr_cpus);
+    else if (o->duration > 0)
+        fprintf(f, "  %-22s %.3f s elapsed (the file records no CPU count)\n", "Duration",
+                o->duration);
     fprintf(f, "  %-22s %" PRIu64 "\n", "Samples", st->samples);
     fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "User hits", st->user, pct(st->user, st->samples));
     fprintf(f, "  %-22s %" PRIu64 " (%.1f%%)\n", "System hits", st->kernel,

@@ -198,8 +198,9 @@ static void header_name(char *buf, size_t len, const char *name, const char *uni
         snprintf(buf, len, "%s", name);
 }
 
-/* Time unit for a table, chosen from the largest time it shows: one unit for every time row,
- * so wall-clock and task-clock compare at a glance. */
+/* Time unit for a column, chosen from the largest time it shows: one unit for every time row
+ * of it, so wall-clock and task-clock compare at a glance, and a sub-microsecond mean beside a
+ * total of seconds is not 0.000. */
 static const char *time_unit(double max_ns, double *div)
 {
     if (max_ns >= 1e9) { *div = 1e9; return "s"; }
@@ -217,9 +218,20 @@ static void fmt_val(char *buf, size_t len, double v, bool time, double div, bool
     if (csv)
         snprintf(buf, len, time || whole ? "%.0f" : "%.3f", v);
     else if (time)
-        snprintf(buf, len, "%.3f", v / div);
+        snprintf(buf, len, div == 1 ? "%.0f" : "%.3f", v / div);   /* ns are whole */
     else
         snprintf(buf, len, whole || v >= 1000 ? "%.0f" : "%.2f", v);
+}
+
+/* A row's cells: total, mean, min, max and (detail) p50, p99. */
+static void column_values(const struct rc_stat *st, bool detail, double vals[6])
+{
+    vals[0] = st->total;
+    vals[1] = rc_stat_mean(st);
+    vals[2] = st->min;
+    vals[3] = st->max;
+    vals[4] = detail ? rc_stat_percentile(st, 50) : 0;
+    vals[5] = detail ? rc_stat_percentile(st, 99) : 0;
 }
 
 static double pct_running(const struct rc_result *r)
@@ -291,8 +303,8 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
     size_t nh = o->detail ? 7 : 5;
     struct grid g = { .cols = nh + (o->csv ? 1 : 0) };
     char buf[64], name[160], shown[STAT_WIDTH];
-    double tmax = 0, div = 1;
-    const char *unit;
+    double tmax[6] = { 0 }, div[6];
+    const char *unit[6];
     int e = 0;
 
     if (o->csv) {
@@ -316,10 +328,13 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
     for (size_t c = 0; c <= ncols; c++)
         if (c == 0 || stat_column_is_time(cols[c - 1])) {
             const struct rc_stat *st = c == 0 ? &res->wall : &res->vals[c - 1];
-            if (st->n && st->max > tmax)
-                tmax = st->max;
+            double vals[6];
+            column_values(st, o->detail, vals);
+            for (size_t i = 0; st->n && i < 6; i++)
+                tmax[i] = vals[i] > tmax[i] ? vals[i] : tmax[i];
         }
-    unit = time_unit(tmax, &div);
+    for (size_t i = 0; i < 6; i++)
+        unit[i] = time_unit(tmax[i], &div[i]);
     for (size_t i = 0; i < nh; i++)
         e |= grid_add(&g, hdr[i]);
     if (o->csv && *csv_header_done) {   /* one CSV stream: a single header line */
@@ -332,25 +347,25 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
         const struct rc_stat *st = c == 0 ? &res->wall : &res->vals[c - 1];
         const char *cn = c == 0 ? "wall-clock" : cols[c - 1];
         bool time = stat_column_is_time(cn);
-        double vals[6] = { st->total, rc_stat_mean(st), st->min, st->max, 0, 0 };
+        double vals[6];
 
-        if (o->detail) {
-            vals[4] = rc_stat_percentile(st, 50);
-            vals[5] = rc_stat_percentile(st, 99);
-        }
+        column_values(st, o->detail, vals);
         if (o->csv) {
             e |= grid_add(&g, title);
             snprintf(name, sizeof(name), "%s%s", cn, time ? " (ns)" : "");
+            e |= grid_add(&g, name);
         } else {
-            snprintf(name, sizeof(name), "%s%s%s%s", cn, time ? " (" : "", time ? unit : "",
-                     time ? ")" : "");
+            e |= grid_add(&g, cn);      /* a time's unit is in its cells, one per column */
         }
-        e |= grid_add(&g, name);
         for (size_t i = 0; i + 1 < nh; i++) {
             if (!st->n)
                 snprintf(buf, sizeof(buf), "%s", o->csv ? "" : "-");
             else
-                fmt_val(buf, sizeof(buf), vals[i], time, div, o->csv);
+                fmt_val(buf, sizeof(buf), vals[i], time, div[i], o->csv);
+            if (st->n && time && !o->csv) {
+                size_t l = strlen(buf);
+                snprintf(buf + l, sizeof(buf) - l, " %s", unit[i]);
+            }
             e |= grid_add(&g, buf);
         }
     }
@@ -364,7 +379,7 @@ static int region_table(FILE *f, const struct stat_region_view *v, const struct 
 
 static int summary_row(struct grid *g, const char *label, const struct rc_result *r,
                        const char *const *cols, size_t ncols, const struct stat_report_opts *o,
-                       bool running)
+                       bool running, const double *div)
 {
     char buf[64];
     int e = grid_add(g, label);
@@ -372,10 +387,11 @@ static int summary_row(struct grid *g, const char *label, const struct rc_result
     e |= grid_add(g, buf);
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->crossings);
     e |= grid_add(g, buf);
-    fmt_val(buf, sizeof(buf), r->wall.total, true, 1e6, o->csv);
+    fmt_val(buf, sizeof(buf), r->wall.total, true, div[0], o->csv);
     e |= grid_add(g, buf);
     for (size_t c = 0; c < ncols; c++) {
-        fmt_val(buf, sizeof(buf), r->vals[c].total, stat_column_is_time(cols[c]), 1e6, o->csv);
+        fmt_val(buf, sizeof(buf), r->vals[c].total, stat_column_is_time(cols[c]), div[c + 1],
+                o->csv);
         e |= grid_add(g, buf);
     }
     if (running) {
@@ -385,7 +401,22 @@ static int summary_row(struct grid *g, const char *label, const struct rc_result
     return e;
 }
 
-/* One row per region. Text: ms in every time column, long names on two header lines, and
+/* The largest total of column c (0: wall-clock, then the events) over the summary's rows. */
+static double summary_max(const struct stat_region_view *v, size_t n, size_t c, bool threads)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct rc_stat *st = c ? &v[i].res->vals[c - 1] : &v[i].res->wall;
+        m = st->total > m ? st->total : m;
+        for (size_t t = 0; threads && t < v[i].nthreads; t++) {
+            st = c ? &v[i].threads[t].vals[c - 1] : &v[i].threads[t].wall;
+            m = st->total > m ? st->total : m;
+        }
+    }
+    return m;
+}
+
+/* One row per region. Text: a unit per time column, long names on two header lines, and
  * "% running" only when a counter was not running all the time (it says 100.0 otherwise),
  * so the default table fits STAT_WIDTH columns. CSV keeps every column, in ns. */
 static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
@@ -394,7 +425,11 @@ static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
     bool running = o->csv;
     struct grid g = { 0 };
     char buf[160];
+    double *div = calloc(ncols + 1, sizeof(*div));
     int e = 0;
+
+    if (!div)
+        return -ENOMEM;
 
     for (size_t i = 0; i < n && !running; i++)
         running = v[i].res->crossings && pct_running(v[i].res) < 99.95;
@@ -405,24 +440,26 @@ static int summary_table(FILE *f, const struct stat_region_view *v, size_t n,
     for (size_t c = 0; c <= ncols; c++) {
         const char *cn = c == 0 ? "wall-clock" : cols[c - 1];
         bool time = stat_column_is_time(cn);
+        const char *unit = time_unit(summary_max(v, n, c, o->per_thread), &div[c]);
         if (o->csv)
             snprintf(buf, sizeof(buf), "%s%s", cn, time ? " (ns)" : "");
         else
-            header_name(buf, sizeof(buf), cn, time ? "ms" : NULL);
+            header_name(buf, sizeof(buf), cn, time ? unit : NULL);
         e |= grid_add(&g, buf);
     }
     if (running)
         e |= grid_add(&g, o->csv ? "% running" : "running\n%");
     for (size_t i = 0; i < n && !e; i++) {
-        e |= summary_row(&g, v[i].label, v[i].res, cols, ncols, o, running);
+        e |= summary_row(&g, v[i].label, v[i].res, cols, ncols, o, running, div);
         for (size_t t = 0; o->per_thread && t < v[i].nthreads && !e; t++) {
             snprintf(buf, sizeof(buf), "%s [tid %d]", v[i].label, (int)v[i].threads[t].tid);
-            e |= summary_row(&g, buf, &v[i].threads[t], cols, ncols, o, running);
+            e |= summary_row(&g, buf, &v[i].threads[t], cols, ncols, o, running, div);
         }
     }
     if (!e)
         grid_print(f, &g, o);
     grid_free(&g);
+    free(div);
     return e ? -ENOMEM : 0;
 }
 

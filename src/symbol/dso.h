@@ -153,9 +153,13 @@ const char *dso_code_path(struct dso *dso);
 const char *dso_debug_path(struct dso *dso);
 
 /* When debuginfod ($DEBUGINFOD_URLS) was asked for a file's debug info and its servers could
- * not be reached, or libdebuginfod could not be loaded: a one-line note in buf and the -errno;
- * 0 when there was no such problem. */
+ * not be reached or did not answer within DEBUGINFOD_TIMEOUT (the bound of one lookup), or
+ * libdebuginfod could not be loaded, or a lookup was answered by libdebuginfod's cache of an
+ * earlier failure: a one-line note in buf and the -errno; 0 when there was no such problem. */
 int symbol_debuginfod_problem(char *buf, size_t len);
+/* fn is called (from the looking-up thread) once a lookup has waited over a second, with a
+ * line saying for what; the command layer prints it. NULL: nothing said. */
+void symbol_debuginfod_on_wait(void (*fn)(const char *msg));
 /* A source file (its absolute path as the DWARF names it) of the build with this build-id,
  * from the debuginfod servers (when $DEBUGINFOD_URLS is set): 0 with the malloc'd path of the
  * downloaded copy, -ENOSYS (no servers), -ENOENT, or another -errno (unreachable). */

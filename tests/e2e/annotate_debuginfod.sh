@@ -110,3 +110,32 @@ else
     out=$(unset DEBUGINFOD_URLS; nolib "$PROSPECT" report -i "$data" --sort srcline 2>&1); rc=$?
     check debuginfod_library_missing_unused [ "$rc:$(grep -c debuginfod <<<"$out")" = 0:0 ]
 fi
+
+# A server that accepts and never answers: one lookup is bounded by DEBUGINFOD_TIMEOUT in all
+# (libdebuginfod alone stalled 3 x 10 s, on every run), the wait is said, and the failure is
+# kept: the next run does not wait but names the kept failure and how to ask again, which
+# works (the file deleted, it asks, and waits, again).
+export XDG_CACHE_HOME=$TEST_TMP/cache4
+mkfifo "$TEST_TMP/mute.port"
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+with open(sys.argv[1], "w") as f: f.write("%d\n" % s.getsockname()[1])
+held = []
+while True: held.append(s.accept()[0])
+' "$TEST_TMP/mute.port" & mute_pid=$!
+read -r mport <"$TEST_TMP/mute.port"
+mute() { DEBUGINFOD_URLS=http://127.0.0.1:$mport DEBUGINFOD_TIMEOUT=2 timeout 120 "$PROSPECT" report -i "$data" --sort srcline 2>&1 >/dev/null; }
+out=$(mute); rc=$?
+check debuginfod_mute_ends [ $rc = 0 ]
+# (The first build-id asked for may be another file's than the program's: any is fine.)
+check debuginfod_mute_says_waiting grep -Eq "^prospect report: note: debuginfod: waiting for http://127.0.0.1:$mport \(build-id [0-9a-f]{16}\.\.\., up to 2 s: DEBUGINFOD_TIMEOUT\)$" <<<"$out"
+check debuginfod_mute_bounded grep -Eq "^prospect report: note: debuginfod: http://127.0.0.1:$mport did not answer within 2 s \(DEBUGINFOD_TIMEOUT\): no debug info fetched; the failure is kept for 600 s in $XDG_CACHE_HOME/prospect/debuginfod/[0-9a-f]{40}/debuginfo \(delete it to ask again\)$" <<<"$out"
+out=$(mute); rc=$?
+check debuginfod_kept_failure_status [ $rc = 0 ]
+check debuginfod_kept_failure_no_wait not grep -q "waiting for" <<<"$out"
+check debuginfod_kept_failure_named grep -Eq "^prospect report: note: debuginfod: no debug info for build-id [0-9a-f]{16}\.\.\.: an earlier lookup failed and the failure is kept for 600 s \(cache_miss_s\) in $XDG_CACHE_HOME/prospect/debuginfod/[0-9a-f]{40}/debuginfo; delete it to ask the servers again$" <<<"$out"
+find "$XDG_CACHE_HOME/prospect/debuginfod" -name debuginfo -size 0 -delete
+out=$(mute)
+check debuginfod_retry_after_delete grep -q "note: debuginfod: waiting for http://127.0.0.1:$mport" <<<"$out"
+kill "$mute_pid"; wait "$mute_pid" 2>/dev/null || true

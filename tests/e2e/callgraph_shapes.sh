@@ -227,6 +227,12 @@ check oncpu_report_names_off_cpu_option grep -q "off-CPU waits too (sched:sched_
 n=$(share "$TEST_TMP/off.data" nap --off-cpu)
 check offcpu_children_share_of_nap [ -n "$n" -a "$(awk -v n="$n" -v a="$nap" -v t="$(weight "$TEST_TMP/off.folded" .)" \
     'BEGIN { d = n - 100 * a / t; print (d < 0.02 && d > -0.02) }')" = 1 ]
+# README's `report --off-cpu` alone: the Children/Self table of the waits, not a usage error.
+"$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu >"$TEST_TMP/offalone.txt" 2>"$TEST_TMP/offalone.err"
+check offcpu_alone_status [ $? = 0 ]
+check offcpu_alone_is_children grep -q "^# Children      Self" "$TEST_TMP/offalone.txt"
+check offcpu_alone_weighs_waits grep -q "^# Samples: .* of event 'off-CPU time in ns" "$TEST_TMP/offalone.txt"
+check offcpu_alone_nap_row grep -Eq "^ +[0-9.]+% +[0-9.]+% .* cg_shapes +\\[\\.\\] nap$" "$TEST_TMP/offalone.txt"
 # The flame graph, speedscope and pprof files of the waits weigh the ns waited, as folded does
 # (a wait of 200 ms is not as wide as one of 20 us): nap's ns in each equal its folded weight.
 "$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu --format svg -o "$TEST_TMP/off.svg" 2>/dev/null
@@ -267,8 +273,7 @@ check offcpu_paths_keep_the_user_frames grep -qE '^ +[0-9.]+ +[0-9.]+% +[0-9]+  
     "$TEST_TMP/off.txt"
 out=$("$PROSPECT" report -i "$TEST_TMP/deep.data" --off-cpu --children 2>&1)
 check offcpu_file_without_switches_fails [ $? -eq 1 -a -n "$(grep "no sched:sched_switch event" <<<"$out")" ]
-out=$("$PROSPECT" report -i "$TEST_TMP/off.data" --off-cpu 2>&1)
-check offcpu_report_option_needs_call_graph_report [ $? -eq 2 ]
+# (`report --off-cpu` alone is the Children/Self table of the waits: offcpu_alone_* above.)
 # The raw fields are read where the file's own sched_switch format (its tracing data) puts
 # them: with prev_state renamed there, the report says preemptions now count as waits.
 python3 - "$TEST_TMP/off.data" "$TEST_TMP/off_nostate.data" <<'EOF2'

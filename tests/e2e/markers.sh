@@ -57,7 +57,13 @@ gcc -std=c99 -Wall -Wextra -Werror -O2 -o "$TEST_TMP/mk_threads" \
 "$PROSPECT" stat --markers -e task-clock -o "$TEST_TMP/threads.txt" -- "$TEST_TMP/mk_threads" 4000 \
     >"$TEST_TMP/threads.out" 2>"$TEST_TMP/threads.err"
 check ended_threads_exact grep -qx "t: 4000 calls, 4000 crossings" "$TEST_TMP/threads.txt"
-check ended_threads_unclosed_reported grep -q "open.*4000" "$TEST_TMP/threads.err"
+# "t" is empty (sub-microsecond crossings): each column has its unit, so no time cell reads
+# "0.000" (ms, once the table's one unit, chosen by the largest total).
+check empty_region_times_keep_digits not grep -q " 0\.000 " "$TEST_TMP/threads.txt"
+check empty_region_time_units grep -Eq "^\| wall-clock +\| +[0-9.]+ [mun]?s \| +[0-9.]+ [mun]?s \|" "$TEST_TMP/threads.txt"
+# (-o: the warning goes with the results, into the file, not into the command's stderr.)
+check ended_threads_unclosed_reported grep -q "open.*4000" "$TEST_TMP/threads.txt"
+check ended_threads_warning_not_on_stderr not grep -q "open.*4000" "$TEST_TMP/threads.err"
 rss=$(awk '/^maxrss_kb/ { print $2 }' "$TEST_TMP/threads.out")
 check ended_threads_memory_bounded [ "${rss:-999999}" -lt 24000 ]
 

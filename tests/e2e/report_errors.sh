@@ -133,3 +133,34 @@ for seed in 1 2 3 4 5 6 7 8; do
     grep -q "AddressSanitizer\|runtime error" "$d/rnd.err" && { ok=0; cat "$d/rnd.err"; }
 done
 check random_damage_never_crashes [ $ok = 1 ]
+
+# A file its record left unfinished (killed: no feature sections, so no CPU count): the
+# duration is given without a made-up "on 0 CPUs".
+"$PROSPECT" record -o "$d/killed.data" -- find /usr/lib -name x >/dev/null 2>&1
+cp "$d/killed.data" "$d/nofeat.data"
+poke "$d/nofeat.data" 72 '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+run nofeat -i "$d/nofeat.data"
+check unfinished_file_status [ "$(rc nofeat)" = 0 ]
+check unfinished_file_said grep -q "the recording did not finish" "$d/nofeat.err"
+check unfinished_no_zero_cpus not grep -q "on 0 CPUs" "$d/nofeat.out"
+check unfinished_duration_said grep -Eq "^  Duration +[0-9.]+ s elapsed \(the file records no CPU count\)$" "$d/nofeat.out"
+
+# A full disk: one error with the write's own errno (it was two, the second "Input/output
+# error"), for a report larger than stdio's buffer and for annotate's listing.
+if [ -w /dev/full ]; then
+    "$PROSPECT" report --top 0 -i "$d/killed.data" 2>/dev/null >"$d/full_size.out"
+    if [ "$(wc -c <"$d/full_size.out")" -gt 16384 ]; then
+        "$PROSPECT" report --top 0 -i "$d/killed.data" >/dev/full 2>"$d/full.err"
+        check report_full_status_1 [ $? = 1 ]
+        check report_full_one_error [ "$(grep -c "^prospect report: " "$d/full.err")" = 1 ]
+        check report_full_errno grep -q "^prospect report: writing the report: No space left on device$" "$d/full.err"
+    else
+        skip report_full "the report of find's recording is under 16 KiB (few samples)"
+    fi
+    "$PROSPECT" annotate -i "$d/killed.data" >/dev/full 2>"$d/afull.err"
+    check annotate_full_status_1 [ $? = 1 ]
+    check annotate_full_errno grep -q "^prospect annotate: writing the listing: No space left on device$" "$d/afull.err"
+    check annotate_full_no_eio not grep -q "Input/output error" "$d/afull.err"
+else
+    skip report_full "/dev/full is not writable here"
+fi

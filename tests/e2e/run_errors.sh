@@ -19,6 +19,7 @@ expect cmd_not_found 127 "prospect run: /nonexistent/cmd: command not found" -- 
 printf '#!/bin/sh\necho hi\n' > "$TEST_TMP/noexec.sh"; chmod 644 "$TEST_TMP/noexec.sh"
 expect cmd_not_executable 126 "prospect run: .*noexec.sh: Permission denied" -- run -- "$TEST_TMP/noexec.sh"
 expect no_command 2 "prospect run: no command given" -- run
+expect pid_is_for_record 2 "^prospect run: -p is for 'prospect record' or 'prospect stat'" -- run -p $$ -d 1
 expect bad_freq 2 "invalid frequency 'abc'" -- run -F abc -- true
 expect zero_freq 2 "invalid frequency '0'" -- run -F 0 -- true
 expect bad_period 2 "invalid period '-5'" -- run -c -5 -- true
@@ -155,5 +156,16 @@ check record_setup_failure_status [ "$rc" -eq 1 ]
 check record_setup_failure_message grep -q "CPU 999 does not exist or is offline" "$TEST_TMP/setup.err"
 check record_setup_failure_no_success bash -c "! grep -q Success '$TEST_TMP/setup.err'"
 check record_setup_failure_no_file [ ! -e "$TEST_TMP/setup.data" ]
+# Another user's process: the cause is named, and that perf_event_paranoid is no remedy.
+if can_be_nobody; then
+    mkdir -p "$TEST_TMP/nobody"; chmod 1777 "$TEST_TMP/nobody"
+    as_nobody "$PROSPECT" record -p 1 -d 1 -o "$TEST_TMP/nobody/p1.data" >/dev/null \
+        2>"$TEST_TMP/p1.err"; rc=$?
+    check record_other_user_status [ "$rc" -eq 1 ]
+    check record_other_user_message grep -q "on process 1: it is another user's process (uid 0); only its owner or root can measure it (lowering perf_event_paranoid will not help)" "$TEST_TMP/p1.err"
+    check record_other_user_one_line [ "$(wc -l < "$TEST_TMP/p1.err")" -eq 1 ]
+else
+    skip record_other_user "needs root, setpriv and a user nobody who can run $PROSPECT"
+fi
 "$PROSPECT" record -o "$TEST_TMP/nf.data" -- /nonexistent/cmd >/dev/null 2>"$TEST_TMP/nf.err"; rc=$?
 check record_cmd_not_found [ "$rc" -eq 127 ]

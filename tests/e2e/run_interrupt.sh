@@ -44,3 +44,24 @@ check stat_int_counts_printed grep -q "task-clock" "$TEST_TMP/int.out"
 interrupt stat exit 1
 check stat_int_exit_after_signal grep -q "the command exited with status 3 after the SIGINT passed to it" "$TEST_TMP/int.err"
 check stat_int_exit_after_status [ "$rc" -eq 3 ]
+
+# Ctrl-C whose command dies of it: every command dies of SIGINT too (after its results), as a
+# shell loop around it expects (WIFSIGNALED, not exit 130).
+build_workload stubborn_g stubborn -O1 -g
+fifo=$TEST_TMP/die.fifo; mkfifo "$fifo"
+for c in run record stat trace lines; do
+    case $c in
+        run|stat|trace|lines) args=(-o "$TEST_TMP/die.$c.out") ;;
+        record) args=(-o "$TEST_TMP/die.data") ;;
+    esac
+    [ $c = lines ] && args+=(-f main)
+    [ $c = trace ] && args+=(-c)       # a summary even of no calls
+    got=$(int_status "$fifo" "$PROSPECT" $c "${args[@]}" -- "$WL/stubborn_g" "$fifo" die \
+          2>"$TEST_TMP/die.$c.err")
+    check "${c}_dies_of_sigint" [ "$got" = "signal 2" ]
+    if [ $c = record ]; then
+        check record_int_file_written [ -s "$TEST_TMP/die.data" ]
+    else
+        check "${c}_int_results_written" [ -s "$TEST_TMP/die.$c.out" ]
+    fi
+done

@@ -13,12 +13,14 @@ for entry in jump trap; do
     "$PROSPECT" stat --entry $entry -s -o "$TEST_TMP/cost.txt" -r sum10 -r big "$WL/stat_cost" \
         >"$TEST_TMP/cost.out" 2>"$TEST_TMP/cost.err"
     check "cost_${entry}_status" [ $? = 0 ]
-    check "cost_${entry}_note_tiny" grep -Eq '^prospect stat: note: sum10: each crossing costs ~[0-9.]+ [nu]s of probe handling' "$TEST_TMP/cost.err"
-    check "cost_${entry}_note_says_inflated" grep -q 'counts are right, times are' "$TEST_TMP/cost.err"
-    check "cost_${entry}_no_note_big" bash -c "! grep -q 'note: big:' '$TEST_TMP/cost.err'"
-    check "cost_${entry}_note_fits_100" bash -c "! awk 'length > 100 && /sum10:|inflated|Cost and skew/' '$TEST_TMP/cost.err' | grep -q ."
+    check "cost_${entry}_note_tiny" grep -Eq '^prospect stat: note: sum10: each crossing costs ~[0-9.]+ [nu]s of probe handling' "$TEST_TMP/cost.txt"
+    check "cost_${entry}_note_says_inflated" grep -q 'counts are right, times are' "$TEST_TMP/cost.txt"
+    check "cost_${entry}_no_note_big" bash -c "! grep -q 'note: big:' '$TEST_TMP/cost.txt'"
+    check "cost_${entry}_note_fits_100" bash -c "! awk 'length > 100 && /sum10:|inflated|Cost and skew/' '$TEST_TMP/cost.txt' | grep -q ."
+    # -o: the notes go with the results, not into the command's own standard error.
+    check "cost_${entry}_note_not_on_stderr" bash -c "! grep -q 'note:' '$TEST_TMP/cost.err'"
 done
-check cost_trap_kind grep -q 'single-stepped uprobe\|emulated uprobe' "$TEST_TMP/cost.err"
+check cost_trap_kind grep -q 'single-stepped uprobe\|emulated uprobe' "$TEST_TMP/cost.txt"
 
 # Progress: a run of 2 s (the workload's own clock) spans at least one 1 s tick.
 "$PROSPECT" stat --progress -s --csv -o "$TEST_TMP/prog.csv" -r sum10 "$WL/stat_cost" spin 2 \

@@ -29,6 +29,18 @@ printf 'x' >"$TEST_TMP/notexec"; chmod 644 "$TEST_TMP/notexec"
 check not_executable_126 [ $? = 126 ]
 
 # Usage errors: exit 2 with a one-line message and a hint.
+"$PROSPECT" stat -r stat_status.c:abc "$W/stat_status" 0 >/dev/null 2>"$err"
+check bad_line_number_usage_2 [ $? = 2 ]
+check bad_line_number_message grep -q "^prospect stat: region 'stat_status.c:abc': 'abc' is not a line number" "$err"
+# Another user's process: the cause is named, and that perf_event_paranoid is no remedy.
+if can_be_nobody; then
+    as_nobody "$PROSPECT" stat -p 1 -d 1 >/dev/null 2>"$err"
+    check other_user_status_1 [ $? = 1 ]
+    check other_user_message grep -q "on process 1: it is another user's process (uid 0); only its owner or root can measure it (lowering perf_event_paranoid will not help)" "$err"
+    check other_user_no_sysctl_hint bash -c "! grep -q sysctl '$err'"
+else
+    skip other_user "needs root, setpriv and a user nobody who can run $PROSPECT"
+fi
 "$PROSPECT" stat -e no-such-event true >/dev/null 2>"$err"
 check bad_event_usage_2 [ $? = 2 ]
 check bad_event_message grep -q "unknown event 'no-such-event'" "$err"

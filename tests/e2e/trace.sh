@@ -71,6 +71,19 @@ check write_replays_sizes [ "$(grep -c '^dump glibc .* malloc 144 ' "$TEST_TMP/r
 "$PROSPECT" trace --format csv -o "$TEST_TMP/c.csv" -e malloc -- "$T" signal >/dev/null 2>&1
 check csv_header [ "$(head -1 "$TEST_TMP/c.csv")" = "time_ns,pid,tid,caller,function,args,ret,duration_ns" ]
 check csv_rows [ "$(grep -c ',trace_alloc,malloc,16,0x' "$TEST_TMP/c.csv")" = 20000 ]
+# --format json (documented): one object per call and line, every line read by jq.
+"$PROSPECT" trace --format json -o "$TEST_TMP/c.json" -e malloc -- "$T" signal >/dev/null 2>&1
+check json_status [ $? = 0 ]
+if command -v jq >/dev/null; then
+    check json_every_line_parses jq -e . "$TEST_TMP/c.json" >/dev/null
+    check json_calls [ "$(jq -r 'select(.function == "malloc" and .args == "16" and .caller == "trace_alloc") | .ret' "$TEST_TMP/c.json" | grep -c '^0x')" = 20000 ]
+    check json_numbers [ "$(jq -s 'map(select((.time_ns | type) == "number" and (.pid | type) == "number" and (.duration_ns | type) == "number")) | length' "$TEST_TMP/c.json")" = "$(wc -l <"$TEST_TMP/c.json")" ]
+else
+    skip json_calls "no jq (scripts/install-deps installs it)"
+fi
+"$PROSPECT" trace --format xml -- true >/dev/null 2>"$TEST_TMP/fmt.err"
+check format_unknown_usage_2 [ $? = 2 ]
+check format_unknown_names_json grep -q "^prospect trace: --format is text, csv or json, not 'xml'" "$TEST_TMP/fmt.err"
 
 # A signal handler that allocates: its calls are counted too.
 "$PROSPECT" trace -e malloc -o "$TEST_TMP/sig.txt" -- "$T" signal >/dev/null 2>"$TEST_TMP/sig.err"
@@ -273,6 +286,17 @@ check attach_no_process_exit_1 [ $? = 1 ]
 check attach_no_process_said grep -q "no process 999999999" "$TEST_TMP/nopid"
 "$PROSPECT" trace -p 12abc 2>/dev/null
 check attach_bad_pid_exit_2 [ $? = 2 ]
+# Another user's process (pid 1 for nobody): said so at once, and that perf_event_paranoid
+# is no remedy; no stray "prospect trace: ; using uprobes" line (an empty error) before it.
+if can_be_nobody; then
+    as_nobody "$PROSPECT" trace -p 1 2>"$TEST_TMP/p1.err"
+    check attach_other_user_exit_1 [ $? = 1 ]
+    check attach_other_user_said grep -q "^prospect trace: cannot trace process 1: it is another user's process (uid 0); only its owner or root can trace it (lowering perf_event_paranoid will not help)$" "$TEST_TMP/p1.err"
+    check attach_other_user_one_line [ "$(wc -l <"$TEST_TMP/p1.err")" = 1 ]
+    check attach_no_static_claim not grep -q "static program" "$TEST_TMP/p1.err"
+else
+    skip attach_other_user "needs root, setpriv and a user nobody who can run $PROSPECT"
+fi
 
 # A process prospect cannot ptrace (already traced, here by strace): -p falls back to uprobes,
 # says so, and still counts exactly.

@@ -1,5 +1,5 @@
 /* stat tables as text: within 100 columns by default (long region names elided in the
- * middle, full with -v and in CSV), one time unit per table, and means of counts that keep
+ * middle, full with -v and in CSV), one time unit per column, and means of counts that keep
  * their fraction. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +85,7 @@ TEST(summary_fits_100_columns_and_elides_names_in_the_middle)
     free(s);
 }
 
-TEST(region_table_one_time_unit_and_precise_means)
+TEST(region_table_one_time_unit_per_column_and_precise_means)
 {
     struct rc_stat va[NCOLS];
     struct rc_result ra;
@@ -100,14 +100,43 @@ TEST(region_table_one_time_unit_and_precise_means)
         return;
     CHECK(widest_line(s) <= 100);
     /* 2 ms of wall-clock and 900 us of task-clock: both rows in ms, comparable. */
-    CHECK(strstr(s, "wall-clock (ms)") && strstr(s, "task-clock (ms)"));
-    CHECK(!strstr(s, "(us)"));
-    CHECK(strstr(s, "| page-faults      |      42 |  0.42 |"));
-    CHECK(strstr(s, "|  0.03 |"));       /* 3 context switches over 100 crossings */
+    CHECK(strstr(s, "| wall-clock       | 200.000 ms | 2.000 ms |"));
+    CHECK(strstr(s, "| task-clock       |  90.000 ms | 0.900 ms |"));
+    CHECK(!strstr(s, " us "));
+    CHECK(strstr(s, "| page-faults      |         42 |     0.42 |"));
+    CHECK(strstr(s, "|     0.03 |"));   /* 3 context switches over 100 crossings */
     free(s);
     o.csv = true;
     s = render(&v, 1, &o);
     CHECK(s && strstr(s, "page-faults,42,0.420,0,3"));
+    free(s);
+}
+
+/* stat --markers of a sub-microsecond region: 100000 crossings of 250 ns (25 ms in all). The
+ * mean and min were "0.000" (ms, the table's one unit); each column has its own now. */
+TEST(sub_microsecond_means_keep_their_digits)
+{
+    struct rc_stat va[NCOLS];
+    struct rc_result ra;
+    struct stat_region_view v = { .label = "tiny", .res = &ra };
+    struct stat_report_opts o = { 0 };
+    char *s;
+
+    fill(&ra, va);
+    ra.calls = ra.crossings = 100000;
+    ra.wall = (struct rc_stat){ .n = 100000, .total = 2.5e7, .min = 200, .max = 4000 };
+    va[0] = (struct rc_stat){ .n = 100000, .total = 2.2e7, .min = 180, .max = 3500 };
+    s = render(&v, 1, &o);
+    CHECK(s);
+    if (!s)
+        return;
+    CHECK(!strstr(s, "0.000"));
+    CHECK(strstr(s, "| wall-clock       | 25.000 ms | 250 ns | 200 ns | 4.000 us |"));
+    CHECK(strstr(s, "| task-clock       | 22.000 ms | 220 ns | 180 ns | 3.500 us |"));
+    free(s);
+    o.summary = true;                 /* totals: ms, the column's largest */
+    s = render(&v, 1, &o);
+    CHECK(s && strstr(s, "|     25.000 |     22.000 |") && strstr(s, "|         ms |         ms |"));
     free(s);
 }
 
@@ -122,7 +151,8 @@ TEST(modifiers_keep_the_unit)
 int main(void)
 {
     RUN(summary_fits_100_columns_and_elides_names_in_the_middle);
-    RUN(region_table_one_time_unit_and_precise_means);
+    RUN(region_table_one_time_unit_per_column_and_precise_means);
+    RUN(sub_microsecond_means_keep_their_digits);
     RUN(modifiers_keep_the_unit);
     return 0;
 }
