@@ -12,13 +12,17 @@
  *   code (the commit or the ring's creation) is recorded in a small per-thread side buffer,
  *   flushed after; only its overflow is lost, and counted.
  * - A full ring waits for Prospect (futex on tail, 10 ms steps); after 10 s without progress
- *   the thread gives up on the ring and counts what it drops in `lost`.
+ *   the thread gives up on the ring and counts what it drops in `lost`. When Prospect's end of
+ *   the socket is closed (it was killed), recording stops at the next wait, in every thread.
+ * - The real functions are never the program's own PLT stubs (non-PIE programs that take a
+ *   function's address): those jump back through the patched GOT (see real_lookup).
  * - fork: the child gets its own rings (pthread_atfork); without follow it stops tracing. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -335,6 +339,76 @@ static void *watcher(void *arg)
 
 static void got_patch_all(uint64_t m);
 
+/* ---- the real functions ---- */
+struct object { const char *name; uintptr_t lo, hi; };
+struct objects { struct object o[64]; unsigned n; };
+
+static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct objects *l = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            lo = a < lo ? a : lo;
+            hi = a + info->dlpi_phdr[i].p_memsz > hi ? a + info->dlpi_phdr[i].p_memsz : hi;
+        }
+    if (l->n < sizeof(l->o) / sizeof(l->o[0]) && lo < hi)
+        l->o[l->n++] = (struct object){ info->dlpi_name, lo, hi };
+    return 0;
+}
+
+/* A non-PIE program that takes a function's address defines it as its own PLT stub (an
+ * undefined symbol with a value): a lookup would find that stub, which jumps through the GOT
+ * entry we patch, back into the wrapper. Such an address is never the real function. */
+static int is_plt_stub(void *p)
+{
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    return dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+           sym->st_shndx == SHN_UNDEF;
+}
+
+/* The definition in the first object after the one holding `after` (0: from the first), in
+ * load order (the global search order), that defines name itself: its own handle's lookup,
+ * kept when it lies in that object. This library is never one. Needs no caller address,
+ * unlike RTLD_NEXT (which a return probe on dlsym hides). */
+static void *lookup_after(const char *name, uintptr_t after)
+{
+    struct objects l = { .n = 0 };
+    uintptr_t self = (uintptr_t)(void *)lookup_after;
+    int past = !after;
+    dl_iterate_phdr(list_object, &l);
+    for (unsigned i = 0; i < l.n; i++) {
+        const struct object *o = &l.o[i];
+        int mine = self >= o->lo && self < o->hi;
+        if (!past) {
+            past = after >= o->lo && after < o->hi;
+            continue;
+        }
+        if (mine || !o->name || !o->name[0])
+            continue;
+        void *h = dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+        void *p = h ? dlsym(h, name) : NULL;
+        if (h)
+            dlclose(h);
+        if (p && (uintptr_t)p >= o->lo && (uintptr_t)p < o->hi && !is_plt_stub(p))
+            return p;
+    }
+    return NULL;
+}
+
+/* The next definition of name: after this library when preloaded; when loaded late (trace
+ * -p), the global one, unless that is the program's PLT stub: then the library's. */
+static void *real_lookup(const char *name, int attached)
+{
+    void *p = dlsym(attached ? RTLD_DEFAULT : RTLD_NEXT, name);
+    if (p && !is_plt_stub(p))
+        return p;
+    return lookup_after(name, attached ? 0 : (uintptr_t)(void *)real_lookup);
+}
+
 static void do_init(void)
 {
     const char *env = getenv(CT_ENV);
@@ -346,7 +420,7 @@ static void do_init(void)
      * are the global ones, RTLD_NEXT would look only after this late object. */
     attached = attach_setup(&m);
     for (int i = 0; i < CT_NFUNCS; i++)
-        real[i] = dlsym(attached ? RTLD_DEFAULT : RTLD_NEXT, protos[i].name);
+        real[i] = real_lookup(protos[i].name, attached);
     if (attached) {
         /* m and the socket came from attach_setup */
     } else if (env && env[0] == '1' && env[1] == ',') {
@@ -412,6 +486,18 @@ static void got_patch_all(uint64_t m)
 }
 
 /* ---- the ring ---- */
+/* Prospect's end of the socket is closed (killed, even by SIGKILL): nobody will drain the
+ * rings again, so recording stops for every thread at once and no call waits for room. */
+static int prospect_gone(void)
+{
+    struct pollfd p = { .fd = sock_fd, .events = POLLRDHUP };
+    if (sock_fd < 0 || syscall(SYS_poll, &p, 1, 0) <= 0 ||
+        !(p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)))
+        return 0;
+    mask = READY;
+    return 1;
+}
+
 static void new_ring(void)
 {
     unsigned n = CT_SLOTS_DEFAULT;
@@ -471,6 +557,10 @@ static void new_ring(void)
      * program could be gone before its callers are named. */
     for (int i = 0; i < 200 && !__atomic_load_n(&r->acked, __ATOMIC_ACQUIRE); i++) {
         struct timespec ts = { 0, 10 * 1000 * 1000 };
+        if (prospect_gone()) {
+            munmap(p, size);
+            return;
+        }
         syscall(SYS_futex, &r->acked, FUTEX_WAIT, 0, &ts, NULL, 0);
     }
     r->lost = tls_lost;
@@ -489,7 +579,7 @@ static int room(struct ct_ring_hdr *r, uint64_t head, unsigned need)
     int idle = 0;
     while (head + need - tail > r->nslots) {
         struct timespec ts = { 0, 10 * 1000 * 1000 };
-        if (ring_failed || idle > 1000) {
+        if (ring_failed || idle > 1000 || prospect_gone()) {
             ring_failed = 1;        /* Prospect is gone or stuck: stop waiting */
             return 0;
         }
