@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,26 @@ static int find_dlopen(pid_t pid, uint64_t *addr, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether process pid maps an interposer already (an earlier trace -p's: it stays loaded).
+ * A second copy would not load: its initial-exec TLS needs static TLS room that the first
+ * took. */
+static bool has_interposer(pid_t pid)
+{
+    char p[64], line[4352];
+    bool found = false;
+    FILE *f;
+    snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+    if (!(f = fopen(p, "re")))
+        return false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *b = strrchr(line, '/');
+        found = b && !strncmp(b + 1, SO_NAME, strlen(SO_NAME)) &&
+                strchr(" \n", b[1 + strlen(SO_NAME)]);
+    }
+    fclose(f);
+    return found;
+}
+
 static int poke(pid_t pid, uint64_t addr, const void *data, size_t len)
 {
     for (size_t o = 0; o < len; o += 8) {
@@ -210,6 +231,11 @@ int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
     snprintf(path, sizeof(path), "%s/%s", in->dir, SO_NAME);
     if ((e = find_dlopen(pid, &dlopen_addr, err, errlen)))
         return e;
+    if (has_interposer(pid)) {
+        snprintf(err, errlen, "process %d: an earlier -p's interposer left no TLS room",
+                 (int)pid);
+        return -EEXIST;
+    }
     pid_t proc = pid;
     pid = pick_thread(proc);
     if (ptrace(PTRACE_ATTACH, pid, NULL, NULL)) {

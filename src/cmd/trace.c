@@ -270,6 +270,15 @@ static int on_batch(void *arg, const struct ct_call *calls, size_t n)
     return e ? e : t->err;
 }
 
+/* A call the interposer made itself (its dlsym and dlopen while it looks up the real
+ * functions, when -e uprobes those): not the program's. */
+static bool interposer_call(struct tracer *t, const struct ct_call *k)
+{
+    const char *obj, *sym;
+    ct_callers_name(t->ucallers, k->ring, k->caller, &obj, &sym);
+    return !strcmp(obj, "calltrace_preload.so");
+}
+
 /* The uprobe side of a merged trace: times are CLOCK_MONOTONIC ns (another thread). */
 static int on_batch_up(void *arg, const struct ct_call *calls, size_t n)
 {
@@ -278,6 +287,8 @@ static int on_batch_up(void *arg, const struct ct_call *calls, size_t n)
     pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < n && !e; i++) {
         const struct ct_call *k = &calls[i];
+        if (interposer_call(t, k))
+            continue;
         e = pend_push(t, k, k->t0 > t->mono0 ? k->t0 - t->mono0 : 0,
                       k->t1 > k->t0 ? k->t1 - k->t0 : 0, true);
     }

@@ -53,3 +53,51 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] |
 else
     skip kill9_attach "ptrace is not allowed here (kernel.yama.ptrace_scope)"
 fi
+
+# -e libc:dlsym with built-in functions: the interposer's own lookups (dlsym(RTLD_NEXT) gives
+# NULL under the return probe) neither turn tracing off nor show as the program's calls.
+if [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; then
+    d=$TEST_TMP/dlsym
+    mkdir -p "$d"
+    "$PROSPECT" trace -e libc:dlsym -e malloc+free -o "$d/calls.txt" -- "$T" dlsym >"$d/out" 2>"$d/err"
+    check dlsym_exit_0 [ $? = 0 ]
+    check dlsym_stdout [ "$(cat "$d/out")" = dlsym ]
+    check dlsym_program_calls [ "$(grep -cE '^[0-9]+ trace_alloc->dlsym\(0, ' "$d/calls.txt")" = 5 ]
+    check dlsym_malloc_traced [ "$(grep -cF 'trace_alloc->malloc(150) ' "$d/calls.txt")" = 5 ]
+    check dlsym_free_traced [ "$(grep -cF 'trace_alloc->free(0x' "$d/calls.txt")" = 5 ]
+    check dlsym_no_interposer_calls not grep -q 'calltrace_preload' "$d/calls.txt"
+else
+    skip dlsym "no writable tracefs uprobe_events (-e libc:dlsym needs uprobes)"
+fi
+
+# A second -p on the same process: the first one's interposer stays loaded, and a second copy
+# cannot load (its thread-local data needs the static TLS room the first took). Said so, then
+# uprobes count the calls exactly.
+if { [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] ||
+     [ "$(id -u)" = 0 ]; } && [ -w /sys/kernel/tracing/uprobe_events ]; then
+    d=$TEST_TMP/second
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err1" "$d/err2"
+    "$T" attach <"$d/in" >"$d/out" & tpid=$!
+    exec 7>"$d/in" 8<"$d/out"
+    read -r ready pid <&8
+    for k in 1 2; do
+        "$PROSPECT" trace -p "$tpid" -e malloc+free -o "$d/calls$k.txt" 2>"$d/err$k" & ppid=$!
+        exec 9<"$d/err$k"
+        said=""
+        while read -r line <&9; do
+            [ "$line" = "prospect trace: attached" ] && break
+            said="$said$line"
+        done
+        echo "go 100" >&7; read -r did <&8
+        kill -INT "$ppid"; wait "$ppid"
+        check "second_p_run${k}_exit_0" [ $? = 0 ]
+        exec 9<&-
+        check "second_p_run${k}_exact" [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls$k.txt")" = 100 ]
+    done
+    check second_p_reason [ "$said" = "prospect trace: process $tpid: an earlier -p's interposer left no TLS room; using uprobes" ]
+    exec 7>&-; wait "$tpid"
+    check second_p_target_exit_0 [ $? = 0 ]
+    exec 8<&-
+else
+    skip second_p "needs ptrace and a writable tracefs uprobe_events"
+fi

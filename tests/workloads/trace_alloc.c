@@ -7,10 +7,13 @@
  *   none      no call to any traced function (write(2) by syscall); exit 7
  *   one       single-threaded mix for the comparison with ltrace
  *   segv      malloc(1), then dies of SIGSEGV
+ *   dlsym     5 x dlsym(RTLD_DEFAULT, "malloc"), malloc(150), free; prints "dlsym"
  *   attach    for -p: prints "ready" on stdout, then per line read on stdin ("go N") does N x
  *             malloc(144)/free and answers "did N"; "fork N": a child does N x malloc(145)
  *             and exits 3, answer "forked 3"; ends at EOF (built -no-pie with
  *             -DTAKE_FREE_ADDRESS too: free's address is taken) */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +80,13 @@ int main(int argc, char **argv)
             if (i % 1000 == 0)
                 raise(SIGUSR1);
         }
+    } else if (!strcmp(m, "dlsym")) {
+        for (int i = 0; i < 5; i++) {
+            sink = dlsym(RTLD_DEFAULT, "malloc");
+            sink = malloc(150);
+            free(sink);
+        }
+        puts("dlsym");
     } else if (!strcmp(m, "none")) {
         syscall(SYS_write, 1, "quiet\n", 6);
         return 7;
