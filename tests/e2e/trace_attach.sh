@@ -101,3 +101,28 @@ if { [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]
 else
     skip second_p "needs ptrace and a writable tracefs uprobe_events"
 fi
+
+# An exec that drops the interposer (LD_PRELOAD removed or replaced): the calls of the image it
+# runs are not traced, and trace names the process and program. One that keeps it: no note.
+d=$TEST_TMP/exec_drop
+mkdir -p "$d"
+note="^prospect trace: process [0-9]+ \\(trace_alloc\\) exec'd without LD_PRELOAD's interposer: not traced$"
+"$PROSPECT" trace --summary -- env -u LD_PRELOAD "$T" one >"$d/out" 2>"$d/err"
+check exec_unset_exit_0 [ $? = 0 ]
+check exec_unset_stdout [ "$(cat "$d/out")" = one ]
+check exec_unset_note grep -qE "$note" "$d/err"
+jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
+if [ -n "$jemalloc" ]; then
+    "$PROSPECT" trace --summary -- env LD_PRELOAD="$jemalloc" "$T" one >"$d/out" 2>"$d/err"
+    check exec_replaced_exit_0 [ $? = 0 ]
+    check exec_replaced_note grep -qE "$note" "$d/err"
+else
+    skip exec_replaced "libjemalloc2 is not installed (scripts/install-deps installs it)"
+fi
+"$PROSPECT" trace -e malloc -o "$d/calls.txt" -- env "$T" one >"$d/out" 2>"$d/err"
+check exec_kept_no_note not grep -q "exec'd without" "$d/err"
+check exec_kept_traced grep -qF 'trace_alloc->malloc(' "$d/calls.txt"
+# -f: a child of a shell drops it, its sibling keeps it: only the first is named.
+"$PROSPECT" trace -f -e malloc -o "$d/calls.txt" -- sh -c "\"$T\" one; env -u LD_PRELOAD \"$T\" one" \
+    >"$d/out" 2>"$d/err"
+check exec_follow_one_note [ "$(grep -cE "$note" "$d/err")" = 1 ]
