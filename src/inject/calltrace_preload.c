@@ -491,7 +491,8 @@ static void got_patch_all(uint64_t m)
 static int prospect_gone(void)
 {
     struct pollfd p = { .fd = sock_fd, .events = POLLRDHUP };
-    if (sock_fd < 0 || syscall(SYS_poll, &p, 1, 0) <= 0 ||
+    /* Not a number the program reused for a descriptor of its own (its hang-up is not ours). */
+    if (!sock_ok() || syscall(SYS_poll, &p, 1, 0) <= 0 ||
         !(p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)))
         return 0;
     mask = READY;
