@@ -58,12 +58,16 @@ static volatile int init_state;         /* 0 not yet, 1 in progress, 2 done */
 static void *real[CT_NFUNCS];
 static pthread_key_t exit_key;
 static uint64_t image_cookie;
+static volatile unsigned generation;    /* attaches so far: rings of an earlier one are dropped */
+static volatile int attached_now;       /* GOT entries pointed at the wrappers, watcher alive */
+static int exit_key_made;
 
 struct pending { struct ct_slot s[3]; };
 TLS struct ct_ring_hdr *ring;
 TLS struct ct_slot *slots;
 TLS int busy;                           /* 1: recording (nested: side buffer), 2: resolving */
 TLS int ring_failed;
+TLS unsigned ring_gen;                  /* the attach the ring was made for (see reattach) */
 TLS unsigned npending;
 TLS uint64_t tls_lost;
 TLS struct pending pending[PENDING_MAX];
@@ -174,24 +178,16 @@ static unsigned npatches;
 static uint64_t wrappers[CT_NFUNCS];
 static char self_dir[512];
 
-static int attach_setup(uint64_t *m)
+/* Reads self_dir's attach.conf and connects to its socket: 1 when attach.conf is there (m
+ * then 0 when the socket is not), 0 when not loaded by trace -p. */
+static int attach_connect(uint64_t *m)
 {
-    Dl_info di;
     char path[600], buf[128];
+    size_t len = 0;
     int fd, s;
     ssize_t n;
-    if (!dladdr((void *)attach_setup, &di) || !di.dli_fname)
-        return 0;
-    size_t len = 0;
-    while (di.dli_fname[len])
+    while (self_dir[len])
         len++;
-    while (len && di.dli_fname[len - 1] != '/')
-        len--;
-    if (!len || len >= sizeof(self_dir) - 16)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        self_dir[i] = di.dli_fname[i];
-    self_dir[len] = 0;
     for (size_t i = 0; i <= len; i++)
         path[i] = self_dir[i];
     const char *conf = "attach.conf";
@@ -226,6 +222,25 @@ static int attach_setup(uint64_t *m)
     sock_fd = s;
     sock_ino = (uint64_t)st.st_ino;
     return 1;
+}
+
+/* Loaded by trace -p: this library's directory holds attach.conf and the socket. */
+static int attach_setup(uint64_t *m)
+{
+    Dl_info di;
+    if (!dladdr((void *)attach_setup, &di) || !di.dli_fname)
+        return 0;
+    size_t len = 0;
+    while (di.dli_fname[len])
+        len++;
+    while (len && di.dli_fname[len - 1] != '/')
+        len--;
+    if (!len || len >= sizeof(self_dir) - 16)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        self_dir[i] = di.dli_fname[i];
+    self_dir[len] = 0;
+    return attach_connect(m);
 }
 
 static void put_slot(uint64_t *slot, uint64_t v, int relro)
@@ -334,6 +349,7 @@ static void *watcher(void *arg)
     mask = READY;
     struct ct_wake w = { CT_DETACHED_MAGIC };
     send(sock_fd, &w, sizeof(w), MSG_NOSIGNAL);
+    __atomic_store_n(&attached_now, 0, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -444,6 +460,7 @@ static void do_init(void)
         pthread_atfork(NULL, NULL, at_fork_child);
         if (pthread_key_create(&exit_key, thread_exit))
             exit_key = (pthread_key_t)-1;
+        exit_key_made = 1;
     }
     busy = 0;
     mask = m | READY;
@@ -477,12 +494,56 @@ static void got_patch_all(uint64_t m)
 {
     pthread_t t;
     pthread_attr_t at;
+    /* The calls made on this thread meanwhile are ours (pthread_create's free of a cached
+     * stack's TLS): not traced. */
+    busy = 2;
     fill_wrappers();
+    attached_now = 1;
     dl_iterate_phdr(one_object, &m);
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     pthread_create(&t, &at, watcher, NULL);
     pthread_attr_destroy(&at);
+    busy = 0;
+}
+
+/* A later trace -p on this process (a second copy of this library could not load: its TLS
+ * needs static TLS room this one took): prospect calls this through ptrace with its new
+ * private directory. Threads drop the rings of the earlier attach at their next call. 0, or
+ * -EBUSY while an earlier attach is still on, -ENOTCONN when the new socket does not answer. */
+EXPORT int prospect_ct_reattach(const char *dir)
+{
+    uint64_t m = 0;
+    size_t len = 0;
+    if (__atomic_load_n(&attached_now, __ATOMIC_ACQUIRE) || busy)
+        return -EBUSY;
+    while (dir[len])
+        len++;
+    if (!len || len >= sizeof(self_dir) - 16)
+        return -ENAMETOOLONG;
+    for (size_t i = 0; i <= len; i++)
+        self_dir[i] = dir[i];
+    if (self_dir[len - 1] != '/')
+        self_dir[len] = '/', self_dir[len + 1] = 0;
+    if (sock_fd >= 0)
+        syscall(SYS_close, sock_fd);
+    sock_fd = -1;
+    if (!attach_connect(&m) || !m)
+        return -ENOTCONN;
+    for (int i = 0; i < CT_NFUNCS; i++)
+        if (!real[i])
+            m &= ~(1ull << i);
+    if (exit_key == (pthread_key_t)-1 || !exit_key_made) {
+        pthread_atfork(NULL, NULL, at_fork_child);
+        if (pthread_key_create(&exit_key, thread_exit))
+            exit_key = (pthread_key_t)-1;
+        exit_key_made = 1;
+    }
+    npatches = 0;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+    mask = m | READY;
+    got_patch_all(m);
+    return 0;
 }
 
 /* ---- the ring ---- */
@@ -600,6 +661,15 @@ static int room(struct ct_ring_hdr *r, uint64_t head, unsigned need)
 static void commit(const struct ct_slot *s, unsigned n)
 {
     struct ct_ring_hdr *r = ring;
+    if (ring_gen != generation) {
+        /* Made for an earlier trace -p (its prospect is gone): a new one for this attach. */
+        if (r)
+            thread_exit(r);
+        r = NULL;
+        ring_failed = 0;
+        tls_lost = 0;
+        ring_gen = generation;
+    }
     if (!r) {
         if (ring_failed) {
             tls_lost++;

@@ -8,6 +8,24 @@ T=$WL/trace_alloc
 export TMPDIR=$TEST_TMP/tmp     # the interposer's private directories go here
 mkdir -p "$TMPDIR"
 not() { ! "$@"; }
+# got_owner PID FUNC: which mapping the program's GOT entry of FUNC points into (libc,
+# interposer or other), read from /proc/PID/mem (as in trace.sh).
+got_owner() {
+    local off base addr val exe
+    exe=$(readlink "/proc/$1/exe")
+    off=$(readelf -rW "$exe" | awk -v f="$2" '$5 ~ ("^" f "@") { print $1; exit }')
+    base=$(awk -v exe="$exe" '$6 == exe { split($1, a, "-"); print a[1]; exit }' /proc/$1/maps)
+    # A non-PIE program's relocation offsets are addresses already.
+    readelf -hW "$exe" | grep -q 'Type: *EXEC' && base=0
+    [ -n "$off" ] && [ -n "$base" ] || { echo none; return; }
+    addr=$((0x$base + 0x$off))
+    val=$(dd if=/proc/$1/mem bs=8 count=1 iflag=skip_bytes skip=$addr 2>/dev/null | od -An -tx8 | tr -d ' \n')
+    awk -v v="$val" '
+        function hex(s,   i, n, c) { n = 0; for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; n = n * 16 + c } return n }
+        { split($1, a, "-"); if (hex(v) >= hex(a[1]) && hex(v) < hex(a[2])) {
+              print ($6 ~ /calltrace_preload/) ? "interposer" : ($6 ~ /libc/) ? "libc" : "other"; found = 1; exit } }
+        END { if (!found) print "none" }' /proc/$1/maps
+}
 
 # kill -9 of a launched trace: the target goes on through more calls than its ring holds (which
 # waited 10 s per thread for the dead prospect before), answers and exits 0. `sh` reports the
@@ -70,31 +88,48 @@ else
     skip dlsym "no writable tracefs uprobe_events (-e libc:dlsym needs uprobes)"
 fi
 
-# A second -p on the same process: the first one's interposer stays loaded, and a second copy
-# cannot load (its thread-local data needs the static TLS room the first took). Said so, then
-# uprobes count the calls exactly.
+# A second -p on the same process: the first one's interposer stays loaded (a second copy
+# could not load: its thread-local data needs the static TLS room the first took), and takes
+# the new trace: through the GOT again, exact, restored after. While one -p is on, another is
+# told why it uses uprobes, and both count exactly.
 if { [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] ||
      [ "$(id -u)" = 0 ]; } && [ -w /sys/kernel/tracing/uprobe_events ]; then
     d=$TEST_TMP/second
-    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err1" "$d/err2"
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err1" "$d/err2" "$d/err3"
     "$T" attach <"$d/in" >"$d/out" & tpid=$!
     exec 7>"$d/in" 8<"$d/out"
     read -r ready pid <&8
-    for k in 1 2; do
-        "$PROSPECT" trace -p "$tpid" -e malloc+free -o "$d/calls$k.txt" 2>"$d/err$k" & ppid=$!
-        exec 9<"$d/err$k"
+    echo "go 10" >&7; read -r did <&8     # malloc's GOT entry bound (to libc) before the attach
+    # attach_said K: starts trace -p number K; its stderr lines before "attached" in $said.
+    attach_said() {
+        "$PROSPECT" trace -p "$tpid" -e malloc+free -o "$d/calls$1.txt" 2>"$d/err$1" & ppid=$!
+        exec 9<"$d/err$1"
         said=""
         while read -r line <&9; do
             [ "$line" = "prospect trace: attached" ] && break
             said="$said$line"
         done
+    }
+    for k in 1 2; do
+        attach_said $k
+        check "second_p_run${k}_no_fallback" [ -z "$said" ]
+        check "second_p_run${k}_patched" [ "$(got_owner "$tpid" malloc)" = interposer ]
         echo "go 100" >&7; read -r did <&8
         kill -INT "$ppid"; wait "$ppid"
         check "second_p_run${k}_exit_0" [ $? = 0 ]
         exec 9<&-
         check "second_p_run${k}_exact" [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls$k.txt")" = 100 ]
+        check "second_p_run${k}_only_its_calls" [ "$(wc -l <"$d/calls$k.txt")" = 200 ]
+        check "second_p_run${k}_restored" [ "$(got_owner "$tpid" malloc)" = libc ]
     done
-    check second_p_reason [ "$said" = "prospect trace: process $tpid: an earlier -p's interposer left no TLS room; using uprobes" ]
+    attach_said 1; p1=$ppid; exec 6<&9 9<&-
+    attach_said 3; p3=$ppid
+    check second_p_busy_reason [ "$said" = "prospect trace: process $tpid is being traced by another trace -p; using uprobes" ]
+    echo "go 100" >&7; read -r did <&8
+    kill -INT "$p1" "$p3"; wait "$p1" "$p3"; exec 6<&- 9<&-
+    check second_p_busy_first_exact [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls1.txt")" = 100 ]
+    # (its probes see the calls made through the first one's wrappers: callers named so)
+    check second_p_busy_second_exact [ "$(grep -cF -- '->malloc(144) ' "$d/calls3.txt")" = 100 ]
     exec 7>&-; wait "$tpid"
     check second_p_target_exit_0 [ $? = 0 ]
     exec 8<&-
