@@ -88,6 +88,46 @@ else
     skip dlsym "no writable tracefs uprobe_events (-e libc:dlsym needs uprobes)"
 fi
 
+# Debian's python3.11 (non-PIE, takes free's address: it died of SIGSEGV at its first free)
+# reading a FIFO under trace -p: its 1000 bytearray(200000) allocations exactly, as --uprobes
+# counts them; its output and exit status unchanged.
+py_attach() {   # py_attach NAME [--uprobes]: "<target status> <trace status> <count> <output>"
+    local d=$TEST_TMP/py_$1 line l bye; shift
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
+    /usr/bin/python3.11 -c '
+import sys
+print("ready", flush=True)
+for line in sys.stdin:
+    if line.startswith("go"):
+        for i in range(1000):
+            x = bytearray(200000)
+        print("done", flush=True)
+print("bye", flush=True)' <"$d/in" >"$d/out" & local tp=$!
+    exec 7>"$d/in" 8<"$d/out"
+    read -r l <&8
+    "$PROSPECT" trace "$@" -p "$tp" -e malloc+free -o "$d/calls.txt" 2>"$d/err" & local pp=$!
+    exec 9<"$d/err"
+    while read -r line <&9; do [ "$line" = "prospect trace: attached" ] && break; done
+    echo go >&7; read -r l <&8
+    kill -INT "$pp" 2>/dev/null; wait "$pp"; local rp=$?
+    exec 7>&- 9<&-; read -r bye <&8; exec 8<&-
+    wait "$tp"; local rt=$?
+    echo "$rt $rp $(grep -cE -- '->malloc\(2000[0-9][0-9]\) ' "$d/calls.txt") $l/$bye"
+}
+if [ ! -x /usr/bin/python3.11 ]; then
+    skip python_attach "no /usr/bin/python3.11 (scripts/install-deps installs python3.11-minimal)"
+elif ! { [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] ||
+         [ "$(id -u)" = 0 ]; }; then
+    skip python_attach "ptrace is not allowed here (kernel.yama.ptrace_scope)"
+else
+    check python_attach_got [ "$(py_attach got)" = "0 0 1000 done/bye" ]
+    if [ -w /sys/kernel/tracing/uprobe_events ]; then
+        check python_attach_uprobes_agree [ "$(py_attach uprobes --uprobes)" = "0 0 1000 done/bye" ]
+    else
+        skip python_attach_uprobes_agree "no writable tracefs uprobe_events"
+    fi
+fi
+
 # A second -p on the same process: the first one's interposer stays loaded (a second copy
 # could not load: its thread-local data needs the static TLS room the first took), and takes
 # the new trace: through the GOT again, exact, restored after. While one -p is on, another is
