@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <gelf.h>
 #include "calltrace/inject.h"
+#include "inject/calltrace_abi.h"
 #include "probe/jump_files.h"
 
 extern const unsigned char prospect_calltrace_preload_so[];
@@ -128,6 +131,26 @@ static int find_dlopen(pid_t pid, uint64_t *addr, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether process pid maps an interposer already (an earlier trace -p's: it stays loaded).
+ * A second copy would not load: its initial-exec TLS needs static TLS room that the first
+ * took. */
+static bool has_interposer(pid_t pid)
+{
+    char p[64], line[4352];
+    bool found = false;
+    FILE *f;
+    snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+    if (!(f = fopen(p, "re")))
+        return false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *b = strrchr(line, '/');
+        found = b && !strncmp(b + 1, SO_NAME, strlen(SO_NAME)) &&
+                strchr(" \n", b[1 + strlen(SO_NAME)]);
+    }
+    fclose(f);
+    return found;
+}
+
 static int poke(pid_t pid, uint64_t addr, const void *data, size_t len)
 {
     for (size_t o = 0; o < len; o += 8) {
@@ -200,18 +223,15 @@ out:
     return best;
 }
 
-int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
+/* Runs fn(str, arg) on thread `pid` of process `proc` (ptrace: stopped for the call, its
+ * registers restored after): the string below the red zone, a return address of 0 whose fault
+ * ends the call. *ret: the return value. 0 or -errno with err set. */
+static int remote_call(pid_t proc, pid_t pid, uint64_t fn, const char *str, uint64_t arg,
+                       uint64_t *ret, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
     struct user_regs_struct saved, r;
-    uint64_t dlopen_addr = 0, zero = 0;
+    uint64_t zero = 0;
     int e, sig = 0;
-
-    snprintf(path, sizeof(path), "%s/%s", in->dir, SO_NAME);
-    if ((e = find_dlopen(pid, &dlopen_addr, err, errlen)))
-        return e;
-    pid_t proc = pid;
-    pid = pick_thread(proc);
     if (ptrace(PTRACE_ATTACH, pid, NULL, NULL)) {
         e = -errno;
         snprintf(err, errlen, "cannot ptrace process %d for the moment of loading the "
@@ -229,17 +249,16 @@ int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
         e = -errno;
         goto detach;
     }
-    /* The path below the red zone, then a return address of 0: dlopen returns into a fault
-     * that ends the call. At the entry, rsp + 8 is 16-byte aligned, as after a call. */
+    /* At the entry, rsp + 8 is 16-byte aligned, as after a call. */
     r = saved;
-    uint64_t str = ((saved.rsp - 1024 - strlen(path)) & ~15ull);
-    r.rsp = str - 8;
-    r.rip = dlopen_addr;
-    r.rdi = str;
-    r.rsi = RTLD_NOW | RTLD_LOCAL;
+    uint64_t at = ((saved.rsp - 1024 - strlen(str)) & ~15ull);
+    r.rsp = at - 8;
+    r.rip = fn;
+    r.rdi = at;
+    r.rsi = arg;
     r.rax = 0;
     r.orig_rax = (unsigned long long)-1;   /* no syscall restart on the way */
-    if ((e = poke(pid, str, path, strlen(path) + 1)) || (e = poke(pid, r.rsp, &zero, 8)) ||
+    if ((e = poke(pid, at, str, strlen(str) + 1)) || (e = poke(pid, r.rsp, &zero, 8)) ||
         ptrace(PTRACE_SETREGS, pid, NULL, &r)) {
         e = e ? e : -errno;
         goto restore;
@@ -263,11 +282,8 @@ int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
         snprintf(err, errlen, "loading the interposer into %d faulted at 0x%llx", (int)pid,
                  (unsigned long long)r.rip);
         e = -EFAULT;
-    } else if (!r.rax) {
-        snprintf(err, errlen, "dlopen of the interposer failed in process %d (a path it "
-                 "cannot read? another mount namespace?)", (int)pid);
-        e = -ENOENT;
     }
+    *ret = r.rax;
 restore:
     if (ptrace(PTRACE_SETREGS, pid, NULL, &saved) && !e)
         e = -errno;
@@ -276,4 +292,122 @@ detach:
     if (e && !*err)
         snprintf(err, errlen, "loading the interposer into %d: %s", (int)pid, strerror(-e));
     return e;
+}
+
+/* The reattach entry's offset in our interposer (CT_REATTACH_SYM in its .dynsym). */
+static int reattach_offset(uint64_t *off)
+{
+    char *copy = malloc(prospect_calltrace_preload_so_len);
+    Elf_Scn *scn = NULL;
+    Elf *e;
+    int r = -ENOENT;
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, prospect_calltrace_preload_so, prospect_calltrace_preload_so_len);
+    if (elf_version(EV_CURRENT) == EV_NONE ||
+        !(e = elf_memory(copy, prospect_calltrace_preload_so_len))) {
+        free(copy);
+        return -EINVAL;
+    }
+    while (r && (scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+            !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *n;
+            if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+                !strcmp(n, CT_REATTACH_SYM)) {
+                *off = sym.st_value;
+                r = 0;
+                break;
+            }
+        }
+    }
+    elf_end(e);
+    free(copy);
+    return r;
+}
+
+/* Where pid maps the interposer an earlier -p left, when it is this very build (its first
+ * page, headers and build-id note, equal to ours). 0, -ENOENT or -ESTALE (another build). */
+static int loaded_interposer(pid_t pid, uint64_t *base)
+{
+    char p[64], line[4352];
+    unsigned char page[4096];
+    int e = -ENOENT, fd;
+    FILE *f;
+    snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+    if (!(f = fopen(p, "re")))
+        return -errno;
+    while (e == -ENOENT && fgets(line, sizeof(line), f)) {
+        unsigned long long st, off;
+        char *b = strrchr(line, '/');
+        if (b && !strncmp(b + 1, SO_NAME, strlen(SO_NAME)) &&
+            sscanf(line, "%llx-%*x %*s %llx", &st, &off) == 2 && !off) {
+            *base = st;
+            e = 0;
+        }
+    }
+    fclose(f);
+    if (e)
+        return e;
+    size_t n = prospect_calltrace_preload_so_len < sizeof(page) ?
+               prospect_calltrace_preload_so_len : sizeof(page);
+    snprintf(p, sizeof(p), "/proc/%d/mem", (int)pid);
+    if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+        return -errno;
+    if (pread(fd, page, n, (off_t)*base) != (ssize_t)n ||
+        memcmp(page, prospect_calltrace_preload_so, n))
+        e = -ESTALE;
+    close(fd);
+    return e;
+}
+
+/* A later -p: the interposer already in the process takes the new directory. */
+static int reattach(struct ct_inject *in, pid_t proc, char *err, size_t errlen)
+{
+    uint64_t base = 0, off = 0, ret = 0;
+    int e;
+    if ((e = loaded_interposer(proc, &base)) || (e = reattach_offset(&off))) {
+        snprintf(err, errlen, "process %d: an earlier -p's interposer%s left no TLS room",
+                 (int)proc, e == -ESTALE ? " (another prospect's)" : "");
+        return -EEXIST;
+    }
+    if ((e = remote_call(proc, pick_thread(proc), base + off, in->dir, 0, &ret, err, errlen)))
+        return e;
+    if ((int)ret == -EBUSY) {
+        snprintf(err, errlen, "process %d is being traced by another trace -p", (int)proc);
+        return -EBUSY;
+    }
+    if ((int)ret) {
+        snprintf(err, errlen, "the interposer in process %d did not take the new trace: %s",
+                 (int)proc, strerror(-(int)ret));
+        return (int)ret;
+    }
+    return 0;
+}
+
+int ct_inject_load(struct ct_inject *in, pid_t pid, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    uint64_t dlopen_addr = 0, ret = 0;
+    int e;
+
+    snprintf(path, sizeof(path), "%s/%s", in->dir, SO_NAME);
+    if ((e = find_dlopen(pid, &dlopen_addr, err, errlen)))
+        return e;
+    if (has_interposer(pid))
+        return reattach(in, pid, err, errlen);
+    if ((e = remote_call(pid, pick_thread(pid), dlopen_addr, path, RTLD_NOW | RTLD_LOCAL, &ret,
+                         err, errlen)))
+        return e;
+    if (!ret) {
+        snprintf(err, errlen, "dlopen of the interposer failed in process %d (a path it "
+                 "cannot read? another mount namespace?)", (int)pid);
+        return -ENOENT;
+    }
+    return 0;
 }

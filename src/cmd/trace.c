@@ -16,6 +16,7 @@
 #include "calltrace/callers.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/collect.h"
+#include "calltrace/exec_watch.h"
 #include "calltrace/funcsel.h"
 #include "calltrace/inject.h"
 #include "calltrace/preload.h"
@@ -325,6 +326,15 @@ static int on_batch(void *arg, const struct ct_call *calls, size_t n)
     return e ? e : t->err;
 }
 
+/* A call the interposer made itself (its dlsym and dlopen while it looks up the real
+ * functions, when -e uprobes those): not the program's. */
+static bool interposer_call(struct tracer *t, const struct ct_call *k)
+{
+    const char *obj, *sym;
+    ct_callers_name(t->ucallers, k->ring, k->caller, &obj, &sym);
+    return !strcmp(obj, "calltrace_preload.so");
+}
+
 /* The uprobe side of a merged trace: times are CLOCK_MONOTONIC ns (another thread). */
 static int on_batch_up(void *arg, const struct ct_call *calls, size_t n)
 {
@@ -333,6 +343,8 @@ static int on_batch_up(void *arg, const struct ct_call *calls, size_t n)
     pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < n && !e; i++) {
         const struct ct_call *k = &calls[i];
+        if (interposer_call(t, k))
+            continue;
         e = pend_push(t, k, k->t0 > t->mono0 ? k->t0 - t->mono0 : 0,
                       k->t1 > k->t0 ? k->t1 - k->t0 : 0, true);
     }
@@ -387,6 +399,7 @@ static void *up_main(void *arg)
 struct tick_state {
     struct ct_collect *c;
     struct tracer *t;
+    struct ct_exec_watch *execs;    /* NULL: not watched (said) */
     int busy;       /* polls in a row that found calls */
     int err;
 };
@@ -404,6 +417,8 @@ static int tick(void *arg, int timeout_ms, int wake_fd)
     }
     s->busy = ct_collect_had_calls(s->c);
     if (s->t->merge && (e = merge_flush(s->t, false)))
+        s->err = e;
+    if (!e && s->execs && (e = ct_exec_watch_drain(s->execs)))
         s->err = e;
     return e;
 }
@@ -519,6 +534,21 @@ static int attach_denied(pid_t pid)
     else
         cmd_error("trace", "cannot read %s: %s", p, strerror(e));
     return 1;
+}
+
+/* The images the command's processes exec'd without the interposer: not traced, said. */
+static int exec_notes(struct ct_exec_watch *w)
+{
+    uint32_t pid;
+    const char *comm;
+    int e = ct_exec_watch_finish(w);
+    for (size_t i = 0; !e && ct_exec_watch_missed(w, i, &pid, &comm); i++)
+        fprintf(stderr, "prospect trace: process %u (%s) exec'd without LD_PRELOAD's "
+                "interposer: not traced\n", pid, comm);
+    if (!e && ct_exec_watch_lost(w))
+        fprintf(stderr, "prospect trace: %llu exec or mapping records lost: an exec without "
+                "the interposer may be unsaid\n", (unsigned long long)ct_exec_watch_lost(w));
+    return e;
 }
 
 /* A statically linked command: nothing can be preloaded; uprobes on its own copy of the
@@ -818,7 +848,12 @@ int cmd_trace(int argc, char **argv)
             goto fail_early;
         }
     }
+    struct ct_exec_watch *execs = NULL;
+    if ((e = ct_exec_watch_new(&execs, l.pid, follow)))
+        fprintf(stderr, "prospect trace: cannot watch the command's execs (%s): one that drops "
+                "LD_PRELOAD would go unsaid\n", strerror(-e));
     if ((e = launch_go(&l))) {
+        ct_exec_watch_free(execs);
         status = exec_error(argv[optind], e);
         waitpid(l.pid, NULL, 0);
         if (t.merge)
@@ -834,7 +869,7 @@ int cmd_trace(int argc, char **argv)
             t.err = -ENOMEM;
         pthread_mutex_unlock(&t.mu);
     }
-    struct tick_state ts = { .c = col, .t = &t };
+    struct tick_state ts = { .c = col, .t = &t, .execs = execs };
     struct launch_wait_opts w = { .child = l.pid, .stop_signal = &stop_requested,
                                   .stop_count = &stops, .tick = tick, .tick_arg = &ts };
     e = launch_wait(&w, &wstatus);
@@ -862,6 +897,9 @@ int cmd_trace(int argc, char **argv)
                     "kernel's ring buffers overflowed)\n", (unsigned long long)up.ao.lost);
     }
     ct_preload_remove(&pre);
+    if (execs && !e)
+        e = exec_notes(execs);
+    ct_exec_watch_free(execs);
     if (e == -ECANCELED) {
         fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
                 "runs (pid %d)\n", (int)l.pid);

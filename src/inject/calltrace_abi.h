@@ -112,6 +112,10 @@ struct ct_wake {
 /* trace -p through the GOT: the interposer's answer to a detach request (any message from
  * Prospect): every GOT entry it changed is back. */
 #define CT_DETACHED_MAGIC 0x43545244u   /* "CTRD" */
+/* A later trace -p calls this exported function of the interposer already loaded (ptrace),
+ * with its own private directory: int f(const char *dir), 0 or -errno. */
+#define CT_REATTACH_SYM "prospect_ct_reattach"
+int prospect_ct_reattach(const char *dir);
 
 /* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>" */
 #endif

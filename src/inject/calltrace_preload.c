@@ -12,13 +12,17 @@
  *   code (the commit or the ring's creation) is recorded in a small per-thread side buffer,
  *   flushed after; only its overflow is lost, and counted.
  * - A full ring waits for Prospect (futex on tail, 10 ms steps); after 10 s without progress
- *   the thread gives up on the ring and counts what it drops in `lost`.
+ *   the thread gives up on the ring and counts what it drops in `lost`. When Prospect's end of
+ *   the socket is closed (it was killed), recording stops at the next wait, in every thread.
+ * - The real functions are never the program's own PLT stubs (non-PIE programs that take a
+ *   function's address): those jump back through the patched GOT (see real_lookup).
  * - fork: the child gets its own rings (pthread_atfork); without follow it stops tracing. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,12 +58,16 @@ static volatile int init_state;         /* 0 not yet, 1 in progress, 2 done */
 static void *real[CT_NFUNCS];
 static pthread_key_t exit_key;
 static uint64_t image_cookie;
+static volatile unsigned generation;    /* attaches so far: rings of an earlier one are dropped */
+static volatile int attached_now;       /* GOT entries pointed at the wrappers, watcher alive */
+static int exit_key_made;
 
 struct pending { struct ct_slot s[3]; };
 TLS struct ct_ring_hdr *ring;
 TLS struct ct_slot *slots;
 TLS int busy;                           /* 1: recording (nested: side buffer), 2: resolving */
 TLS int ring_failed;
+TLS unsigned ring_gen;                  /* the attach the ring was made for (see reattach) */
 TLS unsigned npending;
 TLS uint64_t tls_lost;
 TLS struct pending pending[PENDING_MAX];
@@ -170,24 +178,16 @@ static unsigned npatches;
 static uint64_t wrappers[CT_NFUNCS];
 static char self_dir[512];
 
-static int attach_setup(uint64_t *m)
+/* Reads self_dir's attach.conf and connects to its socket: 1 when attach.conf is there (m
+ * then 0 when the socket is not), 0 when not loaded by trace -p. */
+static int attach_connect(uint64_t *m)
 {
-    Dl_info di;
     char path[600], buf[128];
+    size_t len = 0;
     int fd, s;
     ssize_t n;
-    if (!dladdr((void *)attach_setup, &di) || !di.dli_fname)
-        return 0;
-    size_t len = 0;
-    while (di.dli_fname[len])
+    while (self_dir[len])
         len++;
-    while (len && di.dli_fname[len - 1] != '/')
-        len--;
-    if (!len || len >= sizeof(self_dir) - 16)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        self_dir[i] = di.dli_fname[i];
-    self_dir[len] = 0;
     for (size_t i = 0; i <= len; i++)
         path[i] = self_dir[i];
     const char *conf = "attach.conf";
@@ -222,6 +222,25 @@ static int attach_setup(uint64_t *m)
     sock_fd = s;
     sock_ino = (uint64_t)st.st_ino;
     return 1;
+}
+
+/* Loaded by trace -p: this library's directory holds attach.conf and the socket. */
+static int attach_setup(uint64_t *m)
+{
+    Dl_info di;
+    if (!dladdr((void *)attach_setup, &di) || !di.dli_fname)
+        return 0;
+    size_t len = 0;
+    while (di.dli_fname[len])
+        len++;
+    while (len && di.dli_fname[len - 1] != '/')
+        len--;
+    if (!len || len >= sizeof(self_dir) - 16)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        self_dir[i] = di.dli_fname[i];
+    self_dir[len] = 0;
+    return attach_connect(m);
 }
 
 static void put_slot(uint64_t *slot, uint64_t v, int relro)
@@ -330,10 +349,81 @@ static void *watcher(void *arg)
     mask = READY;
     struct ct_wake w = { CT_DETACHED_MAGIC };
     send(sock_fd, &w, sizeof(w), MSG_NOSIGNAL);
+    __atomic_store_n(&attached_now, 0, __ATOMIC_RELEASE);
     return NULL;
 }
 
 static void got_patch_all(uint64_t m);
+
+/* ---- the real functions ---- */
+struct object { const char *name; uintptr_t lo, hi; };
+struct objects { struct object o[64]; unsigned n; };
+
+static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct objects *l = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            lo = a < lo ? a : lo;
+            hi = a + info->dlpi_phdr[i].p_memsz > hi ? a + info->dlpi_phdr[i].p_memsz : hi;
+        }
+    if (l->n < sizeof(l->o) / sizeof(l->o[0]) && lo < hi)
+        l->o[l->n++] = (struct object){ info->dlpi_name, lo, hi };
+    return 0;
+}
+
+/* A non-PIE program that takes a function's address defines it as its own PLT stub (an
+ * undefined symbol with a value): a lookup would find that stub, which jumps through the GOT
+ * entry we patch, back into the wrapper. Such an address is never the real function. */
+static int is_plt_stub(void *p)
+{
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    return dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+           sym->st_shndx == SHN_UNDEF;
+}
+
+/* The definition in the first object after the one holding `after` (0: from the first), in
+ * load order (the global search order), that defines name itself: its own handle's lookup,
+ * kept when it lies in that object. This library is never one. Needs no caller address,
+ * unlike RTLD_NEXT (which a return probe on dlsym hides). */
+static void *lookup_after(const char *name, uintptr_t after)
+{
+    struct objects l = { .n = 0 };
+    uintptr_t self = (uintptr_t)(void *)lookup_after;
+    int past = !after;
+    dl_iterate_phdr(list_object, &l);
+    for (unsigned i = 0; i < l.n; i++) {
+        const struct object *o = &l.o[i];
+        int mine = self >= o->lo && self < o->hi;
+        if (!past) {
+            past = after >= o->lo && after < o->hi;
+            continue;
+        }
+        if (mine || !o->name || !o->name[0])
+            continue;
+        void *h = dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+        void *p = h ? dlsym(h, name) : NULL;
+        if (h)
+            dlclose(h);
+        if (p && (uintptr_t)p >= o->lo && (uintptr_t)p < o->hi && !is_plt_stub(p))
+            return p;
+    }
+    return NULL;
+}
+
+/* The next definition of name: after this library when preloaded; when loaded late (trace
+ * -p), the global one, unless that is the program's PLT stub: then the library's. */
+static void *real_lookup(const char *name, int attached)
+{
+    void *p = dlsym(attached ? RTLD_DEFAULT : RTLD_NEXT, name);
+    if (p && !is_plt_stub(p))
+        return p;
+    return lookup_after(name, attached ? 0 : (uintptr_t)(void *)real_lookup);
+}
 
 static void do_init(void)
 {
@@ -346,7 +436,7 @@ static void do_init(void)
      * are the global ones, RTLD_NEXT would look only after this late object. */
     attached = attach_setup(&m);
     for (int i = 0; i < CT_NFUNCS; i++)
-        real[i] = dlsym(attached ? RTLD_DEFAULT : RTLD_NEXT, protos[i].name);
+        real[i] = real_lookup(protos[i].name, attached);
     if (attached) {
         /* m and the socket came from attach_setup */
     } else if (env && env[0] == '1' && env[1] == ',') {
@@ -370,6 +460,7 @@ static void do_init(void)
         pthread_atfork(NULL, NULL, at_fork_child);
         if (pthread_key_create(&exit_key, thread_exit))
             exit_key = (pthread_key_t)-1;
+        exit_key_made = 1;
     }
     busy = 0;
     mask = m | READY;
@@ -403,15 +494,72 @@ static void got_patch_all(uint64_t m)
 {
     pthread_t t;
     pthread_attr_t at;
+    /* The calls made on this thread meanwhile are ours (pthread_create's free of a cached
+     * stack's TLS): not traced. */
+    busy = 2;
     fill_wrappers();
+    attached_now = 1;
     dl_iterate_phdr(one_object, &m);
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     pthread_create(&t, &at, watcher, NULL);
     pthread_attr_destroy(&at);
+    busy = 0;
+}
+
+/* A later trace -p on this process (a second copy of this library could not load: its TLS
+ * needs static TLS room this one took): prospect calls this through ptrace with its new
+ * private directory. Threads drop the rings of the earlier attach at their next call. 0, or
+ * -EBUSY while an earlier attach is still on, -ENOTCONN when the new socket does not answer. */
+EXPORT int prospect_ct_reattach(const char *dir)
+{
+    uint64_t m = 0;
+    size_t len = 0;
+    if (__atomic_load_n(&attached_now, __ATOMIC_ACQUIRE) || busy)
+        return -EBUSY;
+    while (dir[len])
+        len++;
+    if (!len || len >= sizeof(self_dir) - 16)
+        return -ENAMETOOLONG;
+    for (size_t i = 0; i <= len; i++)
+        self_dir[i] = dir[i];
+    if (self_dir[len - 1] != '/')
+        self_dir[len] = '/', self_dir[len + 1] = 0;
+    if (sock_fd >= 0)
+        syscall(SYS_close, sock_fd);
+    sock_fd = -1;
+    if (!attach_connect(&m) || !m)
+        return -ENOTCONN;
+    for (int i = 0; i < CT_NFUNCS; i++)
+        if (!real[i])
+            m &= ~(1ull << i);
+    if (exit_key == (pthread_key_t)-1 || !exit_key_made) {
+        pthread_atfork(NULL, NULL, at_fork_child);
+        if (pthread_key_create(&exit_key, thread_exit))
+            exit_key = (pthread_key_t)-1;
+        exit_key_made = 1;
+    }
+    npatches = 0;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+    mask = m | READY;
+    got_patch_all(m);
+    return 0;
 }
 
 /* ---- the ring ---- */
+/* Prospect's end of the socket is closed (killed, even by SIGKILL): nobody will drain the
+ * rings again, so recording stops for every thread at once and no call waits for room. */
+static int prospect_gone(void)
+{
+    struct pollfd p = { .fd = sock_fd, .events = POLLRDHUP };
+    /* Not a number the program reused for a descriptor of its own (its hang-up is not ours). */
+    if (!sock_ok() || syscall(SYS_poll, &p, 1, 0) <= 0 ||
+        !(p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)))
+        return 0;
+    mask = READY;
+    return 1;
+}
+
 static void new_ring(void)
 {
     unsigned n = CT_SLOTS_DEFAULT;
@@ -471,6 +619,10 @@ static void new_ring(void)
      * program could be gone before its callers are named. */
     for (int i = 0; i < 200 && !__atomic_load_n(&r->acked, __ATOMIC_ACQUIRE); i++) {
         struct timespec ts = { 0, 10 * 1000 * 1000 };
+        if (prospect_gone()) {
+            munmap(p, size);
+            return;
+        }
         syscall(SYS_futex, &r->acked, FUTEX_WAIT, 0, &ts, NULL, 0);
     }
     r->lost = tls_lost;
@@ -489,7 +641,7 @@ static int room(struct ct_ring_hdr *r, uint64_t head, unsigned need)
     int idle = 0;
     while (head + need - tail > r->nslots) {
         struct timespec ts = { 0, 10 * 1000 * 1000 };
-        if (ring_failed || idle > 1000) {
+        if (ring_failed || idle > 1000 || prospect_gone()) {
             ring_failed = 1;        /* Prospect is gone or stuck: stop waiting */
             return 0;
         }
@@ -509,6 +661,15 @@ static int room(struct ct_ring_hdr *r, uint64_t head, unsigned need)
 static void commit(const struct ct_slot *s, unsigned n)
 {
     struct ct_ring_hdr *r = ring;
+    if (ring_gen != generation) {
+        /* Made for an earlier trace -p (its prospect is gone): a new one for this attach. */
+        if (r)
+            thread_exit(r);
+        r = NULL;
+        ring_failed = 0;
+        tls_lost = 0;
+        ring_gen = generation;
+    }
     if (!r) {
         if (ring_failed) {
             tls_lost++;

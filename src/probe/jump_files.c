@@ -48,12 +48,13 @@ void jump_trampoline_fill(uint8_t *t)
 }
 
 /* Removes the jump directory `name` in the directory open as `parent`, if it is one Prospect
- * made: a real directory (not a symlink), ours, mode 0700. Only the hook's files are removed,
- * by unlinkat in a descriptor of that very directory: nothing is followed. 0 or -errno. */
+ * made: a real directory (not a symlink), ours, mode 0700. Only the files Prospect writes there
+ * are removed, by unlinkat in a descriptor of that very directory: nothing is followed. 0 or
+ * -errno. */
 static int remove_dir_at(int parent, const char *name)
 {
     static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log",
-                                         "calltrace_preload.so" };
+                                         "calltrace_preload.so", "attach.conf", "sock" };
     struct stat st, dst;
     int fd;
 

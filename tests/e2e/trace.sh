@@ -185,9 +185,12 @@ fi
 # got_owner PID FUNC: which mapping the program's GOT entry of FUNC points into (libc,
 # interposer or other), read from /proc/PID/mem.
 got_owner() {
-    local off base addr val
-    off=$(readelf -rW "$T" | awk -v f="$2" '$5 ~ ("^" f "@") { print $1; exit }')
-    base=$(awk -v exe="$(readlink -f "$T")" '$6 == exe { split($1, a, "-"); print a[1]; exit }' /proc/$1/maps)
+    local off base addr val exe
+    exe=$(readlink "/proc/$1/exe")
+    off=$(readelf -rW "$exe" | awk -v f="$2" '$5 ~ ("^" f "@") { print $1; exit }')
+    base=$(awk -v exe="$exe" '$6 == exe { split($1, a, "-"); print a[1]; exit }' /proc/$1/maps)
+    # A non-PIE program's relocation offsets are addresses already.
+    readelf -hW "$exe" | grep -q 'Type: *EXEC' && base=0
     [ -n "$off" ] && [ -n "$base" ] || { echo none; return; }
     addr=$((0x$base + 0x$off))
     val=$(dd if=/proc/$1/mem bs=8 count=1 iflag=skip_bytes skip=$addr 2>/dev/null | od -An -tx8 | tr -d ' \n')
@@ -197,12 +200,14 @@ got_owner() {
               print ($6 ~ /calltrace_preload/) ? "interposer" : ($6 ~ /libc/) ? "libc" : "other"; found = 1; exit } }
         END { if (!found) print "none" }' /proc/$1/maps
 }
+# attach_test ROUTE [PROGRAM]: uprobes, got (the interposer) or got_nopie (-no-pie, free's
+# address taken: its `free` is its own PLT stub).
 attach_test() {
-    local route=$1 opt=
+    local route=$1 prog=${2:-$T} opt=
     [ "$route" = uprobes ] && opt=--uprobes
     local d=$TEST_TMP/att_$route
     mkdir -p "$d" && mkfifo "$d/in" "$d/out" "$d/err"
-    "$T" attach <"$d/in" >"$d/out" &
+    "$prog" attach <"$d/in" >"$d/out" &
     local tpid=$!
     exec 7>"$d/in" 8<"$d/out"
     local ready pid line did
@@ -219,7 +224,7 @@ attach_test() {
     # A child forked while attached, without -f: not traced (and, with the GOT, not patched).
     echo "fork 20" >&7; read -r did <&8
     check "attach_${route}_fork_child_ran" [ "$did" = "forked 3" ]
-    [ "$route" = got ] && check attach_got_patched [ "$(got_owner "$tpid" malloc)" = interposer ]
+    [ "$route" != uprobes ] && check "attach_${route}_patched" [ "$(got_owner "$tpid" malloc)" = interposer ]
     kill -INT "$ppid"; wait "$ppid"
     local rc=$?
     cat <&9 >"$d/rest"; exec 9<&-
@@ -230,11 +235,11 @@ attach_test() {
     check "attach_${route}_nothing_lost" not grep -q "lost\|using uprobes" "$d/rest"
     check "attach_${route}_no_probes_left" not grep -qs "prospect_$ppid/" /sys/kernel/tracing/uprobe_events \
         /sys/kernel/debug/tracing/uprobe_events
-    if [ "$route" = got ]; then
+    if [ "$route" != uprobes ]; then
         # The program's GOT entry of malloc points into libc again (it pointed into the
         # interposer while attached: checked above).
-        check attach_got_restored [ "$(got_owner "$tpid" malloc)" = libc ]
-        check attach_got_no_files_left [ -z "$(ls -A "$TMPDIR")" ]
+        check "attach_${route}_restored" [ "$(got_owner "$tpid" malloc)" = libc ]
+        check "attach_${route}_no_files_left" [ -z "$(ls -A "$TMPDIR")" ]
     fi
     # After the detach the process goes on, unchanged: it still works and answers; a second
     # attach counts only its own calls.
@@ -254,6 +259,14 @@ else
 fi
 if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] || [ "$(id -u)" = 0 ]; then
     attach_test got
+    # Was a SIGSEGV at the first free (the wrapper called the PLT stub, back into itself).
+    mkdir -p "$WL/nopie"
+    if build_workload nopie/trace_alloc trace_alloc -O1 -pthread -no-pie -fno-pic \
+        -DTAKE_FREE_ADDRESS; then
+        attach_test got_nopie "$WL/nopie/trace_alloc"
+    else
+        fail attach_got_nopie "cannot build trace_alloc with -no-pie -fno-pic"
+    fi
 else
     skip attach_got "ptrace is not allowed here (kernel.yama.ptrace_scope): -p falls back to uprobes"
 fi

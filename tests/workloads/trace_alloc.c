@@ -7,9 +7,13 @@
  *   none      no call to any traced function (write(2) by syscall); exit 7
  *   one       single-threaded mix for the comparison with ltrace
  *   segv      malloc(1), then dies of SIGSEGV
+ *   dlsym     5 x dlsym(RTLD_DEFAULT, "malloc"), malloc(150), free; prints "dlsym"
  *   attach    for -p: prints "ready" on stdout, then per line read on stdin ("go N") does N x
  *             malloc(144)/free and answers "did N"; "fork N": a child does N x malloc(145)
- *             and exits 3, answer "forked 3"; ends at EOF */
+ *             and exits 3, answer "forked 3"; ends at EOF (built -no-pie with
+ *             -DTAKE_FREE_ADDRESS too: free's address is taken) */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +24,12 @@
 #include <unistd.h>
 
 static void *volatile sink;
+#ifdef TAKE_FREE_ADDRESS
+/* free's address, taken in code: built -no-pie -fno-pic, the program then defines `free` as
+ * its PLT stub (trace -p must still find libc's). Not in the default build: ltrace would miss
+ * the calls made through the GOT slot the address shares. */
+static void (*volatile free_fp)(void *);
+#endif
 
 static void *work(void *a)
 {
@@ -70,6 +80,13 @@ int main(int argc, char **argv)
             if (i % 1000 == 0)
                 raise(SIGUSR1);
         }
+    } else if (!strcmp(m, "dlsym")) {
+        for (int i = 0; i < 5; i++) {
+            sink = dlsym(RTLD_DEFAULT, "malloc");
+            sink = malloc(150);
+            free(sink);
+        }
+        puts("dlsym");
     } else if (!strcmp(m, "none")) {
         syscall(SYS_write, 1, "quiet\n", 6);
         return 7;
@@ -93,6 +110,10 @@ int main(int argc, char **argv)
         char line[64];
         int n;
         setvbuf(stdout, NULL, _IONBF, 0);   /* its buffer is allocated before "ready" */
+#ifdef TAKE_FREE_ADDRESS
+        free_fp = free;
+        free_fp(malloc(8));
+#endif
         printf("ready %d\n", (int)getpid());
         while (fgets(line, sizeof(line), stdin)) {
             if (sscanf(line, "fork %d", &n) == 1) {
