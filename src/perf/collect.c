@@ -15,7 +15,7 @@
 #include "perf/ordered.h"
 #include "perf/proc_synth.h"
 #include "perf/ringbuf.h"
-#include "unwind/regs.h"
+#include "perf/sample_regs.h"
 #include "util/cpu_pin.h"
 #include "util/launch.h"
 #include "util/log.h"
@@ -78,7 +78,7 @@ void collect_setup_attr_for(const struct collect_opts *o, const struct event_spe
         /* perf's DWARF mode: registers and a stack copy for the user part, unwound at report
          * time; the kernel's chain then holds the kernel part only. */
         a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
+        a->sample_regs_user = PERF_X86_64_USER_REGS_MASK;
         a->sample_stack_user = o->stack_user;
         a->exclude_callchain_user = 1;
         /* perf's unwinder reads .eh_frame_hdr through the maps: the read-only ones too. */

@@ -4,10 +4,10 @@
 #define PROSPECT_UNWIND_REGS_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "perf/sample_regs.h"
 
-/* perf's own x86_64 mask: every general register, ip, flags, cs and ss; not ds/es/fs/gs (the
- * kernel refuses them for 64-bit tasks). */
-#define UNWIND_X86_64_REGS_MASK 0xff0fffULL
+/* The registers a sample carries, in the order uw_regs_from_sample reads them. */
+#define UNWIND_X86_64_REGS_MASK PERF_X86_64_USER_REGS_MASK
 
 /* DWARF register numbers (System V x86_64 psABI): 0-15 the general registers, 16 the return
  * address column (rip). */
