@@ -50,7 +50,8 @@ TEST(issue_examples)
     symbol_short_name("long work<int (double)>(long const&)", false, out);
     CHECK_STR(out, "work<int (double)>");
     /* The lambda comparator's '<' stays balanced. */
-    symbol_short_name("bool main::{lambda(long, long)#1}::operator()(long, long) const", false, out);
+    symbol_short_name("bool main::{lambda(long, long)#1}::operator()(long, long) const", false,
+                      out);
     CHECK_STR(out, "main::{lambda(long, long)#1}::operator()");
     symbol_short_name("foo(int)@plt", false, out);
     CHECK_STR(out, "foo@plt");
