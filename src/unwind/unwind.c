@@ -307,14 +307,15 @@ static bool frameless_at(const struct uw_cfi *c, const struct uw_rule *r)
            (op->atom == DW_OP_breg0 + DW_RSP || (op->atom == DW_OP_bregx && op->n1 == DW_RSP));
 }
 
-/* Is the call at t in a caller's DSO one into the leaf's function (ls, of ldso)? A call
- * across DSOs goes through the caller's PLT: "name@plt", name being one of the leaf's. */
+/* Is the call at t in a caller's DSO one into the leaf's function (ls, of ldso)? Across DSOs
+ * it goes through the caller's PLT, "name@plt": into the leaf's DSO when that defines name
+ * (the leaf itself, an alias, or an IFUNC whose implementation on this machine the leaf is). */
 static bool call_is_into(struct dso *cdso, uint64_t t, struct dso *ldso, const struct symres *ls)
 {
     struct symres p;
-    struct symbol_match m[8];
+    struct symbol_match m;
     char name[256];
-    size_t len, n;
+    size_t len;
 
     if (cdso == ldso)
         return t == ls->start;
@@ -325,11 +326,7 @@ static bool call_is_into(struct dso *cdso, uint64_t t, struct dso *ldso, const s
         return false;
     memcpy(name, p.name, len - 4);
     name[len - 4] = '\0';
-    n = dso_find_symbols(ldso, name, m, 8);     /* an alias names the same start */
-    for (size_t i = 0; i < n; i++)
-        if (m[i].start == ls->start)
-            return true;
-    return false;
+    return !strcmp(name, ls->name) || dso_find_symbols(ldso, name, &m, 1) > 0;
 }
 
 /* Does the function at target (a symbol's start in the caller's DSO) call the leaf's function
