@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
+#include "symbol/shortname.h"
 #include "util/hash.h"
 
 /* Open-addressing table from a 2-word key to a symbol index. */
@@ -358,6 +359,30 @@ static int collect_keys(const struct cg_store *cs, uint32_t *uniq_key, struct ke
     return err;
 }
 
+/* Every output shows a demangled name as perf does: the symbols' names made short, in one
+ * buffer (the names they replace belong to the symbol tables). */
+static int shorten_names(struct cg_syms *cy)
+{
+    size_t total = 0, pos = 0;
+
+    for (size_t i = 0; i < cy->nsyms; i++)
+        if (cy->syms[i].demangled && cy->syms[i].name)
+            total += strlen(cy->syms[i].name) + 1;
+    if (!total)
+        return 0;
+    if (!(cy->short_names = malloc(total)))
+        return -ENOMEM;
+    for (size_t i = 0; i < cy->nsyms; i++) {
+        struct cg_sym *s = &cy->syms[i];
+        if (!s->demangled || !s->name)
+            continue;
+        symbol_short_name(s->name, s->bracket, cy->short_names + pos);
+        s->name = cy->short_names + pos;
+        pos += strlen(s->name) + 1;
+    }
+    return 0;
+}
+
 static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out,
                    bool drop_names)
 {
@@ -391,9 +416,12 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
             sym.dso = f->map->dso;
             sym.name = l->name;
             sym.bracket = l->bracket;
+            sym.demangled = l->demangled;
         }
         err = sym_index(&c, &sym, &key_sym[key]);
     }
+    if (!err)
+        err = shorten_names(out);
     /* Made last: the tables above are gone by then (the report's peak). */
     if (!err && !(out->frame_sym = malloc((cs->nframes ? cs->nframes : 1) *
                                           sizeof(*out->frame_sym))))
@@ -424,6 +452,7 @@ void cg_syms_release(struct cg_syms *cy)
     for (size_t i = 0; i < cy->nowned; i++)
         free(cy->owned[i]);
     free(cy->owned);
+    free(cy->short_names);
     free(cy->syms);
     free(cy->frame_sym);
     memset(cy, 0, sizeof(*cy));

@@ -18,6 +18,7 @@ struct cg_sym {
     bool kernel;
     bool bracket;             /* name is an a->b bracket (a stripped DSO's gap) */
     bool inlined;             /* a function inlined at this frame (callgraph/inline.h) */
+    bool demangled;           /* name was a demangled C++ name, now made short (shortname.h) */
 };
 
 struct cg_syms {
@@ -26,6 +27,7 @@ struct cg_syms {
     uint32_t *frame_sym;      /* parallel to cg_store.ids */
     char **owned;             /* names this table owns (inlined functions), freed with it */
     size_t nowned;
+    char *short_names;        /* the demangled names made short, back to back */
 };
 
 /* ks may be NULL (kernel frames then resolve to "[kernel.kallsyms]"). The DSOs are loaded

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "perf/event.h"
 #include "perf/event_pfm.h"
+#include "perf/event_suggest.h"
 #include "perf/event_terms.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -223,6 +224,64 @@ static int split_oprofile(char *buf, struct event_spec *out, char *umask, size_t
     return 1;
 }
 
+/* perf's hardware and software names close to a misspelt one (buf empty when none); the kind
+ * of the closest, for the `prospect list` that shows it. */
+static const char *suggest_perf_name(const char *name, char *buf, size_t len)
+{
+    struct suggest s;
+    const char *kind = NULL;
+
+    suggest_init(&s, name);
+    for (size_t i = 0; i < sizeof(generic_events) / sizeof(*generic_events); i++)
+        suggest_offer(&s, generic_events[i].name);
+    suggest_format(&s, "", buf, len);
+    for (size_t i = 0; s.n && i < sizeof(generic_events) / sizeof(*generic_events); i++)
+        if (!strcmp(generic_events[i].name, s.names[0]))
+            kind = generic_events[i].type == PERF_TYPE_SOFTWARE ? "software" : "hardware";
+    return kind;
+}
+
+/* The error for a name nothing knows: suggestions from the list it belongs to. */
+static void unknown_event_error(const char *str, const char *buf, char *err, size_t errlen)
+{
+    char e2[256], tpname[256];
+    const char *kind;
+    int tp = strchr(buf, ':') ? event_suggest_tracepoint(buf, tpname, sizeof(tpname)) : -1;
+
+    if (tp == 1 && tpname[0]) {
+        snprintf(err, errlen, "unknown tracepoint '%s'; did you mean %s? (prospect list "
+                 "tracepoint '%.*s:*')", str, tpname, (int)strcspn(buf, ":"), buf);
+        return;
+    }
+    if (tp == 1) {
+        snprintf(err, errlen, "unknown tracepoint '%s' (its subsystem's: prospect list "
+                 "tracepoint '%.*s:*')", str, (int)strcspn(buf, ":"), buf);
+        return;
+    }
+    if ((kind = suggest_perf_name(buf, e2, sizeof(e2)))) {
+        snprintf(err, errlen, "unknown event '%s'; did you mean %s? (prospect list %s)", str, e2,
+                 kind);
+        return;
+    }
+    e2[0] = '\0';
+    if (event_pfm_model())
+        event_pfm_suggest(buf, e2, sizeof(e2));
+    if (event_pfm_model() && e2[0]) {
+        snprintf(err, errlen, "unknown event '%s': neither a perf name nor an event of this "
+                 "CPU's PMU model (%s); did you mean %s? (prospect list pmu)", str,
+                 event_pfm_model(), e2);
+    } else if (tp == 0) {
+        snprintf(err, errlen, "unknown event '%s'; did you mean %s? (prospect list tracepoint)",
+                 str, tpname);
+    } else if (event_pfm_model()) {
+        snprintf(err, errlen, "unknown event '%s': neither a perf name nor an event of this "
+                 "CPU's PMU model (%s); see 'prospect list'", str, event_pfm_model());
+    } else {
+        snprintf(err, errlen, "unknown event '%s' (see 'prospect list' for the events here)",
+                 str);
+    }
+}
+
 static int no_pmu_error(const char *str, char *err, size_t errlen)
 {
     const char *model = event_pfm_model();
@@ -347,15 +406,7 @@ int event_parse(const char *str, struct event_spec *out, char *err, size_t errle
         snprintf(err, errlen, "event '%s': %s", str, tracefs_advice(-tp_ret));
         return tp_ret;
     }
-    if (event_pfm_model()) {
-        event_pfm_suggest(buf, e2, sizeof(e2));
-        snprintf(err, errlen, "unknown event '%s': neither a perf name nor an event of this CPU's "
-                 "PMU model (%s)%s%s%s", str, event_pfm_model(), e2[0] ? "; did you mean " : "",
-                 e2, e2[0] ? "? (prospect list pmu)" : "; see 'prospect list pmu'");
-    } else {
-        snprintf(err, errlen, "unknown event '%s' (see 'prospect list' for the events here)",
-                 str);
-    }
+    unknown_event_error(str, buf, err, errlen);
     return -ENOENT;
 done_plain:
     if (umask[0]) {

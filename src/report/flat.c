@@ -11,6 +11,7 @@
 #include "report/thread_tally.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
+#include "symbol/shortname.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
@@ -31,6 +32,8 @@ struct flat_ent {
     bool dso_module;
     bool kernel;
     const char *sym;          /* NULL: unresolved, see addr */
+    bool demangled, bracket;  /* sym is demangled C++ (shown short: symbol/shortname.h), an
+                               * a->b bracket */
     uint64_t addr;
     uint32_t comm_id, dso_id, sym_id;
     uint64_t samples, period;
@@ -180,10 +183,13 @@ static int add_hit(void *arg, const struct sym_hit *h)
     if (c->o->dso && strcmp(c->o->dso, e.dso) && strcmp(c->o->dso, path))
         return 0;
     if (c->want[FLAT_SYM]) {
-        if (h->sym && !(h->bracket && c->o->no_bracket))
+        if (h->sym && !(h->bracket && c->o->no_bracket)) {
             e.sym = h->sym;
-        else
+            e.demangled = h->demangled;
+            e.bracket = h->bracket;
+        } else {
             e.addr = h->addr;
+        }
     }
     if (!c->want[FLAT_DSO] && !(c->want[FLAT_SYM] && !e.sym)) {
         /* The DSO is not a key: unresolved addresses still need it to stay apart. */
@@ -242,41 +248,6 @@ static int cmp_period(const void *pa, const void *pb)
     return cmp_key(pa, pb);
 }
 
-/* perf shows demangled C++ names without the parameter list: "ns::f(int) const" -> "ns::f".
- * The trailing balanced (...) group and qualifiers after it are cut. */
-static void strip_params(const char *name, char *buf, size_t len)
-{
-    size_t n = strlen(name), end = n;
-    int depth = 0;
-
-    snprintf(buf, len, "%s", name);
-    /* A bracket after the last symbol ends in "(end)": that is not a parameter list. */
-    if (n >= len || str_ends(name, "->(end)"))
-        return;
-    while (end > 0 && name[end - 1] != ')') {
-        /* qualifiers: " const", " volatile", " &", " &&" */
-        if (end >= 6 && !strncmp(name + end - 6, " const", 6))
-            end -= 6;
-        else if (end >= 9 && !strncmp(name + end - 9, " volatile", 9))
-            end -= 9;
-        else if (end >= 2 && name[end - 1] == '&' && name[end - 2] == ' ')
-            end -= 2;
-        else if (end >= 3 && !strncmp(name + end - 3, " &&", 3))
-            end -= 3;
-        else
-            return;
-    }
-    for (size_t i = end; i-- > 0;) {
-        if (name[i] == ')')
-            depth++;
-        else if (name[i] == '(' && --depth == 0) {
-            if (i > 0)
-                buf[i] = '\0';
-            return;
-        }
-    }
-}
-
 /* A growing buffer for one cell: names are never cut short in CSV and JSON. */
 struct cellbuf {
     char *p;
@@ -321,7 +292,10 @@ static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix,
         if (e->sym) {
             size_t m = strlen(mode);
             memcpy(buf, mode, m);
-            strip_params(e->sym, buf + m, len - m);
+            if (e->demangled)
+                symbol_short_name(e->sym, e->bracket, buf + m);
+            else
+                snprintf(buf + m, len - m, "%s", e->sym);
         } else {
             snprintf(buf, len, "%s0x%016" PRIx64, mode, e->addr);
         }

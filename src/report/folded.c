@@ -32,39 +32,18 @@ static int text_reserve(struct text *t, size_t extra)
     return 0;
 }
 
-/* A frame's name as stackcollapse-perf.pl tidies it: ';' would split the frame, a C++
- * parameter list goes ("(anonymous namespace)" stays), spaces in a command become '_'. A
- * control character (a newline in a command name) would break the line format: '_' too.
- * A stripped file's bracket "lo(args)->hi(args)" keeps both ends: "lo->hi" (cut at the first
- * '(' it would read as the function lo itself). */
-static int put_name(struct text *t, const char *s, bool params, bool spaces)
+/* A frame's name as it goes into a line: ';' would split the frame, a control character (a
+ * newline in a command name) would break the line format, so ':' and '_'; a command's spaces
+ * become '_' as stackcollapse-perf.pl has them. C++ names come already short, as every output
+ * shows them (symbol/shortname.h): nothing is cut here. */
+static int put_name(struct text *t, const char *s, bool spaces)
 {
     size_t len = strlen(s);
 
-    if (text_reserve(t, len + 6))
+    if (text_reserve(t, len))
         return -ENOMEM;
-    /* A bracket after a stripped DSO's last symbol, "a->(end)": not a parameter list. */
-    if (len >= 7 && !strcmp(s + len - 7, "->(end)"))
-        params = true;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (!params && c == '(' && strncmp(s + i, "(anonymous namespace)", 21) && i) {
-            size_t depth = 0, j = i;
-            for (; j < len; j++) {      /* to the parameter list's closing ')' */
-                depth += s[j] == '(';
-                depth -= s[j] == ')';
-                if (!depth)
-                    break;
-            }
-            for (j++; j < len && s[j] != '(' && strncmp(s + j, "->", 2); j++)
-                ;                       /* " const", "&&" ... */
-            if (j >= len || strncmp(s + j, "->", 2))
-                break;
-            i = j + 1;                  /* on to the bracket's hi */
-            t->p[t->n++] = '-';
-            t->p[t->n++] = '>';
-            continue;
-        }
         if ((unsigned char)c < 0x20 || c == 0x7f || (spaces && c == ' '))
             c = '_';
         t->p[t->n++] = c == ';' ? ':' : c;
@@ -157,7 +136,7 @@ static int sym_tok(struct toks *k, uint32_t *of_sym, const struct cg_syms *cy, u
         const struct cg_sym *s = &cy->syms[idx];
         char buf[256];
         size_t start = k->t.n;
-        int err = put_name(&k->t, cg_sym_name(s, buf, sizeof(buf)), false, false);
+        int err = put_name(&k->t, cg_sym_name(s, buf, sizeof(buf)), false);
         if (!err && s->kernel && !(err = text_reserve(&k->t, 4))) {
             memcpy(k->t.p + k->t.n, "_[k]", 4);
             k->t.n += 4;
@@ -181,7 +160,7 @@ static int comm_tok(struct toks *k, struct hashmap *by_proc, const struct proces
         *id = (uint32_t)(known - 1);
         return 0;
     }
-    if ((err = put_name(&k->t, p->comm, true, true)) || (err = tok_of(k, start, id)))
+    if ((err = put_name(&k->t, p->comm, true)) || (err = tok_of(k, start, id)))
         return err;
     return hashmap_put(by_proc, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)(*id + 1));
 }

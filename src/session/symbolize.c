@@ -36,6 +36,7 @@ static int symbolize_map(struct process *p, struct map *m, sym_hit_fn fn, void *
         struct sym_hit h = {
             .proc = p, .dso = m->dso, .sym = res[i].name, .addr = vaddrs[i],
             .sym_start = res[i].start, .bracket = res[i].bracket,
+            .demangled = res[i].demangled,
             .samples = hits[i].samples, .period = hits[i].period,
         };
         err = fn(arg, &h);

@@ -17,6 +17,7 @@ struct sym_hit {
     uint64_t addr;            /* DSO vaddr (user), kernel address, or raw ip (unmapped) */
     uint64_t sym_start;       /* start of the symbol when resolved */
     bool kernel, bracket;
+    bool demangled;           /* sym is demangled C++ (symres.demangled) */
     uint64_t samples, period;
 };
 

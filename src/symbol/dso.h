@@ -86,6 +86,7 @@ struct dso_lookup {
     uint64_t addr;
     const char *name;         /* out: as symres.name */
     bool bracket;             /* out: name is an a->b bracket */
+    bool demangled;           /* out: as symres.demangled */
 };
 struct dso_job {
     struct dso *dso;
@@ -114,6 +115,8 @@ struct symres {
     uint64_t start;       /* the symbol's start vaddr (for a bracket: lo's start) */
     uint64_t size;        /* 0 if unknown */
     bool bracket;         /* name is a Prospect bracket between two dynamic symbols */
+    bool demangled;       /* name (a bracket: either end) is demangled C++: reports show it
+                           * made short (symbol/shortname.h) */
     uint64_t gap_start;   /* a bracket's gap [lo's end, hi's start); 0 where unknown (before */
     uint64_t gap_end;     /* the first symbol, after the last) */
 };

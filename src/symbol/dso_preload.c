@@ -37,6 +37,7 @@ static void lookup(struct dso *d, struct dso_lookup *l)
         dso_resolve(d, vaddr + 1, &r);
     l->name = r.name;
     l->bracket = r.bracket && r.name;
+    l->demangled = r.demangled && r.name;
 }
 
 static void run(struct work *w, size_t i)

@@ -475,6 +475,12 @@ static const char *gap_name(struct symtab *t, long idx)
     return t->gaps[g];
 }
 
+/* Was syms[idx]'s display name demangled (it is then in the demangling cache)? */
+static bool sym_demangled(const struct symtab *t, long idx)
+{
+    return idx >= 0 && (size_t)idx < t->n && t->dem && t->dem[idx] && t->dem[idx] != raw_marker;
+}
+
 int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *out)
 {
     memset(out, 0, sizeof(*out));
@@ -482,6 +488,7 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
         const struct sym *s = &t->syms[idx];
         if (addr - s->start < s->size) {
             out->name = sym_name(t, (size_t)idx);
+            out->demangled = sym_demangled(t, idx);
             out->start = s->start;
             out->size = s->size;
             return 0;
@@ -493,6 +500,7 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
     if (!out->name)
         return -ENOMEM;
     out->bracket = true;
+    out->demangled = sym_demangled(t, idx) || sym_demangled(t, idx + 1);
     out->start = idx >= 0 ? t->syms[idx].start : 0;
     out->gap_start = idx >= 0 ? t->syms[idx].start + t->syms[idx].size : 0;
     out->gap_end = (size_t)(idx + 1) < t->n ? t->syms[idx + 1].start : 0;

@@ -143,3 +143,34 @@ int uw_call_target(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret_vaddr
     *target = s->target;
     return 0;
 }
+
+int uw_direct_calls(struct uw_callsites *cs, struct uw_cfi *c, uint64_t start, uint64_t end,
+                    uint64_t *targets, size_t max, size_t *n)
+{
+    uint8_t *code;
+    const uint8_t *p;
+    cs_insn *in;
+    size_t len = end - start;
+    uint64_t addr = start;
+
+    *n = 0;
+    if (end <= start || len > UW_SWEEP_MAX)
+        return -ENOENT;
+    if (!(code = malloc(len)))
+        return -ENOMEM;
+    if (uw_cfi_code(c, start, code, len) || !ready(cs) || !(in = cs_malloc(cs->h))) {
+        free(code);
+        return -ENOENT;
+    }
+    /* One instruction at a time into one buffer: a whole function's details at once would
+     * take ~1.5 KB per instruction. */
+    for (p = code; *n < max && cs_disasm_iter(cs->h, &p, &len, &addr, in);) {
+        const cs_x86 *x = in->detail ? &in->detail->x86 : NULL;
+        if ((in->id == X86_INS_CALL || in->id == X86_INS_JMP) && x && x->op_count == 1 &&
+            x->operands[0].type == X86_OP_IMM)
+            targets[(*n)++] = (uint64_t)x->operands[0].imm;
+    }
+    cs_free(in, 1);
+    free(code);
+    return 0;
+}

@@ -27,11 +27,22 @@ struct leaf_memo {
     uint64_t abs;                     /* the hidden caller's address in rm, 0 when none */
 };
 
+/* Does a caller call a leaf's function (calls_leaf)? The leaf's many sampled PCs ask it of one
+ * caller again and again; each answer costs decoding the caller. */
+#define CALLS_MEMO 1024               /* entries, a power of 2 (direct-mapped) */
+struct calls_memo {
+    const struct uw_cfi *rc;          /* NULL: an empty entry */
+    const struct dso *ldso;
+    uint64_t target, leaf;            /* the caller's and the leaf's starts */
+    bool calls;
+};
+
 struct unwinder {
     struct hashmap cfis;              /* struct dso * -> struct uw_cfi *, or &no_cfi */
     struct uw_callsites *calls;
     struct unwind_stats st;
     struct leaf_memo *memo;           /* LEAF_MEMO entries, allocated on first use */
+    struct calls_memo *calls_memo;    /* CALLS_MEMO entries, allocated on first use */
 };
 
 static char no_cfi;                   /* marks a DSO without usable CFI */
@@ -65,6 +76,7 @@ void unwinder_free(struct unwinder *uw)
     free_cfis(uw);
     uw_callsites_free(uw->calls);
     free(uw->memo);
+    free(uw->calls_memo);
     free(uw);
 }
 
@@ -77,6 +89,8 @@ void unwinder_drop_cfi(struct unwinder *uw)
     uw_callsites_clear(uw->calls);    /* keyed by the CFIs just freed */
     free(uw->memo);                   /* a cache: rebuilt if samples come again */
     uw->memo = NULL;
+    free(uw->calls_memo);             /* keyed by the CFIs just freed */
+    uw->calls_memo = NULL;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw)
@@ -293,6 +307,64 @@ static bool frameless_at(const struct uw_cfi *c, const struct uw_rule *r)
            (op->atom == DW_OP_breg0 + DW_RSP || (op->atom == DW_OP_bregx && op->n1 == DW_RSP));
 }
 
+/* Is the call at t in a caller's DSO one into the leaf's function (ls, of ldso)? Across DSOs
+ * it goes through the caller's PLT, "name@plt": into the leaf's DSO when that defines name
+ * (the leaf itself, an alias, or an IFUNC whose implementation on this machine the leaf is). */
+static bool call_is_into(struct dso *cdso, uint64_t t, struct dso *ldso, const struct symres *ls)
+{
+    struct symres p;
+    struct symbol_match m;
+    char name[256];
+    size_t len;
+
+    if (cdso == ldso)
+        return t == ls->start;
+    if (dso_resolve(cdso, t, &p) || !p.name || p.bracket || p.start != t)
+        return false;
+    len = strlen(p.name);
+    if (len <= 4 || len - 4 >= sizeof(name) || strcmp(p.name + len - 4, "@plt"))
+        return false;
+    memcpy(name, p.name, len - 4);
+    name[len - 4] = '\0';
+    return !strcmp(name, ls->name) || dso_find_symbols(ldso, name, &m, 1) > 0;
+}
+
+/* Does the function at target (a symbol's start in the caller's DSO) call the leaf's function
+ * directly? A chain read through a register that was no frame pointer (code built without
+ * them) can end at any stale return address; the function called before that address is then
+ * no caller of the leaf, and is not added. 1, 0, -ENOMEM. */
+static int calls_leaf(struct unwinder *uw, struct uw_cfi *rc, struct dso *cdso, uint64_t target,
+                      struct dso *ldso, uint64_t leaf_vaddr)
+{
+    uint64_t t[512];
+    struct symres cs, ls;
+    struct calls_memo *e = NULL;
+    size_t n;
+    int err;
+
+    if (dso_resolve(cdso, target, &cs) || !cs.name || cs.bracket || cs.start != target ||
+        !cs.size || dso_resolve(ldso, leaf_vaddr, &ls) || !ls.name || ls.bracket)
+        return 0;
+    if (!uw->calls_memo)
+        uw->calls_memo = calloc(CALLS_MEMO, sizeof(*uw->calls_memo));
+    if (uw->calls_memo) {
+        e = &uw->calls_memo[hash_u64(target ^ hash_u64(ls.start ^ (uint64_t)(uintptr_t)rc)) &
+                            (CALLS_MEMO - 1)];
+        if (e->rc == rc && e->ldso == ldso && e->target == target && e->leaf == ls.start)
+            return e->calls;
+    }
+    err = uw_direct_calls(uw->calls, rc, target, target + cs.size, t, 512, &n);
+    if (err == -ENOMEM)
+        return err;
+    bool calls = false;
+    for (size_t i = 0; !err && i < n && !calls; i++)
+        calls = call_is_into(cdso, t[i], ldso, &ls);
+    if (e)
+        *e = (struct calls_memo){ .rc = rc, .ldso = ldso, .target = target, .leaf = ls.start,
+                                  .calls = calls };
+    return calls;
+}
+
 /* The hidden caller of the frameless user leaf f[u] whose kernel walk gave f[u + 1] next:
  * 1 with its address and map, 0 when f[u] has its frame (or nothing says), -ENOMEM. */
 static int hidden_caller(struct unwinder *uw, struct process *p, const struct cg_frame *f,
@@ -321,6 +393,8 @@ static int hidden_caller(struct unwinder *uw, struct process *p, const struct cg
     err = uw_call_target(uw->calls, rc, ret_vaddr, &target);
     if (err)
         return err == -ENOMEM ? err : 0;
+    if ((err = calls_leaf(uw, rc, rm->dso, target, m->dso, vaddr)) <= 0)
+        return err;
     /* The callee is in the caller's file, at the same distance as in the file. */
     abs = f[u + 1].addr + 1 - (ret_vaddr - target);
     tm = process_find_map(p, abs);

@@ -50,6 +50,26 @@ expect pmu_terms_error_said_once 2 "^prospect run: event 'software/': expected P
     -- run -e software/ -- true
 "$PROSPECT" run -e :sched_switch -- true >/dev/null 2>"$TEST_TMP/empty_name.err"
 check empty_name_no_suggestions [ $? -eq 2 -a -z "$(grep "did you mean" "$TEST_TMP/empty_name.err")" ]
+# Misspelt names get suggestions from the list they belong to (issue 19), not from the PMU's.
+expect sw_typo_task_clok_suggests 2 \
+    "^prospect stat: unknown event 'task-clok'; did you mean task-clock\? \(prospect list software\)$" \
+    -- stat -e task-clok -- true
+expect sw_typo_cpu_clck_suggests 2 "unknown event 'cpu-clck'; did you mean cpu-clock\? \(prospect list software\)$" \
+    -- record -e cpu-clck -o "$TEST_TMP/never.data" -- true
+expect sw_typo_page_fault_suggests 2 "unknown event 'page-fault'; did you mean page-faults\? \(prospect list software\)$" \
+    -- run -e page-fault -- true
+if "$PROSPECT" stat -e sched:sched_switch -- true >/dev/null 2>&1; then
+    expect tp_typo_suggests_from_subsystem 2 \
+        "^prospect stat: unknown tracepoint 'sched:sched_swich'; did you mean sched:sched_switch\? \(prospect list tracepoint 'sched:\*'\)$" \
+        -- stat -e sched:sched_swich -- true
+    expect tp_subsystem_typo_suggests 2 "unknown event 'schd:sched_switch'; did you mean sched:sched_switch\?" \
+        -- record -e schd:sched_switch -o "$TEST_TMP/never.data" -- true
+    expect tp_unknown_event_names_subsystem_list 2 \
+        "unknown tracepoint 'sched:qqqqqqqqqqqq' \(its subsystem's: prospect list tracepoint 'sched:\*'\)$" \
+        -- stat -e sched:qqqqqqqqqqqq -- true
+else
+    skip tp_typo_suggests_from_subsystem "sched:sched_switch does not open here (tracefs)"
+fi
 # The kernel refuses periods of 2^63 and more: a usage error naming the limit, not "invalid
 # settings for this kernel" after the command was set up.
 expect period_at_2_63_usage_error 2 "a period of 1 to 2\^63-1" \
