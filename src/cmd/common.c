@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "probe/region.h"
+#include "util/editdist.h"
 #include "symbol/dso.h"
 
 const struct command *command_find(const char *name)

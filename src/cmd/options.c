@@ -1,9 +1,10 @@
 /* Parsing and --help from a command's option table (cmd/options.h). */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/options.h"
-#include "probe/region.h"
+#include "util/editdist.h"
 
 #define MAX_OPTS 96
 #define HELP_COL 25     /* where help text starts; a longer label pushes it right */

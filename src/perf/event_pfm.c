@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "perf/event_pfm.h"
+#include "util/editdist.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -205,29 +206,6 @@ int event_oprofile_equivalent(const char *name, char *out, size_t len, bool *is_
     return -ENOENT;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[80];
-
-    if (la >= 80 || lb >= 80)
-        return (size_t)-1;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t sub = diag + (toupper((unsigned char)a[i - 1]) !=
-                                 toupper((unsigned char)b[j - 1]));
-            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static bool has_word(const char *s, const char *w, size_t wl)
 {
     for (const char *p = s; *p;) {
@@ -280,7 +258,7 @@ void event_pfm_suggest(const char *name, char *buf, size_t len)
             continue;
         /* Lower is better: close spellings first, then names containing the word, then
          * names sharing words. */
-        d = edit_distance(base, ei.name);
+        d = edit_distance_nocase(base, ei.name, (size_t)-1);
         if (d <= 2 + bl / 6)
             score = d;
         else if (strcasestr(ei.name, base) || strcasestr(base, ei.name))

@@ -1,11 +1,11 @@
 /* "Did you mean" for event names: a tracepoint from its own subsystem's list in tracefs, a
- * perf name from the list it belongs to (event.c). Distances are region.c's edit_distance. */
+ * perf name from the list it belongs to (event.c). Distances are util/editdist's. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include "perf/event.h"
 #include "perf/event_suggest.h"
-#include "probe/region.h"
+#include "util/editdist.h"
 
 void suggest_init(struct suggest *s, const char *name)
 {

@@ -46,34 +46,6 @@ void region_list_release(struct region_list *rl)
     memset(rl, 0, sizeof(*rl));
 }
 
-size_t edit_distance(const char *a, const char *b, size_t cap)
-{
-    size_t la = strlen(a), lb = strlen(b), row[257];
-    if (la > 256 || lb > 256)
-        return cap;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0], best;
-        row[0] = i;
-        best = row[0];
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < v)
-                v = up + 1;
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            diag = up;
-            row[j] = v;
-            if (v < best)
-                best = v;
-        }
-        if (best >= cap)
-            return cap;
-    }
-    return row[lb] < cap ? row[lb] : cap;
-}
-
 int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset)
 {
     size_t n = 0;

@@ -12,6 +12,7 @@
 #define PROSPECT_TRACE_REGION_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/editdist.h"
 #include <stdint.h>
 #include "probe/region_count.h"
 #include "util/vec.h"
@@ -84,6 +85,4 @@ struct dso;
 struct symbol_match;
 bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *out);
 
-/* Levenshtein distance, capped at `cap` (returns cap when larger). */
-size_t edit_distance(const char *a, const char *b, size_t cap);
 #endif

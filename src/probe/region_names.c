@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "probe/region.h"
+#include "util/editdist.h"
 #include "probe/region_names.h"
 #include "util/strutil.h"
 

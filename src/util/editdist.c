@@ -1,0 +1,49 @@
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include "util/editdist.h"
+
+static bool same(char x, char y, bool fold)
+{
+    return fold ? toupper((unsigned char)x) == toupper((unsigned char)y) : x == y;
+}
+
+/* One row of the table at a time; stops once a whole row reaches cap. */
+static size_t distance(const char *a, const char *b, size_t cap, bool fold)
+{
+    size_t la = strlen(a), lb = strlen(b), row[257];
+
+    if (la > 256 || lb > 256)
+        return cap;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0], best;
+        row[0] = i;
+        best = row[0];
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], v = diag + !same(a[i - 1], b[j - 1], fold);
+            if (up + 1 < v)
+                v = up + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            diag = up;
+            row[j] = v;
+            if (v < best)
+                best = v;
+        }
+        if (best >= cap)
+            return cap;
+    }
+    return row[lb] < cap ? row[lb] : cap;
+}
+
+size_t edit_distance(const char *a, const char *b, size_t cap)
+{
+    return distance(a, b, cap, false);
+}
+
+size_t edit_distance_nocase(const char *a, const char *b, size_t cap)
+{
+    return distance(a, b, cap, true);
+}
