@@ -1,4 +1,4 @@
-/* The direct call just before a return address: the function it called, decoded with capstone
+/* The direct call just before a return address: the function it called, decoded with Zydis
  * from the DSO's file and cached per return address. */
 #ifndef PROSPECT_UNWIND_CALLSITE_H
 #define PROSPECT_UNWIND_CALLSITE_H

@@ -1,4 +1,4 @@
-/* src/annotate/: capstone decoding of known bytes (syntax, branch targets, bad bytes) and the
+/* src/annotate/: decoding (Zydis) of known bytes (syntax, branch targets, bad bytes) and the
  * DWARF address -> source line lookup on the fixtures. */
 #include <errno.h>
 #include <stdio.h>
