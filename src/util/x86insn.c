@@ -136,6 +136,7 @@ int x86_formatter_init(ZydisFormatter *f, enum x86_syntax syntax)
     ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
     ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
                               ZYDIS_PADDING_DISABLED);
+    ZydisFormatterSetProperty(f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
     return 0;
 }
 
@@ -220,6 +221,26 @@ static void objdump_cmp(char *word, size_t cap, char *ops)
     memmove(ops, end + 2, strlen(end + 2) + 1);
 }
 
+/* Zydis' AT&T `vmovdqu8y (%rsi), %ymm18`: objdump writes the vector size (x, y, z) only when
+ * no register operand has the memory operand's size (vcvtpd2psy (%rax), %xmm0). */
+static void objdump_vector_size(char *word, const struct x86_insn *in)
+{
+    size_t wl = strlen(word), mem = 0;
+    const char *base = ZydisMnemonicGetString(in->d.mnemonic);
+    bool same = false;
+
+    if (!wl || !strchr("xyz", word[wl - 1]) || strlen(base) != wl - 1 ||
+        strncmp(word, base, wl - 1))
+        return;
+    for (unsigned i = 0; i < in->d.operand_count_visible; i++)
+        if (in->op[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+            mem = in->op[i].size;
+    for (unsigned i = 0; i < in->d.operand_count_visible; i++)
+        same |= in->op[i].type == ZYDIS_OPERAND_TYPE_REGISTER && in->op[i].size == mem;
+    if (mem && same)
+        word[wl - 1] = '\0';
+}
+
 void x86_text(const ZydisFormatter *f, const struct x86_insn *in, char *mnemonic, size_t ml,
               char *operands, size_t ol)
 {
@@ -234,6 +255,7 @@ void x86_text(const ZydisFormatter *f, const struct x86_insn *in, char *mnemonic
     snprintf(operands, ol, "%s", buf + end + strspn(buf + end, " "));
     buf[end] = '\0';
     word = strrchr(buf, ' ') ? strrchr(buf, ' ') + 1 : buf;
+    objdump_vector_size(word, in);
     objdump_cc(word, sizeof(buf) - (size_t)(word - buf));
     objdump_cmp(word, sizeof(buf) - (size_t)(word - buf), operands);
     snprintf(mnemonic, ml, "%s", buf);
