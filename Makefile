@@ -7,10 +7,11 @@
 # Every .c under src/ is part of the build; tests/unit/test_*.c each become a test binary.
 
 CC      ?= gcc
-PKGS    := libelf libdw capstone libzstd libdebuginfod
-# capstone, libpfm4 and libdebuginfod are loaded with dlopen when first needed (src/util/dlib.c,
-# src/lazylib/): their headers are used, they are not linked (their load cost every run).
-DLOPEN_PKGS := capstone libdebuginfod
+PKGS    := libelf libdw libzstd libdebuginfod
+# Zydis (no .pc file), libpfm4 and libdebuginfod are loaded with dlopen when first needed
+# (src/util/dlib.c, src/lazylib/): their headers are used, they are not linked (their load cost
+# every run).
+DLOPEN_PKGS := libdebuginfod
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS)) 2>/dev/null)
 .DEFAULT_GOAL := all
@@ -201,7 +202,7 @@ clean:
 
 # ---- libprospect: the public timing library (issue 5) ------------------------------------
 # Built from src/timing/ only (libc + libm), never from the profiler internals, so users' programs
-# link it without elfutils/capstone/libpfm. Public headers: include/prospect/*.h.
+# link it without elfutils/Zydis/libpfm. Public headers: include/prospect/*.h.
 #   make lib                    build/lib/libprospect.a, libprospect.so(.0), prospect.pc
 #   make examples               build/examples/* (seeds 000 and 004), linked against libprospect.a
 #   make install PREFIX=DIR     headers, libs, prospect.pc and the prospect binary (DESTDIR too)

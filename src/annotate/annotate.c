@@ -263,11 +263,12 @@ static struct ann_line *line_at(struct ann_listing *l, uint64_t addr)
 
 static void add_source(struct ann_set *set, struct ann_listing *l, struct dso *dso)
 {
+    struct ann_srcpos p;
+
     if (!(l->src = ann_src_cache_get(&set->dwarf, dso)))
         return;
     ann_src_function(l->src, l->func->start);
     for (size_t i = 0; i < l->n; i++) {
-        struct ann_srcpos p;
         if (ann_src_lookup(l->src, l->lines[i].insn.addr, &p) == 0) {
             l->lines[i].file = p.file;
             l->lines[i].line = p.line;
@@ -275,6 +276,9 @@ static void add_source(struct ann_set *set, struct ann_listing *l, struct dso *d
             l->has_source = true;
         }
     }
+    /* Without instructions (code that did not decode) the hits still have lines. */
+    for (size_t i = 0; i < l->func->hits.n && !l->has_source; i++)
+        l->has_source = ann_src_lookup(l->src, l->func->hits.v[i].addr, &p) == 0;
 }
 
 /* The function's bytes: from its file, or kernel memory. NULL with the reason in err. */
@@ -349,9 +353,15 @@ int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_sy
         return ret;
     n = ann_disasm(code, f->size, f->start, syntax, &insns);
     free(code);
-    if (n < 0) {
+    if (n == -ENOMEM) {
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    if (n < 0) {                /* hits per line need no instructions: their addresses do */
         snprintf(err, errlen, "cannot disassemble %s: %s", f->name, strerror((int)-n));
-        return (int)n;
+        if (!f->kernel)
+            add_source(set, out, f->dso);
+        return -ENOEXEC;
     }
     out->lines = calloc((size_t)n ? (size_t)n : 1, sizeof(*out->lines));
     if (!out->lines) {

@@ -79,7 +79,9 @@ struct ann_listing {
 
 /* Disassembles f from its DSO's file and attaches hits and source lines. 0, or -errno with a
  * one-line reason in err: -ENOENT (file not readable, kernel or JIT code without bytes),
- * -ESTALE (the file on disk is not the one profiled), -EFBIG (function over 1 MiB), -ENOMEM. */
+ * -ESTALE (the file on disk is not the one profiled), -EFBIG (function over 1 MiB), -ENOMEM,
+ * -ENOEXEC (the code could not be disassembled: no instructions, but the source lines of the
+ * hits are there for the per-line view). */
 int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_syntax syntax,
                       struct ann_listing *out, char *err, size_t errlen);
 void ann_listing_release(struct ann_listing *l);

@@ -1,4 +1,4 @@
-/* Function disassembly for `prospect annotate`: capstone (x86-64) over a function's bytes, one
+/* Function disassembly for `prospect annotate`: Zydis (x86-64, util/x86insn.h) over a function's bytes, one
  * entry per instruction, with direct branch targets decoded so the listing can name them. */
 #ifndef PROSPECT_ANNOTATE_DISASM_H
 #define PROSPECT_ANNOTATE_DISASM_H
@@ -11,7 +11,7 @@ enum ann_syntax { ANN_ATT, ANN_INTEL };
 struct ann_insn {
     uint64_t addr;            /* ELF virtual address */
     uint8_t size;
-    bool bad;                 /* bytes capstone could not decode: one "(bad)" byte */
+    bool bad;                 /* bytes that do not decode: one "(bad)" byte */
     bool jump, call;          /* control transfers (conditional jumps too) */
     bool has_target;          /* a direct jump or call: target is its destination */
     uint64_t target;
@@ -20,8 +20,8 @@ struct ann_insn {
 };
 
 /* Decodes n bytes of code at vaddr in a linear sweep (undecodable bytes become one-byte "(bad)"
- * entries, as objdump shows them). *out is malloc'd. Returns the count, -ENOMEM, or -EINVAL
- * when capstone cannot be opened. */
+ * entries, as objdump shows them). *out is malloc'd. Returns the count, -ENOMEM, or -ELIBACC
+ * when libZydis cannot be loaded. */
 long ann_disasm(const uint8_t *code, size_t n, uint64_t vaddr, enum ann_syntax syntax,
                 struct ann_insn **out);
 #endif

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "annotate/lineview.h"
+#include "annotate/srcline.h"
 
 struct keyed {
     struct ann_srcrow r;
@@ -27,10 +28,49 @@ static size_t rank_of(const char **files, size_t *nf, const char *file)
     return (*nf)++;
 }
 
+/* The instruction starting at addr, or NULL (lines ascend by address). */
+static const struct ann_line *insn_at(const struct ann_listing *l, uint64_t addr)
+{
+    size_t lo = 0, hi = l->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->lines[mid].insn.addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->lines[lo].insn.addr == addr ? &l->lines[lo] : NULL;
+}
+
+/* Each hit's line: its instruction's, else looked up from its address (samples between
+ * instruction starts, code that did not decode, count on their line too). */
+static void add_hits(const struct ann_listing *l, struct keyed *k, const char **files,
+                     size_t *nf)
+{
+    const struct ann_func *f = l->func;
+
+    for (size_t i = 0; i < f->hits.n; i++) {
+        const struct ann_line *in = insn_at(l, f->hits.v[i].addr);
+        struct ann_srcpos p = { 0 };
+        struct keyed *e = &k[l->n + i];
+        if (in)
+            p.file = in->file, p.line = in->line;
+        else if (!l->src || ann_src_lookup(l->src, f->hits.v[i].addr, &p))
+            p.file = NULL;
+        e->r.file = p.file;
+        e->r.line = p.file ? p.line : 0;
+        e->r.samples = f->hits.v[i].samples;
+        e->r.period = f->hits.v[i].period;
+        e->file_rank = p.file ? rank_of(files, nf, p.file) : SIZE_MAX;
+    }
+}
+
 int ann_lineview_build(const struct ann_listing *l, struct ann_srcrow **out, size_t *n)
 {
-    struct keyed *k = calloc(l->n ? l->n : 1, sizeof(*k));
-    const char **files = calloc(l->n ? l->n : 1, sizeof(*files));
+    size_t total = l->n + l->func->hits.n;
+    struct keyed *k = calloc(total ? total : 1, sizeof(*k));
+    const char **files = calloc(total ? total : 1, sizeof(*files));
     size_t nf = 0, w = 0;
 
     *out = NULL;
@@ -44,17 +84,16 @@ int ann_lineview_build(const struct ann_listing *l, struct ann_srcrow **out, siz
         const struct ann_line *ln = &l->lines[i];
         k[i].r.file = ln->file;
         k[i].r.line = ln->file ? ln->line : 0;
-        k[i].r.samples = ln->samples;
-        k[i].r.period = ln->period;
         k[i].r.insns = 1;
         k[i].file_rank = ln->file ? rank_of(files, &nf, ln->file) : SIZE_MAX;
     }
-    qsort(k, l->n, sizeof(*k), keyed_cmp);
-    for (size_t i = 0; i < l->n; i++) {
+    add_hits(l, k, files, &nf);
+    qsort(k, total, sizeof(*k), keyed_cmp);
+    for (size_t i = 0; i < total; i++) {
         if (w && k[w - 1].file_rank == k[i].file_rank && k[w - 1].r.line == k[i].r.line) {
             k[w - 1].r.samples += k[i].r.samples;
             k[w - 1].r.period += k[i].r.period;
-            k[w - 1].r.insns++;
+            k[w - 1].r.insns += k[i].r.insns;
         } else {
             k[w++] = k[i];
         }

@@ -354,7 +354,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
             ann_sources_free(out.text);
             return err;
         }
-        if (err)
+        if (err && !(err == -ENOEXEC && o->by_line))
             ann_render_skipped(&out, set, f, why);
         else
             ann_render_listing(&out, set, &l);

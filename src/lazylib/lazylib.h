@@ -5,7 +5,4 @@
 
 /* dlerror()'s text when libpfm4 was needed and could not be loaded, else NULL. */
 const char *lazylib_pfm_missing(void);
-/* Unloads capstone when its last user is done (no cs_open handle left, none opened
- * meanwhile from another thread): the unwinder after the samples are read. */
-void lazylib_capstone_release(void);
 #endif

@@ -1,5 +1,4 @@
-/* One function's code -> blocks of one source line, entered only at their start (capstone). */
-#include <capstone/capstone.h>
+/* One function's code -> blocks of one source line, entered only at their start (Zydis). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,44 +16,41 @@ struct insn {
     uint64_t target;            /* I_JCC/I_JMP: direct target */
 };
 
-static int classify(csh h, const cs_insn *in, struct insn *out)
+static int classify(const struct x86_insn *in, struct insn *out)
 {
-    const cs_x86 *x = &in->detail->x86;
-    bool imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+    const ZydisDecodedOperand *o = x86_indirect_operand(in);
+    ZydisMnemonic m = in->d.mnemonic;
 
     out->kind = I_PLAIN;
-    if (cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_IRET) ||
-        in->id == X86_INS_UD2 || in->id == X86_INS_HLT || in->id == X86_INS_INT3)
+    if (x86_is_ret(in) || x86_is_iret(in) || m == ZYDIS_MNEMONIC_UD2 ||
+        m == ZYDIS_MNEMONIC_HLT || m == ZYDIS_MNEMONIC_INT3)
         out->kind = I_STOP;
-    else if (cs_insn_group(h, in, CS_GRP_JUMP)) {
-        bool uncond = in->id == X86_INS_JMP || in->id == X86_INS_LJMP;
-        out->kind = !imm ? (uncond ? I_IJMP : I_STOP) : uncond ? I_JMP : I_JCC;
-        if (imm)
-            out->target = (uint64_t)x->operands[0].imm;
-        else if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
-                 x->operands[0].mem.base == X86_REG_INVALID &&
-                 x->operands[0].mem.index != X86_REG_INVALID && x->operands[0].mem.scale == 8)
-            out->table = (uint64_t)x->operands[0].mem.disp;
+    else if (x86_is_jump(in)) {
+        bool uncond = x86_is_uncond_jump(in);
+        bool direct = x86_direct_target(in, &out->target);
+        out->kind = !direct ? (uncond ? I_IJMP : I_STOP) : uncond ? I_JMP : I_JCC;
+        if (o && o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_NONE &&
+            o->mem.index != ZYDIS_REGISTER_NONE && o->mem.scale == 8)
+            out->table = (uint64_t)o->mem.disp.value;
     }
     return 0;
 }
 
 /* RIP-relative addresses taken (`lea f+0x10(%rip)`): code there may be entered unseen. */
-static uint64_t rip_address(const cs_insn *in)
+static uint64_t rip_address(const struct x86_insn *in)
 {
-    const cs_x86 *x = &in->detail->x86;
-    if (in->id != X86_INS_LEA)
+    uint64_t a;
+    if (in->d.mnemonic != ZYDIS_MNEMONIC_LEA || x86_rip_operand(in, &a) < 0)
         return 0;
-    for (unsigned i = 0; i < x->op_count; i++)
-        if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP &&
-            x->operands[i].mem.index == X86_REG_INVALID)
-            return in->address + in->size + (uint64_t)x->operands[i].mem.disp;
-    return 0;
+    return a;
 }
 
-bool lines_insn_unprobeable(csh h, const cs_insn *in)
+bool lines_insn_unprobeable(const struct x86_insn *in)
 {
-    for (unsigned i = 0; i < in->size; i++) {
+    ZydisMnemonic m = in->d.mnemonic;
+    ZydisInstructionCategory c = in->d.meta.category;
+
+    for (unsigned i = 0; i < in->d.length; i++) {
         uint8_t b = in->bytes[i];
         /* Prefixes arch/x86/kernel/uprobes.c refuses (lock, es/cs/ss/ds), VEX/EVEX forms it
          * may: a false alarm on such a byte elsewhere in the instruction only moves the probe
@@ -63,10 +59,10 @@ bool lines_insn_unprobeable(csh h, const cs_insn *in)
             b == 0xc4 || b == 0xc5 || b == 0x8f)
             return true;
     }
-    return cs_insn_group(h, in, CS_GRP_INT) || cs_insn_group(h, in, CS_GRP_IRET) ||
-           cs_insn_group(h, in, CS_GRP_PRIVILEGE) || in->id == X86_INS_SYSCALL ||
-           in->id == X86_INS_SYSENTER || in->id == X86_INS_IN || in->id == X86_INS_OUT ||
-           in->id == X86_INS_INT3 || in->id == X86_INS_HLT;
+    return x86_is_int(in) || x86_is_iret(in) || (in->d.attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) ||
+           c == ZYDIS_CATEGORY_SYSCALL || c == ZYDIS_CATEGORY_IO ||
+           c == ZYDIS_CATEGORY_IOSTRINGOP || m == ZYDIS_MNEMONIC_SYSENTER ||
+           m == ZYDIS_MNEMONIC_HLT;
 }
 
 static size_t find(const struct insn *v, size_t n, uint64_t a)
@@ -120,28 +116,22 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     struct redirect { uint64_t from, to; };
     VEC(struct redirect) redir = { 0 };
     size_t first = p->blocks.n;
-    const uint8_t *c = code;
-    size_t left = n;
-    uint64_t a = vaddr;
-    cs_insn *in;
-    csh h;
+    size_t off = 0;
+    struct x86_insn in;
+    ZydisDecoder dec;
     int e = 0;
     bool ijmp = false, leaves = false;
 
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-        return -ENOMEM;
-    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-    if (!(in = cs_malloc(h))) {
-        cs_close(&h);
-        return -ENOMEM;
-    }
-    while (left && cs_disasm_iter(h, &c, &left, &a, in)) {
-        struct insn s = { .addr = in->address, .size = in->size };
-        uint64_t t = rip_address(in);
-        classify(h, in, &s);
-        s.call = cs_insn_group(h, in, CS_GRP_CALL);
-        s.nop = in->id == X86_INS_NOP;
-        s.unsafe = lines_insn_unprobeable(h, in);
+    if ((e = x86_decoder_init(&dec)))
+        return e;
+    for (; off < n && x86_decode(&dec, code + off, n - off, vaddr + off, &in);
+         off += in.d.length) {
+        struct insn s = { .addr = in.addr, .size = in.d.length };
+        uint64_t t = rip_address(&in);
+        classify(&in, &s);
+        s.call = x86_is_call(&in);
+        s.nop = in.d.mnemonic == ZYDIS_MNEMONIC_NOP;
+        s.unsafe = lines_insn_unprobeable(&in);
         ijmp |= s.kind == I_IJMP;
         if ((t && (e = vec_push(&taken, t))) || (e = vec_push(&iv, s)))
             goto out;
@@ -266,8 +256,6 @@ out:
     vec_free(&iv);
     vec_free(&taken);
     vec_free(&redir);
-    cs_free(in, 1);
-    cs_close(&h);
     return e;
 }
 

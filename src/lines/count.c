@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <capstone/capstone.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -53,12 +52,10 @@ struct lines_counter {
 
 /* Could the kernel refuse a uprobe on the instruction at this file offset? An instruction
  * that does not decode is asked about too. */
-static bool maybe_refused(csh h, cs_insn *in, const char *path, uint64_t off)
+static bool maybe_refused(const ZydisDecoder *dec, const char *path, uint64_t off)
 {
     uint8_t code[16];
-    const uint8_t *c = code;
-    size_t n = sizeof(code);
-    uint64_t a = 0;
+    struct x86_insn in;
     ssize_t got = -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -68,10 +65,9 @@ static bool maybe_refused(csh h, cs_insn *in, const char *path, uint64_t off)
     }
     if (got <= 0)
         return true;
-    n = (size_t)got;
-    if (!cs_disasm_iter(h, &c, &n, &a, in))
+    if (!x86_decode(dec, code, (size_t)got, 0, &in))
         return true;
-    return lines_insn_unprobeable(h, in);
+    return lines_insn_unprobeable(&in);
 }
 
 int lines_probe_points(const struct lines_plan *p, struct region_list *rl)
@@ -141,22 +137,16 @@ static int check_installable(const struct region_list *rl, size_t *bad)
     void *m = MAP_FAILED;
     struct stat st;
     int fd = -1, e = 0;
-    csh h;
-    cs_insn *in = NULL;
+    ZydisDecoder dec;
 
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-        return -ENOMEM;
-    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-    if (!(in = cs_malloc(h))) {
-        cs_close(&h);
-        return -ENOMEM;
-    }
+    if ((e = x86_decoder_init(&dec)))
+        return e;
     for (size_t i = 0; i < rl->probes.n && !e; i++) {
         const struct probe_point *pp = &rl->probes.v[i];
         struct perf_event_attr a;
         uint64_t tp;
         int efd;
-        if (pp->jump || !maybe_refused(h, in, pp->path, pp->offset))
+        if (pp->jump || !maybe_refused(&dec, pp->path, pp->offset))
             continue;
         if (!set && !(set = uprobe_set_new()))
             break;
@@ -182,8 +172,6 @@ static int check_installable(const struct region_list *rl, size_t *bad)
             close(efd);
         }
     }
-    cs_free(in, 1);
-    cs_close(&h);
     if (m != MAP_FAILED)
         munmap(m, (size_t)st.st_size);
     if (fd >= 0)

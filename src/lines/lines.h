@@ -2,14 +2,14 @@
  *
  * The chosen functions are cut into blocks: straight runs of instructions of one source line
  * (the is_stmt rows of the DWARF line table) that are entered only at their first instruction
- * (basic-block leaders from capstone: branch targets, the instruction after a branch, a
+ * (basic-block leaders from the decoder: branch targets, the instruction after a branch, a
  * function's entry). Each block gets a counting probe at its first instruction, so its count is
  * exact; a line's count is the number of times control entered the line's blocks from code
  * of another line (or from outside the function): the block counts minus the transfers
  * between blocks of the same line, which flow conservation gives (solve.c). */
 #ifndef PROSPECT_LINES_LINES_H
 #define PROSPECT_LINES_LINES_H
-#include <capstone/capstone.h>
+#include "util/x86insn.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,8 +95,8 @@ int lines_derive(struct lines_plan *p);
 /* Computes the derived blocks' counts once the probed ones are read. 0 or -ENOMEM. */
 int lines_fill_derived(struct lines_plan *p);
 
-/* Could the kernel refuse a uprobe on this instruction (capstone, with detail)? */
-bool lines_insn_unprobeable(csh h, const cs_insn *in);
+/* Could the kernel refuse a uprobe on this instruction? */
+bool lines_insn_unprobeable(const struct x86_insn *in);
 
 /* Per reported line: its count. */
 struct lines_count {

@@ -1,32 +1,29 @@
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "probe/jump_code.h"
+#include "util/x86insn.h"
 
-/* A capstone x86-64 decoder walking a buffer, with operand details. */
+/* An x86-64 decoder walking a buffer. */
 struct dec {
-    csh h;
-    cs_insn *in;
+    ZydisDecoder z;
+    ZydisFormatter f;
+    struct x86_insn in;
     const uint8_t *c;
     size_t left;
     uint64_t addr;
+    char text[256];          /* the last instruction shown by insn_text */
 };
 
 static int dec_open(struct dec *d, const uint8_t *code, size_t n, uint64_t vaddr)
 {
+    int e;
     d->c = code;
     d->left = n;
     d->addr = vaddr;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->h) != CS_ERR_OK)
-        return -ENOMEM;
-    cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
-    d->in = cs_malloc(d->h);
-    if (!d->in) {
-        cs_close(&d->h);
-        return -ENOMEM;
-    }
+    if ((e = x86_decoder_init(&d->z)) || (e = x86_formatter_init(&d->f, X86_ATT)))
+        return e;
     return 0;
 }
 
@@ -35,8 +32,12 @@ static int dec_open(struct dec *d, const uint8_t *code, size_t n, uint64_t vaddr
 static bool dec_next(struct dec *d, bool skip)
 {
     while (d->left) {
-        if (cs_disasm_iter(d->h, &d->c, &d->left, &d->addr, d->in))
+        if (x86_decode(&d->z, d->c, d->left, d->addr, &d->in)) {
+            d->c += d->in.d.length;
+            d->left -= d->in.d.length;
+            d->addr += d->in.d.length;
             return true;
+        }
         if (!skip)
             return false;
         d->c++;
@@ -46,41 +47,19 @@ static bool dec_next(struct dec *d, bool skip)
     return false;
 }
 
-static void dec_close(struct dec *d)
+/* The current instruction as "mnemonic operands", for messages. */
+static const char *insn_text(struct dec *d)
 {
-    cs_free(d->in, 1);
-    cs_close(&d->h);
-}
-
-static bool is_control(csh h, const cs_insn *in)
-{
-    return cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL) ||
-           cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_INT) ||
-           cs_insn_group(h, in, CS_GRP_IRET);
+    char mn[64], ops[160];
+    x86_text(&d->f, &d->in, mn, sizeof(mn), ops, sizeof(ops));
+    snprintf(d->text, sizeof(d->text), "%s%s%s", mn, ops[0] ? " " : "", ops);
+    return d->text;
 }
 
 /* jmp *%rax, jmp *table(,%rax,8), ...: a target the code does not show. */
-static bool is_indirect_jump(csh h, const cs_insn *in)
+static bool is_indirect_jump(const struct x86_insn *in)
 {
-    return cs_insn_group(h, in, CS_GRP_JUMP) && in->detail->x86.op_count == 1 &&
-           in->detail->x86.operands[0].type != X86_OP_IMM;
-}
-
-static bool reads_rip(const cs_insn *in)
-{
-    const cs_detail *d = in->detail;
-    for (uint8_t i = 0; i < d->regs_read_count; i++)
-        if (d->regs_read[i] == X86_REG_RIP)
-            return true;
-    for (uint8_t i = 0; i < d->x86.op_count; i++) {
-        const cs_x86_op *op = &d->x86.operands[i];
-        if (op->type == X86_OP_REG && op->reg == X86_REG_RIP)
-            return true;
-        if (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RIP ||
-                                       op->mem.index == X86_REG_RIP))
-            return true;
-    }
-    return false;
+    return x86_is_jump(in) && x86_indirect_operand(in);
 }
 
 static int add_fix(struct jump_prefix *p, unsigned disp_off, unsigned insn_end, uint64_t target)
@@ -95,33 +74,114 @@ static int add_fix(struct jump_prefix *p, unsigned disp_off, unsigned insn_end, 
 }
 
 /* A conditional jump with an 8- or 32-bit displacement: its condition (0x0-0xf), else -1. */
-static int jcc_condition(const cs_insn *in)
+static int jcc_condition(const struct x86_insn *in)
 {
-    const uint8_t *op = in->detail->x86.opcode;
-    if (in->detail->x86.op_count != 1 || in->detail->x86.operands[0].type != X86_OP_IMM)
+    uint64_t t;
+    if (in->d.encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY || !x86_direct_target(in, &t))
         return -1;
-    if (op[0] >= 0x70 && op[0] <= 0x7f)
-        return op[0] - 0x70;
-    if (op[0] == 0x0f && op[1] >= 0x80 && op[1] <= 0x8f)
-        return op[1] - 0x80;
+    if (in->d.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->d.opcode >= 0x70 &&
+        in->d.opcode <= 0x7f)
+        return in->d.opcode - 0x70;
+    if (in->d.opcode_map == ZYDIS_OPCODE_MAP_0F && in->d.opcode >= 0x80 && in->d.opcode <= 0x8f)
+        return in->d.opcode - 0x80;
     return -1;
 }
 
-/* The RIP-relative memory operand of `in` (copied to stub offset `at`), if we can rewrite it. */
-static int rip_fix(const cs_insn *in, unsigned at, struct jump_prefix *p, char *why, size_t wl)
+/* The RIP-relative memory operand of the current instruction (copied to stub offset `at`),
+ * if we can rewrite it. */
+static int rip_fix(struct dec *d, unsigned at, struct jump_prefix *p, char *why, size_t wl)
 {
-    const cs_x86 *x = &in->detail->x86;
-    bool mem_rip = false;
+    const struct x86_insn *in = &d->in;
+    uint64_t target;
 
-    for (uint8_t i = 0; i < x->op_count; i++)
-        if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP &&
-            x->operands[i].mem.index == X86_REG_INVALID)
-            mem_rip = true;
-    if (!mem_rip || x->encoding.disp_size != 4 || !x->encoding.disp_offset ||
-        add_fix(p, at + x->encoding.disp_offset, at + in->size,
-                in->address + in->size + (uint64_t)x->disp)) {
-        snprintf(why, wl, "'%s %s' uses the instruction pointer in a way that cannot be moved",
-                 in->mnemonic, in->op_str);
+    if (x86_rip_operand(in, &target) < 0 || in->d.raw.disp.size != 32 ||
+        !in->d.raw.disp.offset ||
+        add_fix(p, at + in->d.raw.disp.offset, at + in->d.length, target)) {
+        snprintf(why, wl, "'%s' uses the instruction pointer in a way that cannot be moved",
+                 insn_text(d));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Copies one conditional jump (condition cc, target t) to the stub as `jcc rel32`. */
+static int move_jcc(struct dec *d, int cc, uint64_t vaddr, struct jump_prefix *out, char *why,
+                    size_t whylen)
+{
+    unsigned at = out->stub_len;
+    uint64_t t = 0;
+
+    x86_direct_target(&d->in, &t);
+    if (t >= vaddr && t < vaddr + out->len + d->in.d.length) {
+        snprintf(why, whylen, "'%s' jumps back into its first bytes", insn_text(d));
+        return -EINVAL;
+    }
+    out->stub[at] = 0x0f;
+    out->stub[at + 1] = (uint8_t)(0x80 + cc);
+    out->stub_len += 6;
+    if (add_fix(out, at + 2, at + 6, t)) {
+        snprintf(why, whylen, "too many references to move");
+        return -EINVAL;
+    }
+    out->len += d->in.d.length;
+    return 0;
+}
+
+/* Copies the current instruction to the stub as it is (RIP-relative operands fixed later). */
+static int move_copy(struct dec *d, struct jump_prefix *out, char *why, size_t whylen)
+{
+    unsigned at = out->stub_len;
+    const struct x86_insn *in = &d->in;
+    int e;
+
+    memcpy(out->stub + at, in->bytes, in->d.length);
+    out->stub_len += in->d.length;
+    if (x86_uses_rip(in) && (e = rip_fix(d, at, out, why, whylen)))
+        return e;
+    out->len += in->d.length;
+    return 0;
+}
+
+/* The instructions covering the first JUMP_MIN_LEN bytes, moved to out's stub. */
+static int move_first(struct dec *d, uint64_t vaddr, bool to_ret, struct jump_prefix *out,
+                      char *why, size_t whylen)
+{
+    const struct x86_insn *in = &d->in;
+    int e, cc;
+
+    while (out->len < JUMP_MIN_LEN) {
+        unsigned at = out->stub_len;
+        if (!dec_next(d, false)) {
+            snprintf(why, whylen, "%s", d->left ? "its first bytes do not decode"
+                                                : "it is shorter than 5 bytes");
+            return -EINVAL;
+        }
+        if (at + 6 > JUMP_MAX_STUB || at + in->d.length > JUMP_MAX_STUB) {
+            snprintf(why, whylen, "its first instructions are too long to move");
+            return -EINVAL;
+        }
+        cc = x86_is_jump(in) ? jcc_condition(in) : -1;
+        if (cc >= 0) {
+            if ((e = move_jcc(d, cc, vaddr, out, why, whylen)))
+                return e;
+            continue;
+        }
+        if (to_ret && x86_is_ret(in)) {
+            memcpy(out->stub + at, in->bytes, in->d.length);
+            out->stub_len += in->d.length;
+            out->len += in->d.length;
+            break;
+        }
+        if (x86_is_control(in)) {
+            snprintf(why, whylen, "'%s' within its first 5 bytes transfers control",
+                     insn_text(d));
+            return -EINVAL;
+        }
+        if ((e = move_copy(d, out, why, whylen)))
+            return e;
+    }
+    if (out->len < JUMP_MIN_LEN) {
+        snprintf(why, whylen, "fewer than 5 bytes up to its return");
         return -EINVAL;
     }
     return 0;
@@ -132,84 +192,22 @@ static int make_prefix(const uint8_t *code, size_t size, uint64_t vaddr, bool to
                        struct jump_prefix *out, char *why, size_t whylen)
 {
     struct dec d;
-    const cs_insn *in;
     int e;
 
     memset(out, 0, sizeof(*out));
     if ((e = dec_open(&d, code, size, vaddr)))
         return e;
-    in = d.in;
-    /* The prefix. */
-    while (out->len < JUMP_MIN_LEN) {
-        unsigned at = out->stub_len;
-        int cc;
-        if (!dec_next(&d, false)) {
-            snprintf(why, whylen, "%s", d.left ? "its first bytes do not decode"
-                                               : "it is shorter than 5 bytes");
-            e = -EINVAL;
-            goto out;
-        }
-        if (at + 6 > JUMP_MAX_STUB || at + in->size > JUMP_MAX_STUB) {
-            snprintf(why, whylen, "its first instructions are too long to move");
-            e = -EINVAL;
-            goto out;
-        }
-        cc = cs_insn_group(d.h, in, CS_GRP_JUMP) ? jcc_condition(in) : -1;
-        if (cc >= 0) {
-            uint64_t t = (uint64_t)in->detail->x86.operands[0].imm;
-            if (t >= vaddr && t < vaddr + out->len + in->size) {
-                snprintf(why, whylen, "'%s %s' jumps back into its first bytes", in->mnemonic,
-                         in->op_str);
-                e = -EINVAL;
-                goto out;
-            }
-            out->stub[at] = 0x0f;               /* jcc rel32 */
-            out->stub[at + 1] = (uint8_t)(0x80 + cc);
-            out->stub_len += 6;
-            if (add_fix(out, at + 2, at + 6, t)) {
-                snprintf(why, whylen, "too many references to move");
-                e = -EINVAL;
-                goto out;
-            }
-            out->len += in->size;
-            continue;
-        }
-        if (to_ret && in->id == X86_INS_RET) {
-            memcpy(out->stub + at, in->bytes, in->size);
-            out->stub_len += in->size;
-            out->len += in->size;
-            break;
-        }
-        if (is_control(d.h, in)) {
-            snprintf(why, whylen, "'%s %s' within its first 5 bytes transfers control",
-                     in->mnemonic, in->op_str);
-            e = -EINVAL;
-            goto out;
-        }
-        memcpy(out->stub + at, in->bytes, in->size);
-        out->stub_len += in->size;
-        if (reads_rip(in) && (e = rip_fix(in, at, out, why, whylen)))
-            goto out;
-        out->len += in->size;
-    }
-    if (out->len < JUMP_MIN_LEN) {
-        snprintf(why, whylen, "fewer than 5 bytes up to its return");
-        e = -EINVAL;
-        goto out;
-    }
+    if ((e = move_first(&d, vaddr, to_ret, out, why, whylen)))
+        return e;
     /* The rest: an indirect jump might land inside the prefix (jump tables). */
     while (dec_next(&d, true)) {
-        if (is_indirect_jump(d.h, in)) {
-            snprintf(why, whylen, "it has an indirect jump ('%s %s' at 0x%llx), which could "
-                     "land in its first bytes", in->mnemonic, in->op_str,
-                     (unsigned long long)in->address);
-            e = -EINVAL;
-            goto out;
+        if (is_indirect_jump(&d.in)) {
+            snprintf(why, whylen, "it has an indirect jump ('%s' at 0x%llx), which could "
+                     "land in its first bytes", insn_text(&d), (unsigned long long)d.in.addr);
+            return -EINVAL;
         }
     }
-out:
-    dec_close(&d);
-    return e;
+    return 0;
 }
 
 int jump_code_prefix(const uint8_t *code, size_t size, uint64_t vaddr, struct jump_prefix *out,
@@ -224,51 +222,83 @@ int jump_code_prefix_to_ret(const uint8_t *code, size_t size, uint64_t vaddr,
     return make_prefix(code, size, vaddr, true, out, why, whylen);
 }
 
-/* How much `in` moves the stack pointer, when that is known from the instruction alone. */
-static bool sp_effect(csh h, const cs_insn *in, int64_t *d)
+static bool is_reg(const ZydisDecodedOperand *o, ZydisRegister r)
 {
-    const cs_x86 *x = &in->detail->x86;
-    const cs_x86_op *o = x->operands;
-    cs_regs rr, rw;
-    uint8_t nr, nw;
+    return o->type == ZYDIS_OPERAND_TYPE_REGISTER && o->reg.value == r;
+}
+
+/* How much `in` moves the stack pointer, when that is known from the instruction alone. */
+static bool sp_effect(const struct x86_insn *in, int64_t *d)
+{
+    const ZydisDecodedOperand *o = in->op;
+    ZydisMnemonic m = in->d.mnemonic;
+    unsigned nvis = in->d.operand_count_visible;
 
     *d = 0;
-    if (is_control(h, in))
+    if (x86_is_control(in))
         return false;
-    if (in->id == X86_INS_POP && x->op_count == 1 && o[0].type == X86_OP_REG &&
-        o[0].reg != X86_REG_RSP) {
+    if (m == ZYDIS_MNEMONIC_POP && nvis == 1 && o[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+        !is_reg(&o[0], ZYDIS_REGISTER_RSP)) {
         *d = 8;
         return true;
     }
-    if (in->id == X86_INS_PUSH) {
+    if (m == ZYDIS_MNEMONIC_PUSH) {
         *d = -8;
         return true;
     }
-    if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) && x->op_count == 2 &&
-        o[0].type == X86_OP_REG && o[0].reg == X86_REG_RSP && o[1].type == X86_OP_IMM) {
-        *d = in->id == X86_INS_ADD ? o[1].imm : -o[1].imm;
+    if ((m == ZYDIS_MNEMONIC_ADD || m == ZYDIS_MNEMONIC_SUB) && nvis == 2 &&
+        is_reg(&o[0], ZYDIS_REGISTER_RSP) && o[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+        *d = m == ZYDIS_MNEMONIC_ADD ? o[1].imm.value.s : -o[1].imm.value.s;
         return true;
     }
-    if (in->id == X86_INS_LEA && x->op_count == 2 && o[0].type == X86_OP_REG &&
-        o[0].reg == X86_REG_RSP && o[1].mem.base == X86_REG_RSP &&
-        o[1].mem.index == X86_REG_INVALID) {
-        *d = o[1].mem.disp;
+    if (m == ZYDIS_MNEMONIC_LEA && nvis == 2 && is_reg(&o[0], ZYDIS_REGISTER_RSP) &&
+        o[1].mem.base == ZYDIS_REGISTER_RSP && o[1].mem.index == ZYDIS_REGISTER_NONE) {
+        *d = o[1].mem.disp.value;
         return true;
     }
-    if (cs_regs_access(h, in, rr, &nr, rw, &nw) != CS_ERR_OK)
-        return false;
-    for (uint8_t i = 0; i < nw; i++)
-        if (rw[i] == X86_REG_RSP || rw[i] == X86_REG_ESP || rw[i] == X86_REG_SP)
-            return false;
-    return true;
+    return !x86_writes_sp(in);
 }
 
+/* At the `ret` at ret_addr: back over whole instructions (run, the last nrun decoded before
+ * it) until 5 bytes are covered. */
+struct run_insn {
+    uint64_t addr;
+    unsigned size;
+    bool known;
+    int64_t d;
+};
 #define EXIT_RUN 8
+static int back_from_ret(const struct run_insn *run, unsigned nrun, unsigned ret_size,
+                         uint64_t *point, int64_t *sp_delta, char *why, size_t whylen)
+{
+    unsigned bytes = ret_size;
+
+    *sp_delta = 0;
+    for (unsigned k = 0; k < nrun && k < EXIT_RUN; k++) {
+        unsigned i = (nrun - 1 - k) % EXIT_RUN;
+        if (!run[i].known) {
+            snprintf(why, whylen, "the instruction before its return at 0x%llx transfers "
+                     "control or moves the stack pointer in a way that is not known",
+                     (unsigned long long)run[i].addr);
+            return -EINVAL;
+        }
+        bytes += run[i].size;
+        *sp_delta += run[i].d;
+        if (bytes >= JUMP_MIN_LEN) {
+            *point = run[i].addr;
+            return 0;
+        }
+    }
+    if (nrun < EXIT_RUN)
+        snprintf(why, whylen, "fewer than 5 bytes of code before its return");
+    return -EINVAL;
+}
+
 int jump_code_exit_point(const uint8_t *code, size_t n, uint64_t start, uint64_t ret_addr,
                          uint64_t *point, int64_t *sp_delta, char *why, size_t whylen)
 {
-    struct { uint64_t addr; unsigned size; bool known; int64_t d; } run[EXIT_RUN];
-    unsigned nrun = 0, bytes;
+    struct run_insn run[EXIT_RUN];
+    unsigned nrun = 0;
     struct dec d;
     int e;
 
@@ -277,43 +307,22 @@ int jump_code_exit_point(const uint8_t *code, size_t n, uint64_t start, uint64_t
     e = -EINVAL;
     snprintf(why, whylen, "its code does not decode up to the return at 0x%llx",
              (unsigned long long)ret_addr);
-    while (dec_next(&d, false) && d.in->address <= ret_addr) {
-        const cs_insn *in = d.in;
-        if (in->address == ret_addr) {
-            if (in->id != X86_INS_RET) {
-                snprintf(why, whylen, "%s", in->id == X86_INS_JMP ? "it is a tail call (a jmp, "
-                         "which the kernel emulates: no single-step)" : "it is not a return");
-                break;
-            }
-            /* Back from the ret over whole instructions until 5 bytes are covered. */
-            bytes = in->size;
-            *sp_delta = 0;
-            for (unsigned k = 0; k < nrun && k < EXIT_RUN; k++) {
-                unsigned i = (nrun - 1 - k) % EXIT_RUN;
-                if (!run[i].known) {
-                    snprintf(why, whylen, "the instruction before its return at 0x%llx "
-                             "transfers control or moves the stack pointer in a way that is "
-                             "not known", (unsigned long long)run[i].addr);
-                    break;
-                }
-                bytes += run[i].size;
-                *sp_delta += run[i].d;
-                if (bytes >= JUMP_MIN_LEN) {
-                    *point = run[i].addr;
-                    e = 0;
-                    break;
-                }
-            }
-            if (e && bytes < JUMP_MIN_LEN && nrun < EXIT_RUN)
-                snprintf(why, whylen, "fewer than 5 bytes of code before its return");
+    while (dec_next(&d, false) && d.in.addr <= ret_addr) {
+        const struct x86_insn *in = &d.in;
+        struct run_insn *r = &run[nrun % EXIT_RUN];
+        if (in->addr == ret_addr) {
+            if (!x86_is_ret(in))
+                snprintf(why, whylen, "%s", x86_is_uncond_jump(in) ? "it is a tail call (a "
+                         "jmp, which the kernel emulates: no single-step)" : "it is not a return");
+            else
+                e = back_from_ret(run, nrun, in->d.length, point, sp_delta, why, whylen);
             break;
         }
-        run[nrun % EXIT_RUN].addr = in->address;
-        run[nrun % EXIT_RUN].size = in->size;
-        run[nrun % EXIT_RUN].known = sp_effect(d.h, in, &run[nrun % EXIT_RUN].d);
+        r->addr = in->addr;
+        r->size = in->d.length;
+        r->known = sp_effect(in, &r->d);
         nrun++;
     }
-    dec_close(&d);
     if (!e)
         why[0] = '\0';
     return e;
@@ -328,17 +337,16 @@ int jump_code_branch_targets(const uint8_t *code, size_t n, uint64_t vaddr,
     if ((e = dec_open(&d, code, n, vaddr)))
         return e;
     while (dec_next(&d, true)) {
-        const cs_insn *in = d.in;
-        const cs_x86 *x = &in->detail->x86;
-        if ((cs_insn_group(d.h, in, CS_GRP_JUMP) || cs_insn_group(d.h, in, CS_GRP_CALL)) &&
-            x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
-            fn(arg, (uint64_t)x->operands[0].imm);
+        const struct x86_insn *in = &d.in;
+        uint64_t t;
+        if (x86_direct_target(in, &t))
+            fn(arg, t);
         /* lea f+3(%rip): an address taken, maybe called through a pointer later. */
-        for (uint8_t i = 0; i < x->op_count; i++)
-            if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
-                fn(arg, in->address + in->size + (uint64_t)x->operands[i].mem.disp);
+        for (unsigned i = 0; i < in->d.operand_count_visible; i++)
+            if (in->op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+                in->op[i].mem.base == ZYDIS_REGISTER_RIP)
+                fn(arg, in->addr + in->d.length + (uint64_t)in->op[i].mem.disp.value);
     }
-    dec_close(&d);
     return 0;
 }
 
@@ -352,12 +360,11 @@ int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint
     if ((e = dec_open(&d, code, n, start)))
         return e;
     while (!e && dec_next(&d, false)) {
-        const cs_insn *in = d.in;
-        boundary |= in->address == point;
-        if (is_indirect_jump(d.h, in)) {
-            snprintf(why, whylen, "its function has an indirect jump ('%s %s' at 0x%llx), which "
-                     "could land in the bytes to move", in->mnemonic, in->op_str,
-                     (unsigned long long)in->address);
+        boundary |= d.in.addr == point;
+        if (is_indirect_jump(&d.in)) {
+            snprintf(why, whylen, "its function has an indirect jump ('%s' at 0x%llx), which "
+                     "could land in the bytes to move", insn_text(&d),
+                     (unsigned long long)d.in.addr);
             e = -EINVAL;
         }
     }
@@ -371,7 +378,6 @@ int jump_code_check_function(const uint8_t *code, size_t n, uint64_t start, uint
                  (unsigned long long)point);
         e = -EINVAL;
     }
-    dec_close(&d);
     return e;
 }
 
@@ -386,57 +392,69 @@ static bool in_parts(const struct code_part *parts, size_t nparts, uint64_t a)
 /* An indirect jump that dispatches through a jump table: `jmp *t(,%r,8)` (no base), or
  * `jmp *%r` right after `add %x,%r` (gcc's position-independent tables: the table's address
  * plus a signed offset read from it). */
-static bool is_table_jump(const cs_insn *in, x86_reg prev_add_dst)
+static bool is_table_jump(const ZydisDecodedOperand *op, ZydisRegister prev_add_dst)
 {
-    const cs_x86_op *op = &in->detail->x86.operands[0];
-    if (op->type == X86_OP_MEM)
-        return op->mem.base == X86_REG_INVALID && op->mem.index != X86_REG_INVALID;
-    return op->type == X86_OP_REG && op->reg == prev_add_dst;
+    if (op->type == ZYDIS_OPERAND_TYPE_MEMORY)
+        return op->mem.base == ZYDIS_REGISTER_NONE && op->mem.index != ZYDIS_REGISTER_NONE;
+    return prev_add_dst != ZYDIS_REGISTER_NONE && is_reg(op, prev_add_dst);
+}
+
+/* Is the current instruction an exit (a ret, a tail call)? 0 with *exit set, or -EINVAL with
+ * the reason when the function's exits cannot be known from it. */
+static int classify_exit(struct dec *d, const struct code_part *parts, size_t nparts,
+                         uint64_t entry, ZydisRegister prev_add_dst, bool *exit, char *why,
+                         size_t wl)
+{
+    const struct x86_insn *in = &d->in;
+    const ZydisDecodedOperand *op = x86_indirect_operand(in);
+    uint64_t t;
+
+    *exit = false;
+    if (x86_is_ret(in)) {
+        *exit = true;
+    } else if (x86_is_jump(in) && x86_direct_target(in, &t)) {
+        if (t == entry || !in_parts(parts, nparts, t)) {
+            if (!x86_is_uncond_jump(in)) {
+                snprintf(why, wl, "'%s' at 0x%llx may leave it (a conditional tail call)",
+                         insn_text(d), (unsigned long long)in->addr);
+                return -EINVAL;
+            }
+            *exit = true;
+        }
+    } else if (x86_is_jump(in)) {
+        if (op && op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.base == ZYDIS_REGISTER_RIP &&
+            op->mem.index == ZYDIS_REGISTER_NONE) {
+            *exit = true;            /* jmp *f@GOTPCREL(%rip): a tail call */
+        } else if (!op || !is_table_jump(op, prev_add_dst)) {
+            snprintf(why, wl, "it has an indirect jump ('%s' at 0x%llx) that may leave it",
+                     insn_text(d), (unsigned long long)in->addr);
+            return -EINVAL;
+        }
+    } else if (in->d.mnemonic == ZYDIS_MNEMONIC_RET || x86_is_iret(in)) {
+        snprintf(why, wl, "'%s' at 0x%llx leaves it in an unusual way", insn_text(d),
+                 (unsigned long long)in->addr);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 static int exits_of_part(struct dec *d, const struct code_part *parts, size_t nparts,
                          uint64_t entry, uint64_t *exits, size_t *nexits, char *why, size_t wl)
 {
-    x86_reg prev_add_dst = X86_REG_INVALID;
+    ZydisRegister prev_add_dst = ZYDIS_REGISTER_NONE;
 
     while (dec_next(d, false)) {
-        const cs_insn *in = d->in;
-        const cs_x86 *x = &in->detail->x86;
-        bool exit = false;
-        x86_reg add_dst = X86_REG_INVALID;
+        const struct x86_insn *in = &d->in;
+        ZydisRegister add_dst = ZYDIS_REGISTER_NONE;
+        bool exit;
+        int e;
 
-        if (cs_insn_group(d->h, in, CS_GRP_RET) && (in->id == X86_INS_RET)) {
-            exit = true;
-        } else if (cs_insn_group(d->h, in, CS_GRP_JUMP) && x->op_count == 1 &&
-                   x->operands[0].type == X86_OP_IMM) {
-            uint64_t t = (uint64_t)x->operands[0].imm;
-            if (t == entry || !in_parts(parts, nparts, t)) {
-                if (in->id != X86_INS_JMP) {
-                    snprintf(why, wl, "'%s %s' at 0x%llx may leave it (a conditional tail "
-                             "call)", in->mnemonic, in->op_str,
-                             (unsigned long long)in->address);
-                    return -EINVAL;
-                }
-                exit = true;
-            }
-        } else if (cs_insn_group(d->h, in, CS_GRP_JUMP)) {
-            const cs_x86_op *op = &x->operands[0];
-            if (x->op_count == 1 && op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP &&
-                op->mem.index == X86_REG_INVALID) {
-                exit = true;            /* jmp *f@GOTPCREL(%rip): a tail call */
-            } else if (x->op_count != 1 || !is_table_jump(in, prev_add_dst)) {
-                snprintf(why, wl, "it has an indirect jump ('%s %s' at 0x%llx) that may leave "
-                         "it", in->mnemonic, in->op_str, (unsigned long long)in->address);
-                return -EINVAL;
-            }
-        } else if (cs_insn_group(d->h, in, CS_GRP_RET) || cs_insn_group(d->h, in, CS_GRP_IRET)) {
-            snprintf(why, wl, "'%s' at 0x%llx leaves it in an unusual way", in->mnemonic,
-                     (unsigned long long)in->address);
-            return -EINVAL;
-        }
-        if (in->id == X86_INS_ADD && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-            x->operands[1].type == X86_OP_REG)
-            add_dst = x->operands[0].reg;
+        if ((e = classify_exit(d, parts, nparts, entry, prev_add_dst, &exit, why, wl)))
+            return e;
+        if (in->d.mnemonic == ZYDIS_MNEMONIC_ADD && in->d.operand_count_visible == 2 &&
+            in->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+            in->op[1].type == ZYDIS_OPERAND_TYPE_REGISTER)
+            add_dst = in->op[0].reg.value;
         prev_add_dst = add_dst;
         if (!exit)
             continue;
@@ -444,7 +462,7 @@ static int exits_of_part(struct dec *d, const struct code_part *parts, size_t np
             snprintf(why, wl, "it has more than %d returns and tail calls", CODE_MAX_EXITS);
             return -EINVAL;
         }
-        exits[(*nexits)++] = in->address;
+        exits[(*nexits)++] = in->addr;
     }
     if (d->left) {
         snprintf(why, wl, "its code does not decode at 0x%llx", (unsigned long long)d->addr);
@@ -464,7 +482,6 @@ int jump_code_exits(const struct code_part *parts, size_t nparts, uint64_t entry
         if ((e = dec_open(&d, parts[i].code, parts[i].n, parts[i].vaddr)))
             return e;
         e = exits_of_part(&d, parts, nparts, entry, exits, nexits, why, whylen);
-        dec_close(&d);
     }
     return e;
 }
@@ -479,17 +496,16 @@ bool jump_code_falls_through(const uint8_t *code, size_t n, uint64_t vaddr,
     if (dec_open(&d, code, n, vaddr))
         return true;
     while (dec_next(&d, false)) {
-        const cs_x86 *x = &d.in->detail->x86;
-        unsigned id = d.in->id;
+        const struct x86_insn *in = &d.in;
+        ZydisMnemonic m = in->d.mnemonic;
         any = true;
         *call_target = 0;
-        falls = !(id == X86_INS_JMP || id == X86_INS_RET || id == X86_INS_UD2 ||
-                  id == X86_INS_INT3);
-        if (id == X86_INS_CALL && x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
-            *call_target = (uint64_t)x->operands[0].imm;
+        falls = !(m == ZYDIS_MNEMONIC_JMP || x86_is_ret(in) || m == ZYDIS_MNEMONIC_UD2 ||
+                  m == ZYDIS_MNEMONIC_INT3);
+        if (x86_is_call(in))
+            x86_direct_target(in, call_target);
     }
     if (d.left || !any)
         falls = true;
-    dec_close(&d);
     return falls;
 }

@@ -1,10 +1,9 @@
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdlib.h>
-#include "lazylib/lazylib.h"
 #include "unwind/callsite.h"
 #include "unwind/cfi.h"
 #include "util/hash.h"
+#include "util/x86insn.h"
 
 #define CALL_REL32_LEN 5
 
@@ -15,8 +14,8 @@ struct site {
 };
 
 struct uw_callsites {
-    csh h;
-    bool open, tried;            /* capstone is opened (and loaded) at the first decode */
+    ZydisDecoder dec;
+    bool open, tried;            /* the decoder is set up (libZydis loaded) at the first decode */
     struct site *tab;            /* open addressing on (cfi, ret) */
     size_t cap, n;
 };
@@ -27,16 +26,13 @@ struct uw_callsites *uw_callsites_new(void)
     return cs;
 }
 
-/* Most reports never need a call site (no frameless leaf to complete): capstone is opened, and
- * loaded, only when one does. */
+/* Most reports never need a call site (no frameless leaf to complete): libZydis is loaded
+ * only when one does. */
 static bool ready(struct uw_callsites *cs)
 {
     if (!cs->tried) {
         cs->tried = true;
-        if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->h) == CS_ERR_OK) {
-            cs->open = true;
-            cs_option(cs->h, CS_OPT_DETAIL, CS_OPT_ON);
-        }
+        cs->open = !x86_decoder_init(&cs->dec);
     }
     return cs->open;
 }
@@ -45,21 +41,12 @@ void uw_callsites_free(struct uw_callsites *cs)
 {
     if (!cs)
         return;
-    if (cs->open)
-        cs_close(&cs->h);
     free(cs->tab);
     free(cs);
 }
 
 void uw_callsites_clear(struct uw_callsites *cs)
 {
-    /* capstone's pages (~5 MB of RSS, its relocated tables) need not stay either: the next
-     * decode opens it again. */
-    if (cs->open) {
-        cs_close(&cs->h);
-        lazylib_capstone_release();
-    }
-    cs->open = cs->tried = false;
     free(cs->tab);
     cs->tab = NULL;
     cs->cap = cs->n = 0;
@@ -109,18 +96,16 @@ static struct site *lookup(struct uw_callsites *cs, const struct uw_cfi *c, uint
 static uint64_t decode(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret)
 {
     uint8_t code[CALL_REL32_LEN];
-    cs_insn *in;
+    struct x86_insn in;
     uint64_t target = 0;
 
     if (ret < CALL_REL32_LEN || uw_cfi_code(c, ret - CALL_REL32_LEN, code, sizeof(code)) ||
         !ready(cs))
         return 0;
-    if (cs_disasm(cs->h, code, sizeof(code), ret - CALL_REL32_LEN, 1, &in) != 1)
+    if (!x86_decode(&cs->dec, code, sizeof(code), ret - CALL_REL32_LEN, &in))
         return 0;
-    if (in->size == CALL_REL32_LEN && in->id == X86_INS_CALL && in->detail &&
-        in->detail->x86.op_count == 1 && in->detail->x86.operands[0].type == X86_OP_IMM)
-        target = (uint64_t)in->detail->x86.operands[0].imm;
-    cs_free(in, 1);
+    if (in.d.length != CALL_REL32_LEN || !x86_is_call(&in) || !x86_direct_target(&in, &target))
+        target = 0;
     /* Bytes that only look like a call (the tail of a longer instruction) rarely land on a
      * symbol's first byte. */
     if (target && !uw_cfi_is_func_start(c, target))
@@ -148,29 +133,25 @@ int uw_direct_calls(struct uw_callsites *cs, struct uw_cfi *c, uint64_t start, u
                     uint64_t *targets, size_t max, size_t *n)
 {
     uint8_t *code;
-    const uint8_t *p;
-    cs_insn *in;
-    size_t len = end - start;
-    uint64_t addr = start;
+    size_t len = end - start, off = 0;
+    struct x86_insn in;
+    uint64_t target;
 
     *n = 0;
     if (end <= start || len > UW_SWEEP_MAX)
         return -ENOENT;
     if (!(code = malloc(len)))
         return -ENOMEM;
-    if (uw_cfi_code(c, start, code, len) || !ready(cs) || !(in = cs_malloc(cs->h))) {
+    if (uw_cfi_code(c, start, code, len) || !ready(cs)) {
         free(code);
         return -ENOENT;
     }
-    /* One instruction at a time into one buffer: a whole function's details at once would
-     * take ~1.5 KB per instruction. */
-    for (p = code; *n < max && cs_disasm_iter(cs->h, &p, &len, &addr, in);) {
-        const cs_x86 *x = in->detail ? &in->detail->x86 : NULL;
-        if ((in->id == X86_INS_CALL || in->id == X86_INS_JMP) && x && x->op_count == 1 &&
-            x->operands[0].type == X86_OP_IMM)
-            targets[(*n)++] = (uint64_t)x->operands[0].imm;
+    /* A linear sweep that stops at the first bytes that do not decode. */
+    while (*n < max && off < len && x86_decode(&cs->dec, code + off, len - off, start + off, &in)) {
+        if ((x86_is_call(&in) || x86_is_uncond_jump(&in)) && x86_direct_target(&in, &target))
+            targets[(*n)++] = target;
+        off += in.d.length;
     }
-    cs_free(in, 1);
     free(code);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* The direct call just before a return address: the function it called, decoded with capstone
+/* The direct call just before a return address: the function it called, decoded with Zydis
  * from the DSO's file and cached per return address; and the direct calls a function makes. */
 #ifndef PROSPECT_UNWIND_CALLSITE_H
 #define PROSPECT_UNWIND_CALLSITE_H
@@ -21,7 +21,7 @@ int uw_call_target(struct uw_callsites *cs, struct uw_cfi *c, uint64_t ret_vaddr
 /* The largest function uw_direct_calls decodes. */
 #define UW_SWEEP_MAX (256u * 1024)
 /* The targets of the direct calls and jumps (tail calls) in [start, end) of c's DSO (ELF
- * vaddrs), decoded with capstone from the start: at most max in targets, *n of them. 0, -ENOENT
+ * vaddrs), decoded with Zydis from the start: at most max in targets, *n of them. 0, -ENOENT
  * (no code there, or a function over UW_SWEEP_MAX) or -ENOMEM. */
 int uw_direct_calls(struct uw_callsites *cs, struct uw_cfi *c, uint64_t start, uint64_t end,
                     uint64_t *targets, size_t max, size_t *n);

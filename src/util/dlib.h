@@ -1,13 +1,13 @@
 /* Optional shared libraries loaded with dlopen on first use instead of at startup: a library
- * linked at build time is mapped and relocated by every run, even `prospect version` (capstone's
- * and libpfm4's pointer tables are ~120k relocations; libdebuginfod pulls libcurl and its TLS
+ * linked at build time is mapped and relocated by every run, even `prospect version` (libpfm4's
+ * event tables are ~41k relocations; libdebuginfod pulls libcurl and its TLS
  * chain). elfutils' libdw loads its own debuginfod client the same way. */
 #ifndef PROSPECT_UTIL_DLIB_H
 #define PROSPECT_UTIL_DLIB_H
 #include <stddef.h>
 
 struct dlib {
-    const char *soname;            /* e.g. "libcapstone.so.4" */
+    const char *soname;            /* e.g. "libZydis.so.4.0" */
     const char *const *names;      /* the functions wanted, in the order of fns */
     void **fns;                    /* filled by dlib_open */
     size_t n;

@@ -50,7 +50,8 @@ else
 fi
 
 # --vmlinux: an image linked 16 MiB below the running kernel (a KASLR offset), with a known
-# instruction (movl $0x5ca1ab1e, %eax: b8 1e ab a1 5c) filling the hot routine.
+# instruction (movl $0x5ca1ab1e, %eax: b8 1e ab a1 5c; objdump and annotate write `mov`) filling
+# the hot routine.
 stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)
 off=$(( start - 0x$stext ))
 if [ "$off" -lt 0 ] || [ "$off" -gt $((256 << 20)) ]; then
@@ -75,7 +76,7 @@ fi
 "$PROSPECT" annotate -i "$data" --vmlinux "$TEST_TMP/vmlinux" "$fn" > "$TEST_TMP/v.txt" 2>&1
 check annotate_kernel_vmlinux_says_file grep -q "^# code read from $TEST_TMP/vmlinux" "$TEST_TMP/v.txt"
 first=$(printf '%x' "$start")
-check annotate_kernel_vmlinux_placed grep -Eq "^ +$first: +movl +\\\$0x5ca1ab1e, %eax$" "$TEST_TMP/v.txt"
+check annotate_kernel_vmlinux_placed grep -Eq "^ +$first: +mov +\\\$0x5ca1ab1e, %eax$" "$TEST_TMP/v.txt"
 "$PROSPECT" annotate -i "$data" --vmlinux "$TEST_TMP/vmlinux" --format csv "$fn" > "$TEST_TMP/v.csv"
 hits=$(awk -F, 'NR > 1 { s += $4 } END { print s + 0 }' "$TEST_TMP/v.csv")
 # Hits that fall inside an instruction of the fake code are counted apart, never lost.

@@ -1,4 +1,4 @@
-/* src/annotate/: capstone decoding of known bytes (syntax, branch targets, bad bytes) and the
+/* src/annotate/: decoding (Zydis) of known bytes (syntax, branch targets, bad bytes) and the
  * DWARF address -> source line lookup on the fixtures. */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +54,40 @@ TEST(disasm_empty)
     free(v);
 }
 
+/* glibc's __memcmp_evex_movbe (this CPU's memcmp): the AVX-512 and mask-register code capstone
+ * 4 listed as (bad), sti, outsl; written as objdump 2.40 writes it. */
+static const uint8_t evex[] = {
+    0xc5, 0xfb, 0x92, 0xd1,                         /* kmovd %ecx,%k2 */
+    0x62, 0xe1, 0x7f, 0x2a, 0x6f, 0x16,             /* vmovdqu8 (%rsi),%ymm18{%k2} */
+    0x62, 0xf3, 0x6d, 0x22, 0x3e, 0x0f, 0x04,       /* vpcmpnequb (%rdi),%ymm18,%k1{%k2} */
+    0xc5, 0xfb, 0x93, 0xc1,                         /* kmovd %k1,%eax */
+    0x75, 0x07,                                     /* jne .+9 */
+    0xb9, 0xff, 0xff, 0xff, 0xff,                   /* mov $0xffffffff,%ecx */
+};
+
+TEST(disasm_evex_as_objdump)
+{
+    struct ann_insn *v;
+    long n = ann_disasm(evex, sizeof(evex), 0x163950, ANN_ATT, &v);
+
+    CHECK_EQ_U64(n, 6);
+    CHECK_STR(v[0].mnemonic, "kmovd");
+    CHECK_STR(v[0].operands, "%ecx, %k2");
+    CHECK_STR(v[1].mnemonic, "vmovdqu8");
+    CHECK_STR(v[1].operands, "(%rsi), %ymm18 {%k2}");
+    CHECK_EQ_U64(v[2].addr, 0x16395a);
+    CHECK_STR(v[2].mnemonic, "vpcmpnequb");
+    CHECK_STR(v[2].operands, "(%rdi), %ymm18, %k1 {%k2}");
+    CHECK_STR(v[3].mnemonic, "kmovd");
+    CHECK_STR(v[4].mnemonic, "jne");
+    CHECK(v[4].jump && v[4].has_target);
+    CHECK_EQ_U64(v[4].target, 0x163965 + 2 + 7);
+    CHECK_STR(v[5].operands, "$0xffffffff, %ecx");
+    for (long i = 0; i < n; i++)
+        CHECK(!v[i].bad);
+    free(v);
+}
+
 static struct dso *fixture(struct dso_cache *c, const char *file)
 {
     char path[4096];
@@ -102,6 +136,7 @@ int main(void)
     RUN(disasm_att_targets_and_bad_bytes);
     RUN(disasm_intel_has_no_percent_signs);
     RUN(disasm_empty);
+    RUN(disasm_evex_as_objdump);
     RUN(srcline_finds_function_lines);
     RUN(srcline_without_dwarf);
     return 0;

@@ -119,18 +119,26 @@ TEST(cut_text_keeps_whole_characters)
 
 TEST(lineview_sums_per_line)
 {
+    struct ann_hit hits[] = {
+        { .addr = 0x10, .samples = 1, .period = 10 }, { .addr = 0x14, .samples = 2, .period = 20 },
+        { .addr = 0x18, .samples = 4, .period = 40 }, { .addr = 0x1c, .samples = 8, .period = 80 },
+        { .addr = 0x20, .samples = 16, .period = 160 },
+        { .addr = 0x21, .samples = 32, .period = 320 },   /* between instruction starts */
+    };
     struct ann_func f = { .name = "f" };
     struct ann_line lines[5] = {
-        { .file = "/a.c", .line = 3, .samples = 1, .period = 10 },
-        { .file = "/a.c", .line = 4, .samples = 2, .period = 20 },
-        { .file = "/h.h", .line = 9, .samples = 4, .period = 40 },
-        { .file = "/a.c", .line = 3, .samples = 8, .period = 80 },
-        { .file = NULL, .samples = 16, .period = 160 },
+        { .insn.addr = 0x10, .file = "/a.c", .line = 3 },
+        { .insn.addr = 0x14, .file = "/a.c", .line = 4 },
+        { .insn.addr = 0x18, .file = "/h.h", .line = 9 },
+        { .insn.addr = 0x1c, .file = "/a.c", .line = 3 },
+        { .insn.addr = 0x20, .file = NULL },
     };
     struct ann_listing l = { .func = &f, .lines = lines, .n = 5 };
     struct ann_srcrow *r;
     size_t n;
 
+    f.hits.v = hits;
+    f.hits.n = sizeof(hits) / sizeof(hits[0]);
     CHECK(ann_lineview_build(&l, &r, &n) == 0);
     CHECK_EQ_U64(n, 4);
     CHECK_STR(r[0].file, "/a.c");
@@ -139,8 +147,8 @@ TEST(lineview_sums_per_line)
     CHECK_EQ_U64(r[0].insns, 2);
     CHECK_EQ_U64(r[1].line, 4);
     CHECK_STR(r[2].file, "/h.h");      /* the other file after the function's own */
-    CHECK(!r[3].file);                 /* no line: last */
-    CHECK_EQ_U64(r[3].samples, 16);
+    CHECK(!r[3].file);                 /* no line (no DWARF for the hit between): last */
+    CHECK_EQ_U64(r[3].samples, 48);
     free(r);
 }
 

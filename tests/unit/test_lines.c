@@ -1,4 +1,4 @@
-/* prospect lines' arithmetic: blocks cut from machine code (capstone), blocks that need no
+/* prospect lines' arithmetic: blocks cut from machine code (Zydis), blocks that need no
  * probe, and line entries solved from block counts (src/lines/). */
 #include <stdlib.h>
 #include "test.h"
