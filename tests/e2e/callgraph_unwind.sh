@@ -203,10 +203,10 @@ while pos + 8 <= off + size:
             struct.pack_into('<Q', b, p + 8 + ssz, 1 << 40)
         elif what == 'wrap':      # 2^64 - 7: rounded up to words it once wrapped to 0
             struct.pack_into('<Q', b, p, (1 << 64) - 7)
-            # ip in no map, rbp 1 MiB up: the frame-pointer step read there (perf's order:
-            # bp, sp, ip are registers 6, 7, 8)
+            # ip in no map, rbp 64 GiB up: the frame-pointer step read there, unmapped
+            # (perf's order: bp, sp, ip are registers 6, 7, 8)
             sp = struct.unpack_from('<Q', b, p - 160 + 7 * 8)[0]
-            struct.pack_into('<QQQ', b, p - 160 + 6 * 8, sp + (1 << 20), sp, 0x1000)
+            struct.pack_into('<QQQ', b, p - 160 + 6 * 8, sp + (1 << 36), sp, 0x1000)
         else:
             struct.pack_into('<Q', b, p, 1 << 20)
         break
