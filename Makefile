@@ -3,7 +3,7 @@
 #   make check     install deps, build with ASan/UBSan, run every test; last line "N passed, N failed"
 #   make demo      install deps, build, profile a bundled workload and print the report
 #   make bench     compare with peers (perf, ptrace tracer), print medians and ratios
-#   make fuzz      run the perf.data reader fuzzer (libFuzzer, clang)
+#   make fuzz      run the fuzzers: perf.data, call stacks, pipe mode, call traces (libFuzzer)
 # Every .c under src/ is part of the build; tests/unit/test_*.c each become a test binary.
 
 CC      ?= gcc
@@ -161,16 +161,24 @@ bench: deps
 	@$(MAKE) --no-print-directory prospect
 	@bench/run-bench
 
-# The fuzzer: every library source built with clang's libFuzzer instrumentation. FUZZ_TIME
-# seconds (default 120) on a scratch copy of the checked-in seed corpus; findings land in
-# build/fuzz/ (crash-*, leak-*, timeout-*). FUZZ_JOBS>1 runs that many workers.
+# The fuzzers (fuzz/, docs/perfdata.md): every library source built with clang's libFuzzer
+# instrumentation. perfdata: the perf.data reader; callgraph: report --children, folded and
+# pprof on files with -g and --call-graph dwarf samples (the unwinder); pipe: the same on
+# pipe-mode streams; calltrace: the `trace -w` and `ltrace -o` readers behind `replay`.
+# Each makes FUZZ_RUNS executions (default 5000: 20,000 in all; FUZZ_TIME=S: S seconds each
+# instead) on a scratch copy of its seeds (fuzz/corpus, fuzz/corpus-NAME), and runs its whole
+# budget whatever another found; findings land in build/fuzz/NAME/ (crash-*, leak-*, timeout-*)
+# and make fails. FUZZ_JOBS>1: that many workers per fuzzer; FUZZERS="pipe": only those.
 FUZZ_CC    ?= clang
-FUZZ_TIME  ?= 120
+FUZZ_RUNS  ?= 5000
+FUZZ_TIME  ?= 0
 FUZZ_JOBS  ?= 1
+FUZZERS    ?= perfdata callgraph pipe calltrace
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o build/fuzz/gen/replay_child_bin.o \
             build/fuzz/gen/calltrace_preload_so.o
+FUZZ_BUDGET = $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME),-runs=$(FUZZ_RUNS))
 
 build/fuzz/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -184,16 +192,20 @@ build/fuzz/%.o: %.c
 build/fuzz/libpcore.a: $(FUZZ_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c build/fuzz/libpcore.a
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/callgraph_report.c fuzz/callgraph_report.h build/fuzz/libpcore.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter %.c %.a,$^) -o $@ $(LIBS)
 
 fuzz: deps
-	@$(MAKE) --no-print-directory build/fuzz/fuzz_perfdata
-	@rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus && cp fuzz/corpus/* build/fuzz/corpus/
-	cd build/fuzz && ./fuzz_perfdata -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
-		-rss_limit_mb=2048 $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-		-print_final_stats=1 corpus ../../fuzz/corpus
+	@$(MAKE) --no-print-directory $(FUZZERS:%=build/fuzz/fuzz_%)
+	@status=0; for f in $(FUZZERS); do \
+		seeds=fuzz/corpus-$$f; [ $$f = perfdata ] && seeds=fuzz/corpus; \
+		rm -rf build/fuzz/$$f && mkdir -p build/fuzz/$$f/corpus && cp $$seeds/* build/fuzz/$$f/corpus/; \
+		echo "== fuzz_$$f: $(FUZZ_BUDGET)"; \
+		(cd build/fuzz/$$f && ../fuzz_$$f $(FUZZ_BUDGET) -max_len=65536 -timeout=60 \
+			-rss_limit_mb=2048 $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+			-print_final_stats=1 corpus) || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf build prospect

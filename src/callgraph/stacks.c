@@ -105,10 +105,13 @@ static inline bool same_frame(const struct cg_frame *a, const struct cg_frame *b
 static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *st,
                               const struct process *p, const struct cg_frame *f, uint32_t n)
 {
-    const uint32_t *id = cs->ids + st->off;     /* ids may be NULL when n is 0 */
+    const uint32_t *id;
 
     if (st->proc != p || st->n != n)
         return false;
+    if (!n)                   /* ids may still be NULL: no offset into it */
+        return true;
+    id = cs->ids + st->off;
     for (uint32_t k = 0; k < n; k++)
         if (!same_frame(&cs->uniq[id[k]], &f[k]))
             return false;
@@ -244,8 +247,9 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
         return -ENOMEM;
     ref = *recent ? &cs->stacks[*recent - 1] : NULL;       /* stacks may have moved */
     /* A new stack mostly shares its callers with the process's previous one: their ids are
-     * taken from there, outermost first, and only the others are looked up. */
-    if (ref) {
+     * taken from there, outermost first, and only the others are looked up. Empty stacks
+     * have none (and ids may be NULL: no offset into it). */
+    if (ref && n && ref->n) {
         const uint32_t *rid = cs->ids + ref->off + ref->n;
         uint32_t *id = cs->ids + cs->nframes + n;
         while (same < n && same < ref->n && same_frame(&cs->uniq[rid[-1 - (int64_t)same]],

@@ -24,9 +24,11 @@ static int skip_words(struct cursor *c, uint64_t n)
     return 0;
 }
 
+/* bytes / 8 first: a size near 2^64 (a damaged STACK_USER size) must not wrap to a few words
+ * and leave a stack copy claimed far past the record's end. */
 static int skip_bytes(struct cursor *c, uint64_t bytes)
 {
-    return skip_words(c, (bytes + 7) / 8);
+    return skip_words(c, bytes / 8 + !!(bytes % 8));
 }
 
 /* Words of the fixed fields before PERF_SAMPLE_READ. */

@@ -303,7 +303,7 @@ const struct uw_rule *uw_cfi_rule(struct uw_cfi *c, uint64_t vaddr)
 
 const struct uw_op *uw_cfi_ops(const struct uw_cfi *c, const struct uw_expr *e)
 {
-    return c->pool + e->off;
+    return e->n ? c->pool + e->off : NULL;     /* the pool is NULL until an op is kept */
 }
 
 int uw_cfi_code(struct uw_cfi *c, uint64_t vaddr, uint8_t *out, size_t n)

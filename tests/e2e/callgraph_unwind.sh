@@ -201,6 +201,12 @@ while pos + 8 <= off + size:
         ssz = struct.unpack_from('<Q', b, p)[0]
         if what == 'dyn':
             struct.pack_into('<Q', b, p + 8 + ssz, 1 << 40)
+        elif what == 'wrap':      # 2^64 - 7: rounded up to words it once wrapped to 0
+            struct.pack_into('<Q', b, p, (1 << 64) - 7)
+            # ip in no map, rbp 64 GiB up: the frame-pointer step read there, unmapped
+            # (perf's order: bp, sp, ip are registers 6, 7, 8)
+            sp = struct.unpack_from('<Q', b, p - 160 + 7 * 8)[0]
+            struct.pack_into('<QQQ', b, p - 160 + 6 * 8, sp + (1 << 36), sp, 0x1000)
         else:
             struct.pack_into('<Q', b, p, 1 << 20)
         break
@@ -216,6 +222,17 @@ patch "$TEST_TMP/rec.data" "$TEST_TMP/trunc.data" size
 out=$("$PROSPECT" report -i "$TEST_TMP/trunc.data" --children 2>&1 >/dev/null)
 check hostile_truncated_stack_named [ $? -eq 0 -a \
     -n "$(grep "trunc.data: offset 0x[0-9a-f]*: sample does not match" <<<"$out")" ]
+# A stack size of 2^64 - 7 (once rounded up to 0 words: the unwinder read far past the
+# record, SIGSEGV): the sample is skipped with one warning line, in every call-stack report.
+patch "$TEST_TMP/rec.data" "$TEST_TMP/wrap.data" wrap
+for how in "children --children" "folded --format folded" \
+           "pprof --format pprof -o $TEST_TMP/wrap.pb.gz"; do
+    "$PROSPECT" report -i "$TEST_TMP/wrap.data" ${how#* } >/dev/null 2>"$TEST_TMP/wrap.err"
+    rc=$?
+    check "hostile_stack_size_wrapping_${how%% *}" [ $rc -eq 0 -a \
+        "$(grep -c 'wrap.data: offset 0x[0-9a-f]*: sample does not match' "$TEST_TMP/wrap.err")" = 1 \
+        -a -z "$(grep -E 'runtime error|Sanitizer' "$TEST_TMP/wrap.err")" ]
+done
 patch "$TEST_TMP/rec.data" "$TEST_TMP/mask.data" mask
 out=$("$PROSPECT" report -i "$TEST_TMP/mask.data" --children 2>&1 >/dev/null)
 check hostile_regs_mask_without_ip_said [ $? -eq 0 -a \

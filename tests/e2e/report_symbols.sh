@@ -18,11 +18,18 @@ main_share() {
     "$PROSPECT" report -i "$f" --flat --sort dso,sym -t '|' "$@" 2>/dev/null |
         awk -F'|' '$2 == "hot_main" && $3 == "[.] main" { sub("%", "", $1); print $1 }'
 }
+# perf 6.1 here aborts now and then: up to three tries until it prints its table. Why it gave
+# none goes into perf_report.why (its status and last error line) for the failure message.
 perf_main_share() {
-    local f=$1 i; shift
-    for i in 1 2 3; do   # perf 6.1 here aborts now and then
+    local f=$1 i rc; shift
+    : >"$TEST_TMP/perf_report.why"
+    for i in 1 2 3; do
         perf report -i "$f" --stdio --no-children -g none --sort dso,sym -t '|' "$@" \
-            > "$TEST_TMP/perf_report.out" 2>/dev/null && break
+            > "$TEST_TMP/perf_report.out" 2>"$TEST_TMP/perf_report.err"
+        rc=$?
+        [ $rc -eq 0 ] && grep -q '^# Samples' "$TEST_TMP/perf_report.out" && break
+        echo "perf exit $rc: $(grep -v '^$' "$TEST_TMP/perf_report.err" | tail -1)" \
+            >>"$TEST_TMP/perf_report.why"
     done
     grep -v '^#' "$TEST_TMP/perf_report.out" | awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i) }
             $2 == "hot_main" && $3 == "[.] main" { sub("%", "", $1); print $1 }'
@@ -43,7 +50,8 @@ named_after() {
     if [ "$withperf" = 1 ]; then
         theirs=$(perf_main_share "$f" "$@")
         if [ "$ours" != "$theirs" ]; then
-            fail "$name" "main: ours ${ours}% perf ${theirs:-no row}%"; return
+            fail "$name" "main: ours ${ours}% perf ${theirs:-no row}% $(sort -u "$TEST_TMP/perf_report.why" |
+                tr '\n' ' ')"; return
         fi
     fi
     pass "$name"
@@ -53,7 +61,8 @@ named_after() {
 bin=$TEST_TMP/bid/hot_main
 mkdir -p "$(dirname "$bin")"
 cp "$WL/hot_main" "$bin"
-"$PROSPECT" record -o "$TEST_TMP/ours.data" -- "$bin" 2 >/dev/null 2>&1
+"$PROSPECT" record -o "$TEST_TMP/ours.data" -- "$bin" 2 >/dev/null 2>"$TEST_TMP/ours.rec" ||
+    { echo "prospect record failed ($?):"; tail -3 "$TEST_TMP/ours.rec"; }
 check record_fills_buildid_cache bash -c "ls '$PERF_BUILDID_DIR$bin'/*/elf >/dev/null 2>&1 &&
     ls '$PERF_BUILDID_DIR'/.build-id/*/* >/dev/null 2>&1"
 rm -f "$bin"

@@ -60,6 +60,29 @@ TEST(truncated_and_lying_samples_are_rejected)
     CHECK(sample_parse(&s, h, &smp) == -EINVAL);
 }
 
+/* A user stack size within 7 of 2^64 once rounded up to 0 words: the sample was accepted with
+ * a stack copy claimed far past its record, and the unwinder read there (SIGSEGV in report). */
+TEST(user_stack_size_near_2_64_is_rejected)
+{
+    struct evsel s = sel_with(PERF_SAMPLE_IP | PERF_SAMPLE_STACK_USER);
+    uint64_t buf[8] = {0};
+    struct perf_event_header *h = (void *)buf;
+    struct sample smp;
+    h->type = PERF_RECORD_SAMPLE;
+    h->size = 7 * 8;                          /* ip, size, 3 words of stack, dyn_size */
+    buf[1] = 0x401000;
+    buf[2] = 24;
+    buf[6] = 16;
+    CHECK(sample_parse(&s, h, &smp) == 0);
+    CHECK(smp.stack_size == 24 && smp.stack_dyn_size == 16);
+    for (uint64_t v = UINT64_MAX - 6; v != 0; v++) {
+        buf[2] = v;
+        CHECK(sample_parse(&s, h, &smp) == -EINVAL);
+    }
+    buf[2] = 25;                              /* one byte past the words there */
+    CHECK(sample_parse(&s, h, &smp) == -EINVAL);
+}
+
 TEST(sample_id_trailer_of_other_records)
 {
     struct evsel s = sel_with(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER);
@@ -149,6 +172,7 @@ int main(void)
     RUN(fixed_decoder_agrees_and_checks_length);
     RUN(sample_fields_in_kernel_order);
     RUN(truncated_and_lying_samples_are_rejected);
+    RUN(user_stack_size_near_2_64_is_rejected);
     RUN(sample_id_trailer_of_other_records);
     RUN(evlist_tells_events_apart_by_id);
     RUN(proc_maps_lines);

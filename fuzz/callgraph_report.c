@@ -1,0 +1,61 @@
+#include <stdio.h>
+#include "callgraph/resolve.h"
+#include "callgraph/stacks.h"
+#include "report/callgraph_out.h"
+#include "report/pprof.h"
+#include "session/session.h"
+#include "unwind/unwind.h"
+#include "callgraph_report.h"
+
+/* The reports' output goes nowhere; opened once (each open would cost a descriptor). */
+static FILE *sink(void)
+{
+    static FILE *f;
+    if (!f)
+        f = fopen("/dev/null", "w");
+    return f;
+}
+
+/* The stored stacks through the three renderers, and through --max-stack's cut. */
+static void render(struct cg_store *cs)
+{
+    struct children_opts co = { .event = "fuzz" };
+    struct pprof_opts po = { .event = "fuzz", .period = 1 };
+    struct cg_store cut;
+    struct cg_syms cy;
+
+    cg_store_seal(cs);
+    if (!cg_resolve_lean(cs, NULL, &cy)) {
+        (void)report_pprof(sink(), cs, &cy, &po);
+        (void)report_folded(sink(), cs, &cy);
+        (void)report_children(sink(), cs, &cy, &co);
+        cg_syms_release(&cy);
+    }
+    cg_store_init(&cut);
+    if (!cg_store_truncate(cs, 3, true, &cut) && !cg_resolve_lean(&cut, NULL, &cy)) {
+        (void)report_folded(sink(), &cut, &cy);
+        cg_syms_release(&cy);
+    }
+    cg_store_release(&cut);
+}
+
+void fuzz_callgraph_report(struct perfdata *pd)
+{
+    struct perfdata_error err;
+    struct session s;
+    struct cg_store cs;
+
+    if (!sink())
+        return;
+    cg_store_init(&cs);
+    cs.unwind = unwinder_new();
+    if (cs.unwind && session_init(&s) == 0) {
+        s.chains = &cs;
+        s.stacks_only = true;
+        if (perfdata_process(pd, session_record, &s, 0, &err) == 0)
+            render(&cs);
+        session_release(&s);
+    }
+    unwinder_free(cs.unwind);
+    cg_store_release(&cs);
+}
