@@ -37,6 +37,7 @@ void process_free(struct process *p)
         map_free(p->retired.v[i]);
     vec_free(&p->maps);
     vec_free(&p->retired);
+    vec_free(&p->tids);
     hitstore_release(&p->unmapped);
     hitstore_release(&p->khits);
     free(p);
