@@ -8,6 +8,7 @@
 #include "perf/evlist.h"
 #include "report/prospect_report.h"
 #include "session/session.h"
+#include "symbol/dso.h"
 
 #define MS 1000000ull
 #define STEPS 3000
@@ -95,10 +96,13 @@ static void short_command(unsigned k, uint64_t t)
     static const char *const names[] = { "cc1", "as", "ld", "make" };
     uint32_t pid = 1000 + k % 500, tid = 20000 + k % 500;
     unsigned heavy = k % 500 == 7 ? 3000 : 1;
+    char prog[64];
 
     task(PERF_RECORD_FORK, pid, SHELL_PID, pid, t);
     comm_exec(pid, names[k % 4], t + 1 * MS);
-    mmap2(pid, 0x400000, "/nonexistent/prog", t + 2 * MS);
+    /* A program rebuilt every time (a new file each step, as a make loop's). */
+    snprintf(prog, sizeof(prog), "/nonexistent/prog%u", k);
+    mmap2(pid, 0x400000, prog, t + 2 * MS);
     mmap2(pid, 0x7f0000000000, "/nonexistent/libc.so.6", t + 2 * MS);
     task(PERF_RECORD_FORK, pid, pid, tid, t + 3 * MS);
     for (unsigned i = 0; i < heavy; i++)
@@ -129,7 +133,7 @@ static char *report_of(struct session *s, size_t *len)
 
 TEST(short_processes_are_released_and_the_report_is_unchanged)
 {
-    size_t most_live = 0, most_tids = 0, la, lb;
+    size_t most_live = 0, most_tids = 0, most_dsos = 0, la, lb;
     char *a, *b;
 
     setup_evlist();
@@ -147,11 +151,15 @@ TEST(short_processes_are_released_and_the_report_is_unchanged)
             most_live = ss[1].procs.n;
         if (ss[1].by_tid.n > most_tids)
             most_tids = ss[1].by_tid.n;
+        if (dso_cache_size(ss[1].dsos) > most_dsos)
+            most_dsos = dso_cache_size(ss[1].dsos);
     }
     /* Kept: 2 incarnations a step for the grace second (10 steps), the 6 detailed, the shell. */
     CHECK(most_live <= 40);
     CHECK(most_tids <= 40);
     CHECK(ss[1].dead_threads.n <= 20);
+    CHECK(most_dsos <= 40);                            /* the live and detailed ones' files */
+    CHECK(dso_cache_size(ss[0].dsos) >= STEPS);
     CHECK_EQ_U64(ss[0].procs.n, 1 + 2 * STEPS);
     CHECK_EQ_U64(ss[1].procs.n + ss[1].released.seen, ss[0].procs.n);
     a = report_of(&ss[0], &la);
