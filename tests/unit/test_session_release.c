@@ -13,6 +13,7 @@
 #define MS 1000000ull
 #define STEPS 3000
 #define SHELL_PID 100
+#define DAEMON_PID 500
 
 static struct evlist evl;
 
@@ -113,6 +114,22 @@ static void short_command(unsigned k, uint64_t t)
     task(PERF_RECORD_EXIT, pid, SHELL_PID, pid, t + 6 * MS);
 }
 
+/* A daemon whose main thread exits early while its other thread samples on: it must stay
+ * (and keep those samples) until that thread exits too. Below the thresholds throughout. */
+static void daemon_step(unsigned k, uint64_t t)
+{
+    if (k == 0) {
+        comm_exec(DAEMON_PID, "daemon", t);
+        task(PERF_RECORD_FORK, DAEMON_PID, DAEMON_PID, DAEMON_PID + 1, t);
+    } else if (k == 10) {
+        task(PERF_RECORD_EXIT, DAEMON_PID, 1, DAEMON_PID, t);
+    } else if (k == 2000) {
+        task(PERF_RECORD_EXIT, DAEMON_PID, 1, DAEMON_PID + 1, t);
+    } else if (k < 2000 && k % 30 == 0) {       /* 3 s apart: more than the grace */
+        sample(DAEMON_PID, DAEMON_PID + 1, 0xffffffff81000200ull, 1, t);
+    }
+}
+
 static char *report_of(struct session *s, size_t *len)
 {
     struct report_opts ro = { .top = 25, .min_percent = 0.5, .time_event = true,
@@ -146,6 +163,7 @@ TEST(short_processes_are_released_and_the_report_is_unchanged)
         uint64_t t = (uint64_t)(k + 1) * 100 * MS;
         for (unsigned i = 0; i < 20; i++)
             sample(SHELL_PID, SHELL_PID, 0x400400 + i * 8, 0, t);
+        daemon_step(k, t + 5 * MS);
         short_command(k, t + 10 * MS);
         if (ss[1].procs.n > most_live)
             most_live = ss[1].procs.n;
@@ -154,13 +172,16 @@ TEST(short_processes_are_released_and_the_report_is_unchanged)
         if (dso_cache_size(ss[1].dsos) > most_dsos)
             most_dsos = dso_cache_size(ss[1].dsos);
     }
-    /* Kept: 2 incarnations a step for the grace second (10 steps), the 6 detailed, the shell. */
+    /* Kept: 2 incarnations a step for the grace second (10 steps), the 6 detailed, the shell,
+     * the daemon. */
     CHECK(most_live <= 40);
     CHECK(most_tids <= 40);
     CHECK(ss[1].dead_threads.n <= 20);
     CHECK(most_dsos <= 40);                            /* the live and detailed ones' files */
     CHECK(dso_cache_size(ss[0].dsos) >= STEPS);
-    CHECK_EQ_U64(ss[0].procs.n, 1 + 2 * STEPS);
+    CHECK_EQ_U64(ss[0].procs.n, 2 + 2 * STEPS);
+    CHECK_EQ_U64(ss[0].stats.unknown_thread, 0);
+    CHECK_EQ_U64(ss[1].stats.unknown_thread, 0);       /* the daemon's thread found it */
     CHECK_EQ_U64(ss[1].procs.n + ss[1].released.seen, ss[0].procs.n);
     a = report_of(&ss[0], &la);
     b = report_of(&ss[1], &lb);
