@@ -50,5 +50,6 @@ fi
 if diff "$d/want.txt" "$d/got.txt" > "$d/diff.txt"; then
     pass released_counts_match_export
 else
-    fail released_counts_match_export "text report vs JSON export: $(head -c 400 "$d/diff.txt" | tr '\n' '|')"
+    fail released_counts_match_export \
+        "text report vs JSON export: $(head -c 400 "$d/diff.txt" | tr '\n' '|')"
 fi
