@@ -1047,6 +1047,10 @@ int cmd_report(int argc, char **argv)
             fprintf(stderr, "prospect report: %s: %s\n", o.input, note);
     }
     offcpu.opened.unwind = chains.unwind;
+    /* The Prospect text report: processes it will not detail are freed as the file is read. */
+    session.release_exited = !session.chains && !session.offcpu && !o.flat && !o.header &&
+                             !o.stats && o.fmt == REPORT_TEXT;
+    session.limits.min_percent = o.min_percent;
     if (!oe.sel) {
         cmd_error("report", "%s: no event named '%s' in the file", o.input, o.event);
         ret = 1;

@@ -336,6 +336,16 @@ int cmd_run(int argc, char **argv)
             free(f);
         }
     }
+    for (size_t i = 0; i < rs.n; i++) {
+        /* Exited processes the report will not detail are freed as the run goes (memory of
+         * long -a runs); call graphs, off-CPU waits and --annotate read them all. */
+        struct report_opts eo = ro;
+        profile_opts_report_event(&po, i, &eo);
+        rs.s[i].release_exited = !rs.s[i].chains && !rs.s[i].offcpu && !annotate_top;
+        rs.s[i].limits = (struct show_limits){ .min_percent = ro.min_percent,
+                                               .min_time = ro.min_time,
+                                               .time_event = eo.time_event };
+    }
     outlets.ordered_arg = &rs;
     collect_install_stop_handlers();
     po.collect.return_at_duration = true;

@@ -34,14 +34,9 @@ static void fmt_amount(char *buf, size_t len, const struct report_opts *o, uint6
 bool report_process_shown(const struct process *p, const struct session *s,
                           const struct report_opts *o)
 {
-    if (!process_samples(p))
-        return false;
-    if (pct(process_period(p), s->stats.period_total) < o->min_percent)
-        return false;
-    if (o->time_event && o->min_time > 0 &&
-        (double)(p->user_period + p->kernel_period) / 1e9 < o->min_time)
-        return false;
-    return true;
+    return process_shown(p, s->stats.period_total, &(struct show_limits){
+                             .min_percent = o->min_percent, .min_time = o->min_time,
+                             .time_event = o->time_event });
 }
 
 /* Text padded with spaces to `width` display columns (printf pads bytes: UTF-8 has more). */
@@ -85,6 +80,7 @@ static void stats_section(FILE *f, const struct session *s, const struct report_
     for (size_t i = 0; i < s->procs.n; i++)
         if (s->procs.v[i]->is_self)
             self += process_samples(s->procs.v[i]);
+    self += s->released.self_samples;
     heading(f, "Statistics of Run");
     print_wrapped(f, "Event", str_printable(o->event ? o->event : "?", cb, sizeof(cb)));
     if (o->event_why)
@@ -158,8 +154,9 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
     fprintf(f, "  %8s  %-16s %10s %12s %10s %12s %8s\n", "PID", "Command", "User Hits",
             o->time_event ? "User Time" : "User Events", "Sys Hits",
             o->time_event ? "Sys Time" : "Sys Events", "Total");
-    uint64_t hidden = 0, hidden_period = 0;
-    size_t nhidden = 0;
+    /* Released processes were all below the thresholds (session_release_exited). */
+    uint64_t hidden = s->released.samples, hidden_period = s->released.period;
+    size_t nhidden = s->released.sampled;
 
     for (size_t i = 0; i < n; i++) {
         const struct process *p = procs[i];
@@ -179,7 +176,7 @@ static void summary_section(FILE *f, const struct session *s, const struct repor
     if (nhidden)
         fprintf(f, "  %8s  %zu more processes below the thresholds: %" PRIu64 " hits (%.1f%%)\n",
                 "", nhidden, hidden, pct(hidden_period, s->stats.period_total));
-    if (!n)
+    if (!n && !s->released.sampled)
         fprintf(f, "  (no samples: the command ran for less than one sampling period)\n");
 }
 
@@ -203,21 +200,24 @@ static int cmp_agg(const void *x, const void *y)
  * table shows what each command cost in all. */
 static int by_command_section(FILE *f, const struct session *s, struct process **procs, size_t n)
 {
-    struct agg *a = calloc(n + 1, sizeof(*a));
+    const struct released_procs *r = &s->released;
+    struct agg *a = calloc(n + r->by_comm.n + 1, sizeof(*a));
     size_t na = 0;
     bool any_multi = false;
 
     if (!a)
         return -ENOMEM;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n + r->by_comm.n; i++) {
+        const struct comm_tally *t = i < n ? NULL : &r->by_comm.v[i - n];
+        const char *comm = t ? t->comm : procs[i]->comm;
         size_t j;
-        for (j = 0; j < na && strcmp(a[j].comm, procs[i]->comm); j++)
+        for (j = 0; j < na && strcmp(a[j].comm, comm); j++)
             ;
         if (j == na)
-            a[na++].comm = procs[i]->comm;
-        a[j].nproc++;
-        a[j].samples += process_samples(procs[i]);
-        a[j].period += process_period(procs[i]);
+            a[na++].comm = comm;
+        a[j].nproc += t ? t->nproc : 1;
+        a[j].samples += t ? t->samples : process_samples(procs[i]);
+        a[j].period += t ? t->period : process_period(procs[i]);
         any_multi |= a[j].nproc > 1;
     }
     if (any_multi) {
@@ -398,7 +398,7 @@ int report_prospect(FILE *f, struct session *s, const struct ksyms *ks,
         shown += report_process_shown(procs[i], s, o);
 
     fprintf(f, "Prospect report\n");
-    stats_section(f, s, o, s->procs.n, sampled, shown);
+    stats_section(f, s, o, s->procs.n + s->released.seen, sampled + s->released.sampled, shown);
     summary_section(f, s, o, procs, sampled);
     err = by_command_section(f, s, procs, sampled);
     if (!err) {

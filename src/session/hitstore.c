@@ -26,7 +26,7 @@ static struct hit *find_slot(struct hit *slots, size_t cap, uint64_t addr)
 
 static int grow(struct hitstore *hs)
 {
-    size_t ncap = hs->cap ? hs->cap * 2 : 256;
+    size_t ncap = hs->cap ? hs->cap * 2 : 16;   /* most maps of short processes take few hits */
     struct hit *ns = calloc(ncap, sizeof(*ns));
     if (!ns)
         return -ENOMEM;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "session/process.h"
+#include "symbol/dso.h"
 #include "util/log.h"
 
 struct process *process_new(pid_t pid, const char *comm)
@@ -24,6 +25,7 @@ static void map_free(struct map *m)
     if (!m)
         return;
     hitstore_release(&m->hits);
+    dso_unhold(m->dso);
     free(m);
 }
 
@@ -37,6 +39,7 @@ void process_free(struct process *p)
         map_free(p->retired.v[i]);
     vec_free(&p->maps);
     vec_free(&p->retired);
+    vec_free(&p->tids);
     hitstore_release(&p->unmapped);
     hitstore_release(&p->khits);
     free(p);
@@ -52,6 +55,7 @@ static struct map *map_new(uint64_t start, uint64_t end, uint64_t pgoff, struct 
     m->end = end;
     m->pgoff = pgoff;
     m->dso = dso;
+    dso_hold(dso);
     m->prot = prot;
     m->flags = flags;
     hitstore_init(&m->hits);

@@ -12,6 +12,8 @@ int process_add_map(struct process *p, uint64_t start, uint64_t len, uint64_t pg
                     struct dso *dso, uint32_t prot, uint32_t flags);
 /* Gives dst a copy of src's live maps (fork): same DSOs, fresh hit stores. */
 int process_copy_maps(struct process *dst, const struct process *src);
+/* Removes tid from p's threads (order not kept). */
+void process_drop_tid(struct process *p, uint32_t tid);
 /* Retires every live map (exec replaces the address space). */
 int process_retire_all_maps(struct process *p);
 #endif

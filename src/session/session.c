@@ -35,6 +35,8 @@ void session_release(struct session *s)
     hashmap_release(&s->by_pid);
     hashmap_release(&s->by_tid);
     hitstore_release(&s->kernel_hits);
+    vec_free(&s->released.by_comm);
+    vec_free(&s->dead_threads);
     dso_cache_free(s->dsos);
     memset(s, 0, sizeof(*s));
 }
@@ -99,6 +101,20 @@ int session_add_launcher(struct session *s, pid_t pid, const char *argv0)
     return 0;
 }
 
+/* by_tid: tid is a thread of p besides its leader. */
+static int map_thread(struct session *s, uint32_t tid, struct process *p)
+{
+    struct process *old = hashmap_get(&s->by_tid, tid);
+
+    if (old == p)
+        return 0;
+    if (old && old->pid != (pid_t)tid)
+        process_drop_tid(old, tid);     /* reused before its EXIT was seen */
+    if (vec_push(&p->tids, tid) || hashmap_put(&s->by_tid, tid, p))
+        return -ENOMEM;
+    return 0;
+}
+
 static struct process *process_of(struct session *s, pid_t pid)
 {
     struct process *p = session_find_process(s, pid);
@@ -130,10 +146,9 @@ static int on_comm(struct session *s, const struct perf_event_header *h)
     }
     if (!p)
         return new_process(s, (pid_t)r->pid, comm) ? 0 : -ENOMEM;
-    if (r->tid == r->pid)
-        snprintf(p->comm, sizeof(p->comm), "%s", comm);
-    else if (hashmap_put(&s->by_tid, r->tid, p))
-        return -ENOMEM;
+    if (r->tid != r->pid)
+        return map_thread(s, r->tid, p);
+    snprintf(p->comm, sizeof(p->comm), "%s", comm);
     return 0;
 }
 
@@ -147,7 +162,7 @@ static int on_fork(struct session *s, const struct perf_event_header *h)
         struct process *p = process_of(s, (pid_t)r->pid);
         if (!p)
             return -ENOMEM;
-        return hashmap_put(&s->by_tid, r->tid, p) ? -ENOMEM : 0;
+        return map_thread(s, r->tid, p);
     }
     parent = hashmap_get(&s->by_tid, r->ptid);
     if (!parent)
@@ -174,8 +189,16 @@ static int on_exit_record(struct session *s, const struct perf_event_header *h)
         p->exited = true;
         p->last_time = r->time;
     }
-    /* Late samples of the thread may still come (same timestamp); keep the tid mapping. */
-    return 0;
+    if (!s->release_exited)
+        return 0;
+    /* Late samples of the thread may still come (same timestamp): its tid leaves by_tid only
+     * a grace second later. */
+    if (r->pid != r->tid && p && p->pid == (pid_t)r->pid) {
+        struct dead_thread d = { .pid = r->pid, .tid = r->tid, .time = r->time };
+        if (vec_push(&s->dead_threads, d))
+            return -ENOMEM;
+    }
+    return session_release_exited(s, r->time);
 }
 
 static enum dso_kind kind_of_path(const char *path)

@@ -32,6 +32,8 @@ struct process {
     int incarnation;              /* 0 for the first image of this pid, +1 per exec or reuse */
     bool exited, execed, is_self, is_idle;
     bool is_launcher;             /* Prospect's child before its exec: the exec renames it */
+    VEC(uint32_t) tids;           /* its other threads by_tid maps here (until a grace second
+                                     after their EXIT: see session_release_exited) */
     VEC(struct map *) maps;       /* live maps, sorted by start, non-overlapping */
     VEC(struct map *) retired;    /* replaced or unmapped maps, kept for their hits */
     struct map *last_map;         /* lookup cache */
@@ -64,6 +66,32 @@ struct session_stats {
                                                   kernel's 10 µs timer floor */
 };
 
+/* Which processes the Prospect report details: samples, and a share of the session's period
+ * of at least min_percent, and (time events) at least min_time seconds. */
+struct show_limits {
+    double min_percent, min_time;
+    bool time_event;
+};
+
+/* One command's released processes (those with samples), for the report's By command rows. */
+struct comm_tally {
+    char comm[32];
+    size_t nproc;
+    uint64_t samples, period;
+};
+
+/* What remains of the processes session_release_exited freed: counts for the report. */
+struct released_procs {
+    size_t seen, sampled;
+    uint64_t samples, period, self_samples;
+    VEC(struct comm_tally) by_comm;
+};
+
+struct dead_thread {
+    uint32_t pid, tid;
+    uint64_t time;                /* of its EXIT record */
+};
+
 struct session {
     struct dso_cache *dsos;
     VEC(struct process *) procs;  /* every incarnation, in order of appearance */
@@ -81,6 +109,13 @@ struct session {
                                      there (off-CPU waits), not into the profiles */
     bool stacks_only;             /* only call stacks are reported: samples are counted, their
                                      per-address hits not kept (memory) */
+    bool release_exited;          /* free exited processes the Prospect report can no longer
+                                     detail under `limits` (memory of long -a runs); only for
+                                     that report, without chains, off-CPU or annotate */
+    struct show_limits limits;
+    struct released_procs released;
+    VEC(struct dead_thread) dead_threads;   /* exited threads still in by_tid (release_exited) */
+    uint64_t release_time;        /* record time of the last release pass */
 };
 
 int session_init(struct session *s);
@@ -111,6 +146,15 @@ static inline uint64_t process_samples(const struct process *p)
 /* The processes that got samples, most first (ties by pid), as a malloc'd array in *out.
  * Returns the count, or -ENOMEM. */
 long session_sampled_processes(const struct session *s, struct process ***out);
+
+/* Whether the Prospect report details p under these limits. Once p has exited its period is
+ * fixed while the session's total only grows, so a false answer then stays false. */
+bool process_shown(const struct process *p, uint64_t period_total, const struct show_limits *l);
+
+/* Forgets threads that exited a grace second before `now`, then frees the exited processes
+ * with no thread left and no record for that second that process_shown rejects, keeping their
+ * counts in s->released. At most one pass per 100 ms of record time. 0 or -ENOMEM. */
+int session_release_exited(struct session *s, uint64_t now);
 
 /* The process a pid currently is (after the latest exec), or NULL. */
 struct process *session_find_process(struct session *s, pid_t pid);

@@ -70,6 +70,44 @@ void dso_cache_free(struct dso_cache *cache)
     free(cache);
 }
 
+void dso_hold(struct dso *d)
+{
+    if (d)
+        d->nmaps++;
+}
+
+void dso_unhold(struct dso *d)
+{
+    if (d && d->nmaps)
+        d->nmaps--;
+}
+
+size_t dso_cache_drop_unmapped(struct dso_cache *cache)
+{
+    size_t freed = 0;
+
+    for (size_t i = 0; i < cache->nbuckets; i++) {
+        struct dso **link = &cache->buckets[i];
+        while (*link) {
+            struct dso *d = *link;
+            if (d->nmaps || d->located || d->loaded) {
+                link = &d->hnext;
+                continue;
+            }
+            *link = d->hnext;
+            dso_free(d);
+            cache->count--;
+            freed++;
+        }
+    }
+    return freed;
+}
+
+size_t dso_cache_size(const struct dso_cache *cache)
+{
+    return cache->count;
+}
+
 int dso_cache_set_debug_root(struct dso_cache *cache, const char *dir)
 {
     char *s = strdup(dir);

@@ -57,6 +57,14 @@ struct dso *dso_cache_get(struct dso_cache *cache, enum dso_kind kind, const cha
  * symbols load, a file now at `path` on the same device but with another inode was replaced
  * after it was mapped and is not used (DSO_BUILD_ID_MISMATCH). Mappings of different inodes
  * at one path are different DSOs. ino 0 means unknown (same as dso_cache_get). */
+/* A session map now refers to d / no longer does (counted for dso_cache_drop_unmapped). */
+void dso_hold(struct dso *d);
+void dso_unhold(struct dso *d);
+/* Frees the DSOs no map refers to and whose symbols were never read: the files of processes
+ * a long run has released (session/release.c). Only for a cache nothing else points into.
+ * Returns how many were freed. */
+size_t dso_cache_drop_unmapped(struct dso_cache *cache);
+size_t dso_cache_size(const struct dso_cache *cache);     /* DSOs held */
 struct dso *dso_cache_get_mapped(struct dso_cache *cache, const char *path, uint32_t maj,
                                  uint32_t min, uint64_t ino);
 

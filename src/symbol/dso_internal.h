@@ -10,6 +10,7 @@
 struct dso {
     struct dso_cache *cache;
     struct dso *hnext;            /* cache hash chain */
+    size_t nmaps;                 /* session maps referring to it (dso_hold) */
     enum dso_kind kind;
     pid_t pid;                    /* DSO_ANON only */
     char *path;
