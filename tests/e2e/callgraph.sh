@@ -80,10 +80,14 @@ fi
 
 # perf's and our Children tables as key|key...|children lines (keys: dso,sym or comm,dso,sym;
 # our text columns are Children, Self, [Command,] Shared Object, then "[.] symbol").
+# perf names a caller frame by its return address, Prospect by the call before it
+# (docs/callgraph.md): ld.so's _start ends with its call to _dl_start, so a sample taken
+# during that call is under _start for Prospect and under _dl_start_user for perf.
 perf_children() {
     perf report -i "$1" --children --stdio --sort "$2" -g none -t '|' --percent-limit 0 \
         2>/dev/null | grep -v '^#' | grep . |
         awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
+                     if ($NF == "[.] _dl_start_user" && $(NF - 1) ~ /^ld-linux/) $NF = "[.] _start"
                      k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
 }
 our_children() {
