@@ -80,11 +80,11 @@ static inline uint64_t prospect_rdtsc(void)
 /* Out of line and cold: the reads inline only the cached load and a branch. */
 static __attribute__((noinline, cold, unused)) unsigned prospect_tsc_detect_(void)
 {
-    unsigned a, b, c, d, f = PROSPECT_TSC_DETECTED_;
+    unsigned a, b, c, d, f = PROSPECT_TSC_DETECTED_, max = __get_cpuid_max(0, 0);
     const char *force = getenv("PROSPECT_TSC_FALLBACK");
     if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (d & (1u << 27)))
         f |= PROSPECT_TSC_HAS_RDTSCP;
-    if (__get_cpuid_max(0, 0) >= 7u) {
+    if (max >= 7u) {
         __cpuid_count(7u, 0, a, b, c, d);
         if (c & (1u << 22))
             f |= PROSPECT_TSC_HAS_RDPID;
