@@ -80,6 +80,8 @@ int main(int argc, char **argv)
     printf("calibrated floor (lfence): min %llu, median %llu ticks; counter step %llu\n\n",
            (unsigned long long)cal.floor, (unsigned long long)cal.floor_median,
            (unsigned long long)cal.step);
+    if (prospect_tsc_fallback())    /* the rows below name the rdtscp reads: say what ran */
+        printf("note: %s\n\n", prospect_tsc_fallback());
     printf("%-46s %12s %9s %10s %11s %8s\n", "one empty start/end pair", "median ticks", "min",
            "median ns", "cost/pair", "pairs");
     for (int k = 0; k < NKINDS; k++) {

@@ -63,7 +63,7 @@ static int run_series(const struct series *s, struct prospect_hist *h, void **pt
         uint64_t t0, t1;
         void *p;
         if (mode == PROSPECT_BARRIER_CPUID) {
-            prospect_rdtscp(&a0);
+            a0 = prospect_tsc_cpu();
             t0 = prospect_tsc_start_cpuid();
             p = s->kind == BUMP ? bump_alloc(size) : malloc(size);
             t1 = prospect_tsc_end_cpuid(&a1);
@@ -167,6 +167,8 @@ int main(int argc, char **argv)
            "TSC %.1f MHz (%s)\n", cpu, prospect_barrier_name(mode),
            (unsigned long long)cal.floor_aux, (unsigned long long)cal.floor_aux_median, cal.hz / 1e6,
            prospect_hz_source_name(cal.hz_source));
+    if (prospect_tsc_fallback())    /* not the documented reads: say which */
+        printf("note: %s\n", prospect_tsc_fallback());
 
     /* Keep freed memory in the heap between passes (see the warm-up below). */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);

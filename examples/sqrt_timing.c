@@ -50,6 +50,8 @@ int main(void)
         rest = ticks[i] < rest ? ticks[i] : rest;
     printf("TSC ticks per call, including the measurement floor of %llu ticks (lfence barrier).\n",
            (unsigned long long)cal.floor_aux);
+    if (prospect_tsc_fallback())    /* not the reads named above: say which */
+        printf("note: %s\n", prospect_tsc_fallback());
     printf("first call %llu ticks (%.0f ns net), fastest later call %llu ticks (%.0f ns net); "
            "TSC %.1f MHz (%s)\n", (unsigned long long)ticks[0],
            prospect_calib_ns(&cal, prospect_calib_net_aux(&cal, ticks[0])),

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/replay_out.h"
+#include "prospect/cycles.h"
 #include "util/outfile.h"
 #include "util/strutil.h"
 
@@ -90,6 +91,8 @@ void replay_print_check(FILE *f, const struct syscheck *sc)
     } else {
         fprintf(f, ": the CPU is quiet\n");
     }
+    if (prospect_tsc_fallback())    /* the reads differ from the documented ones: say so once */
+        fprintf(f, "  -- note: %s\n", prospect_tsc_fallback());
 }
 
 void replay_print_summary(const char *path, const struct replay_prog *p,
@@ -228,7 +231,12 @@ void replay_print_json(const char *path, const struct replay_prog *p, const stru
     json_str(path);
     printf(", \"cpu\": %d, \"repeat\": %u, \"warmup\": %u, \"threads\": %u, \"barrier\": \"%s\",\n",
            sc->cpu, o->repeat, o->warmup, p->nthreads, o->cpuid ? "cpuid" : "lfence");
-    printf(" \"calls\": {");
+    printf(" \"tsc_fallback\": ");
+    if (prospect_tsc_fallback())
+        json_str(prospect_tsc_fallback());
+    else
+        printf("null");
+    printf(",\n \"calls\": {");
     for (unsigned k = 0; k < RP_NKINDS; k++)
         printf("%s\"%s\": %zu", k ? ", " : "", replay_kind_name(k), p->calls[k]);
     printf("},\n \"skipped\": {\"unknown_free\": %zu, \"unknown_realloc\": %zu, "

@@ -54,9 +54,11 @@ int check_clock(struct sc_ctx *c)
     if (!c->cpuinfo_flags || !sc_has_flag(c, "tsc")) {
         err = sc_add(c, "tsc", CHECK_NA, "no TSC flag in /proc/cpuinfo (not x86?)", NULL);
     } else if (sc_has_flag(c, "constant_tsc") && sc_has_flag(c, "nonstop_tsc")) {
-        snprintf(v, sizeof(v), "invariant (constant_tsc nonstop_tsc%s%s)",
+        /* Without rdtscp cycles.h uses its fallback reads (docs/cycles.md): a note, no warning. */
+        snprintf(v, sizeof(v), "invariant (constant_tsc nonstop_tsc%s%s)%s",
                  sc_has_flag(c, "rdtscp") ? " rdtscp" : "",
-                 sc_has_flag(c, "tsc_known_freq") ? " tsc_known_freq" : "");
+                 sc_has_flag(c, "tsc_known_freq") ? " tsc_known_freq" : "",
+                 sc_has_flag(c, "rdtscp") ? "" : "; note: no rdtscp");
         err = sc_add(c, "tsc", CHECK_OK, v, NULL);
     } else {
         snprintf(v, sizeof(v), "not invariant (missing%s%s): its rate changes with frequency "

@@ -92,7 +92,7 @@ static int measure_floor(enum prospect_barrier mode, int aux, unsigned pairs, ui
         uint64_t t0, t1;
         if (mode == PROSPECT_BARRIER_CPUID) {
             if (aux)
-                prospect_rdtscp(&a0);
+                a0 = prospect_tsc_cpu();
             t0 = prospect_tsc_start_cpuid();
             t1 = prospect_tsc_end_cpuid(&a1);
         } else if (aux) {

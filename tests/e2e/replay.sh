@@ -54,6 +54,9 @@ for f in a['functions']:
     assert f['p50'] <= f['p90'] <= f['p99'] <= f['p99.9'] <= f['max'], f
 assert a['peak_rss_kb'] >= a['base_rss_kb'] > 0, a
 assert doc['cpu'] >= 0 and 'warned' in doc['check'] and doc['barrier'] == 'lfence'
+# The fallback reads are named exactly when the CPU has no rdtscp.
+has = any(l.startswith('flags') and ' rdtscp' in l for l in open('/proc/cpuinfo'))
+assert (doc['tsc_fallback'] is None) == has, doc['tsc_fallback']
 EOF
         then pass "replay_allocator_$name"
         else fail "replay_allocator_$name" "exit $rc; $(head -2 "$T/r.err")"
@@ -287,6 +290,10 @@ EOF
         grep -q "floor of the cpuid reads" "$T/bc.txt"'
     verify replay_binary_trace '[ $rc -eq 0 ] && diff <(dump_calls "$T/b.txt") "$T/b.want" &&
         grep -q "skipped: 1 free, 0 realloc of unknown pointers" "$T/b.txt"'
+    # Without rdtscp the text says once which reads replaced it; with rdtscp it says nothing.
+    if grep -qw rdtscp /proc/cpuinfo; then want=0; else want=1; fi
+    verify replay_names_tsc_fallback \
+        '[ "$(grep -c "^  -- note: no rdtscp: end reads are lfence;rdtsc" "$T/b.txt")" -eq $want ]'
 
     # Hostile binary traces: cut inside a record, an unknown record kind, a call of a
     # function with no name record. One line naming the file and the offset; never a crash.

@@ -23,6 +23,21 @@ TEST(reads_are_ordered)
     CHECK(!prospect_tsc_migrated(7, 7) && prospect_tsc_migrated(7, 8));
 }
 
+/* The CPUID detection agrees with the kernel's flags; the fallback is named only without it. */
+TEST(rdtscp_detection_matches_cpuinfo)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[4096];
+    int flag = 0;
+    if (!f)
+        SKIP("/proc/cpuinfo not readable");
+    while (!flag && fgets(line, sizeof(line), f))
+        flag = !strncmp(line, "flags", 5) && strstr(line, " rdtscp");
+    fclose(f);
+    CHECK(!!(prospect_tsc_features() & PROSPECT_TSC_HAS_RDTSCP) == flag);
+    CHECK((prospect_tsc_fallback() == NULL) == flag);
+}
+
 TEST(calibration_lfence_gives_floor_step_and_frequency)
 {
     struct prospect_calib cal;
@@ -120,6 +135,7 @@ int main(void)
 {
     unusable = prospect_tsc_unusable();
     RUN(reads_are_ordered);
+    RUN(rdtscp_detection_matches_cpuinfo);
     RUN(calibration_lfence_gives_floor_step_and_frequency);
     RUN(calibration_cpuid_mode_gives_floor);
     RUN(frequency_matches_kernel_clock_within_one_percent);

@@ -57,6 +57,7 @@ TEST(quiet_machine_is_all_ok)
     CHECK_STR(val(&sc, "governor"), "performance");
     CHECK_STR(val(&sc, "frequency"), "fixed at 3000 MHz");
     CHECK(strstr(val(&sc, "smt"), "SMT off"));
+    CHECK_STR(val(&sc, "tsc"), "invariant (constant_tsc nonstop_tsc rdtscp tsc_known_freq)");
     CHECK_STR(val(&sc, "runnable"), "0 other tasks runnable on CPU 2");
     syscheck_release(&sc);
 }
@@ -90,6 +91,7 @@ TEST(noisy_machine_warns_with_advice)
     CHECK(st(&sc, "perf_event_paranoid") == CHECK_WARN);
     CHECK(st(&sc, "kptr_restrict") == CHECK_WARN);
     CHECK(st(&sc, "pmu") == CHECK_OK && st(&sc, "tsc") == CHECK_OK);
+    CHECK(strstr(val(&sc, "tsc"), "; note: no rdtscp"));   /* a note: cycles.h falls back */
     CHECK(st(&sc, "hypervisor") == CHECK_OK);
     CHECK(st(&sc, "load") == CHECK_WARN);
     CHECK(st(&sc, "runnable") == CHECK_WARN);

@@ -87,10 +87,10 @@ static void pass_turn(uint64_t i)
 }
 
 /* `call` between the two reads of the chosen barrier. With cpuid (Paoloni's, seed 004's) the
- * CPU at the start comes from an rdtscp before the serializing start read. */
+ * CPU at the start is read (prospect_tsc_cpu()) before the serializing start read. */
 #define TIMED(call) do {                                                    \
         if (C.cpuid) {                                                      \
-            prospect_rdtscp(&a0);                                           \
+            a0 = prospect_tsc_cpu();                                        \
             t0 = prospect_tsc_start_cpuid();                                \
             call;                                                           \
             t1 = prospect_tsc_end_cpuid(&a1);                               \
