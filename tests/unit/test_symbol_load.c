@@ -73,7 +73,7 @@ TEST(code_path_and_segments_without_symbols)
 
 struct listing {
     char *text;
-    size_t len;
+    size_t len, cap;
 };
 
 static void list_fn(void *arg, const struct symbol_match *m)
@@ -85,11 +85,21 @@ static void list_fn(void *arg, const struct symbol_match *m)
 
     if (n < 0)
         return;
-    if ((t = realloc(l->text, l->len + (size_t)n + 1))) {
-        memcpy(t + l->len, line, (size_t)n + 1);
+    /* Doubling: ASan's realloc always copies, and libLLVM lists ~10 MB of symbols (a
+     * realloc per line took over ten minutes). */
+    if (l->len + (size_t)n + 1 > l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 1 << 16;
+        while (cap < l->len + (size_t)n + 1)
+            cap *= 2;
+        if (!(t = realloc(l->text, cap))) {
+            free(line);
+            return;
+        }
         l->text = t;
-        l->len += (size_t)n;
+        l->cap = cap;
     }
+    memcpy(l->text + l->len, line, (size_t)n + 1);
+    l->len += (size_t)n;
     free(line);
 }
 
