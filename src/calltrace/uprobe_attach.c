@@ -16,6 +16,7 @@
 #include "calltrace/callfmt.h"
 #include "calltrace/uprobe_attach.h"
 #include "inject/calltrace_abi.h"
+#include "perf/close_many.h"
 #include "perf/event.h"
 #include "perf/ringbuf.h"
 #include "probe/region.h"
@@ -33,16 +34,18 @@
  * read yet, and a thread's entry and return must be paired in time order. */
 #define HOLD_NS 2000000ull
 /* Raw tracepoint data: common fields (8 bytes), then the probe's address fields (entry: the
- * probed address; return: function and return address), then the fetch arguments in order. */
+ * probed address; return: function and return address), then the fetch arguments in order,
+ * packed: the entry's five u64 and the function's number (u32), the return's value and it. */
 #define ENTRY_ARGS_OFF 16
 #define RET_ARGS_OFF 24
-#define ENTRY_FETCH "a0=%di:u64 a1=%si:u64 a2=%dx:u64 a3=%cx:u64 ra=+0(%sp):u64"
-
-struct probe_id {
-    uint64_t id;
-    unsigned func;
-    bool ret;
-};
+#define ENTRY_FETCH "a0=%%di:u64 a1=%%si:u64 a2=%%dx:u64 a3=%%cx:u64 ra=+0(%%sp):u64 fn=\\%u:u32"
+#define RET_FETCH "rv=%%ax:u64 fn=\\%u:u32"
+#define NFN (CT_NFUNCS + CT_ANY_MAX)
+/* Two tracefs events, every entry probe in one and every return probe in the other: closing
+ * and removing an event costs a kernel grace period (40-100 ms here, one after the other), so
+ * an event per probe made a detach take ~1 s. A hit names its function by its `fn` argument. */
+enum { EV_ENTRY, EV_RET, NEV };
+static const char *const ev_name[NEV] = { "calls", "returns" };
 
 struct sample {
     uint64_t time;
@@ -65,8 +68,9 @@ struct thread {
 
 struct attach {
     struct ct_attach_opts *o;
-    struct probe_id ids[2 * (CT_NFUNCS + CT_ANY_MAX)];
-    unsigned nids;
+    uint64_t ev_id[NEV];        /* tracepoint ids of the two events */
+    bool has_ev[NEV];
+    bool probed[NFN];           /* functions with probes: the only `fn` values a hit may carry */
     VEC(int) fds;
     struct ringbuf rb[MAX_CPUS];
     int ncpu;
@@ -109,6 +113,26 @@ static int find_libc(pid_t pid, char *out, size_t len)
     return e;
 }
 
+/* The entry and return probes of function number f at path:off. A place probed already (the
+ * same function named twice) keeps its first number. */
+static int add_pair(struct attach *a, struct uprobe_set *us, const char *path, uint64_t off,
+                    unsigned f)
+{
+    char fetch[128];
+    for (int ev = 0; ev < NEV; ev++) {
+        snprintf(fetch, sizeof(fetch), ev == EV_RET ? RET_FETCH : ENTRY_FETCH, f);
+        int e = uprobe_set_append(us, ev_name[ev], path, off, ev == EV_RET, fetch,
+                                  &a->ev_id[ev]);
+        if (e == -EEXIST)
+            return 0;
+        if (e)
+            return e;
+        a->has_ev[ev] = true;
+    }
+    a->probed[f] = true;
+    return 0;
+}
+
 static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc, char *err,
                       size_t errlen)
 {
@@ -125,7 +149,7 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
     }
     for (unsigned f = 0; f < CT_NFUNCS && !e; f++) {
         struct symbol_match m;
-        uint64_t off, id;
+        uint64_t off;
         if (!(a->o->mask & (1ull << f)))
             continue;
         if (dso_find_symbols(dso, ct_func_name(f), &m, 1) < 1) {
@@ -143,18 +167,11 @@ static int add_probes(struct attach *a, struct uprobe_set *us, const char *libc,
             snprintf(err, errlen, "%s: no file offset for %s", libc, ct_func_name(f));
             break;
         }
-        if ((e = uprobe_set_add_fetch(us, libc, off, false, ENTRY_FETCH, &id))) {
+        if ((e = add_pair(a, us, libc, off, f))) {
             snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", libc, ct_func_name(f),
                      strerror(-e));
             break;
         }
-        a->ids[a->nids++] = (struct probe_id){ id, f, false };
-        if ((e = uprobe_set_add_fetch(us, libc, off, true, "rv=%ax:u64", &id))) {
-            snprintf(err, errlen, "cannot create a return uprobe on %s:%s: %s", libc,
-                     ct_func_name(f), strerror(-e));
-            break;
-        }
-        a->ids[a->nids++] = (struct probe_id){ id, f, true };
     }
     dso_cache_free(cache);
     return e;
@@ -166,16 +183,11 @@ static int add_any_probes(struct attach *a, struct uprobe_set *us, char *err, si
     unsigned n;
     const struct ct_any_fn *fn = ct_any_fns(&n);
     for (unsigned i = 0; i < n; i++) {
-        uint64_t id;
-        int e;
-        for (int r = 0; r < 2; r++) {
-            if ((e = uprobe_set_add_fetch(us, fn[i].path, fn[i].off, r,
-                                          r ? "rv=%ax:u64" : ENTRY_FETCH, &id))) {
-                snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", fn[i].path,
-                         fn[i].name, strerror(-e));
-                return e;
-            }
-            a->ids[a->nids++] = (struct probe_id){ id, CT_NFUNCS + i, r };
+        int e = add_pair(a, us, fn[i].path, fn[i].off, CT_NFUNCS + i);
+        if (e) {
+            snprintf(err, errlen, "cannot create a uprobe on %s:%s: %s", fn[i].path,
+                     fn[i].name, strerror(-e));
+            return e;
         }
     }
     return 0;
@@ -184,13 +196,13 @@ static int add_any_probes(struct attach *a, struct uprobe_set *us, char *err, si
 /* Opens every probe event on thread tid, per cpu, into that cpu's ring. */
 static int open_thread(struct attach *a, int tid)
 {
-    for (unsigned i = 0; i < a->nids; i++)
-        for (int cpu = 0; cpu < a->ncpu; cpu++) {
+    for (unsigned i = 0; i < NEV; i++)
+        for (int cpu = 0; cpu < a->ncpu && a->has_ev[i]; cpu++) {
             struct perf_event_attr at = { 0 };
             int fd;
             at.size = sizeof(at);
             at.type = PERF_TYPE_TRACEPOINT;
-            at.config = a->ids[i].id;
+            at.config = a->ev_id[i];
             at.sample_period = 1;
             at.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
             at.inherit = 1;             /* threads it creates (and children: filtered) */
@@ -324,22 +336,24 @@ static int on_record(void *arg, const struct perf_event_header *h)
     if (rawsz > (size_t)(end - p) || rawsz < 8)
         return 0;
     memcpy(&type, p, 2);
-    unsigned i;
-    for (i = 0; i < a->nids && a->ids[i].id != type; i++)
-        ;
-    if (i == a->nids)
-        return 0;
-    s.func = a->ids[i].func;
-    s.ret = a->ids[i].ret;
-    if (s.ret) {
-        if (rawsz < RET_ARGS_OFF + 8)
+    uint32_t fn;
+    if (a->has_ev[EV_RET] && type == a->ev_id[EV_RET]) {
+        if (rawsz < RET_ARGS_OFF + 12)
             return 0;
+        s.ret = true;
         memcpy(&s.v[0], p + RET_ARGS_OFF, 8);
-    } else {
-        if (rawsz < ENTRY_ARGS_OFF + 40)
+        memcpy(&fn, p + RET_ARGS_OFF + 8, 4);
+    } else if (a->has_ev[EV_ENTRY] && type == a->ev_id[EV_ENTRY]) {
+        if (rawsz < ENTRY_ARGS_OFF + 44)
             return 0;
         memcpy(s.v, p + ENTRY_ARGS_OFF, 40);
+        memcpy(&fn, p + ENTRY_ARGS_OFF + 40, 4);
+    } else {
+        return 0;
     }
+    if (fn >= NFN || !a->probed[fn])
+        return 0;
+    s.func = fn;
     if (!a->o->follow && s.pid != (uint32_t)a->o->pid)
         return 0;
     return vec_push(&a->pend, s) ? -ENOMEM : 0;
@@ -496,6 +510,10 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
             kill(o->pid, (int)*o->stop);    /* a launched command gets the signal, once */
             forwarded = true;
         }
+        if (forwarded && o->stops && *o->stops >= 2) {
+            o->abandoned = true;
+            break;
+        }
         struct pollfd pf[MAX_CPUS];
         int np = 0;
         for (int c = 0; c < a->ncpu; c++)
@@ -522,8 +540,8 @@ out:
     for (int c = 0; c < MAX_CPUS; c++)
         if (a->rb[c].base)
             ringbuf_unmap(&a->rb[c]);
-    for (size_t i = 0; i < a->fds.n; i++)
-        close(a->fds.v[i]);
+    /* A thread per event: each event's last close waits a kernel grace period. */
+    perf_close_many(a->fds.v, a->fds.n, NEV);
     vec_free(&a->fds);
     uprobe_set_free(us);
     vec_free(&a->pend);

@@ -31,6 +31,10 @@ struct ct_attach_opts {
     const char *elf;
     struct launch *launch;
     int wstatus;                        /* result: the child's wait status */
+    /* Signals received (NULL: not counted): a second one stops without waiting for a launched
+     * program that outlives the first (it goes on running, without probes). */
+    volatile sig_atomic_t *stops;
+    bool abandoned;                     /* result: stopped so, the program still runs */
     /* results */
     uint64_t calls, lost;               /* lost: samples the kernel dropped, unpaired returns */
     uint64_t start_ns;                  /* CLOCK_MONOTONIC at attach */

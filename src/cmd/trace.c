@@ -569,7 +569,8 @@ static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mas
     }
     struct ct_attach_opts ao = { .pid = l.pid, .follow = follow, .mask = mask,
                                  .stop = &stop_requested, .on_batch = on_batch, .arg = t,
-                                 .callers = t->callers, .elf = path, .launch = &l };
+                                 .callers = t->callers, .elf = path, .launch = &l,
+                                 .stops = &stops };
     t->ns_per_tick = 1.0;
     t->tsc0 = mono_ns();
     if ((e = ct_attach_uprobes(&ao, err, sizeof(err)))) {
@@ -581,6 +582,11 @@ static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mas
     if (ao.lost)
         fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
                 "overflowed)\n", (unsigned long long)ao.lost);
+    if (ao.abandoned) {
+        fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
+                "runs (pid %d)\n", (int)l.pid);
+        return 130;
+    }
     if (WIFSIGNALED(ao.wstatus))
         fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
                 WTERMSIG(ao.wstatus), strsignal(WTERMSIG(ao.wstatus)));

@@ -141,14 +141,96 @@ int uprobe_set_add_fetch(struct uprobe_set *s, const char *path, uint64_t offset
     return 0;
 }
 
+static const struct probe *find_event(const struct uprobe_set *s, const char *event)
+{
+    for (size_t i = 0; i < s->probes.n; i++)
+        if (!strcmp(s->probes.v[i].name, event))
+            return &s->probes.v[i];
+    return NULL;
+}
+
+int uprobe_set_append(struct uprobe_set *s, const char *event, const char *path,
+                      uint64_t offset, bool ret, const char *fetch, uint64_t *tp_id)
+{
+    char cmd[4200], idpath[256], *buf;
+    const struct probe *ev = find_event(s, event);
+    struct probe p = { 0 };
+    int err = 0;
+
+    for (size_t i = 0; i < s->probes.n; i++) {
+        const struct probe *q = &s->probes.v[i];
+        if (!strcmp(q->name, event) && q->offset == offset && !strcmp(q->path, path))
+            return -EEXIST;
+    }
+    if (strpbrk(path, " \t\n") || strlen(path) >= 4000 || strlen(event) >= sizeof(p.name) ||
+        (fetch && strlen(fetch) >= 150))
+        return -EINVAL;
+    snprintf(p.name, sizeof(p.name), "%s", event);
+    snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx%s%s\n", ret ? 'r' : 'p', s->group, event,
+             path, (unsigned long long)offset, fetch ? " " : "", fetch ? fetch : "");
+    if ((err = write_cmd(cmd)))
+        return err;
+    if (ev) {
+        p.id = ev->id;
+    } else {
+        snprintf(idpath, sizeof(idpath), "%s/events/%s/%s/id", uprobe_tracefs(), s->group,
+                 event);
+        if (!(err = file_read_all(idpath, &buf, NULL, 64))) {
+            buf[strcspn(buf, "\n")] = '\0';
+            err = parse_u64(buf, &p.id);
+            free(buf);
+        }
+    }
+    p.path = strdup(path);
+    p.offset = offset;
+    p.ret = ret;
+    if (err || !p.path || vec_push(&s->probes, p)) {
+        /* Only a new event is removed whole; an appended probe stays until the set goes. */
+        if (!ev) {
+            snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, event);
+            write_cmd(cmd);
+        }
+        free(p.path);
+        return err ? err : -ENOMEM;
+    }
+    *tp_id = p.id;
+    return 0;
+}
+
+/* Every "-:group/event" line of the set (once per event) in one write, which the kernel runs
+ * in turn: one open and write, not one per probe. One line at a time when the batch fails (a
+ * busy event must not keep the others in). */
+static void delete_probes(const struct uprobe_set *s)
+{
+    char line[96], *cmds;
+    size_t len = 0, cap = s->probes.n * sizeof(line) + 1;
+    if (!s->probes.n)
+        return;
+    if ((cmds = malloc(cap))) {
+        for (size_t i = 0; i < s->probes.n; i++)
+            if (find_event(s, s->probes.v[i].name) == &s->probes.v[i])
+                len += (size_t)snprintf(cmds + len, cap - len, "-:%s/%s\n", s->group,
+                                        s->probes.v[i].name);
+        if (!write_cmd(cmds)) {
+            free(cmds);
+            return;
+        }
+        free(cmds);
+    }
+    for (size_t i = 0; i < s->probes.n; i++) {
+        if (find_event(s, s->probes.v[i].name) != &s->probes.v[i])
+            continue;
+        snprintf(line, sizeof(line), "-:%s/%s\n", s->group, s->probes.v[i].name);
+        write_cmd(line);
+    }
+}
+
 void uprobe_set_free(struct uprobe_set *s)
 {
-    char cmd[128];
     if (!s)
         return;
+    delete_probes(s);
     for (size_t i = 0; i < s->probes.n; i++) {
-        snprintf(cmd, sizeof(cmd), "-:%s/%s\n", s->group, s->probes.v[i].name);
-        write_cmd(cmd);
         free(s->probes.v[i].path);
         free(s->probes.v[i].fetch);
     }

@@ -28,6 +28,14 @@ int uprobe_set_add(struct uprobe_set *s, const char *path, uint64_t offset, bool
  * raw tracepoint data after the probe's address fields (src/calltrace/uprobe_attach.c). */
 int uprobe_set_add_fetch(struct uprobe_set *s, const char *path, uint64_t offset, bool ret,
                          const char *fetch, uint64_t *tp_id);
+/* Appends a probe to the set's tracefs event `event` (made by its first probe; each probe of
+ * it needs the same fetch argument names and types, and an entry event takes no return
+ * probes). All the probes of one event cost one kernel grace period when it is closed and
+ * removed, against one per event (40-100 ms each here, one after the other). A probe's hits
+ * tell which probe they are by an immediate fetch argument (e.g. "fn=\3:u32"). -EEXIST when
+ * the event has a probe at that place already. 0 or -errno. */
+int uprobe_set_append(struct uprobe_set *s, const char *event, const char *path,
+                      uint64_t offset, bool ret, const char *fetch, uint64_t *tp_id);
 /* Deletes every probe of the set; the perf events opened on them must be closed first. */
 void uprobe_set_free(struct uprobe_set *s);
 /* Removes probe groups of Prospect processes that no longer run. Returns how many. */

@@ -201,3 +201,72 @@ check exec_kept_traced grep -qF 'trace_alloc->malloc(' "$d/calls.txt"
 "$PROSPECT" trace -f -e malloc -o "$d/calls.txt" -- sh -c "\"$T\" one; env -u LD_PRELOAD \"$T\" one" \
     >"$d/out" 2>"$d/err"
 check exec_follow_one_note [ "$(grep -cE "$note" "$d/err")" = 1 ]
+
+# Ctrl-C ends trace --uprobes (issue 19): three -p on three processes of the same program (the
+# same libc functions probed three times at once), each exact, each ended by its SIGINT with
+# status 0 (timeout's 124 or 137 if it hung), none leaving its probes in tracefs.
+ints=/sys/kernel/tracing/uprobe_events
+if [ -w "$ints" ]; then
+    d=$TEST_TMP/int_p
+    mkdir -p "$d"
+    for k in 1 2 3; do
+        mkfifo "$d/in$k" "$d/out$k" "$d/err$k"
+        "$T" attach <"$d/in$k" >"$d/out$k" & tp[$k]=$!
+        exec {wfd[$k]}>"$d/in$k" {rfd[$k]}<"$d/out$k"
+        read -r ready pid <&${rfd[$k]}
+        timeout --foreground -k 5 60 "$PROSPECT" trace --uprobes -p "${tp[$k]}" -e malloc+free \
+            -o "$d/calls$k.txt" 2>"$d/err$k" & pp[$k]=$!
+        exec {efd[$k]}<"$d/err$k"
+    done
+    for k in 1 2 3; do
+        while read -r line <&${efd[$k]}; do [ "$line" = "prospect trace: attached" ] && break; done
+        real[$k]=$(pgrep -P "${pp[$k]}")     # prospect itself, timeout's child
+    done
+    for k in 1 2 3; do echo "go 2000" >&${wfd[$k]}; done
+    for k in 1 2 3; do read -r did <&${rfd[$k]}; done
+    for k in 1 2 3; do
+        kill -INT "${pp[$k]}"; wait "${pp[$k]}"
+        check "sigint_uprobes_p${k}_status_0" [ $? = 0 ]
+        check "sigint_uprobes_p${k}_exact" [ "$(grep -cF 'trace_alloc->malloc(144) ' "$d/calls$k.txt")" = 2000 ]
+        rest=$(cat <&${efd[$k]})     # the stderr FIFO's lines after "attached"
+        check "sigint_uprobes_p${k}_detached" [ "$rest" = "prospect trace: detached from ${tp[$k]}: 4000 calls" ]
+        check "sigint_uprobes_p${k}_no_probes_left" not grep -qs "prospect_${real[$k]}/" "$ints"
+    done
+    # (each later process holds the earlier ones' FIFO ends: all closed, then the waits)
+    for k in 1 2 3; do eval "exec ${wfd[$k]}>&- ${efd[$k]}<&-"; done
+    for k in 3 2 1; do
+        wait "${tp[$k]}"
+        check "sigint_uprobes_p${k}_target_exit_0" [ $? = 0 ]
+        eval "exec ${rfd[$k]}<&-"
+    done
+else
+    skip sigint_uprobes_p "no writable tracefs uprobe_events"
+fi
+
+# A launched static program (traced with uprobes) that handles SIGINT and goes on: the first
+# SIGINT is passed to it, the second ends the trace (it waited for the program for ever), with
+# the calls so far, status 130, the probes removed and the program still running, unharmed.
+S=$WL/trace_alloc_static
+if [ -w "$ints" ] && { [ -x "$S" ] ||
+    gcc -O1 -static -pthread -o "$S" "$(dirname "$0")/../workloads/trace_alloc.c" 2>/dev/null; }; then
+    d=$TEST_TMP/int_static
+    mkdir -p "$d" && mkfifo "$d/in" "$d/out"
+    timeout --foreground -k 5 60 "$PROSPECT" trace -e malloc -o "$d/calls.txt" -- "$S" sigint \
+        <"$d/in" >"$d/out" 2>"$d/err" & pp=$!
+    exec 7>"$d/in" 8<"$d/out"
+    read -r ready tpid <&8
+    real=$(pgrep -P "$pp")
+    echo "go 500" >&7; read -r did <&8
+    kill -INT "$pp"; read -r got <&8
+    check sigint_static_first_passed [ "$got" = sigint ]
+    kill -INT "$pp"; wait "$pp"
+    check sigint_static_second_status_130 [ $? = 130 ]
+    check sigint_static_said grep -qx "prospect trace: stopped on the second signal; the command still runs (pid $tpid)" "$d/err"
+    check sigint_static_calls [ "$(grep -cF 'trace_alloc_static->malloc(144) ' "$d/calls.txt")" = 500 ]
+    check sigint_static_no_probes_left not grep -qs "prospect_$real/" "$ints"
+    echo "go 100" >&7; read -r did <&8
+    check sigint_static_program_goes_on [ "$did" = "did 100" ]
+    exec 7>&- 8<&-
+else
+    skip sigint_static "no writable tracefs uprobe_events, or no static libc to build with"
+fi

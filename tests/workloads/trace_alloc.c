@@ -11,7 +11,8 @@
  *   attach    for -p: prints "ready" on stdout, then per line read on stdin ("go N") does N x
  *             malloc(144)/free and answers "did N"; "fork N": a child does N x malloc(145)
  *             and exits 3, answer "forked 3"; ends at EOF (built -no-pie with
- *             -DTAKE_FREE_ADDRESS too: free's address is taken) */
+ *             -DTAKE_FREE_ADDRESS too: free's address is taken)
+ *   sigint    as attach, and each SIGINT is answered "sigint" on stdout instead of ending it */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -38,6 +39,12 @@ static void *work(void *a)
     for (int i = 0; i < 500; i++) { sink = malloc(128); free(sink); }
     for (int i = 0; i < 250; i++) { sink = calloc(5, 8); free(sink); }
     return NULL;
+}
+
+static void on_int(int s)
+{
+    (void)s;
+    write(1, "sigint\n", 7);
 }
 
 static void on_usr1(int s)
@@ -106,9 +113,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "segv")) {
         sink = malloc(1);
         raise(SIGSEGV);
-    } else if (!strcmp(m, "attach")) {
+    } else if (!strcmp(m, "attach") || !strcmp(m, "sigint")) {
         char line[64];
         int n;
+        if (m[0] == 's')
+            signal(SIGINT, on_int);
         setvbuf(stdout, NULL, _IONBF, 0);   /* its buffer is allocated before "ready" */
 #ifdef TAKE_FREE_ADDRESS
         free_fp = free;
