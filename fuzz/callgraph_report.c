@@ -50,7 +50,7 @@ void fuzz_callgraph_report(struct perfdata *pd)
     cg_store_init(&cs);
     cs.unwind = unwinder_new();
     if (cs.unwind && session_init(&s) == 0) {
-        s.chains = &cs;
+        (void)session_add_sink(&s, cg_store_sink(&cs));   /* room for one */
         s.stacks_only = true;
         if (perfdata_process(pd, session_record, &s, 0, &err) == 0)
             render(&cs);

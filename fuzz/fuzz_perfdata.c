@@ -66,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cg_store_init(&cs);
             cs.unwind = unwinder_new();
             if (session_init(&s) == 0) {
-                s.chains = cs.unwind ? &cs : NULL;
+                if (cs.unwind)
+                    (void)session_add_sink(&s, cg_store_sink(&cs));   /* room for one */
                 if (perfdata_process(pd, session_record, &s, 0, &err))
                     perfdata_error_str(&err, line, sizeof(line));
                 session_release(&s);

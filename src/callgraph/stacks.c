@@ -7,8 +7,6 @@
 #include "unwind/unwind.h"
 #include "util/hash.h"
 
-const struct map cg_kernel_map;
-
 void cg_store_init(struct cg_store *cs)
 {
     memset(cs, 0, sizeof(*cs));
@@ -397,4 +395,14 @@ int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struc
         out->period += st->period;
     }
     return 0;
+}
+
+static int store_sample(void *cs, struct process *p, const struct sample *smp, uint64_t period)
+{
+    return cg_store_add(cs, p, smp, period);
+}
+
+struct sample_sink cg_store_sink(struct cg_store *cs)
+{
+    return (struct sample_sink){ .sample = store_sample, .arg = cs };
 }

@@ -9,18 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "session/frame.h"
+#include "session/sink.h"
+
 struct map;
 struct process;
 struct sample;
 struct unwinder;
-
-/* The map of kernel frames (kernel addresses resolve through kallsyms). */
-extern const struct map cg_kernel_map;
-
-struct cg_frame {
-    uint64_t addr;            /* the sampled ip for the leaf, return address - 1 for callers */
-    const struct map *map;    /* &cg_kernel_map, the user map, or NULL (outside every map) */
-};
 
 struct cg_stack {
     const struct process *proc;
@@ -71,6 +66,9 @@ void cg_store_drop_frames(struct cg_store *cs);
  * when it has none. 0 or -ENOMEM. */
 int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *smp,
                  uint64_t period);
+
+/* The sink (session_add_sink) that adds every kept sample to cs, as cg_store_add. */
+struct sample_sink cg_store_sink(struct cg_store *cs);
 
 /* Adds n frames (leaf first) as one sample: the core of cg_store_add, for tests. */
 int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,

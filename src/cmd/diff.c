@@ -109,7 +109,10 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
     }
     p->session_ok = true;
     cg_store_init(&p->cs);
-    p->s.chains = &p->cs;
+    if (session_add_sink(&p->s, cg_store_sink(&p->cs))) {
+        cmd_error("diff", "too many sample sinks");    /* not reached: one */
+        return 1;
+    }
     p->cs.unwind = unwinder_new();    /* DWARF files unwound, frameless leaves completed */
     if (!p->cs.unwind) {
         cmd_error("diff", "out of memory");

@@ -488,12 +488,6 @@ const struct evsel *pick_evsel(const struct evlist *evl, const char *name)
 struct ksyms_job;
 static void ksyms_job_start(struct ksyms_job *j);
 
-/* Kernel samples, or off-CPU waits (their stacks start in the scheduler). */
-static bool needs_kernel_symbols(const struct session *s)
-{
-    return s->stats.kernel || (s->offcpu && s->offcpu->opened.nstacks);
-}
-
 /* Feeds the session the records of every event but the samples of one only (a table of two
  * events' samples added up would mean nothing). */
 struct one_event {
@@ -508,7 +502,15 @@ struct one_event {
     uint64_t kernel_text;     /* _text when recorded, from the "[kernel.kallsyms]_text" map */
     struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
     struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
+    struct cg_store *chains;  /* the session's call-stack sink, or NULL */
+    struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
 };
+
+/* Kernel samples, or off-CPU waits (their stacks start in the scheduler). */
+static bool needs_kernel_symbols(const struct one_event *oe)
+{
+    return oe->s->stats.kernel || (oe->offcpu && oe->offcpu->opened.nstacks);
+}
 
 /* The session decides which samples count (filters, clamped clock periods); the thread tally
  * takes those, with the period the session counted. */
@@ -532,7 +534,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
 {
     struct one_event *oe = arg;
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
-        !(oe->s->offcpu && offcpu_wants(oe->s->offcpu, evlist_evsel_for(evl, h)))) {
+        !(oe->offcpu && offcpu_wants(oe->offcpu, evlist_evsel_for(evl, h)))) {
         oe->other_samples++;
         return 0;
     }
@@ -554,7 +556,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
                           : session_record(oe->s, evl, h, time);
     /* Kernel symbols only for a profile with kernel samples (a user-only report of a small
      * file spent most of its time on kallsyms), read on the other core during the walk. */
-    if (oe->kjob && needs_kernel_symbols(oe->s)) {
+    if (oe->kjob && needs_kernel_symbols(oe)) {
         ksyms_job_start(oe->kjob);
         oe->kjob = NULL;
     }
@@ -739,7 +741,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         report_file_header(stdout, pd, o->fmt);
     if ((o->stats || o->header) && !o->flat)
         return 0;
-    if (needs_kernel_symbols(s)) {
+    if (needs_kernel_symbols(oe)) {
         int kerr;
         ks = ksyms_job_finish(kjob, oe->kernel_text, &kerr);
         if (kerr == -ENOMEM)
@@ -755,19 +757,19 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (knote[0])
             cmd_error("report", "note: %s", knote);
     }
-    if (s->offcpu) {
-        offcpu_finish(s->offcpu);
-        ot = (struct offcpu_totals){ s->offcpu->ns, s->offcpu->waits, s->offcpu->preempted,
-                                     s->offcpu->unended };
-        if (!s->chains && o->fmt == REPORT_TEXT &&
-            (err = cg_resolve(&s->offcpu->stacks, ks, &ocy)))
+    if (oe->offcpu) {
+        offcpu_finish(oe->offcpu);
+        ot = (struct offcpu_totals){ oe->offcpu->ns, oe->offcpu->waits, oe->offcpu->preempted,
+                                     oe->offcpu->unended };
+        if (!oe->chains && o->fmt == REPORT_TEXT &&
+            (err = cg_resolve(&oe->offcpu->stacks, ks, &ocy)))
             goto out;
         /* Without switch-in records only a switch to another traced thread ends a wait. */
-        if (!s->offcpu->switch_ins && s->offcpu->unended > s->offcpu->waits)
+        if (!oe->offcpu->switch_ins && oe->offcpu->unended > oe->offcpu->waits)
             cmd_error("report", "note: %" PRIu64 " of %" PRIu64 " waits of '%s' never ended: "
                       "the file has no switch-in records (record --off-cpu; perf: "
-                      "--switch-events or -a)", s->offcpu->unended,
-                      s->offcpu->unended + s->offcpu->waits, s->offcpu->sel->name);
+                      "--switch-events or -a)", oe->offcpu->unended,
+                      oe->offcpu->unended + oe->offcpu->waits, oe->offcpu->sel->name);
     }
     if (o->children || o->folded || o->callers || o->callees) {
         struct children_opts co = { .event = sel ? sel->name : NULL,
@@ -776,15 +778,15 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                                     .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
                                     .wide = o->flat_opts.wide,
                                     .total_period = oe->filtered ? oe->all_period : 0 };
-        if (s->offcpu && oe->filtered)    /* of every wait's ns, hidden or shown */
-            co.total_period = s->offcpu->ns + s->offcpu->ns_hidden;
+        if (oe->offcpu && oe->filtered)   /* of every wait's ns, hidden or shown */
+            co.total_period = oe->offcpu->ns + oe->offcpu->ns_hidden;
         struct cg_syms cy, icy = { 0 };
         struct cg_store cut, inl;
-        if (s->chains)                    /* every sample is in: no lookups from here */
-            cg_store_seal(s->chains);
-        if (s->offcpu)
-            cg_store_seal(&s->offcpu->stacks);
-        struct cg_store *mcs = s->offcpu ? &s->offcpu->stacks : s->chains, *src = NULL;
+        if (oe->chains)                   /* every sample is in: no lookups from here */
+            cg_store_seal(oe->chains);
+        if (oe->offcpu)
+            cg_store_seal(&oe->offcpu->stacks);
+        struct cg_store *mcs = oe->offcpu ? &oe->offcpu->stacks : oe->chains, *src = NULL;
         const struct cg_store *cs = mcs;
         cg_store_init(&cut);
         cg_store_init(&inl);
@@ -793,13 +795,13 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                 goto out;
             cs = mcs = &cut;
         }
-        if (s->offcpu)
+        if (oe->offcpu)
             co.event = "off-CPU time in ns, from sched:sched_switch";
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
-        unwind_notes(o->input, s->chains ? s->chains->unwind :
-                               s->offcpu ? s->offcpu->opened.unwind : NULL);
+        unwind_notes(o->input, oe->chains ? oe->chains->unwind :
+                               oe->offcpu ? oe->offcpu->opened.unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
                  cs->nstacks, (unsigned long long)cs->samples, cs->nframes, cs->nuniq);
         /* Only the names resolved are needed from here on. */
@@ -855,7 +857,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                     rq.kernel_build_id = in->build_ids[i].id;
                     rq.kernel_build_id_len = in->build_ids[i].size;
                 }
-            rq.by_period = s->offcpu != NULL;     /* off-CPU: ns, not samples */
+            rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
             err = report_write_stacks(&rq, cs, &cy);   /* 1: said */
         } else if (!err) {
             err = report_children(stdout, cs, &cy, &co);
@@ -892,8 +894,8 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
         ro.kernel_note = knote[0] ? knote : NULL;
         ro.lost_extra = st->bad;
-        if (s->offcpu) {
-            ro.offcpu = &s->offcpu->stacks;
+        if (oe->offcpu) {
+            ro.offcpu = &oe->offcpu->stacks;
             ro.offcpu_syms = &ocy;
             ro.offcpu_totals = &ot;
         }
@@ -995,7 +997,7 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     if (o.children || o.folded || o.callers || o.callees)
-        session.chains = &chains;
+        oe.chains = &chains;
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
         if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
@@ -1026,20 +1028,26 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
-    if (oe.sel && oe.sel == auto_switch_evsel(pd) && session.chains) {
+    if (oe.sel && oe.sel == auto_switch_evsel(pd) && oe.chains) {
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
-    session.stacks_only = session.chains != NULL;
+    session.stacks_only = oe.chains != NULL;
     if (o.off_cpu) {
         offcpu_init(&offcpu, oe.sel);
-        session.chains = NULL;
-        session.offcpu = &offcpu;
-    } else if (!session.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
+        oe.chains = NULL;
+        oe.offcpu = &offcpu;
+    } else if (!oe.chains && !o.header && !o.stats && !o.flat && o.fmt == REPORT_TEXT &&
                (offcpu.sel = auto_switch_evsel(pd))) {
-        session.offcpu = &offcpu;     /* the Prospect report's Off-CPU Time section */
+        oe.offcpu = &offcpu;          /* the Prospect report's Off-CPU Time section */
     }
-    if (session.offcpu && perfdata_info(pd)->sched_switch_format) {
+    if ((oe.chains && session_add_sink(&session, cg_store_sink(oe.chains))) ||
+        (oe.offcpu && session_add_sink(&session, offcpu_sink(oe.offcpu)))) {
+        cmd_error("report", "too many sample sinks");   /* not reached: room for both */
+        ret = 1;
+        goto out;
+    }
+    if (oe.offcpu && perfdata_info(pd)->sched_switch_format) {
         /* The raw fields where the recording kernel put them (the file's tracing data). */
         const char *f = perfdata_info(pd)->sched_switch_format;
         const char *note = offcpu_apply_format(&offcpu, f, strlen(f));
@@ -1048,7 +1056,7 @@ int cmd_report(int argc, char **argv)
     }
     offcpu.opened.unwind = chains.unwind;
     /* The Prospect text report: processes it will not detail are freed as the file is read. */
-    session.release_exited = !session.chains && !session.offcpu && !o.flat && !o.header &&
+    session.release_exited = !session.nsinks && !o.flat && !o.header &&
                              !o.stats && o.fmt == REPORT_TEXT;
     session.limits.min_percent = o.min_percent;
     if (!oe.sel) {

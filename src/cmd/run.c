@@ -201,12 +201,14 @@ static int end_output(struct outfile *of, FILE **out, bool reported, const char 
     return 0;
 }
 
-static int load_kernel_symbols(struct session *s, struct ksyms **ks, char *note, size_t len)
+/* Kernel samples, or off-CPU waits (oc, when tracked: their stacks start in the scheduler). */
+static int load_kernel_symbols(const struct session *s, const struct offcpu *oc,
+                               struct ksyms **ks, char *note, size_t len)
 {
     int err;
 
     *ks = NULL;
-    if (!s->stats.kernel && !(s->offcpu && s->offcpu->stacks.nstacks))
+    if (!s->stats.kernel && !(oc && oc->stacks.nstacks))
         return 0;
     err = ksyms_load("/proc/kallsyms", ks);
     if (err == -EACCES)
@@ -322,13 +324,19 @@ int cmd_run(int argc, char **argv)
             return 1;
         }
         offcpu.opened.unwind = chains.unwind;
-        rs.s[0].chains = &chains;
+        if (session_add_sink(&rs.s[0], cg_store_sink(&chains))) {
+            cmd_error("run", "too many sample sinks");    /* not reached: room for two */
+            return 1;
+        }
     }
     if (po.collect.off_cpu) {
         char *f;
         size_t len;
         const char *note;
-        rs.s[0].offcpu = &offcpu;
+        if (session_add_sink(&rs.s[0], offcpu_sink(&offcpu))) {
+            cmd_error("run", "too many sample sinks");
+            return 1;
+        }
         /* The raw fields where this kernel puts them (tracefs' format of the event). */
         if (!tp_format_load("sched", "sched_switch", &f, &len)) {
             if ((note = offcpu_apply_format(&offcpu, f, len)))
@@ -341,7 +349,7 @@ int cmd_run(int argc, char **argv)
          * long -a runs); call graphs, off-CPU waits and --annotate read them all. */
         struct report_opts eo = ro;
         profile_opts_report_event(&po, i, &eo);
-        rs.s[i].release_exited = !rs.s[i].chains && !rs.s[i].offcpu && !annotate_top;
+        rs.s[i].release_exited = !rs.s[i].nsinks && !annotate_top;
         rs.s[i].limits = (struct show_limits){ .min_percent = ro.min_percent,
                                                .min_time = ro.min_time,
                                                .time_event = eo.time_event };
@@ -362,25 +370,26 @@ int cmd_run(int argc, char **argv)
         snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
                  "this user sample user space (run as root, or 'sysctl "
                  "kernel.perf_event_paranoid=1')");
-    else if (load_kernel_symbols(session, &ks, knote, sizeof(knote))) {
+    else if (load_kernel_symbols(session, po.collect.off_cpu ? &offcpu : NULL, &ks, knote,
+                                 sizeof(knote))) {
         cmd_error("run", "out of memory");
         status = 1;
         goto done;
     }
-    if (rs.s[0].offcpu) {
+    if (po.collect.off_cpu) {
         offcpu_finish(&offcpu);
         ot = (struct offcpu_totals){ offcpu.ns, offcpu.waits, offcpu.preempted, offcpu.unended };
         ro.offcpu = &offcpu.stacks;
         ro.offcpu_syms = &offcpu_syms;
         ro.offcpu_totals = &ot;
     }
-    if ((rs.s[0].chains && cg_resolve(&chains, ks, &chain_syms)) ||
-        (rs.s[0].offcpu && cg_resolve(&offcpu.stacks, ks, &offcpu_syms))) {
+    if ((po.collect.callchain && cg_resolve(&chains, ks, &chain_syms)) ||
+        (po.collect.off_cpu && cg_resolve(&offcpu.stacks, ks, &offcpu_syms))) {
         cmd_error("run", "out of memory");
         status = 1;
         goto done;
     }
-    if (rs.s[0].chains) {
+    if (po.collect.callchain) {
         ro.chains = &chains;
         ro.chain_syms = &chain_syms;
     }

@@ -179,3 +179,30 @@ void offcpu_finish(struct offcpu *oc)
         }
     }
 }
+
+static bool sink_claims(void *oc, const struct evsel *sel)
+{
+    return offcpu_wants(oc, sel);
+}
+
+static int sink_claimed(void *oc, struct process *p, const struct sample *smp)
+{
+    return offcpu_sample(oc, p, smp);
+}
+
+static int sink_claimed_hidden(void *oc, const struct sample *smp)
+{
+    return offcpu_sample_hidden(oc, smp);
+}
+
+static int sink_switch_in(void *oc, uint32_t tid, uint64_t time)
+{
+    return offcpu_switch_in(oc, tid, time);
+}
+
+struct sample_sink offcpu_sink(struct offcpu *oc)
+{
+    return (struct sample_sink){ .claims = sink_claims, .claimed = sink_claimed,
+                                 .claimed_hidden = sink_claimed_hidden,
+                                 .switch_in = sink_switch_in, .arg = oc };
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "callgraph/stacks.h"
 #include "perf/tp_format.h"
+#include "session/sink.h"
 #include "util/hashmap.h"
 
 struct evsel;
@@ -61,6 +62,9 @@ int offcpu_sample(struct offcpu *oc, struct process *p, const struct sample *smp
 int offcpu_sample_hidden(struct offcpu *oc, const struct sample *smp);
 /* Thread tid runs again at `time` (a switch-in record): ends its wait. 0 or -ENOMEM. */
 int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time);
+/* The sink (session_add_sink) that claims oc's switch-outs (offcpu_wants) and takes them
+ * (offcpu_sample, offcpu_sample_hidden) and the switch-in records (offcpu_switch_in). */
+struct sample_sink offcpu_sink(struct offcpu *oc);
 /* Counts the waits still open (after the last record). */
 void offcpu_finish(struct offcpu *oc);
 #endif

@@ -3,9 +3,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "session/frame.h"
 #include "session/process.h"
 #include "symbol/dso.h"
 #include "util/log.h"
+
+/* No map of any process: its address is the sentinel of kernel frames. */
+const struct map cg_kernel_map;
 
 struct process *process_new(pid_t pid, const char *comm)
 {

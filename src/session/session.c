@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "callgraph/stacks.h"
-#include "offcpu/offcpu.h"
 #include "perf/collect.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
@@ -39,6 +37,14 @@ void session_release(struct session *s)
     vec_free(&s->dead_threads);
     dso_cache_free(s->dsos);
     memset(s, 0, sizeof(*s));
+}
+
+int session_add_sink(struct session *s, struct sample_sink sink)
+{
+    if (s->nsinks == SESSION_MAX_SINKS)
+        return -ENOSPC;
+    s->sinks[s->nsinks++] = sink;
+    return 0;
 }
 
 int session_add_build_ids(struct session *s, const struct perfdata_info *in)
@@ -271,6 +277,36 @@ static bool is_clock_event(const struct perf_event_attr *a)
            (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/* The sink that takes sel's samples instead of the profiles (off-CPU's switch-outs), or NULL. */
+static const struct sample_sink *claiming_sink(const struct session *s, const struct evsel *sel)
+{
+    for (size_t i = 0; i < s->nsinks; i++)
+        if (s->sinks[i].claims && s->sinks[i].claims(s->sinks[i].arg, sel))
+            return &s->sinks[i];
+    return NULL;
+}
+
+/* A kept sample to every sink that takes them, decoded in full once (for the call chain); a
+ * chain that does not decode leaves the fixed fields. */
+static int sample_to_sinks(const struct session *s, const struct evsel *sel,
+                           const struct perf_event_header *h, struct process *p,
+                           const struct sample *fixed)
+{
+    const struct sample *smp = NULL;
+    struct sample full;
+    int err = 0;
+
+    for (size_t i = 0; i < s->nsinks && !err; i++) {
+        const struct sample_sink *k = &s->sinks[i];
+        if (!k->sample)
+            continue;
+        if (!smp)
+            smp = sample_parse(sel, h, &full) ? fixed : &full;
+        err = k->sample(k->arg, p, smp, fixed->period);
+    }
+    return err;
+}
+
 static int on_sample(struct session *s, const struct evlist *evl, const struct perf_event_header *h)
 {
     const struct evsel *sel = evlist_evsel_for(evl, h);
@@ -301,23 +337,24 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
     }
     s->last_tid = smp.tid;
     s->last_proc = p;
+    const struct sample_sink *claim = claiming_sink(s, sel);
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;
         /* A hidden thread's switch-out still ends the wait of the thread it switches to (in
          * -a files), and its own wait is part of the total the shares are of. */
         struct sample full;
-        if (s->offcpu && offcpu_wants(s->offcpu, sel) && !sample_parse(sel, h, &full))
-            return offcpu_sample_hidden(s->offcpu, &full);
+        if (claim && claim->claimed_hidden && !sample_parse(sel, h, &full))
+            return claim->claimed_hidden(claim->arg, &full);
         return 0;
     }
-    if (s->offcpu && offcpu_wants(s->offcpu, sel)) {
-        /* A switch-out: an off-CPU wait, not an on-CPU hit. Undecodable: counted as bad. */
+    if (claim) {
+        /* E.g. a switch-out: an off-CPU wait, not an on-CPU hit. Undecodable: counted as bad. */
         struct sample full;
         if (sample_parse(sel, h, &full)) {
             s->stats.bad_samples++;
             return 0;
         }
-        return offcpu_sample(s->offcpu, p, &full);
+        return claim->claimed ? claim->claimed(claim->arg, p, &full) : 0;
     }
     s->stats.samples++;
     s->stats.period_total += smp.period;
@@ -329,13 +366,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         p->first_time = smp.time;
     if (smp.time > p->last_time)
         p->last_time = smp.time;
-    if (s->chains) {
-        /* The full decoder for the call chain; a chain that does not decode leaves the ip. */
-        struct sample full;
-        err = cg_store_add(s->chains, p, sample_parse(sel, h, &full) ? &smp : &full, smp.period);
-        if (err)
-            return err;
-    }
+    if ((err = sample_to_sinks(s, sel, h, p, &smp)))
+        return err;
 
     switch (smp.cpumode) {
     case PERF_RECORD_MISC_KERNEL:
@@ -369,11 +401,18 @@ static int on_switch(struct session *s, const struct evlist *evl,
 {
     const struct evsel *sel = evlist_evsel_for(evl, h);
     struct sample id;
+    bool wanted = false;
+    int err = 0;
 
-    if (!s->offcpu || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !sel ||
+    for (size_t i = 0; i < s->nsinks; i++)
+        wanted |= s->sinks[i].switch_in != NULL;
+    if (!wanted || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !sel ||
         sample_id_parse(sel, h, &id))
         return 0;
-    return offcpu_switch_in(s->offcpu, id.tid, id.time ? id.time : time);
+    for (size_t i = 0; i < s->nsinks && !err; i++)
+        if (s->sinks[i].switch_in)
+            err = s->sinks[i].switch_in(s->sinks[i].arg, id.tid, id.time ? id.time : time);
+    return err;
 }
 
 int session_record(void *arg, const struct evlist *evl, const struct perf_event_header *h,

@@ -9,11 +9,10 @@
 #include <sys/types.h>
 #include "perf/record.h"
 #include "session/hitstore.h"
+#include "session/sink.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
-struct cg_store;
-struct offcpu;
 struct dso;
 struct dso_cache;
 struct evlist;
@@ -92,6 +91,8 @@ struct dead_thread {
     uint64_t time;                /* of its EXIT record */
 };
 
+#define SESSION_MAX_SINKS 4
+
 struct session {
     struct dso_cache *dsos;
     VEC(struct process *) procs;  /* every incarnation, in order of appearance */
@@ -104,14 +105,13 @@ struct session {
     uint32_t last_tid;            /* one-entry cache of by_tid: samples come in runs */
     struct process *last_proc;
     const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
-    struct cg_store *chains;      /* when set, every kept sample's call stack goes there too */
-    struct offcpu *offcpu;        /* when set, its sched_switch samples and switch records go
-                                     there (off-CPU waits), not into the profiles */
+    struct sample_sink sinks[SESSION_MAX_SINKS];  /* samples handed on (session_add_sink) */
+    size_t nsinks;
     bool stacks_only;             /* only call stacks are reported: samples are counted, their
                                      per-address hits not kept (memory) */
     bool release_exited;          /* free exited processes the Prospect report can no longer
                                      detail under `limits` (memory of long -a runs); only for
-                                     that report, without chains, off-CPU or annotate */
+                                     that report, without sinks or annotate */
     struct show_limits limits;
     struct released_procs released;
     VEC(struct dead_thread) dead_threads;   /* exited threads still in by_tid (release_exited) */
@@ -120,6 +120,10 @@ struct session {
 
 int session_init(struct session *s);
 void session_release(struct session *s);
+
+/* Hands samples and switch records to sink too, after those added before: 0, or -ENOSPC past
+ * SESSION_MAX_SINKS. */
+int session_add_sink(struct session *s, struct sample_sink sink);
 
 /* The record_fn consumers register: updates the model from one record (in time order).
  * Malformed records are counted, never fatal; returns -ENOMEM only. */

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callgraph/stacks.h"
+#include "session/frame.h"
 #include "perf/evlist.h"
 #include "perf/record.h"
 #include "session/session.h"

@@ -1,4 +1,5 @@
 /* The process model: synthetic records in, attribution out. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -223,9 +224,124 @@ TEST(launched_command_owns_its_exec_samples)
     evlist_release(&evl);
 }
 
+/* What a sink was handed: the commands' stores rely on every kept sample and every claimed one
+ * arriving once, with the session's counting left to the session. */
+struct sink_log {
+    bool claim;
+    unsigned samples, claimed, hidden, switch_ins;
+    uint64_t last_ip, last_period;
+    uint32_t last_tid;
+};
+
+static bool log_claims(void *arg, const struct evsel *sel)
+{
+    return sel && ((struct sink_log *)arg)->claim;
+}
+
+static int log_claimed(void *arg, struct process *p, const struct sample *smp)
+{
+    struct sink_log *l = arg;
+    l->claimed += p != NULL;
+    l->last_ip = smp->ip;
+    return 0;
+}
+
+static int log_hidden(void *arg, const struct sample *smp)
+{
+    struct sink_log *l = arg;
+    l->hidden++;
+    l->last_ip = smp->ip;
+    return 0;
+}
+
+static int log_sample(void *arg, struct process *p, const struct sample *smp, uint64_t period)
+{
+    struct sink_log *l = arg;
+    l->samples += p != NULL;
+    l->last_ip = smp->ip;
+    l->last_period = period;
+    return 0;
+}
+
+static int log_switch_in(void *arg, uint32_t tid, uint64_t time)
+{
+    struct sink_log *l = arg;
+    l->switch_ins++;
+    l->last_tid = tid;
+    (void)time;
+    return 0;
+}
+
+static struct sample_sink log_sink(struct sink_log *l)
+{
+    return (struct sample_sink){ .claims = log_claims, .claimed = log_claimed,
+                                 .claimed_hidden = log_hidden, .sample = log_sample,
+                                 .switch_in = log_switch_in, .arg = l };
+}
+
+/* A PERF_RECORD_SWITCH (in, or out) of pid/tid, its sample_id as the evlist says. */
+static void switch_rec(struct session *s, uint32_t pid, uint32_t tid, int out)
+{
+    uint64_t buf[5];
+    struct perf_event_header *h = (void *)buf;
+    h->type = PERF_RECORD_SWITCH;
+    h->misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
+    h->size = sizeof(buf);
+    buf[1] = pid | ((uint64_t)tid << 32);
+    buf[2] = 200;                         /* time */
+    buf[3] = 0;                           /* cpu */
+    buf[4] = 42;                          /* identifier */
+    feed(s, h);
+}
+
+TEST(sinks_get_kept_samples_claimed_ones_and_switch_ins)
+{
+    struct session s;
+    struct sink_log keep = { 0 }, take = { .claim = true };
+    struct process *p;
+    setup_evlist();
+    CHECK(session_init(&s) == 0);
+    CHECK(session_add_sink(&s, log_sink(&keep)) == 0);
+    comm(&s, 10, 10, "prog", 1);
+    sample(&s, 10, 10, 0x400010, 0);
+    CHECK_EQ_U64(keep.samples, 1);
+    CHECK_EQ_U64(keep.last_ip, 0x400010);
+    CHECK_EQ_U64(keep.last_period, 1000);
+    switch_rec(&s, 10, 11, 0);
+    switch_rec(&s, 10, 12, 1);            /* a switch-out ends no wait: not handed on */
+    CHECK_EQ_U64(keep.switch_ins, 1);
+    CHECK_EQ_U64(keep.last_tid, 11);
+
+    /* A sink that claims the event: its samples are no hits, and no other sink sees them. */
+    session_release(&s);
+    keep = (struct sink_log){ 0 };
+    CHECK(session_init(&s) == 0);
+    CHECK(session_add_sink(&s, log_sink(&keep)) == 0);
+    CHECK(session_add_sink(&s, log_sink(&take)) == 0);
+    comm(&s, 10, 10, "prog", 1);
+    sample(&s, 10, 10, 0x400020, 0);
+    CHECK_EQ_U64(keep.claimed + keep.samples, 0);
+    CHECK_EQ_U64(take.claimed, 1);
+    CHECK_EQ_U64(take.last_ip, 0x400020);
+    p = session_find_process(&s, 10);
+    CHECK(p && process_samples(p) == 0);
+    CHECK_EQ_U64(s.stats.samples, 0);
+    s.filter.pid = 99;                    /* hidden by the filters: claimed all the same */
+    sample(&s, 10, 10, 0x400030, 0);
+    CHECK_EQ_U64(take.hidden, 1);
+    CHECK_EQ_U64(take.last_ip, 0x400030);
+    CHECK_EQ_U64(s.stats.filtered, 1);
+    while (s.nsinks < SESSION_MAX_SINKS)
+        CHECK(session_add_sink(&s, log_sink(&keep)) == 0);
+    CHECK(session_add_sink(&s, log_sink(&keep)) == -ENOSPC);
+    session_release(&s);
+    evlist_release(&evl);
+}
+
 int main(void)
 {
     RUN(launched_command_owns_its_exec_samples);
+    RUN(sinks_get_kept_samples_claimed_ones_and_switch_ins);
     RUN(lost_and_throttle_records_are_counted);
     RUN(samples_land_in_their_map);
     RUN(exec_starts_a_new_image_and_fork_copies_maps);
