@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "annotate/disasm.h"
-#include "util/x86insn.h"
+#include "lazylib/x86insn.h"
 
 static void set_bad(struct ann_insn *ai)
 {

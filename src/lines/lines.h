@@ -9,7 +9,7 @@
  * between blocks of the same line, which flow conservation gives (solve.c). */
 #ifndef PROSPECT_LINES_LINES_H
 #define PROSPECT_LINES_LINES_H
-#include "util/x86insn.h"
+#include "lazylib/x86insn.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "probe/jump_code.h"
-#include "util/x86insn.h"
+#include "lazylib/x86insn.h"
 
 /* An x86-64 decoder walking a buffer. */
 struct dec {

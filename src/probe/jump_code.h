@@ -1,6 +1,6 @@
 /* Machine-code checks for jump entries (see jump_entry.h): can a function's first bytes be
  * replaced by a 5-byte `jmp` and its first instructions run elsewhere? Decoded with Zydis
- * (util/x86insn.h).
+ * (lazylib/x86insn.h).
  *
  * A prefix is movable when its whole instructions cover at least 5 bytes inside the function,
  * none transfers control except conditional jumps out of the prefix (`test; jle out` starts

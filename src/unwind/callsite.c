@@ -3,7 +3,7 @@
 #include "unwind/callsite.h"
 #include "unwind/cfi.h"
 #include "util/hash.h"
-#include "util/x86insn.h"
+#include "lazylib/x86insn.h"
 
 #define CALL_REL32_LEN 5
 

@@ -170,6 +170,12 @@ if gcc -O2 -g -o "$rb" "$src" && "$PROSPECT" record -o "$TEST_TMP/rb.data" -- "$
     bid=$(find "$PERF_BUILDID_DIR$rb" -type f -name elf | head -1)
     mkdir -p "$TEST_TMP/symfs$(dirname "$rb")"
     [ -n "$bid" ] && cp "$bid" "$TEST_TMP/symfs$rb"
+    # and the libraries it ran with, as a copy of the tree would (else a sample in ld.so is
+    # "in code without a function symbol" there, said in the listing's header)
+    for lib in /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 \
+               /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 /usr/lib/x86_64-linux-gnu/libc.so.6; do
+        [ -e "$lib" ] && cp --parents -L "$lib" "$TEST_TMP/symfs" 2>/dev/null
+    done
     out=$(PERF_BUILDID_DIR=$TEST_TMP/empty "$PROSPECT" annotate -i "$TEST_TMP/rb.data" \
           --symfs "$TEST_TMP/symfs" divide 2>&1)
     check annotate_symfs_reads_the_copy cmp -s <(grep -v '^# code read from' <<<"$out") \

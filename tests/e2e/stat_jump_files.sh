@@ -63,7 +63,8 @@ while_running() {
 }
 run_waiting while_running
 check jump_entry_used grep -q "main: jump entry" "$err"
-check malformed_log_line_reported grep -q "entry hook's log .*: 1 malformed line(s) ignored (first: line 2)" "$err"
+# With -o the notes go with the results, into jf.out.
+check malformed_log_line_reported grep -q "entry hook's log .*: 1 malformed line(s) ignored (first: line 2)" "$err" "$TEST_TMP/jf.out"
 check no_injected_failure [ -z "$(grep injected "$err")" ]
 check jump_dir_removed [ -z "$(ls -d "$TMPDIR"/prospect-jump-*-??????  2>/dev/null | grep -v "$dead")" ]
 check stale_symlink_not_followed test -e "$victim/plan" -a -e "$victim/log"
@@ -79,5 +80,5 @@ fi
 # A log that someone else could have written (mode changed) is not trusted, and that is said.
 loosen() { chmod 666 "$jd/log"; echo "$$ fail - forged" >>"$jd/log"; }
 run_waiting loosen
-check loose_log_not_trusted grep -q "entry hook's log .*: it is not a private regular file of ours" "$err"
+check loose_log_not_trusted grep -q "entry hook's log .*: it is not a private regular file of ours" "$err" "$TEST_TMP/jf.out"
 check loose_log_not_used [ -z "$(grep forged "$err")" ]

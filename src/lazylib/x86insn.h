@@ -2,8 +2,8 @@
  * the questions Prospect's code asks of it: branch kind, direct target, RIP-relative operand,
  * text in AT&T or Intel syntax. Shared by annotate, lines, the unwinder's call-site check
  * and jump-entry relocation so that they all see the same instruction boundaries. */
-#ifndef PROSPECT_UTIL_X86INSN_H
-#define PROSPECT_UTIL_X86INSN_H
+#ifndef PROSPECT_LAZYLIB_X86INSN_H
+#define PROSPECT_LAZYLIB_X86INSN_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

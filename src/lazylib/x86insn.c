@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util/x86insn.h"
+#include "lazylib/x86insn.h"
 
 int x86_decoder_init(ZydisDecoder *dec)
 {
