@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process model: synthetic records in, attribution out. */
 #include <stdlib.h>
 #include <string.h>
