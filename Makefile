@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Prospect build.
 #   make           build ./prospect (optimized, with debug info)
 #   make check     install deps, build with ASan/UBSan, run every test; last line "N passed, N failed"

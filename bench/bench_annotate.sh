@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect annotate vs perf annotate --stdio, every symbol of one perf.data (issue 11): the
 # profile is prospect itself (-O2 -g, ~80 functions with samples, libc with its debug info)
 # reading a 40k-sample file 10 times; RUNS runs of each, interleaved, medians of wall time.

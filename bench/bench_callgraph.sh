@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Call-graph reports vs perf (issue 10, section 3) on two -g files of ~400k samples:
 #   shallow: `perf record -a -F FREQ -g` while tests/workloads/split.c runs on every CPU (or
 #            bench_report.sh's file, $BENCH_TMP/report/big.data)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect lines (exact counts per source line of the unmodified binary) vs gcc --coverage +
 # gcov (the same counts from a rebuilt program), on bench/lines_target.c at -O0: N passes
 # through a few short lines. The target times its own loop, so start-up, probe setup and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # In-program markers (`stat --markers`, libprospect) vs `stat -r` on the same region: a function
 # whose body is one marked region, called N times. Per crossing = the target's own loop time /
 # N (process start and setup are outside the loop), medians of REPS runs, pinned to one CPU as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect report vs perf report on one large system-wide perf.data (issue 3, section 4):
 # `perf record -a -F FREQ -g -- sleep SECONDS` while a CPU-bound workload keeps every CPU busy,
 # then both reports with the same sort keys, output to a file, RUNS runs interleaved, medians.

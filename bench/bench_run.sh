@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect run -F 4000 versus perf record -F 4000 + perf report --stdio on the same workload
 # (issue 2, section 8): workload slowdown, profile+report wall time, peak memory. Medians of
 # RUNS runs, interleaved so machine noise hits both alike.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat -r vs a minimal ptrace+int3 region tracer (Perforator's mechanism) on a region
 # of a few instructions called N times. Per crossing = (time for N calls - time for 1 call) /
 # (N - 1), so process start and probe setup/teardown are not counted; medians of REPS runs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbol benchmarks: kallsyms load, ELF symbol load, and resolving many sorted addresses by one
  * merge walk (dso_resolve_sorted) versus a binary search per address (dso_resolve). */
 #include <stdio.h>

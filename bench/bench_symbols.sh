@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Symbol loading and resolution speed (figures, not pass/fail): kallsyms load, ELF symbol table
 # load, merge-walk versus per-address binary search.
 set -eu

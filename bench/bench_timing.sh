@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The cost of one start/end pair of TSC reads for each barrier mode of prospect/cycles.h, next
 # to a bare rdtsc pair and clock_gettime, so users see what each mode costs on this machine
 # (cpuid is trapped by hypervisors: expect microseconds in a VM).

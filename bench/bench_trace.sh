@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect trace vs ltrace, ltrace -p and uftrace on the same work: malloc(144)/free pairs that
 # the target times itself (wall and thread-cpu ns per call). "added" is the traced per-call time
 # minus the untraced one; medians of RUNS runs. Issue 12's targets: launched <= 0.05 us per call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hit storage measured: Prospect's open-addressing hit store (sorted once by radix sort) and a
  * JudyL array (ordered by construction), on the same address stream: a skewed mix of user and
  * kernel addresses as a system-wide profile produces. Prints inserts/s, bytes per distinct

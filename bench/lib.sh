@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers of the bench_*.sh scripts that time a command against its peer: source it after
 # setting T (the script's scratch directory).
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_lines.sh's target: N passes through a few short lines (about 9 blocks each). Prints
  * the loop's own duration, so start-up and probe setup and removal are not measured. */
 #include <stdio.h>

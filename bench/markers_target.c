@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_markers.sh's target: unit() is one region, marked in the code and also a function
  * `stat -r unit` can probe; it runs N times (argv[1]) and prints the loop's own time per call
  * (process start and the tools' setup are outside it). */

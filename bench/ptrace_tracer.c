@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal region tracer with Perforator's mechanism, for comparison in `make bench`:
  * ptrace, an int3 at the region's start; on the hit, restore the byte, read the return
  * address from the stack and put an int3 there; on the return hit, restore it and re-arm the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmark target for bench_stat.sh: calls a region of a few instructions N times.
  *   stat_target N leaf       region_leaf(): first instruction a RIP-relative mov, which the
  *                            kernel must single-step out of line after the uprobe's int3

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What one start/end pair costs here, for each way of reading time: median and minimum TSC
  * ticks of an empty pair (nothing measured between the reads), and the same in ns. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The target of bench_trace.sh: malloc(144)/free pairs timed by the program itself.
  *   trace_target loop N     N pairs, then "wall_ns_per_call W cpu_ns_per_call C" on stderr
  *   trace_target attach     "ready PID" on stdout; per "go N" line on stdin, N pairs and

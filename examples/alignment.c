@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seed 003 (alignment): two threads increment two fields of one global struct,
  * with cache-line alignment: each thread's counter on its own line.
  * The seed cloned a child with CLONE_VM and never waited for it; here the second thread is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The demo workload: user-space hot spots with a known split, a syscall-heavy phase, and a
  * child process, so one report shows every section of the Prospect report. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seed 004: the malloc microbenchmark. Per-call cycles for thousands of calls, read with start
  * and end barriers, pinned to one CPU, summarized as percentiles and drawn as seed 004's
  * percentile curve (percentile of calls on x, cycles on y), one series per allocator/size mix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seed 003 (no_alignment): two threads increment two fields of one global struct,
  * without alignment: both counters on one cache line (false sharing).
  * The seed cloned a child with CLONE_VM and never waited for it; here the second thread is a

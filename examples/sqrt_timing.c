@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seed 000, section 3.1: time ten calls of sqrt(2.0) with the cycle counter and print the
  * times after the loop (printf inside the loop would disturb what it measures). The first call
  * is usually slower: caches, branch predictors and the lazy PLT binding of sqrt are cold.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `prospect report --children`, `--format folded` and `--format pprof` do with an opened
  * perf.data, for the fuzzers: every sample's call stack stored (FP chains walked, user stacks
  * unwound from their copies by src/unwind/), names resolved, the three reports written to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for call stacks from a perf.data file: `report --children`, `--format
  * folded` and `--format pprof` on it (callgraph_report.c). Seeds: files recorded with -g and
  * with --call-graph dwarf, so that FP chains and the unwinder's registers and stack copies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the call traces `replay` reads: the first byte picks the reader (even:
  * the binary trace of `trace -w`, odd: an `ltrace -o` log), the rest is the file; a trace
  * read is then turned into a replay program, as `prospect replay` does. Seeds: a few small

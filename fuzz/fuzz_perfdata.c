@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the perf.data reader: open (header, attrs, features), then walk the
  * records in time order and in file order, decoding each as a consumer would, and feed them
  * to the session (processes, maps, hit stores, call stacks) as `prospect report` does. Any crash,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for pipe mode ('perf record -o -'): every input is read as a stream after
  * the 16-byte pipe header (added when the input lacks it), so mutations hit the HEADER_ATTR,
  * HEADER_FEATURE and sample records rather than the header's magic; then the call-stack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main(): the command table and dispatch, nothing else. */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect/calibrate.h: what one TSC measurement costs and how long a tick is (libprospect).
  *
  * Run once at start-up, outside the measured loop:

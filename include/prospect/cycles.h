@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect/cycles.h: serialized reads of the x86-64 time-stamp counter (TSC), for timing small
  * pieces of your own code in cycles (seed 000's realcc(), seed 004's rdtsc_s()/rdtsc_e()).
  *

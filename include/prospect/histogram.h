@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect/histogram.h: execution-time histograms of per-call measurements (libprospect).
  *
  * Add one sample per measured call, then ask for percentiles and write a table, a CSV or an

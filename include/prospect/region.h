@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect/region.h: regions a program marks in its own code (libprospect).
  *
  *     #include <prospect/region.h>

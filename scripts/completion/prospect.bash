@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for prospect: the candidates come from the command tables of the installed
 # binary (`prospect __complete INDEX WORDS...`), so they always match its options.
 _prospect() {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect annotate`: a profile's hits per instruction of the functions that got them.
  * ann_collect gathers the session's user-space hits per (DSO, function) at ELF virtual
  * addresses; ann_listing_build disassembles one function and puts its hits and source

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function extents of code no symbol covers (a program stripped of every symbol, as Debian's
  * gzip), from the file's call-frame information: each function compiled with unwind tables
  * has an .eh_frame FDE giving its [start, end), read with libdw's dwarf_next_cfi. */

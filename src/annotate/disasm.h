@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function disassembly for `prospect annotate`: Zydis (x86-64, lazylib/x86insn.h) over a function's bytes, one
  * entry per instruction, with direct branch targets decoded so the listing can name them. */
 #ifndef PROSPECT_ANNOTATE_DISASM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel code bytes for `prospect annotate`: from a vmlinux image the user gives (its link
  * addresses moved by the KASLR offset, the running kernel's _stext minus the image's), else
  * from /proc/kcore (root; the live kernel's memory as ELF segments). */

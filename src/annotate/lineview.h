@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect annotate --source`: a listing's hits summed per source line (file, line), the
  * gprof/perf source view. */
 #ifndef PROSPECT_ANNOTATE_LINEVIEW_H

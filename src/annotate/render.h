@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rendering annotated functions: text (perf annotate's columns, source lines interleaved),
  * CSV (one row per instruction) and JSON. */
 #ifndef PROSPECT_ANNOTATE_RENDER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect annotate --source`: hits per source line with the text (text, CSV, JSON), and the
  * notes on where source files were found. */
 #include <inttypes.h>

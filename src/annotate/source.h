@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Source text for `prospect annotate`: the files DWARF names, found at their recorded path,
  * through --prefix-map OLD=NEW rewrites (a moved tree), under --source-dir directories, or
  * from debuginfod servers for the build being listed; each read once. Source files are untrusted: only regular files are opened (a FIFO never blocks),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Code address -> source position for `prospect annotate`, from the DWARF line table and the
  * inline scopes (libdw). One handle per ELF file with DWARF, opened once per listing. */
 #ifndef PROSPECT_ANNOTATE_SRCLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect report --sort srcline`: perf's flat table by source line. Every sample's address
  * is looked up once in its file's DWARF line table (libdw, no addr2line processes): rows are
  * "file:line" (the file's base name, as perf), "??:0" for user code without line information

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prospect paper's -e: the hottest routines of a profile disassembled with their hits,
  * written after the report by `prospect run --annotate N`. */
 #ifndef PROSPECT_ANNOTATE_TOP_H

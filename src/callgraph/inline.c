@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inline chains of frames from DWARF (libdw): the concrete function holding the address, then
  * down through the inlined subroutines (and lexical blocks) whose ranges hold it. Each distinct
  * (DSO, address) is looked up once; each DSO's DWARF opened once. */

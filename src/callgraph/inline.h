@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inlined frames (perf's --inline): where DWARF says a frame's address lies inside inlined
  * subroutines, the frame becomes the chain of them, innermost first, then the function the
  * code is in. The added frames' symbols are marked `inlined` (tables print "name (inlined)";

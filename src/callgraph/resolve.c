@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frames -> symbols: each distinct frame of the store once, each (file, offset) resolved once. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbols of a cg_store's frames: each distinct (map, address) resolved once (user frames
  * through their DSO, kernel frames through kallsyms), every frame given the index of its
  * symbol. A symbol is one (DSO, name); unresolved addresses of a DSO share one symbol named

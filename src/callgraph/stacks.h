@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call stacks of samples (from the kernel's frame-pointer call chains): every distinct
  * (process, frames) once, with its samples and period. Frames are kept as addresses in the map
  * they were in when the sample was taken (maps change), and symbolized only at report time,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks merged by symbols: open addressing over a hash of (command, symbols). */
 #include <errno.h>
 #include <stdlib.h>

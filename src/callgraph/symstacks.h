@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call stacks in symbols: the stacks of a cg_store whose frames resolve to the same symbols
  * (different addresses in the same functions: the leaf's loop, other call sites) are one, with
  * their samples and periods added up. Reports that print per symbol (folded lines, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Caller and callee trees of one function, from distinct stacks and their symbols. Callees of
  * F: every stack through F, from F's outermost frame towards the leaf (what F spends its time
  * in). Callers of F: from F's innermost frame towards the outermost (who calls F). A recursive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Functions without a built-in prototype: specs -> probe targets (see anyfunc.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `trace -e 'libfoo.so:bar*'`: functions without a built-in prototype. A spec names a library
  * (a path, a name found like the dynamic loader would, "libc", or the program itself) and a
  * glob over its exported functions (.dynsym); each match is traced by uprobes with four

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Callers of traced calls: /proc/PID/maps snapshots per registration (see callers.h). */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Who made a traced call: the object (ltrace's "exe->", "libstdc++.so.6->") and, for -v, the
  * function, from the process's /proc/PID/maps read when its thread registered (re-read, a few
  * times, when a caller lies outside every known mapping: a library dlopen'ed later). */

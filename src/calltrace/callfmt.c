@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ltrace-like text of calls (see callfmt.h). */
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Registrations and ring draining for the call-trace interposer (see collect.h). */
 #include <errno.h>
 #include <fcntl.h>

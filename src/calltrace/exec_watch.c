@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A launched trace's execs without the interposer (see exec_watch.h). */
 #include <errno.h>
 #include <linux/perf_event.h>

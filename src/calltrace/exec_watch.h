@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A launched trace's execs (`prospect trace -- cmd`): which processes exec'd a program that did
  * not load the interposer (LD_PRELOAD dropped from the environment, replaced, or ignored: a
  * static or set-user-ID program). Their calls are not traced; trace says so. A dummy perf event

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -e specs -> the mask of built-in functions (see funcsel.h). */
 #include <errno.h>
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `trace -e`: which functions to trace. A spec is items joined by '+', each "[LIB:]GLOB" (or
  * ltrace's "GLOB@LIB"): GLOB (fnmatch) against the built-in functions, LIB a library they come
  * from (libc, libc.so.6, libpthread; globs allowed). ct_funcsel_parse takes the built-in list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loading the interposer into a running process (see inject.h). */
 #include <dirent.h>
 #include <dlfcn.h>

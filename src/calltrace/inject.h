@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `trace -p` through the GOT: load the interposer into a running process and let it point the
  * process's GOT entries of the traced functions at its wrappers (restored on detach; see
  * src/inject/calltrace_preload.c's attach section). Loading takes one ptrace stop of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ltrace -o logs to a call_trace (what is accepted: ltrace_log.h). One pass over the lines;
  * calls split by `<unfinished ...>` wait in a small table until their `<... resumed>` line. */
 #include "calltrace/ltrace_log.h"

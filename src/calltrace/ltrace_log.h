@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ltrace -o logs read as a library-call trace (`prospect replay ltrace.log`).
  *
  * Accepted: what ltrace 0.7 writes with any of -f (the task id before each line), -t/-tt/-ttt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing and removing the interposer's file (see preload.h). */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interposer's file: Prospect writes the embedded calltrace_preload.so into a fresh private
  * directory (0700, the file 0700, never through a symlink: src/probe/jump_files.c) that the
  * command preloads from, and removes it at the end. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The --summary tables (see summary.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `trace --summary`: per function the calls, total and mean time; for allocation calls the
  * request sizes as a histogram (power-of-two buckets) and the most frequent exact sizes (seed
  * 004's sort | uniq -c pipeline). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library-call traces: the in-memory form and the binary file (format in tracefile.h). */
 #include "calltrace/tracefile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library-call traces in memory and on disk (`prospect trace -w`, read by `prospect replay`).
  *
  * File format (little-endian, version 1), a stream so a tracer can write while it drains:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracing a running process's library calls with uprobes (see uprobe_attach.h). */
 #include <dirent.h>
 #include <errno.h>

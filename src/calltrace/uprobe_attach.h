@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `trace -p PID`: library calls of a running process through tracefs uprobes. An entry probe
  * (arguments and return address fetched by the kernel) and a return probe (return value) per
  * function in the process's libc, perf tracepoint events on every thread (inherited: new

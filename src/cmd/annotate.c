@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "annotate"
 /* prospect annotate: hits per instruction of a perf.data file's functions (src/annotate/). */
 #include <errno.h>

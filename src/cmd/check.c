@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect check: is this machine quiet enough to measure? Options -> syscheck_run() ->
  * one line per item (or JSON). Exit 0 when nothing warns, 1 when something does, 2 on usage. */
 #include <errno.h>

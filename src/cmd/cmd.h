@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command layer: one cmd_<name>() per subcommand, each in src/cmd/<name>.c. Only this layer
  * prints to the user and chooses exit statuses. */
 #ifndef PROSPECT_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shell completion from the command tables: the bash and zsh scripts (scripts/completion/) call
  * `prospect __complete INDEX WORDS...` (WORDS from "prospect" on, INDEX the word being
  * completed) and offer the lines it prints; a line "__files__" asks the shell for file names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "diff"
 /* prospect diff OLD NEW: what changed between two profiles, per symbol (as perf diff), as csv,
  * or as a differential flame graph. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "lines"
 /* prospect lines: exact executions per source line of an unmodified program (src/lines/). */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect list: the events that really open on this machine (each one is probe-opened), with
  * a description, optionally only those matching globs. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Man pages from the command tables: `prospect help --man [COMMAND]` prints roff, which
  * `make install` writes as prospect.1 and prospect-COMMAND.1. */
 #include <ctype.h>

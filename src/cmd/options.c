@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing and --help from a command's option table (cmd/options.h). */
 #include <getopt.h>
 #include <stdbool.h>

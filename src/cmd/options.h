@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Commands declared once: each command's options in one table (struct optdecl), from which
  * come its getopt parsing, its --help, its man page and its shell completion. Options that
  * several commands share are declared once here as OPTD_* entries. */

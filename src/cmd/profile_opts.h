@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collection options shared by `run` and `record`: -a, -p, -F, -c, -e, -g, -m, --duration,
  * --cpu. Parsing and validation live here so both commands accept exactly the same syntax. */
 #ifndef PROSPECT_CMD_PROFILE_OPTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "record"
 /* prospect record: profile like `run`, but write the records to a perf.data file (which perf
  * reads too) instead of reporting. */

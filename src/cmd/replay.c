@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect replay: a malloc trace (Prospect's binary trace or an ltrace log) replayed against
  * allocators, each call timed; percentiles per allocator and function, the seed 004 curves as
  * SVG, the `check` verdict for the CPU. Options -> src/replay/ -> output. */

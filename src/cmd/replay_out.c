@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect replay's output: text, CSV, JSON, the dump and the SVG (replay_out.h). */
 #include <errno.h>
 #include <stdint.h>

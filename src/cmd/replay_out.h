@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect replay's output (src/cmd/replay_out.c): the check verdict, the summary, the table,
  * CSV, JSON, the executed-call dump and the SVG curves. */
 #ifndef PROSPECT_CMD_REPLAY_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "report"
 /* prospect report: read a perf.data file and print what is in it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-stack exports of report: pick the writer, open the output, commit or abort. */
 #include <errno.h>
 #include <stdio.h>

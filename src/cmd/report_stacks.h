@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report --format folded|svg|pprof|speedscope: the call-stack exports, written to -o FILE
  * (through util/outfile: no symlink followed, replaced whole) or stdout. */
 #ifndef PROSPECT_CMD_REPORT_STACKS_H

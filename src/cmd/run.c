@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect run: profile a command (and its children) or the whole system, report at exit. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The warning for a command whose program changes credentials at exec (cmd.h). */
 #include <limits.h>
 #include <stdio.h>

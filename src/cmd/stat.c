@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect stat: counters over a whole program (like perf stat) or over regions of it. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stat -r: the probe-cost note (trace/region_cost.h decides) and the progress line. */
 #include <time.h>
 #include <unistd.h>

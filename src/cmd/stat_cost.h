@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stat -r: the probe-cost note and the progress line (kept apart from stat.c). */
 #ifndef PROSPECT_CMD_STAT_COST_H
 #define PROSPECT_CMD_STAT_COST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect trace`: library calls of a command, ltrace-like, through a preloaded interposer
  * (src/inject/calltrace_preload.c, drained by src/calltrace/collect.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing untrusted names (symbols, command names) into XML and JSON: escaped, control
  * characters and bytes that are not valid UTF-8 replaced, so a hostile name cannot break the
  * document or its parser. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks -> merged tree of frame names. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tree a flame graph draws: call stacks merged from the root (every sample) through the
  * command name to the leaf, one node per distinct path of frame names. Built from a cg_store
  * (callgraph/stacks.h) once its frames are symbolized; two values per node so a differential

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interned strings numbered in order of first appearance (pprof's string table, speedscope's
  * frame list, flame graph frame names): each distinct string stored once. */
 #ifndef PROSPECT_FLAME_STRTAB_H

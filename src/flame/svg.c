@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Flame graph SVG: the layout in C, interaction in a small embedded script. */
 #include <errno.h>
 #include <inttypes.h>

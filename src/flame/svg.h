@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An interactive flame graph as one self-contained SVG (no network, no Perl): frames drawn by
  * Prospect, so it is readable without scripts; the embedded script adds click to zoom, search
  * (matches highlighted, their share shown) and the details line on hover. */

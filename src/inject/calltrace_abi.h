@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the call-trace interposer (src/inject/calltrace_preload.c, inside the traced program)
  * and Prospect (src/calltrace/) share: the built-in prototypes, the per-thread ring in shared
  * memory, and the registration message. Header only, plain C: the interposer links nothing of

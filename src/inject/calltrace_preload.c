@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-trace interposer: preloaded (LD_PRELOAD) by `prospect trace` into the command it
  * launches. It exports the built-in functions (calltrace_abi.h), each a wrapper that reads the
  * TSC, calls the next definition (dlsym RTLD_NEXT), reads the TSC again and appends one 64-byte

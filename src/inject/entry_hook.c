@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The entry hook: a tiny shared library that `prospect stat -r` preloads (LD_PRELOAD) into the
  * command it launches. It is not part of libpcore: it runs inside the measured program, is built
  * without sanitizers and embedded into prospect as bytes (see src/probe/jump_entry.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Libraries loaded on first use (this folder, util/dlib.c): why one could not be loaded,
  * for the commands that say so. */
 #ifndef PROSPECT_LAZYLIB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libpfm4, loaded with dlopen at the first pfm_initialize (an event name to encode, `list`)
  * rather than at every startup: its event tables are ~41k relocations (2.1 MB of RSS, 1 MB of
  * it private). These definitions stand in for the library's own (same names and prototypes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One x86-64 instruction decoded with Zydis (loaded on first use, src/lazylib/zydis.c), and
  * the questions Prospect's code asks of it: branch kind, direct target, RIP-relative operand,
  * text in AT&T or Intel syntax. Shared by annotate, lines, the unwinder's call-site check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Zydis (the x86 decoder of annotate, lines, the unwinder's call-site check and jump-entry
  * relocation), loaded with dlopen when the first decoder or formatter is initialized rather
  * than at every startup, like the other optional libraries (util/dlib.c). These definitions

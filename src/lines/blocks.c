@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One function's code -> blocks of one source line, entered only at their start (Zydis). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counting probes at block starts (count.h). */
 #define LOG_PREFIX "lines"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The probes of `prospect lines`: one per probed block start, all in ONE tracefs uprobe event
  * ("p:prospect_PID/lines PATH:OFF id=\\N:u32" appended per probe), opened per cpu with
  * attr.inherit on the launched command (every thread and child process) as a sampling event:

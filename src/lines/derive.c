@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks that need no probe. A block B entered only by transfers inside its function, each
  * from a block P with one way out (a jump or a fall-through, no condition), runs exactly
  * count(P1) + count(P2) + ... times, when no P holds a call (fork returns twice). Decided

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact executions per source line of an unmodified program (`prospect lines`, docs/lines.md).
  *
  * The chosen functions are cut into blocks: straight runs of instructions of one source line

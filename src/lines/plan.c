@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which functions `prospect lines` counts, and their blocks: the DWARF line table (libdw) gives
  * each instruction its line, the symbols give the functions. */
 #define LOG_PREFIX "lines"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect lines` output: gprof's annotated listing (counts in the left margin), "Top 10
  * Lines" and "Execution Summary" per source file; CSV (file,line,count) and JSON. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect lines` output formats (docs/lines.md). */
 #ifndef PROSPECT_LINES_RENDER_H
 #define PROSPECT_LINES_RENDER_H

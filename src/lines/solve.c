@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Block counts -> line counts. A line's count is how often control entered its blocks from
  * elsewhere: each block's count minus the transfers into it from blocks of the same line. A
  * transfer's count is the source block's count when it has one way out; for a conditional

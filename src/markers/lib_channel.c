@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libprospect's region markers: finding Prospect's private channel at load time, and writing
  * results into it. libc only: this runs inside the user's program. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inside libprospect's region markers (libc only: this code runs in the user's program). */
 #ifndef PROSPECT_MARKERS_LIB_INTERNAL_H
 #define PROSPECT_MARKERS_LIB_INTERNAL_H

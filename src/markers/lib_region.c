@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libprospect's region markers: per-thread counting between prospect_region_begin and _end.
  * Each thread opens its own counter group (perf_event_open, this thread, any CPU) on its first
  * region and reads it with one read() at each end; a region's aggregates (calls, crossings,

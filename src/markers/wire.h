@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The private channel between `prospect stat --markers` and libprospect's region markers.
  *
  * stat creates an anonymous file (memfd: no name any other process can open), writes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Off-CPU waits: open at a switch-out sample, weighed at the thread's switch-in. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Off-CPU time by stack: where threads wait. A sched:sched_switch sample (taken in the thread
  * being switched out, with its call chain) opens a wait; the thread's next switch-in ends it
  * (a PERF_RECORD_SWITCH "in" record of that thread, or a sched_switch sample whose raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Closing many perf events at once (see close_many.h). */
 #include <pthread.h>
 #include <unistd.h>

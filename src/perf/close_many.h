@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Closing many perf events at once. Closing the last event on a tracefs uprobe makes the
  * kernel unregister the probe and wait out a grace period (40-100 ms each here, one after the
  * other: 14 events took 0.8 s); closed from several threads, the waits overlap. */

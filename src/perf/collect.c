@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "collect"
 #include <dirent.h>
 #include <errno.h>

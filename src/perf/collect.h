@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Live collection: opens the sampling events (per CPU), launches the command or attaches,
  * drains the ring buffers with poll() until the end, and hands every record to two outlets:
  * `raw` in the order read (for a perf.data writer) and `ordered` in time order (for a session).

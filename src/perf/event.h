@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Event names -> perf_event_attr, and failures of perf_event_open -> advice. */
 #ifndef PROSPECT_PERF_EVENT_H
 #define PROSPECT_PERF_EVENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "event_pfm"
 #include <ctype.h>
 #include <errno.h>

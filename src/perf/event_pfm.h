@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libpfm4's view of this CPU: its PMU model, event names -> perf_event_attr, oprofile's generic
  * names mapped to this model's, suggestions for names the model lacks, and listings (ophelp). */
 #ifndef PROSPECT_PERF_EVENT_PFM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* "Did you mean" for event names: a tracepoint from its own subsystem's list in tracefs, a
  * perf name from the list it belongs to (event.c). Distances are util/editdist's. */
 #include <dirent.h>

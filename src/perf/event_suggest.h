@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* "Did you mean" suggestions for misspelt event names, each from the list the name belongs to:
  * perf's software and hardware names, a tracepoint subsystem's events. */
 #ifndef PROSPECT_PERF_EVENT_SUGGEST_H

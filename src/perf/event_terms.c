@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "event_terms"
 #include <dirent.h>
 #include <errno.h>

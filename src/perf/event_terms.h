@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf's PMU event syntax, PMU/term=value,.../[modifiers] ("cpu/event=0xc0,umask=0/u"): the
  * PMU's type and the bit positions of its terms come from sysfs (TYPE and format/TERM, e.g.
  * "config:0-7,32-35"); a term without a value may name one of the PMU's events/ aliases. */

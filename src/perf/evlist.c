@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "evlist"
 #include <errno.h>
 #include <stdint.h>

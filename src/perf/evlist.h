@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A list of events (attrs with names and kernel ids). Live collection opens them and maps their
  * ring buffers; the perf.data reader fills the same structure from a file's attr section, so
  * sample decoding is the same code for both. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Time-ordering of records from several CPUs. Each CPU's ring buffer is in time order, but the
  * buffers interleave; the session needs FORK/COMM/MMAP before the samples that depend on them.
  * Records are queued and released in rounds: after a round has been read completely, everything

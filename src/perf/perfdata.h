@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.data reader: the file producer of the record stream. The file is mapped, its header and
  * attr section validated and turned into a struct evlist, its feature sections parsed into a
  * struct perfdata_info (for `report --header`), and its data section walked once, delivering

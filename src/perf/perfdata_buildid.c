@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's build id, from the ELF notes the kernel exports (untrusted bytes). */
 #include <errno.h>
 #include <stdlib.h>

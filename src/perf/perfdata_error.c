@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors of the perf.data reader and writer: the file, the byte offset where known, and what
  * was wrong, for the one-line messages the commands print. */
 #include <stdarg.h>

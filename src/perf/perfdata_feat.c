@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Feature sections: parsing (bounds-checked, damage is counted, never fatal) and building. */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Feature sections of perf.data (the metadata after the data section): parsing for the reader,
  * serialization for the writer. Internal to src/perf/perfdata_*. */
 #ifndef PROSPECT_PERF_PERFDATA_FEAT_H

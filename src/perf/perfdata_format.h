@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The on-disk layout of perf.data ("PERFILE2", the format perf 6.1 reads and writes), from the
  * public description in the kernel's tools/perf/Documentation/perf.data-file-format.txt.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The perf.data reader's state, shared by its files (perfdata_read.c: header, attrs, walk;
  * perfdata_map.c: the mapped file; perfdata_pipe.c: pipe mode; perfdata_zstd.c: compressed
  * records). Internal to src/perf/perfdata_*. */

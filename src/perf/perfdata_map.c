@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reader's view of the file, safe against truncation while it is read (perfdata_internal.h). */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pipe mode ('perf record -o -'): a 16-byte header, then records only. The events come as
  * HEADER_ATTR records and the feature sections as HEADER_FEATURE records, before
  * FINISHED_INIT (perf 5.17+) or at least before the first sample. The record walk later skips

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.data reader: validation of header and attrs, the record walk, time ordering. */
 #define LOG_PREFIX "perfdata"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Records perf writes that the kernel does not: the kernel's own text mapping. perf report
  * places kernel samples through it ("[kernel.kallsyms]_text"); without it perf warns that
  * kernel maps were restricted and leaves kernel samples unresolved. */

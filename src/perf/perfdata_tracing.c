@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HEADER_TRACING_DATA for files with tracepoint events: perf report and perf script need the
  * tracepoints' format descriptions (tracefs' format files) to read their samples' raw fields,
  * and refuse a tracepoint file without them ("broken or missing trace data").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HEADER_TRACING_DATA (the tracepoints' formats): built for the perf.data writer, read for
  * raw fields' places. Internal to src/perf/perfdata_*. */
 #ifndef PROSPECT_PERF_PERFDATA_TRACING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading HEADER_TRACING_DATA (layout in perfdata_tracing.c): the format text of one
  * tracepoint, so that its samples' raw fields are read where this file's kernel put them. The
  * section is untrusted: every length is checked against what is left. */

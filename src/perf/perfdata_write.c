@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.data writer. Layout: header, the events' ids and attrs (as known at the first record),
  * data, feature table and bodies, and, only if the events changed during the recording, their
  * final ids and attrs. perf finds every part through offsets, except the feature table, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.data writer: the file consumer of the record stream, in the layout perf 6.1 reads.
  *
  *   open    creates the file (mode 0600, never through a symlink) with an all-zero header: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERF_RECORD_COMPRESSED ('perf record -z'): each record's body continues one zstd stream (perf
  * flushes, it does not end frames), and what it decompresses to is the record stream, whose
  * last record may continue in the next COMPRESSED record. So one decoder lives for the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "proc"
 #include <ctype.h>
 #include <dirent.h>

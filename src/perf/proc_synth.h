@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthesizes COMM and MMAP2 records for processes that already exist, from /proc (as Prospect
  * scanned /proc at start-up). Records get time 0 and a zeroed sample_id trailer of the size the
  * attr needs, so they are valid both for the session and in a perf.data file. Every /proc file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The record stream: perf_event records as the kernel writes them into ring buffers and as
  * perf.data stores them. Both producers (live ring buffers, perf.data reader) hand these same
  * bytes to consumers (session, perf.data writer); this file decodes them with bounds checks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One mmapped perf ring buffer: the kernel writes records at data_head, we consume them and
  * publish data_tail. Records that wrap around the end are copied into a scratch buffer so
  * consumers always see one contiguous record. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The user registers a --call-graph dwarf sample asks the kernel for (PERF_SAMPLE_REGS_USER):
  * the collector sets the mask, the unwinder reads the registers in its bit order. */
 #ifndef PROSPECT_PERF_SAMPLE_REGS_H

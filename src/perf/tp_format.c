@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracepoint format texts: one field per line,
  *   "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;"
  * The field's name is the declaration's last identifier (before any "[N]"). Untrusted text:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracepoint format descriptions (tracefs' events/SYSTEM/EVENT/format, also carried in
  * perf.data's HEADER_TRACING_DATA): where a named field sits in a sample's raw data. */
 #ifndef PROSPECT_PERF_TP_FORMAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Machine-code checks for jump entries (see jump_entry.h): can a function's first bytes be
  * replaced by a 5-byte `jmp` and its first instructions run elsewhere? Decoded with Zydis
  * (lazylib/x86insn.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "jump"
 #include <ctype.h>
 #include <errno.h>

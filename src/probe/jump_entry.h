@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Jump entries: function regions of a launched program entered without a trap-and-single-step.
  *
  * A uprobe on a function's first instruction costs an int3 trap and, when the kernel cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The files of jump entries: a private directory the command can load code from, the
  * trampoline's bytes, and the removal of directories left by a killed prospect. */
 #include <dirent.h>

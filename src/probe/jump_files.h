@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to jump entries (src/probe/jump_*.c): the files Prospect writes for the entry hook. */
 #ifndef PROSPECT_TRACE_JUMP_FILES_H
 #define PROSPECT_TRACE_JUMP_FILES_H

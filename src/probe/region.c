@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "region"
 #include <ctype.h>
 #include <errno.h>

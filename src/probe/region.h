@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Regions of a program for `prospect stat -r`: parsing what the user wrote and resolving it
  * to probe points (ELF file + file offset) with the symbol and DWARF modules.
  *

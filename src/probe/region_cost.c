@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The probe-cost estimate of region_cost.h. */
 #include <fcntl.h>
 #include <string.h>

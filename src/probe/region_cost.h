@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the probes cost a region's crossings, for `stat -r`'s note when that cost is large
  * against the region (a 10-int sum, a hot malloc): counts stay right, times are inflated and
  * the run is stretched. An estimate from reference costs measured on the development VM (docs/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Turns probe crossings into per-region counter totals.
  *
  * Input: samples that carry a counter group's values (PERF_SAMPLE_READ of a group) for one

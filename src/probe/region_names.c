@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Region names -> function symbols: exact, partly qualified C++, gcc clones, suggestions. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which function symbols a region's name means (`prospect stat -r NAME`): exact raw or demangled
  * names, partly qualified C++ names (`work`, `Parser::run`, `app::work<app::Parser>`), gcc's
  * clones (`busy.isra.0`, `.constprop.N`, `.part.N`; `.cold` parts belong to their function),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Live region tracing: uprobes on every region's entry and exit, each a sampling member of a
  * counter group, so every crossing sample carries the group's counter values (PERF_SAMPLE_READ
  * with PERF_FORMAT_GROUP). No ptrace, no stop of the target: the kernel handles the probe and

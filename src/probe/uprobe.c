@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "uprobe"
 #include <dirent.h>
 #include <errno.h>

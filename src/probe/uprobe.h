@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dynamic uprobes for region tracing, created through tracefs (uprobe_events) and opened as
  * PERF_TYPE_TRACEPOINT events.
  *

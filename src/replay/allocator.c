@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocator names -> libraries to preload (allocator.h). */
 #include "replay/allocator.h"
 

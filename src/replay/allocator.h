@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The allocators `prospect replay --allocator` knows: glibc (no preload) and Debian's
  * libjemalloc2, libtcmalloc-minimal4 and libmimalloc2.0, preloaded; NAME=PATH adds another. */
 #ifndef PROSPECT_REPLAY_ALLOCATOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Trace -> replay program (see replay_prog.h): pick the allocation calls, number the tasks,
  * merge the threads by time keeping each thread's order, then match pointers in time order. */
 #include "replay/replay_prog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A call trace turned into a replay program: the allocation calls (malloc, calloc, realloc,
  * free) in one global order that keeps each thread's recorded order and otherwise follows the
  * recorded time, one replay thread per recorded task, and each free or realloc matched by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One allocator's replay in a child process (replay_run.h). */
 #include "replay/replay_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a replay program in a child process against one allocator: the embedded replay child
  * (src/replay/child/) exec'd from a sealed memfd with LD_PRELOAD set, pinned to one CPU, the
  * program in a second memfd, the per-call ticks and peak RSS back over a pipe. */

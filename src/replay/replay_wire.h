@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `prospect replay` and its child (src/replay/child/replay_child.c) exchange: the replay
  * program (a file the child maps) and the results (a pipe back). Both ends are built from this
  * header on the same machine, so the layout is native; the parent still checks every size and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports of call stacks (callgraph/stacks.h): FlameGraph's folded stacks and perf's
  * Children/Self table. */
 #ifndef PROSPECT_REPORT_CALLGRAPH_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-graph parts of the Prospect report: per process, its Children/Self rows and its
  * hottest call paths (run -g), or its off-CPU waits by stack (--off-cpu). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Caller and callee trees as indented text. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf's Children/Self table from distinct call stacks. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV output (RFC 4180): fields with commas or quotes are quoted, quotes doubled; control
  * characters (newlines too) and malformed UTF-8 are written as \xNN, as the text reports do. */
 #ifndef PROSPECT_REPORT_CSV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-symbol self shares of two profiles and their change. Symbols of the two files are
  * matched by (shared object name, symbol name), as perf diff matches them. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect diff: two profiles compared per symbol, as perf diff (its default, delta-abs): each
  * (shared object, symbol)'s self share of the old and of the new profile, and the change. */
 #ifndef PROSPECT_REPORT_DIFF_H

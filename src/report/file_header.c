@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 #include <string.h>
 #include "report/csv.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect report --header` and `--stats`: what a perf.data file says about itself (host,
  * kernel, events, samples, lost, build ids, features) and its record counts, as text, CSV or
  * JSON. Needs perfdata_process to have run (for the counts).

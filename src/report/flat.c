@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Flat table: symbolize every hit once (merge walk per map), reduce by the sort keys with one
  * sort, order by period. */
 #include <errno.h>

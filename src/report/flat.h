@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The flat table perf users know: `Overhead  Command  Shared Object  Symbol`, rows aggregated
  * by any of comm, pid, dso, sym in the order given (or per thread: tid), sorted by period
  * (perf's overhead), with a percent limit and a DSO filter. Hits in stripped libraries are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* FlameGraph's collapsed stacks, as stackcollapse-perf.pl --all writes them from perf script. */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output formats shared by the report renderers. */
 #ifndef PROSPECT_REPORT_FORMAT_H
 #define PROSPECT_REPORT_FORMAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small streaming JSON writer for the machine-readable report formats. Keys and values are
  * escaped; nesting is tracked so commas come out right. Output goes to the FILE the command
  * chose. */

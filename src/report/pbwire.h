@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small protocol-buffers encoder, enough for pprof's profile.proto: varints (wire type 0)
  * and length-delimited fields (type 2: strings, bytes, packed repeated varints, nested
  * messages). A message is built in its own buffer and appended to its parent with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks -> profile.proto -> gzip. Field numbers from profile.proto:
  *   Profile: 1 sample_type, 2 sample, 3 mapping, 4 location, 5 function, 6 string_table,
  *            10 duration_nanos, 11 period_type, 12 period

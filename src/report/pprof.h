@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof's profile.proto (github.com/google/pprof, proto/profile.proto), gzipped: what go tool
  * pprof, Pyroscope and Parca read. */
 #ifndef PROSPECT_REPORT_PPROF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A flat profile: symbol-level hits aggregated by (DSO, symbol), or by address where nothing
  * resolved, sorted by period. One per section of the Prospect report. */
 #ifndef PROSPECT_REPORT_PROFILE_H

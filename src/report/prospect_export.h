@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prospect report's tables in machine-readable form (`prospect report --format csv|json`):
  * the run statistics, the summary of processes, each detailed process's USER and KERNEL
  * profiles (top N rows) and the global KERNEL profile. Processes are detailed with the same

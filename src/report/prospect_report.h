@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prospect report (seed 001): Statistics of Run, Summary of Processes, per-process USER
  * and KERNEL profiles, and the Global KERNEL Profile, in a fixed-width layout for 100 columns
  * (long names elided in the middle unless `wide`). Percentages are shares of the period (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks -> speedscope's "sampled" profiles: each distinct stack is one sample, its weight
  * the samples (or nanoseconds) it stands for; frames are the symbols, outermost first. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json): one
  * "sampled" profile per process, frames shared. */
 #ifndef PROSPECT_REPORT_SPEEDSCOPE_H

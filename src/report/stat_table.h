@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tables for `prospect stat`: per-region aggregates (text boxes like Perforator's, or CSV),
  * and the whole-program counter list. Renderers write to the FILE the command gives them. */
 #ifndef PROSPECT_REPORT_STAT_TABLE_H

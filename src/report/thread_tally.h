@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Samples and period per thread, named by its latest command name, for `report --sort tid`
  * (shown "tid:comm", as perf's own `pid` key, which is per thread). The session keeps hits per
  * process, so threads are tallied beside it from the same records: COMM and FORK give each

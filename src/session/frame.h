@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One frame of a call stack, as samples and the unwinder produce it and the call-graph store
  * keeps it: below both, so that the unwinder never needs the store. */
 #ifndef PROSPECT_SESSION_FRAME_H

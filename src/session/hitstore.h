@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Instruction-pointer hits: address -> (samples, period sum), with ordered iteration.
  *
  * Prospect's paper stored hits in a quaternary digital trie for ordered, sparse storage. Here an

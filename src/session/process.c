@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processes and their address-space maps. */
 #define LOG_PREFIX "process"
 #include <errno.h>

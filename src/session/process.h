@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process lifecycle and address-space maps (struct process/map are in session.h). */
 #ifndef PROSPECT_SESSION_PROCESS_H
 #define PROSPECT_SESSION_PROCESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Releasing exited processes the report will not detail, so that a long system-wide run holds
  * the live processes and the detailed ones, not every process it ever saw (issue 19: a `run
  * -a` beside a make loop reached 952 MB in 10 minutes). Their counts stay for the report's

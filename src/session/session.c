@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Updates the system model from the record stream. */
 #define LOG_PREFIX "session"
 #include <errno.h>

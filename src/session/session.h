@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The session: the system model built from the record stream (seed 001's "Prospect System
  * Model"). Processes with their threads and executable maps, hits per (process, map, address),
  * kernel hits per process and globally, and the statistics of the run. Fed in time order by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the session hands samples beyond its own hits (in the spirit of perf's perf_tool): the
  * call-graph store, the off-CPU tracker. The session knows no consumer by name; each command
  * adds the sinks it reports from (session_add_sink). Any callback may be NULL. */

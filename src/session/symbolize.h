@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Turns a session's hits into symbol-level hits: each distinct address is resolved once, by a
  * merge walk over the DSO's sorted symbols (user) or kallsyms (kernel). Reports aggregate the
  * results by whatever keys they sort on. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf's build-id cache (~/.debug): reading copies by path and build-id, adding copies. */
 #include <errno.h>
 #include <fcntl.h>

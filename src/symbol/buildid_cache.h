@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf's build-id cache: copies of the files a profile hit, kept by build-id so that the
  * profile still symbolizes after a file was deleted or rebuilt (`perf record` fills it by
  * default, `perf buildid-cache -a FILE` by hand). Layout (perf 4.x to 6.x):

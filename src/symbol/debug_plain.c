@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "symbol"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debug files with compressed sections (Debian's dbgsym packages: SHF_COMPRESSED .debug_*),
  * kept decompressed by build-id. libdw inflates every compressed debug section when it opens a
  * file (34 ms for libc's, more than the rest of a `report --sort srcline`), on every run; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Separate debug info: by build-id under the debug root, else by .gnu_debuglink. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: finding separate debug info (Debian's dbgsym layout, objcopy
  * --only-keep-debug + --add-gnu-debuglink). */
 #ifndef PROSPECT_SYMBOL_DEBUGINFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: separate debug info from debuginfod servers, by build-id, through
  * elfutils' libdebuginfod (the servers of $DEBUGINFOD_URLS), when the local lookups found
  * nothing. Downloads go to $DEBUGINFOD_CACHE_PATH, else a private directory of Prospect's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C++ and Rust demangling through libiberty (the same library binutils and perf use). */
 #include <libiberty/demangle.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DSO cache (one struct dso per kind+path+build-id), accessors, resolution, name search. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DSOs: the files (and pseudo-files) that code runs from, with their symbols.
  * One struct dso per file, shared by every process that maps it; symbols are loaded lazily,
  * once, only for DSOs that got hits. Every file is untrusted input. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: the DSO struct shared by the cache and the loaders. */
 #ifndef PROSPECT_SYMBOL_DSO_INTERNAL_H
 #define PROSPECT_SYMBOL_DSO_INTERNAL_H

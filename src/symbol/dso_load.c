@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A DSO's ELF file: locating it (inode and build-id checks, segments) apart from loading its
  * symbols (.symtab, own or from separate debug info, else .dynsym with brackets): the
  * unwinder needs only the former. */

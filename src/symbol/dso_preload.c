@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loading (and resolving in) many DSOs at once, on one thread per CPU we may run on: a report
  * that needs them all (the call-graph resolution, the flat and Prospect tables) waits for the
  * slowest file rather than for their sum. Each DSO is handled by one thread; a DSO's state is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <dwarf.h>
 #include <errno.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The concrete function DIE holding an address (libdw), for the inline views of annotate and
  * call graphs. */
 #ifndef PROSPECT_SYMBOL_DWARF_FUNC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inlined copies of a function, from DWARF DW_TAG_inlined_subroutine entries (libdw). */
 #ifndef PROSPECT_SYMBOL_DWARF_INLINE_H
 #define PROSPECT_SYMBOL_DWARF_INLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "dwarf"
 #include <elfutils/libdw.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Source lines -> code addresses from the DWARF line table (libdw), for `file:line` regions. */
 #ifndef PROSPECT_SYMBOL_DWARF_LINES_H
 #define PROSPECT_SYMBOL_DWARF_LINES_H

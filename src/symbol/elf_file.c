@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening untrusted ELF files: libelf does the parsing, we check every extent against the size. */
 #include <errno.h>
 #include <fcntl.h>

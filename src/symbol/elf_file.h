@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: opening untrusted ELF files with libelf, and small readers for the
  * pieces the symbol code needs (build-id note, PT_LOAD segments, named sections, debuglink). */
 #ifndef PROSPECT_SYMBOL_ELF_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PLT stubs have no symbols of their own; naming each slot after its relocation's target
  * ("malloc@plt") is what perf and objdump show, so hits in stubs do not land in _init. */
 #include <errno.h>

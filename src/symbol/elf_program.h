@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a program's ELF headers say about how it starts and where its code is: enough to decide
  * whether Prospect may preload its entry hook into it (src/probe/jump_entry.c). */
 #ifndef PROSPECT_SYMBOL_ELF_PROGRAM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function symbols from an ELF .symtab or .dynsym section into a symtab builder. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IFUNC symbols (STT_GNU_IFUNC): the symbol is a resolver that the dynamic linker calls once to
  * choose an implementation for this CPU (glibc's memcpy, strlen, cos ...). A probe on the
  * symbol counts the resolver, so regions ask which implementation a process gets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IFUNC symbols (STT_GNU_IFUNC) and the implementation they choose on this machine. */
 #ifndef PROSPECT_SYMBOL_IFUNC_H
 #define PROSPECT_SYMBOL_IFUNC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Anonymous executable memory: symbols from the JIT convention file /tmp/perf-PID.map, lines
  * "START SIZE name" (hex numbers, name to end of line). Untrusted: bad lines are skipped. */
 #include <ctype.h>

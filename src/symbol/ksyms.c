@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /proc/kallsyms: read in chunks, each line parsed in place and only text symbols kept (their
  * names copied into one arena), one sort. ksyms_parse parses a whole text in place instead. */
 #define LOG_PREFIX "ksyms"

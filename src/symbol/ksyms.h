@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel symbols from /proc/kallsyms (untrusted text): sorted, with module names. */
 #ifndef PROSPECT_SYMBOL_KSYMS_H
 #define PROSPECT_SYMBOL_KSYMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layout (native x86_64 byte order): a 96-byte header (magic, version, counts, the source
  * text's identity, a checksum), then u64 addr[n] (sorted), u32 name[n] (offsets into the blob),
  * u32 mod[n] (0: core kernel, else 1 + index into modoff), u32 modoff[m], and the blob of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A parsed kallsyms table in binary form, kept beside the cached text copy so that a report
  * loads it with one read instead of parsing 5 MB of text. The file is untrusted: every count,
  * offset and length is checked, and it is tied to the text it was made from (size, mtime,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "ksyms"
 #include <errno.h>
 #include <stdbool.h>

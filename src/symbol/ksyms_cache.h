@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copies of /proc/kallsyms kept by kernel build-id, as perf keeps them in its build-id cache
  * (~/.debug/[kernel.kallsyms]/<build-id>/kallsyms). A copy taken when a profile was recorded
  * describes the kernel as it was then (modules, KASLR), and reading a file is much cheaper

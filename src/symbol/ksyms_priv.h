@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parsed kallsyms table, shared by the text parser (ksyms.c) and its binary form
  * (ksyms_bin.c). */
 #ifndef PROSPECT_SYMBOL_KSYMS_PRIV_H

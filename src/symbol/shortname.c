@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The name reports show for a demangled C++ name: perf's (libiberty without DMGL_PARAMS), made
  * from the full demangled text, which is what the symbol tables keep. */
 #include <ctype.h>

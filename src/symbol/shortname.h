@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One display name for every report (flat table, folded, SVG, pprof, speedscope, --children):
  * a demangled C++ name as perf shows it, which is libiberty's demangling without parameters:
  * no parameter list, no return type, nothing after the list (" const", "[clone .cold]");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening symbol sources: never block on a FIFO, never read a device. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: opening the files symbols come from (ELF files, debug files, perf
  * maps, kallsyms copies). Any of them can be something else planted at the path: a FIFO, whose
  * open() blocks until a writer appears (forever), or a device. */

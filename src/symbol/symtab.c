@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sorted function-symbol arrays: alias choice, zero-size fixup, lookup, brackets, name search. */
 #include <elf.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to src/symbol/: one DSO's function symbols, sorted by address in one array, names in
  * one arena. Built once by a builder (ELF .symtab/.dynsym, JIT maps), then read-only except for
  * the lazily interned bracket names of stripped DSOs. */

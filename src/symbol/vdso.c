@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* [vdso]: every process on this kernel maps the same vdso image, so the symbols come from a
  * copy of our own (found through /proc/self/maps), parsed from memory. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clocks and counters measurements rely on: hardware PMU, TSC invariance, the kernel's
  * clocksource, and whether a hypervisor sits underneath. */
 #include <dirent.h>

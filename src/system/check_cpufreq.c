@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frequency scaling (governor, min/max, boost/turbo) and SMT siblings of the chosen CPU. */
 #include <stdio.h>
 #include <string.h>

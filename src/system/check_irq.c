@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The IRQs that may interrupt the CPU: every one is listed (as ranges), with those the kernel
  * will not move when debugfs says why, and `check --move-irqs` moves the others. */
 #include <ctype.h>

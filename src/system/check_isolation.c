@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU isolation: isolcpus, nohz_full, rcu_nocbs. */
 #include <ctype.h>
 #include <errno.h>

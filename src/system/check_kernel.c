@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel knobs that change what is measured or what may be measured: ASLR,
  * perf_event_paranoid, kptr_restrict. */
 #include <stdio.h>

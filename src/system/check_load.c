@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Competition for the chosen CPU: the load average and the tasks runnable right now. */
 #include <sched.h>
 #include <stdio.h>

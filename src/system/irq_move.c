@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check --move-irqs: writes the target CPU list into each IRQ's smp_affinity_list. The kernel
  * is the judge of what may move; its refusals are returned per IRQ. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The check driver: root-relative reading of untrusted /proc and /sys files, the item list,
  * the choice of CPU, and the order of the checks. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `prospect check`: is this machine quiet enough to measure small things? Each item reads
  * /proc and /sys relative to a root directory (tests point it at fixture trees) and says ok,
  * warn or n/a, what was found and what to do. Library code: nothing is printed here. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the check_*.c files of src/system/. */
 #ifndef PROSPECT_SYSTEM_SYSCHECK_PRIV_H
 #define PROSPECT_SYSTEM_SYSCHECK_PRIV_H

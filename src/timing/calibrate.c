@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration of TSC measurements: floor, counter step and frequency. Part of libprospect, so
  * it depends on libc only (no src/util). */
 #include <errno.h>

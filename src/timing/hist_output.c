@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Histogram summaries as a text table and as CSV. */
 #include <errno.h>
 #include <string.h>

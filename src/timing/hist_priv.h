@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to libprospect's histogram module: sorted views shared by the output writers. */
 #ifndef PROSPECT_TIMING_HIST_PRIV_H
 #define PROSPECT_TIMING_HIST_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The percentile-curve chart of seed 004 as standalone SVG: percentile of calls on x, value on
  * y, one polyline per series, axes with ticks and a legend. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Execution-time histograms: samples, nearest-rank percentiles, MAD and MAD outliers.
  * Part of libprospect: depends on libc only. */
 #include <errno.h>

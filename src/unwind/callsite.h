@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The direct call just before a return address: the function it called, decoded with Zydis
  * from the DSO's file and cached per return address; and the direct calls a function makes. */
 #ifndef PROSPECT_UNWIND_CALLSITE_H

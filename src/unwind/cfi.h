@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One DSO's call frame information (.eh_frame, else .debug_frame, through libdw's
  * dwarf_cfi_addrframe) and the unwind rule of each PC asked, cached: the same few thousand PCs
  * recur in every sample, and building a Dwarf_Frame runs the CIE and FDE programs each time. */

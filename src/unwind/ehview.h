@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A view of a code file's .eh_frame and .eh_frame_hdr for libdw's dwarf_getcfi_elf: an ELF
  * image in memory whose section table lists just those two, the table first, over a guarded
  * read-only mapping of the file's bytes (mapguard.h).

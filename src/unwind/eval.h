@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Evaluation of the DWARF expressions libdw hands over for a frame (CFA and register rules)
  * against the registers of the frame below and the sample's copy of the user stack. */
 #ifndef PROSPECT_UNWIND_EVAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <asm/perf_regs.h>
 #include <errno.h>
 #include "unwind/regs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86_64 user registers as perf samples them (PERF_SAMPLE_REGS_USER) and as DWARF numbers
  * them (the CFI's columns). */
 #ifndef PROSPECT_UNWIND_REGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* User-space unwinding at report time, the one place a sample's frames come from when the
  * kernel's frame-pointer chain is not the whole answer:
  *  - DWARF mode (the sample carries user registers and a copy of the user stack, perf's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --cpu N for run, record and stat: parse the CPU and pin a task to it, with an explanation a
  * person can act on when the CPU cannot be used. */
 #ifndef PROSPECT_UTIL_CPU_PIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU lists as the kernel writes them in sysfs and on its command line ("0-3,8,10-11"). */
 #ifndef PROSPECT_UTIL_CPULIST_H
 #define PROSPECT_UTIL_CPULIST_H

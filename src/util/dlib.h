@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Optional shared libraries loaded with dlopen on first use instead of at startup: a library
  * linked at build time is mapped and relocated by every run, even `prospect version` (libpfm4's
  * event tables are ~41k relocations; libdebuginfod pulls libcurl and its TLS

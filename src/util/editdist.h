@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Levenshtein distance, for "did you mean" suggestions (commands, options, events, regions). */
 #ifndef PROSPECT_UTIL_EDITDIST_H
 #define PROSPECT_UTIL_EDITDIST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading untrusted files whole, with a size cap; opening one only if it is a regular file;
  * making a path's private parent directories. */
 #ifndef PROSPECT_UTIL_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small, fast hashes for open-addressing tables. */
 #ifndef PROSPECT_UTIL_HASH_H
 #define PROSPECT_UTIL_HASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* u64 -> pointer map with open addressing (tids -> threads, pids -> processes). */
 #ifndef PROSPECT_UTIL_HASHMAP_H
 #define PROSPECT_UTIL_HASHMAP_H

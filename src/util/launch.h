@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Starting a command for measurement: fork, hold the child before exec (a pipe handshake) so
  * events can be opened on its pid, then let it exec. Exec failures come back through a
  * close-on-exec pipe, so "not found" (127) and "not executable" (126) are told apart. */

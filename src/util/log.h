@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leveled diagnostics on stderr. Library code logs only at debug levels (-v, -vv) to explain
  * "why is my symbol missing"; errors are returned as -errno and reported by src/cmd/. */
 #ifndef PROSPECT_UTIL_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File mappings that survive their file shrinking under us. Reading a page of a mapping that
  * its (truncated) file no longer backs raises SIGBUS; inside a guarded range the handler maps
  * a page of zeros there instead and marks the range damaged, so the reader (libdw, the perf.data reader) reads

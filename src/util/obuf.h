@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered writing of many small pieces (a number, a name) to a stdio stream: appended with
  * memcpy and written in 64 KiB chunks, where fprintf per piece parses its format and takes
  * the stream's lock every time (folded stacks, speedscope's sample lists). */

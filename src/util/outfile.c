@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output files that never follow a symlink and replace a regular file whole (outfile.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output files (-o of run, stat, record): the one place Prospect opens a file to write results.
  *
  * A symlink at the path is refused (-ELOOP), never followed: a symlink planted in a shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whose a running process is, from the Uid line of /proc/PID/status (readable by anyone). */
 #include <errno.h>
 #include <stdio.h>

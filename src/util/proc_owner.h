@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whose a running process is: a permission error on another user's process has a cause that
  * perf_event_paranoid cannot change (the kernel's ptrace access check). */
 #ifndef PROSPECT_UTIL_PROC_OWNER_H

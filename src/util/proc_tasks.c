@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The threads of a running process, from /proc/PID/task (for attaching to each). */
 #ifndef PROSPECT_UTIL_PROC_TASKS_H
 #define PROSPECT_UTIL_PROC_TASKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multikey quicksort: three-way partition on the element at depth d, then the equal part is
  * sorted from d + 1. The smaller parts are recursed into and the largest looped on, so the
  * stack stays O(log n) deep whatever the input. */

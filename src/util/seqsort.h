@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sorting many sequences of numbers that share long prefixes (folded stacks as ranks of their
  * frames: "comm;main;..." all start alike): multikey quicksort (Bentley & Sedgewick) looks at
  * each element of a shared prefix a few times, where qsort's comparisons read the whole prefix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* String helpers: strict number parsing and bounded copies (no sprintf/strcpy/strtok). */
 #ifndef PROSPECT_UTIL_STRUTIL_H
 #define PROSPECT_UTIL_STRUTIL_H

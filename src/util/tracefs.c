@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define LOG_PREFIX "tracefs"
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where tracefs is, mounting it first when it is not mounted and we may (as perf's tools do).
  *
  * A fresh VM or container has an empty /sys/kernel/tracing: the kernel has tracefs but nothing

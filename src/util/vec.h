@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growable arrays: VEC(int) v = {0}; if (vec_push(&v, 3)) return -ENOMEM; ... vec_free(&v); */
 #ifndef PROSPECT_UTIL_VEC_H
 #define PROSPECT_UTIL_VEC_H

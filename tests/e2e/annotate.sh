@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect annotate (issue 11): hits per instruction against perf annotate --stdio on the same
 # perf.data (every instruction of 1% or more within 1 point), addresses against objdump, source
 # lines from DWARF, AT&T and Intel syntax, CSV and JSON, errors.

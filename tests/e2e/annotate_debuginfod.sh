@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debug info from debuginfod (issue 11): a stripped program whose debug file only a local
 # debuginfod server (Debian's `debuginfod`, serving a directory on 127.0.0.1) has: its symbols
 # and source lines resolved through the server for annotate and report --sort srcline, the

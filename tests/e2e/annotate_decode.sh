@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect annotate's decoder (issue 19): every instruction of glibc's AVX-512 string functions
 # decoded (no "(bad)" row, no sample between instruction starts) in a `sort` profile, and
 # --source attributing samples by address alone (code that does not decode from the symbol's

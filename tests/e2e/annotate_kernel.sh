@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Kernel routines in prospect annotate (issue 11): listed with their hits when the kernel's bytes
 # are readable (/proc/kcore as root, or --vmlinux FILE, placed by the running kernel's _stext:
 # KASLR), else named with the reason. This VM has no /proc/kcore and no vmlinux: the --vmlinux

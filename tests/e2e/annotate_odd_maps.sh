@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Odd maps never kill annotate or report --sort srcline (issue 11: perf report --sort srcline
 # died on a memfd map): code run from a memfd (a file no tool can open afterwards), a program
 # deleted after its recording, and one replaced by a FIFO.

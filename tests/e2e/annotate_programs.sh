@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect annotate on programs nobody here wrote (issue 11): Debian's gzip (no symbols at all:
 # listed over its unwind tables' function ranges) and xz (liblzma stripped to its dynamic
 # symbols: the a->b bracket's gap listed), checked against objdump (instruction addresses) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect run --annotate N (issue 11, the Prospect paper's -e): the report, then the N hottest
 # routines disassembled with their hits; the listing's counts are the report's, the skid of the
 # div shows where the docs say, the command's output and exit status are untouched.

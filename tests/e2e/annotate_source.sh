@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect annotate's source text (issue 11): --source (hits per source line, against perf
 # report --sort sym,srcline on the same perf.data), the text interleaved in the listing,
 # --source-dir and --prefix-map for a moved tree, and source files as untrusted input (a FIFO

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Drives headless Chromium over the DevTools protocol (--remote-debugging-pipe: no npm package,
 // no port) for the tests of the browser outputs (flame graph SVG, speedscope).
 // usage: node browser.js URL STEP...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Call graphs from frame pointers (issue 10, first part): record -g / --call-graph fp, report
 # --children (perf's Children/Self table) and --format folded (FlameGraph's collapsed stacks),
 # on Prospect's and perf's -g files, against perf report and perf script.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The frameless-leaf fix of frame-pointer chains (issue 19): a caller is added only when it
 # really calls the leaf's function. Workload built without frame pointers, its leaf's rbp
 # pointing at a stale return address that follows a call to another function (as sqlite3

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The call-stack outputs of issue 10, each checked by its real client: report --format pprof
 # (go tool pprof -top against the --children table), --format svg (the flame graph in headless
 # Chromium: loads without errors, frame widths from the folded counts, click zooms, search,

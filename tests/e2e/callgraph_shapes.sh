@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Call graphs of the shapes programs have (issue 10, section 4): deep recursion and perf's
 # --max-stack, threads, fork+exec, the run -g report, off-CPU waits (record/run --off-cpu).
 # Workload: tests/workloads/cg_shapes.c, -O0 -fno-omit-frame-pointer (every frame chained).

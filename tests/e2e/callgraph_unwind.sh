@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Unwinding (issue 10, part 1): record --call-graph dwarf[,SIZE], user stacks unwound at report
 # time from CFI (src/unwind/), and the caller a frameless leaf hides from frame-pointer chains.
 # On Prospect's and perf's files; perf report must read Prospect's DWARF files.

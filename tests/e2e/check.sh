@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect check against fixture trees (tests/fixtures/syscheck/<state>/): the ok/warn lines a
 # user reads, the JSON, and the exit status (0 no warn, 1 some warn, 2 usage, 3 unassessable).
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect check's IRQ item and --move-irqs on a fake root of 19 IRQs that may all hit the CPU:
 # every one is listed and moved (the advice once named and moved only the lowest 12), and an
 # IRQ the kernel keeps (per-CPU, from debugfs) is reported with the reason, not tried.

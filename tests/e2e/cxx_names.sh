@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # C++ names (issue 19): one display name in every output (folded, SVG, pprof, speedscope,
 # --children, the flat table), perf's: no parameter list, no return type, template arguments,
 # lambdas, operators and "(anonymous namespace)" whole. Oracle: perf report and perf script's

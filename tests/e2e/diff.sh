@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect diff OLD NEW (issue 10): per-symbol shares and deltas agree with perf diff on perf's
 # files and on Prospect's; csv; the differential flame graph in headless Chromium (widths from
 # NEW, red grown, blue shrunk); errors.

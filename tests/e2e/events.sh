@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Event specs on this machine (issue 13): libpfm4 names, oprofile specs, raw and PMU/term forms;
 # errors that name the CPU's PMU model where the counters are not exposed; `list pmu`; several
 # sampling events in one record/run, read back by perf and by prospect per event.

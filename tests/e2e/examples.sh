@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The seed examples (built by `make examples` into build/examples/) run and print what they
 # promise. Structure only: no timing thresholds (the cold first call is printed, not asserted).
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A fresh machine: tracefs not mounted (Prospect mounts it, as perf's tools do), `make` builds
 # prospect, the symbol fuzzer builds. tests/run-tests also reruns the tracefs suites in a
 # private mount namespace with tracefs unmounted.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The include rules of docs/ARCHITECTURE.md hold (scripts/check-layers), and the check would
 # catch an upward include and a stale allowance in a copy of the tree.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for end-to-end tests: source it, then call pass/fail/skip.
 # $PROSPECT is the binary under test; $TEST_TMP a scratch directory removed after the run.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libprospect as users consume it: `make install-lib PREFIX=...`, then pkg-config, static and
 # shared linking; the public headers compile as C99 and C++; only the API is exported.
 source "$(dirname "$0")/lib.sh"

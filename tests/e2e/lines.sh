@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect lines: exact executions per source line. The seed's fact.c (Figure 1 of the
 # perf-tools chapter: 20, 19, 1, 20 and main's 1); a program with loops of known trip counts,
 # recursion, threads, a function never run and a child process, against a model computed here

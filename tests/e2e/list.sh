@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect list: only events that really open here.
 . "$(dirname "$0")/lib.sh"
 out=$TEST_TMP/list_out

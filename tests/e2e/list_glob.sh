@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect list GLOB...: only the matching events, each with a description, within 100 columns.
 . "$(dirname "$0")/lib.sh"
 out=$TEST_TMP/list_glob_out

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In-program markers (<prospect/region.h>, libprospect) counted by `prospect stat --markers`:
 # through the installed library and pkg-config, exact across threads, nested, and inert outside
 # Prospect.

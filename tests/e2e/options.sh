@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Commands declared once (src/cmd/options.h): every option of every command's table is in its
 # --help, its man page and its completion; nothing parses options outside the tables; mistyped
 # commands and options get "did you mean"; man and bash completion work after install-docs.

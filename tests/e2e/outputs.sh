@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Outputs (issue 9, files and privileges): -o never follows a symlink (the target is untouched),
 # a failed run leaves the previous file intact, existing devices still work (-o /dev/null),
 # and a write error ("No space left on device") is said and makes the exit status non-zero.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect replay: real ltrace logs and binary traces (written with the tracefile writer)
 # replayed against the installed allocators; the executed-call dump checked for order, sizes,
 # threads and pointer matching (never timings); JSON/CSV/SVG outputs parsed; hostile inputs.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect report on bad input (issue 3, section 5): a one-line error naming the file and the
 # byte offset, or for damage past the header a warning and the report of what was read; never
 # a crash or a hang.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Report output in perf users' hands (issue 9, sections 4 and 5): hostile symbol names are
 # escaped in every format, lines fit 100 columns, perf's report options (-n, --percentage,
 # --stdio, --sort without --flat), and percentages of the period (events) as perf's.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect report's inputs beyond a finished perf.data file (issue 9, sections 4 and 5): a FIFO
 # never blocks, a recording killed with SIGKILL stays readable, perf's pipe-mode and
 # zstd-compressed files are read and agree with perf report.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect report and prospect record against perf, the oracle (issue 3, section 3):
 # every --flat --sort comm,dso,sym row of 0.5% or more matches perf report within 0.1 points,
 # the sample totals match exactly, a stripped library's bracket holds exactly perf's raw-address

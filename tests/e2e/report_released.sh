@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Many short processes (issue 19, section 6): the Prospect text report frees exited processes
 # it will not detail as it reads (session/release.c); its process counts and By command rows
 # must still equal those of the JSON export, whose session keeps every process.

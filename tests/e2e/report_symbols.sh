@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Symbol sources of `report` (issue 9, sections 4 and 5): perf's build-id cache for deleted and
 # rebuilt binaries, --symfs, --kallsyms, /tmp/perf-PID.map that is hostile (a FIFO, a NUL byte,
 # another owner), and kallsyms read only for profiles with kernel samples.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect run: bad input and faults, each with its exact exit status and message (issue 2, §6).
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A command that survives SIGINT: run's Outcome and stat's notes say that profiling was
 # interrupted (second SIGINT: the command is left running) or that the command ended by
 # itself after the SIGINT passed to it, never what reads as an ordinary end. FIFOs sync.

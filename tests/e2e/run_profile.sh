@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect run: profiles of known workloads (issue 2, tests 1-5).
 . "$(dirname "$0")/lib.sh"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect run: symbol sources beyond plain ELF: the vDSO, C++ names, JIT maps.
 . "$(dirname "$0")/lib.sh"
 

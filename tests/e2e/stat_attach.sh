@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat -p PID --duration: attach to a running process, count, detach; the target
 # keeps running and no probe is left in it.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stat -r: a note when probe handling is a large share of a region's time (a 10-int sum, not a
 # 12-50 ms loop: work differing by four orders of magnitude, so no timing threshold is near),
 # and progress lines that only --progress (or a terminal) asks for, never in -o or CSV output.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat: bad input and faults (issue 4, section 4) with exact exit statuses and
 # messages, and the whole-program mode.
 . "$(dirname "$0")/lib.sh"

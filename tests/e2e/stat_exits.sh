@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Function exits are probes on the function's returns (and tail calls), never the kernel's
 # return probe: a C++ exception or a siglongjmp that leaves a measured function works as
 # without Prospect (same output, same exit status), calls are exact, and what happened is said

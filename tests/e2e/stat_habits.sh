@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat as a perf user expects it (issue 9, sections 2 and 5): results never in the
 # command's standard output, --repeat, -a, -x, -I, rates, user/sys times, :u units, user-space
 # counts for an unprivileged user, one meaning of --duration for stat and run (the command is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat -r with jump entries (the default for a command's functions): the same counts
 # as plain uprobes (--entry trap) on leaves, recursion, threads and fork+exec; the program and
 # its file unchanged; the user's LD_PRELOAD kept; nothing left behind; the cases that keep a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The jump-entry files are private (issue 9): the hook's directory is 0700 and its files 0600, so
 # another user can neither read the plan nor write to the log; Prospect reads the log only if it
 # is still a private regular file of its own, and says so when lines do not parse. The cleanup of

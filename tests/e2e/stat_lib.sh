@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for the `prospect stat` end-to-end tests (sourced after lib.sh).
 # csv_get FILE REGION COLUMN: the COLUMN value of REGION's row in a --summary --csv file.
 csv_get() {

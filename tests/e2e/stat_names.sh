@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat -r NAME: what a function name resolves to. IFUNCs count the implementation this
 # CPU uses, gcc clones (.isra/.constprop) and partly qualified C++ names resolve with a note,
 # a typo gets did-you-mean, and a set-user-ID program (whose counters the kernel stops) warns.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect stat -r: functions, inlined copies, lines, addresses, libraries, threads, recursion,
 # fork/exec, per-thread, summary/CSV/sort. Counts that the program determines are exact.
 . "$(dirname "$0")/lib.sh"

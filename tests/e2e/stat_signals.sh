@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # prospect stat with a command that survives Ctrl-C: the first SIGINT is passed on, the second
 # ends the wait, prints the counts and leaves the command running (never a hang).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect trace (launched commands): exact call counts with threads, fork/exec, signal
 # handlers that allocate, programs that call nothing traced, exit statuses and signals passed
 # through, the command's stdout untouched, csv and -w, and agreement with real ltrace's lines.

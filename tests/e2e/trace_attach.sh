@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # prospect trace and the traced process's safety (issue 19): a killed prospect costs the target
 # nothing and leaves nothing the next run does not reclaim; a second -p on the same process;
 # -e libc:dlsym with the built-in functions; Ctrl-C ends a -p --uprobes trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A seed for fuzz_symbols' DWARF paths: line rows and inlined instances of leaf() and work(),
  * the names the target asks for. Built -O2 -g by fuzz-symbols.sh. */
 static inline __attribute__((always_inline)) int leaf(int x)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the symbol-reader fuzzer with clang (libFuzzer + ASan + UBSan) and runs it for
 # SECONDS (default 60) on a corpus seeded with the test fixtures. Prints libFuzzer's summary.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the symbol readers: inputs starting with "\177ELF" go through the ELF
  * path (validation, build-id, debuglink, segments, .symtab/.dynsym, PLT, resolution, search)
  * and the DWARF paths (line tables: file:line -> address; inlined instances, through libdw),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal unit-test harness: each TEST prints "PASS name" or "FAIL name: file:line: expr". */
 #ifndef PROSPECT_TEST_H
 #define PROSPECT_TEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* src/annotate/: decoding (Zydis) of known bytes (syntax, branch targets, bad bytes) and the
  * DWARF address -> source line lookup on the fixtures. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Source text for annotate (annotate/source.c): line splitting, untrusted bytes, lookup order,
  * and the per-line view (annotate/lineview.c). */
 #include <errno.h>

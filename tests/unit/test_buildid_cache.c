@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbol sources under hostile paths, and perf's build-id cache (issue 9): a FIFO is refused
  * at once (open() would block until a writer came), copies are checked by build-id, and the
  * cache's directories are made without following symlinks. */

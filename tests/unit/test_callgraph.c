@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call stacks from samples (callgraph/stacks.c) and the reports made of them (folded stacks,
  * the Children/Self table). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stack shapes (callgraph/): --max-stack cuts (cg_store_truncate), stacks merged by symbols
  * (cg_symstacks), inline expansion of frames without DWARF (cg_expand_inline). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library-call tracing (src/calltrace/): ltrace-like formatting, -e specs, the summary, and the
  * collector against rings a traced program could have damaged. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The decoder against objdump (the oracle): every executable section of Debian's libc, libm,
  * ld.so, libstdc++ and python3.11 is disassembled as annotate does (ann_disasm over each
  * objdump symbol block) and compared instruction by instruction: the same boundaries, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DWARF for regions, on this test binary itself (built with -g): file:line addresses and
  * inlined instances; files without DWARF. */
 #include <errno.h>

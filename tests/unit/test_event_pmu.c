@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Event specs for a CPU's PMU, checked against libpfm4's own encoding. No PMU is needed: the
  * model is forced with LIBPFM_FORCE_PMU (libpfm4's override), Intel Core 2 first (seed 003's
  * T400, where oprofile's names are the PMU's own), then, in a re-executed copy of this test,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-stack outputs: the protobuf encoder behind pprof, escaping of hostile names, the
  * flame tree (merge, inversion, order), the SVG's frames, speedscope's stacks, pprof's
  * gzipped message and prospect diff's rows. The clients themselves (go tool pprof, Chromium,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /tmp/perf-PID.map is planted-file territory (issue 9): a FIFO must not block, a symlink or
  * a map owned by another user is refused, and a NUL byte loses only its own line. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jump_code: which function prefixes can be moved for a jump entry, and how they are rewritten.
  * The byte sequences are what gcc emits (checked with objdump). */
 #include <errno.h>

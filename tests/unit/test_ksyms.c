@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel symbols from kallsyms text: fixtures with garbage and modules, restricted files, and
  * the live /proc/kallsyms. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kallsyms cache: saved copies are found by kernel build-id and used only for the kernel
  * placement (_text) a profile was recorded with. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect lines' arithmetic: blocks cut from machine code (Zydis), blocks that need no
  * probe, and line entries solved from block counts (src/lines/). */
 #include <stdlib.h>

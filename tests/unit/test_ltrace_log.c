@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ltrace log reader: the line forms ltrace 0.7 writes (copied from real logs made here),
  * unfinished/resumed pairs across threads, and hostile logs (an error naming the line, never
  * a crash or a wrong call). tests/e2e/replay.sh reads logs that ltrace writes during the test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The markers channel as Prospect reads it: records merged per region name across threads,
  * histograms checked against crossings, and damaged input named by offset. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Off-CPU waits (offcpu/offcpu.c): a switch-out opens a wait on its stack, the thread's
  * switch-in weighs it in ns; preemptions are no waits; waits that never end are counted. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ordered queue's merge of per-buffer runs: time order, ties in arrival order, across
  * rounds that leave records behind. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.data reader and writer on files built in memory: the round trip, time ordering, and
  * every kind of damage the reader must name (file and byte offset) instead of crashing. */
 #include <errno.h>

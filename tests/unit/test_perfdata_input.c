@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The perf.data reader against a file that changes under it: truncated between open and the
  * walk (what `report` meets when the file is cut while it reads) must end with an error naming
  * the file and offset, never SIGBUS. */

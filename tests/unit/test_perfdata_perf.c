@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The perf.data reader and writer against the real perf (the oracle): files recorded by
  * `perf record` in several modes decode completely, record for record as `perf report --stats`
  * counts them; and perf reads the files the writer produces, with the same samples. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /proc synthesis over a fixture tree: what exists becomes COMM/MMAP2 records, what cannot be
  * read is counted and named. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <errno.h>
 /* Sample decoding and the /proc maps parser: bounds are the point. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stat -r's probe-cost note: the decision on synthetic crossings (no timing involved), and
  * the entry kind read from the probed instruction. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Region crossing aggregation: recursion, migration between cpus, scaling, inlined fragments,
  * the uretprobe nesting limit, exec, percentiles; and the region helpers. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Region names: gcc clone suffixes, and IFUNC symbols in this machine's libc. */
 #include <dlfcn.h>
 #include <errno.h>

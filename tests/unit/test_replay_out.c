@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prospect replay's text table (cmd/replay_out.c): the header names the floor that was
  * subtracted from each allocator's figures. */
 #include <stdio.h>

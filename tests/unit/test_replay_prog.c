@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Trace -> replay program: threads numbered by first appearance, each thread's order kept,
  * frees matched to their allocation by pointer in time order (a pointer freed by one thread and
  * returned again to another), unknown pointers skipped and counted, hostile traces refused. */

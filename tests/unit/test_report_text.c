@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report formats' text rules: one escaping rule (str_char_escape) for text, CSV and JSON;
  * middle elision to a width; the flat table's sort keys. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process model: synthetic records in, attribution out. */
 #include <errno.h>
 #include <stdlib.h>

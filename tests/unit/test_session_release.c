@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exited processes released during a long run (session_release_exited): the model stays the
  * size of the live and detailed processes, and the Prospect report reads exactly as without. */
 #include <stdio.h>

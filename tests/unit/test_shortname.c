@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The name every report shows for a demangled C++ symbol (symbol/shortname.h), checked against
  * perf's own, which is libiberty's demangling without parameters (the oracle here). */
 #include <libiberty/demangle.h>

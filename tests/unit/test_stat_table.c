@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stat tables as text: within 100 columns by default (long region names elided in the
  * middle, full with -v and in CSV), one time unit per column, and means of counts that keep
  * their fraction. */

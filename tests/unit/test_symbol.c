@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbols from ELF executables: PIE and non-PIE, segments, aliases, name search, merge walk.
  * Addresses are checked against `nm` on the same fixtures. */
 #include <errno.h>

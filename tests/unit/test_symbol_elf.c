@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stripped libraries (brackets), separate debug info, build-id checks and corrupt files. */
 #include <errno.h>
 #include <stdint.h>

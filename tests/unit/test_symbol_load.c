@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How symbols are loaded: locating a DSO's file without reading its symbols (the unwinder's
  * needs), loading many DSOs on threads with the results and debug messages of a serial load,
  * resolving in workers with the unused names dropped and read again on need. Addresses are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf 6.1 as the oracle: record a fixture with `perf record`, and check that every sample
  * `perf script` names gets the same name from Prospect's symbol code (user space through
  * dso_map_to_vaddr + dso_resolve, kernel through ksyms). Stripped gaps that perf leaves

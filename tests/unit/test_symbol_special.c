@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C++ demangling, [vdso] from our own image, and JIT maps (/tmp/perf-PID.map). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sorted symbol table on its own: perf's alias choice, zero-size ends, brackets. */
 #include <elf.h>
 #include <stdio.h>

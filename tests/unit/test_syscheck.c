@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* syscheck against fixture trees in tests/fixtures/syscheck/<state>/ (run from the repo root). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tracepoint formats (perf/tp_format.c) and HEADER_TRACING_DATA's reader
  * (perf/perfdata_tracing_read.c): where a raw field is, from untrusted text. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library-call trace file (`trace -w`, read by `replay`): what is written reads back the
  * same, and a truncated or corrupt file is an error naming the offset, never a wrong trace. */
 #include <errno.h>

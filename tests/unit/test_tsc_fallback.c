@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reads cycles.h uses without rdtscp, forced with the tests-only PROSPECT_TSC_FALLBACK
  * switch (set before the first read: each translation unit detects once), so they are covered
  * on CPUs that do have rdtscp too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unwinding (src/unwind/): perf's register layout, the DWARF expression evaluator, and an
  * unwind of this test's own stack, captured as the kernel would capture a sample's. */
 #include <asm/perf_regs.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One file's CFI (src/unwind/cfi.c, ehview.c, mapguard.c): the rules of every PC, looked up
  * through .eh_frame_hdr's binary search table also where the file lists that section after
  * .eh_frame (as libLLVM-14 does; elfutils 0.188 alone then scans .eh_frame), and a file that

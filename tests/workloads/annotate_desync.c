@@ -22,3 +22,4 @@ int main(int argc, char **argv)
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 300000000UL;
     return (int)(spin(n) & 1);
 }
+/* SPDX-License-Identifier: MIT */

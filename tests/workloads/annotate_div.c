@@ -35,3 +35,4 @@ int main(int argc, char **argv)
     sink += mix(n);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

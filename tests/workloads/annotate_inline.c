@@ -27,3 +27,4 @@ int main(int argc, char **argv)
     sink = top(argc > 1 ? strtoul(argv[1], NULL, 10) : 100000000);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -49,3 +49,4 @@ int main(int argc, char **argv)
         ((void (*)(int))code)(1000000);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

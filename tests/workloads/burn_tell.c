@@ -39,3 +39,4 @@ int main(int argc, char **argv)
     for (;;)
         burn();
 }
+/* SPDX-License-Identifier: MIT */

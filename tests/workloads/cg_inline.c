@@ -31,3 +31,4 @@ int main(int argc, char **argv)
         outer(1000000);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -17,3 +17,4 @@ int main(void)
     *p = 1;
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -21,3 +21,4 @@ int main(int argc, char **argv)
     std::printf("%d\n", (int)g.relax(n) & 1);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -24,3 +24,4 @@ int main(){
   }
   return (int)(t&1);
 }
+/* SPDX-License-Identifier: MIT */

@@ -29,3 +29,4 @@ int main(int argc, char **argv)
     touch_second(10 * n);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

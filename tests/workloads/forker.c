@@ -33,3 +33,4 @@ int main(int argc, char **argv)
         return 1;
     return WEXITSTATUS(st);
 }
+/* SPDX-License-Identifier: MIT */

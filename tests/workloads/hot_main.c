@@ -20,3 +20,4 @@ int main(int argc, char **argv)
         sink += i;
     return (int)(sink & 0);
 }
+/* SPDX-License-Identifier: MIT */

@@ -41,3 +41,4 @@ int main(int argc, char **argv)
      * test removes it. */
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -21,3 +21,4 @@ __attribute__((noinline)) unsigned long hot_hi(unsigned long n)
     hot_sink = hot_hidden(n);
     return hot_sink;
 }
+/* SPDX-License-Identifier: MIT */

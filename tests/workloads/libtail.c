@@ -17,3 +17,4 @@ __attribute__((noinline)) static unsigned long tail_hidden(unsigned long n)
         x = x * 6364136223846793005UL + i;
     return x;
 }
+/* SPDX-License-Identifier: MIT */

@@ -31,3 +31,4 @@ int main(void)
         pthread_join(t[i], NULL);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

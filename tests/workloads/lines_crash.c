@@ -10,3 +10,4 @@ int main(void)
     *p = 1;                             /* L:crash */
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

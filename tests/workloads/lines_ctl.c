@@ -54,3 +54,4 @@ again:
     printf("%ld\n", acc + sink);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

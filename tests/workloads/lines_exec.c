@@ -28,3 +28,4 @@ int main(int argc, char **argv)
         execv("/proc/self/exe", args);
     return 1;
 }
+/* SPDX-License-Identifier: MIT */

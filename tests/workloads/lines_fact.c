@@ -10,3 +10,4 @@ int main (int argc, char **argv) {
     printf("fact(20)=%lu\n", fact(20));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

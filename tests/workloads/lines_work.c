@@ -58,3 +58,4 @@ int main(int argc, char **argv)
     printf("%ld\n", sink);              /* L:main_print */
     return 3;                           /* L:main_ret */
 }
+/* SPDX-License-Identifier: MIT */

@@ -30,3 +30,4 @@ int main(int argc, char **argv)
     std::printf("%d\n", (int)t.accumulate_everything({}, {}, n) & 1);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

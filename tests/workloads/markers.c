@@ -42,3 +42,4 @@ int main(int argc, char **argv)
     printf("markers %s\n", prospect_markers_on ? "on" : "off");
     return 3;   /* a status of its own, passed through by stat */
 }
+/* SPDX-License-Identifier: MIT */

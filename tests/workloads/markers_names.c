@@ -24,3 +24,4 @@ int main(void)
     prospect_region_end("new\nline");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -30,3 +30,4 @@ int main(int argc, char **argv)
     printf("maxrss_kb %ld\n", ru.ru_maxrss);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -15,3 +15,4 @@ int main(int argc, char **argv)
     hot_name(argc > 1 ? strtoul(argv[1], NULL, 0) : 300000000);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

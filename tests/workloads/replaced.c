@@ -29,3 +29,4 @@ int main(int argc, char **argv)
     printf("replaced: done\n");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -40,3 +40,4 @@ int main(void)
     puts("done");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

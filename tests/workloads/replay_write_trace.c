@@ -32,3 +32,4 @@ int main(int argc, char **argv)
     call_trace_release(&t);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -22,3 +22,4 @@ int main(int argc, char **argv)
     for (;;)
         spin_outside();
 }
+/* SPDX-License-Identifier: MIT */

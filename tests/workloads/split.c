@@ -30,3 +30,4 @@ int main(int argc, char **argv)
            (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

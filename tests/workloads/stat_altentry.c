@@ -23,3 +23,4 @@ int main(void)
     s += call_alt2(1) + call_alt2(2);
     return s == (0 + 1 + 2 + 21) + (8 + 9) ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

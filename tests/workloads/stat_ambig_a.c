@@ -4,3 +4,4 @@ volatile int sink_a;
 __attribute__((noinline)) static void helper(void) { sink_a++; }
 void call_a(void) { helper(); }
 int main(void);
+/* SPDX-License-Identifier: MIT */

@@ -16,3 +16,4 @@ int main(void)
     printf("%d\n", counter);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -29,3 +29,4 @@ int main(int argc, char **argv)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

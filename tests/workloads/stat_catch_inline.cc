@@ -38,3 +38,4 @@ int main(int argc, char **argv)
     std::printf("%ld\n", t);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

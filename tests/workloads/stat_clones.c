@@ -51,3 +51,4 @@ int main(int argc, char **argv)
     printf("%ld\n", sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -50,3 +50,4 @@ int main(int argc, char **argv)
     printf("%ld\n", total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

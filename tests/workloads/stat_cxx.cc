@@ -18,3 +18,4 @@ int main()
     std::printf("%ld\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -15,3 +15,4 @@ int main(int argc, char **argv)
 {
     return (int)(deep(argc > 1 ? atol(argv[1]) : 100) & 1) ^ 1;
 }
+/* SPDX-License-Identifier: MIT */

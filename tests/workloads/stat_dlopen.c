@@ -15,3 +15,4 @@ int main(int argc, char **argv)
     dlclose(h);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

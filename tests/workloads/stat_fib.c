@@ -15,3 +15,4 @@ int main(void)
     printf("%ld %ld\n", fib(15), fib(15));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -40,3 +40,4 @@ int main(int argc, char **argv)
     }
     return 7;
 }
+/* SPDX-License-Identifier: MIT */

@@ -20,3 +20,4 @@ int main(void)
     printf("%zu %.3f\n", total, c);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -22,3 +22,4 @@ int main(void)
     printf("%ld\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -35,3 +35,4 @@ int main(int argc, char **argv)
     printf("%ld\n", total);
     return argv[0] == NULL;
 }
+/* SPDX-License-Identifier: MIT */

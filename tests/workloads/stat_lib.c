@@ -6,3 +6,4 @@ __attribute__((noinline)) void lib_work(long n)
     for (long i = 0; i < n; i++)
         lib_sink += i;
 }
+/* SPDX-License-Identifier: MIT */

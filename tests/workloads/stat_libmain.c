@@ -22,3 +22,4 @@ int main(int argc, char **argv)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -32,3 +32,4 @@ int main(int argc, char **argv)
     printf("%ld %ld\n", s, jumped);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -45,3 +45,4 @@ int main(int argc, char **argv)
     loop(NULL);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -32,3 +32,4 @@ int main(int argc, char **)
     std::printf("%ld\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -32,3 +32,4 @@ int main(int argc, char **argv)
     printf("%ld\n", touch_pages(p, n, page));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

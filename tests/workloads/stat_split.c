@@ -30,3 +30,4 @@ int main(void)
     printf("%d %d\n", t, sink);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -26,3 +26,4 @@ int main(int argc, char **argv)
         raise(-v);
     return v;
 }
+/* SPDX-License-Identifier: MIT */

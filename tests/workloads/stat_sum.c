@@ -31,3 +31,4 @@ int main(void)
     free(numbers);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -49,3 +49,4 @@ int main(int argc, char **argv)
     std::printf("%ld %ld\n", s, caught);
     return 3;
 }
+/* SPDX-License-Identifier: MIT */

@@ -33,3 +33,4 @@ int main(int argc, char **argv)
     for (;;)
         pause();
 }
+/* SPDX-License-Identifier: MIT */

@@ -18,3 +18,4 @@ int main(int argc, char **argv)
     printf("done\n");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

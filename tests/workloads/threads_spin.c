@@ -33,3 +33,4 @@ int main(int argc, char **argv)
         pthread_join(t[k], NULL);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -19,3 +19,4 @@ void lib_work(unsigned long n)
 }
 
 void lib_after(void) { lib_sink--; }
+/* SPDX-License-Identifier: MIT */

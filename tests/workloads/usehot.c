@@ -13,3 +13,4 @@ int main(int argc, char **argv)
     printf("%lu\n", r & 1);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

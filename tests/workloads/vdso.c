@@ -14,3 +14,4 @@ int main(int argc, char **argv)
     printf("%lu\n", acc & 1);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -11,3 +11,4 @@ int main(int argc, char **argv)
     for (;;)
         pause();
 }
+/* SPDX-License-Identifier: MIT */

@@ -11,3 +11,4 @@ int main(int argc, char **argv)
             return 1;
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The replay child: runs a replay program (replay_wire.h) against whatever malloc the dynamic
  * linker gave it (LD_PRELOAD chooses), timing each call, and writes the ticks to a pipe.
  *
