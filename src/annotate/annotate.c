@@ -248,7 +248,7 @@ static void place_hits(const struct ann_func *f, struct ann_listing *l)
 }
 
 /* The line whose instruction starts at addr, or NULL (binary search). */
-static struct ann_line *line_at(struct ann_listing *l, uint64_t addr)
+struct ann_line *ann_line_at(const struct ann_listing *l, uint64_t addr)
 {
     size_t lo = 0, hi = l->n;
 
@@ -377,7 +377,7 @@ int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_sy
     for (size_t i = 0; i < out->n; i++) {
         const struct ann_insn *in = &out->lines[i].insn;
         struct ann_line *t;
-        if (in->jump && in->has_target && (t = line_at(out, in->target)))
+        if (in->jump && in->has_target && (t = ann_line_at(out, in->target)))
             t->jump_target = true;
     }
     place_hits(f, out);

@@ -86,6 +86,8 @@ struct ann_listing {
 int ann_listing_build(struct ann_set *set, const struct ann_func *f, enum ann_syntax syntax,
                       struct ann_listing *out, char *err, size_t errlen);
 void ann_listing_release(struct ann_listing *l);
+/* The listing's line of the instruction starting at addr (lines are in address order), or NULL. */
+struct ann_line *ann_line_at(const struct ann_listing *l, uint64_t addr);
 
 /* Where f's code is, for display: its DSO's path, "[kernel.kallsyms]" or "[MODULE]". */
 const char *ann_func_dso(const struct ann_func *f);

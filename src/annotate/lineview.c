@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "annotate/annotate.h"
 #include "annotate/lineview.h"
 #include "annotate/srcline.h"
 
@@ -30,20 +31,6 @@ static size_t rank_of(const char **files, size_t *nf, const char *file)
 }
 
 /* The instruction starting at addr, or NULL (lines ascend by address). */
-static const struct ann_line *insn_at(const struct ann_listing *l, uint64_t addr)
-{
-    size_t lo = 0, hi = l->n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->lines[mid].insn.addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < l->n && l->lines[lo].insn.addr == addr ? &l->lines[lo] : NULL;
-}
-
 /* Each hit's line: its instruction's, else looked up from its address (samples between
  * instruction starts, code that did not decode, count on their line too). */
 static void add_hits(const struct ann_listing *l, struct keyed *k, const char **files,
@@ -52,7 +39,7 @@ static void add_hits(const struct ann_listing *l, struct keyed *k, const char **
     const struct ann_func *f = l->func;
 
     for (size_t i = 0; i < f->hits.n; i++) {
-        const struct ann_line *in = insn_at(l, f->hits.v[i].addr);
+        const struct ann_line *in = ann_line_at(l, f->hits.v[i].addr);
         struct ann_srcpos p = { 0 };
         struct keyed *e = &k[l->n + i];
         if (in)

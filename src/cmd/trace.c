@@ -181,18 +181,29 @@ static void print_text(struct tracer *t, struct ct_callers *cs, const struct ct_
     fwrite_unlocked(line, 1, n, t->out);
 }
 
+enum { CALL_ARGS_LEN = 512, CALL_RET_LEN = 64, CALL_CALLER_LEN = 512 };
+
+/* The fields csv and json share: arguments, return value, and the caller as obj(sym). */
+static void format_call(struct ct_callers *cs, const struct ct_call *k,
+                        char args[CALL_ARGS_LEN], char ret[CALL_RET_LEN],
+                        char caller[CALL_CALLER_LEN])
+{
+    const char *obj, *sym;
+
+    ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
+    ct_format_args(k, args, CALL_ARGS_LEN);
+    ct_format_ret(k, ret, CALL_RET_LEN);
+    if (*sym)
+        snprintf(caller, CALL_CALLER_LEN, "%s(%s)", obj, sym);
+    else
+        snprintf(caller, CALL_CALLER_LEN, "%s", obj);
+}
+
 static void print_csv(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
                       uint64_t time_ns, uint64_t dur_ns)
 {
-    char args[512], ret[64], caller[512];
-    const char *obj, *sym;
-    ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
-    ct_format_args(k, args, sizeof(args));
-    ct_format_ret(k, ret, sizeof(ret));
-    if (*sym)
-        snprintf(caller, sizeof(caller), "%s(%s)", obj, sym);
-    else
-        snprintf(caller, sizeof(caller), "%s", obj);
+    char args[CALL_ARGS_LEN], ret[CALL_RET_LEN], caller[CALL_CALLER_LEN];
+    format_call(cs, k, args, ret, caller);
     csv_u64(t->out, time_ns, false);
     csv_u64(t->out, k->pid, false);
     csv_u64(t->out, k->tid, false);
@@ -207,16 +218,9 @@ static void print_csv(struct tracer *t, struct ct_callers *cs, const struct ct_c
 static void print_json(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
                        uint64_t time_ns, uint64_t dur_ns)
 {
-    char args[512], ret[64], caller[512];
-    const char *obj, *sym;
+    char args[CALL_ARGS_LEN], ret[CALL_RET_LEN], caller[CALL_CALLER_LEN];
     struct json j;
-    ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
-    ct_format_args(k, args, sizeof(args));
-    ct_format_ret(k, ret, sizeof(ret));
-    if (*sym)
-        snprintf(caller, sizeof(caller), "%s(%s)", obj, sym);
-    else
-        snprintf(caller, sizeof(caller), "%s", obj);
+    format_call(cs, k, args, ret, caller);
     json_init(&j, t->out);
     j.one_line = true;
     json_begin_object(&j, NULL);
