@@ -83,14 +83,16 @@ fi
 # our text columns are Children, Self, [Command,] Shared Object, then "[.] symbol").
 # perf names a caller frame by its return address, Prospect by the call before it
 # (docs/callgraph.md): ld.so's _start ends with its call to _dl_start, so a sample taken
-# during that call is under _start for Prospect and under _dl_start_user for perf. A zero in a
-# chain (perf's "[unknown] 0000000000000000" row) ends it for Prospect: no frame, no row.
+# during that call is under _start for Prospect and under _dl_start_user for perf. Addresses
+# outside every map are one [unknown] row for Prospect, one row per address for perf
+# (docs/callgraph.md): perf's raw-address [unknown] rows (a 0 or a stray small value in a
+# chain) are not compared.
 perf_children() {
     perf report -i "$1" --children --stdio --sort "$2" -g none -t '|' --percent-limit 0 \
         2>/dev/null | grep -v '^#' | grep . |
         awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
                      if ($NF == "[.] _dl_start_user" && $(NF - 1) ~ /^ld-linux/) $NF = "[.] _start"
-                     if ($NF ~ /^\[\.\] 0+$/ && $(NF - 1) == "[unknown]") next
+                     if ($NF ~ /^\[\.\] (0x)?[0-9a-f]+$/ && $(NF - 1) == "[unknown]") next
                      k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
 }
 our_children() {
