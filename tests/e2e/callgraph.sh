@@ -92,7 +92,7 @@ perf_children() {
         2>/dev/null | grep -v '^#' | grep . |
         awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
                      if ($NF == "[.] _dl_start_user" && $(NF - 1) ~ /^ld-linux/) $NF = "[.] _start"
-                     if ($NF ~ /^\[\.\] (0x)?[0-9a-f]+$/ && $(NF - 1) == "[unknown]") next
+                     if ($NF ~ /^\[[.k]\] (0x)?[0-9a-f]+$/ && $(NF - 1) == "[unknown]") next
                      k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
 }
 our_children() {
