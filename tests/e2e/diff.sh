@@ -86,7 +86,8 @@ else
 fi
 
 # The differential flame graph: widths from NEW's folded counts; rec (new) red, via_a (its
-# share shrank from ~60% to ~30%) blue, main (100% both) neutral.
+# share shrank from ~60% to ~30%) blue, main (100% both) neutral. The frame clicked is scrolled
+# into view first: deep stacks (a loaded run's) make the graph taller than the window.
 "$PROSPECT" diff "$TEST_TMP/p_old.data" "$TEST_TMP/p_new.data" --format svg -o "$TEST_TMP/diff.svg"
 check diff_svg_written [ $? -eq 0 -a -s "$TEST_TMP/diff.svg" ]
 "$PROSPECT" report -i "$TEST_TMP/p_new.data" --format folded >"$TEST_TMP/new.folded"
@@ -96,7 +97,7 @@ if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
 else
     timeout 120 node "$HERE/browser.js" "file://$TEST_TMP/diff.svg" \
         "eval:[...document.querySelectorAll('g.f')].map(g=>[g.fname,g.fd,g.fv,g.querySelector('rect').getAttribute('fill'),+g.querySelector('rect').getAttribute('width')])" \
-        "click:(function(){var g=[...document.querySelectorAll('g.f')].filter(g=>g.fname==='via_a').sort((a,b)=>b.querySelector('rect').getAttribute('width')-a.querySelector('rect').getAttribute('width'))[0];var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()" \
+        "click:(function(){var g=[...document.querySelectorAll('g.f')].filter(g=>g.fname==='via_a').sort((a,b)=>b.querySelector('rect').getAttribute('width')-a.querySelector('rect').getAttribute('width'))[0];g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()" \
         "wait:document.documentElement.getAttribute('data-zoomed')" >"$TEST_TMP/diff.browser" 2>&1
     out=$(python3 - "$TEST_TMP/diff.browser" "$TEST_TMP/new.folded" "$TEST_TMP/old.folded" <<'PY'
 import json, re, sys
