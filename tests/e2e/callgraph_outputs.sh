@@ -80,7 +80,7 @@ have_chromium() { command -v chromium >/dev/null && command -v node >/dev/null; 
 FRAMES='[...document.querySelectorAll("g.f")].map(g=>[g.fname,g.fx,g.fv,g.fd,+g.querySelector("rect").getAttribute("width"),g.getAttribute("class")])'
 # center_js NAME: the page coordinates of the first frame named NAME.
 center_js() {
-    echo "(function(){var g=[...document.querySelectorAll('g.f')].find(g=>g.fname==='$1');var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
+    echo "(function(){var g=[...document.querySelectorAll('g.f')].find(g=>g.fname==='$1');g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
 }
 if ! have_chromium; then
     skip svg_chromium "chromium or node is not installed"
