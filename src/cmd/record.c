@@ -318,6 +318,8 @@ int cmd_record(int argc, char **argv)
     /* The writer reads the events (attrs, ids) at the first record and at close; collect_run
      * fills res.evlist. */
     memset(&res, 0, sizeof(res));
+    /* Before the output exists: a Ctrl-C from the moment it does stops the recording. */
+    collect_install_stop_handlers();
     if (to_pipe ? open_pipe_output(&res.evlist, &meta, &w)
                 : open_output(output, &res.evlist, &w, &created, &moved)) {
         session_release(&session);
@@ -328,7 +330,6 @@ int cmd_record(int argc, char **argv)
     rout.evl = &res.evlist;
     kernel_text_and_cache(&rout.ktext_start, &rout.ktext_end);
     outlets.raw_arg = &rout;
-    collect_install_stop_handlers();
     ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
     status = profile_opts_collected(&po, "record", ret, &res, err,
                                     "the file holds what was collected", "recording");

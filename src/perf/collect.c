@@ -37,6 +37,10 @@ static void on_stop_signal(int sig)
 void collect_install_stop_handlers(void)
 {
     struct sigaction sa;
+    /* Counted from here: a signal between this and collect_run's loop stops the run (reset
+     * there, it was lost: a `record -a` stopped during set-up ran its whole --duration). */
+    collect_stop_signal = 0;
+    collect_stop_count = 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -319,8 +323,6 @@ int collect_run(const struct collect_opts *o, const struct collect_outlets *out,
     memset(res, 0, sizeof(*res));
     evlist_init(&res->evlist);
     err[0] = '\0';
-    collect_stop_signal = 0;
-    collect_stop_count = 0;
     ret = cpus_online(&cpus, &ncpus);
     if (ret) {
         snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));

@@ -112,3 +112,15 @@ int profile_process(struct profile *user, struct profile *kern, struct process *
     }
     return err;
 }
+
+int global_kernel_profile(const struct session *s, const struct ksyms *ks, struct profile *kern)
+{
+    struct hitstore all;
+    int err = session_kernel_hits(s, &all);
+
+    if (err)
+        return err;
+    err = symbolize_kernel(&all, NULL, ks, profile_add, kern);
+    hitstore_release(&all);
+    return err;
+}

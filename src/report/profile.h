@@ -34,6 +34,9 @@ void profile_sort(struct profile *pr);
  * releases them, also on error. 0 or -errno. */
 int profile_process(struct profile *user, struct profile *kern, struct process *p,
                     const struct ksyms *ks);
+/* The global kernel profile: every process's kernel hits (session_kernel_hits), into kern
+ * (initialized by the caller, not sorted). 0 or -errno. */
+int global_kernel_profile(const struct session *s, const struct ksyms *ks, struct profile *kern);
 /* Events of process p (user and kernel): percentages are shares of periods, as perf's are, so
  * a sample that stands for more events weighs more. */
 static inline uint64_t process_period(const struct process *p)

@@ -140,7 +140,7 @@ int report_prospect_export(FILE *f, struct session *s, const struct ksyms *ks,
         json_end_array(&x.j);
     profile_init(&global);
     if (!err)
-        err = symbolize_kernel(&s->kernel_hits, NULL, ks, profile_add, &global);
+        err = global_kernel_profile(s, ks, &global);
     if (!err) {
         profile_sort(&global);
         emit_profile(&x, &global, "global_kernel", "kernel_profile", NULL, s->stats.period_total);

@@ -374,7 +374,7 @@ static int global_kernel_section(FILE *f, struct session *s, const struct ksyms 
     int err;
 
     profile_init(&kern);
-    err = symbolize_kernel(&s->kernel_hits, NULL, ks, profile_add, &kern);
+    err = global_kernel_profile(s, ks, &kern);
     if (!err) {
         profile_sort(&kern);
         heading(f, "Global KERNEL Profile");

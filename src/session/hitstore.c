@@ -40,7 +40,7 @@ static int grow(struct hitstore *hs)
     return 0;
 }
 
-int hitstore_add(struct hitstore *hs, uint64_t addr, uint64_t period)
+int hitstore_add_n(struct hitstore *hs, uint64_t addr, uint64_t samples, uint64_t period)
 {
     struct hit *h;
     if ((hs->n + 1) * 10 > hs->cap * 7 && grow(hs))
@@ -50,8 +50,24 @@ int hitstore_add(struct hitstore *hs, uint64_t addr, uint64_t period)
         h->addr = addr;
         hs->n++;
     }
-    h->samples++;
+    h->samples += samples;
     h->period += period;
+    return 0;
+}
+
+int hitstore_add(struct hitstore *hs, uint64_t addr, uint64_t period)
+{
+    return hitstore_add_n(hs, addr, 1, period);
+}
+
+int hitstore_merge(struct hitstore *dst, const struct hitstore *src)
+{
+    for (size_t i = 0; i < src->cap; i++) {
+        const struct hit *h = &src->slots[i];
+        int err = h->samples ? hitstore_add_n(dst, h->addr, h->samples, h->period) : 0;
+        if (err)
+            return err;
+    }
     return 0;
 }
 

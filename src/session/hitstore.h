@@ -25,6 +25,10 @@ void hitstore_init(struct hitstore *hs);
 void hitstore_release(struct hitstore *hs);
 /* Adds one sample of `period` at addr. 0 or -ENOMEM. */
 int hitstore_add(struct hitstore *hs, uint64_t addr, uint64_t period);
+/* Adds `samples` samples whose periods sum to `period` at addr. 0 or -ENOMEM. */
+int hitstore_add_n(struct hitstore *hs, uint64_t addr, uint64_t samples, uint64_t period);
+/* Adds every hit of src into dst. 0 or -ENOMEM (dst then holds part of src). */
+int hitstore_merge(struct hitstore *dst, const struct hitstore *src);
 size_t hitstore_count(const struct hitstore *hs);     /* distinct addresses */
 /* A malloc'd array of the distinct hits in ascending address order (NULL and 0 if empty).
  * Returns the count, or -ENOMEM. */

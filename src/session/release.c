@@ -106,8 +106,9 @@ static void forget(struct session *s, struct process *p)
     for (size_t i = 0; i < p->tids.n; i++)
         if (hashmap_get(&s->by_tid, p->tids.v[i]) == p)
             hashmap_del(&s->by_tid, p->tids.v[i]);
-    if (s->last_proc == p)
-        s->last_proc = NULL;
+    for (size_t i = 0; i < SESSION_TID_CACHE; i++)
+        if (s->tid_cache[i].proc == p)
+            s->tid_cache[i].proc = NULL;
 }
 
 int session_release_exited(struct session *s, uint64_t now)
@@ -122,7 +123,8 @@ int session_release_exited(struct session *s, uint64_t now)
     /* Compacted in place: the kept processes stay in their order of appearance. */
     for (size_t i = 0; i < s->procs.n; i++) {
         struct process *p = s->procs.v[i];
-        if (err || !releasable(s, p, now) || (err = tally(&s->released, p))) {
+        if (err || !releasable(s, p, now) || (err = tally(&s->released, p)) ||
+            (err = hitstore_merge(&s->kernel_hits, &p->khits))) {
             s->procs.v[kept++] = p;
             continue;
         }
@@ -136,5 +138,18 @@ int session_release_exited(struct session *s, uint64_t now)
         pr_debug("%zu exited processes released, %zu kept; %zu files no map refers to",
                  freed, kept, files);
     }
+    return err;
+}
+
+int session_kernel_hits(const struct session *s, struct hitstore *out)
+{
+    int err;
+
+    hitstore_init(out);
+    err = hitstore_merge(out, &s->kernel_hits);
+    for (size_t i = 0; !err && i < s->procs.n; i++)
+        err = hitstore_merge(out, &s->procs.v[i]->khits);
+    if (err)
+        hitstore_release(out);
     return err;
 }

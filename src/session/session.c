@@ -308,6 +308,15 @@ static int sample_to_sinks(const struct session *s, const struct evsel *sel,
     return err;
 }
 
+/* The process owning thread tid: from the cache, else by_tid (NULL if unknown). */
+static struct process *cached_process(struct session *s, uint32_t tid)
+{
+    unsigned i = tid & (SESSION_TID_CACHE - 1);
+    if (s->tid_cache[i].proc && s->tid_cache[i].tid == tid)
+        return s->tid_cache[i].proc;
+    return hashmap_get(&s->by_tid, tid);
+}
+
 static int on_sample(struct session *s, const struct evlist *evl, const struct perf_event_header *h)
 {
     const struct evsel *sel = evlist_evsel_for(evl, h);
@@ -321,7 +330,7 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         s->stats.bad_samples++;
         return 0;
     }
-    p = s->last_proc && s->last_tid == smp.tid ? s->last_proc : hashmap_get(&s->by_tid, smp.tid);
+    p = cached_process(s, smp.tid);
     if (!p || p->pid != (pid_t)smp.pid) {
         p = session_find_process(s, (pid_t)smp.pid);
         if (!p) {
@@ -336,8 +345,8 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         smp.period = CLOCK_EVENT_MIN_PERIOD_NS;
         s->stats.period_clamped++;
     }
-    s->last_tid = smp.tid;
-    s->last_proc = p;
+    s->tid_cache[smp.tid & (SESSION_TID_CACHE - 1)].tid = smp.tid;
+    s->tid_cache[smp.tid & (SESSION_TID_CACHE - 1)].proc = p;
     const struct sample_sink *claim = claiming_sink(s, sel);
     if (filtered_out(s, &smp, p)) {
         s->stats.filtered++;
@@ -377,10 +386,7 @@ static int on_sample(struct session *s, const struct evlist *evl, const struct p
         p->kernel_period += smp.period;
         if (s->stacks_only)
             return 0;
-        err = hitstore_add(&p->khits, smp.ip, smp.period);
-        if (!err)
-            err = hitstore_add(&s->kernel_hits, smp.ip, smp.period);
-        return err;
+        return hitstore_add(&p->khits, smp.ip, smp.period);
     case PERF_RECORD_MISC_USER:
         s->stats.user++;
         p->user_samples++;
@@ -424,7 +430,7 @@ int session_record(void *arg, const struct evlist *evl, const struct perf_event_
 
     /* Anything but a sample may change which process a tid belongs to. */
     if (h->type != PERF_RECORD_SAMPLE)
-        s->last_proc = NULL;
+        memset(s->tid_cache, 0, sizeof(s->tid_cache));
 
     if (h->type < 32)
         s->stats.records[h->type]++;

@@ -93,18 +93,23 @@ struct dead_thread {
 };
 
 #define SESSION_MAX_SINKS 4
+#define SESSION_TID_CACHE 16      /* a power of two */
 
 struct session {
     struct dso_cache *dsos;
     VEC(struct process *) procs;  /* every incarnation, in order of appearance */
     struct hashmap by_pid;        /* pid -> current process */
     struct hashmap by_tid;        /* tid -> process owning the thread */
-    struct hitstore kernel_hits;  /* all kernel hits, for the global kernel profile */
+    struct hitstore kernel_hits;  /* released processes' kernel hits (session_kernel_hits
+                                     adds the live ones': one insert per sample, not two) */
     struct session_stats stats;
     struct session_filter filter;
     pid_t self_pid;               /* Prospect's own pid when profiling live, else 0 */
-    uint32_t last_tid;            /* one-entry cache of by_tid: samples come in runs */
-    struct process *last_proc;
+    struct {                      /* a small cache of by_tid, indexed by tid: samples come
+                                     in runs per CPU, interleaved in -a files */
+        uint32_t tid;
+        struct process *proc;     /* NULL: empty */
+    } tid_cache[SESSION_TID_CACHE];
     const char *launcher_argv0;   /* the launched command's argv[0] (live), for its name */
     struct sample_sink sinks[SESSION_MAX_SINKS];  /* samples handed on (session_add_sink) */
     size_t nsinks;
@@ -160,6 +165,9 @@ bool process_shown(const struct process *p, uint64_t period_total, const struct 
  * with no thread left and no record for that second that process_shown rejects, keeping their
  * counts in s->released. At most one pass per 100 ms of record time. 0 or -ENOMEM. */
 int session_release_exited(struct session *s, uint64_t now);
+/* Every kernel hit of the session (the global kernel profile's): the released processes' and
+ * the live ones' khits, into `out` (initialized here; the caller releases it). 0 or -ENOMEM. */
+int session_kernel_hits(const struct session *s, struct hitstore *out);
 
 /* The process a pid currently is (after the latest exec), or NULL. */
 struct process *session_find_process(struct session *s, pid_t pid);

@@ -105,7 +105,10 @@ TEST(samples_land_in_their_map)
     CHECK(m && hitstore_count(&m->hits) == 1);
     CHECK_STR(dso_path(m->dso), "/bin/prog");
     CHECK_EQ_U64(hitstore_count(&p->unmapped), 1);
-    CHECK_EQ_U64(hitstore_count(&s.kernel_hits), 1);
+    struct hitstore all;
+    CHECK(session_kernel_hits(&s, &all) == 0);
+    CHECK_EQ_U64(hitstore_count(&all), 1);      /* the global kernel profile's */
+    hitstore_release(&all);
     CHECK_EQ_U64(s.stats.samples, 4);
     session_release(&s);
     evlist_release(&evl);
