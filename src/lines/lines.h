@@ -5,9 +5,9 @@
  * (the is_stmt rows of the DWARF line table) that are entered only at their first instruction
  * (basic-block leaders from the decoder: branch targets, the instruction after a branch, a
  * function's entry). Each block gets a counting probe at its first instruction, so its count is
- * exact; a line's count is the number of times control entered the line's blocks from code
- * of another line (or from outside the function): the block counts minus the transfers
- * between blocks of the same line, which flow conservation gives (solve.c). */
+ * exact; a line's count is gcov's: the transfers into the line's blocks from another line
+ * (or from outside the function), plus the loops run within the line (solve.c), from the arc
+ * counts that flow conservation gives (arcs.c). */
 #ifndef PROSPECT_LINES_LINES_H
 #define PROSPECT_LINES_LINES_H
 #include "lazylib/x86insn.h"
@@ -99,6 +99,26 @@ int lines_fill_derived(struct lines_plan *p);
 /* Could the kernel refuse a uprobe on this instruction? */
 bool lines_insn_unprobeable(const struct x86_insn *in);
 
+/* A transfer between two blocks of one function: a branch's target or a fall-through. */
+struct lines_arc {
+    size_t from, to;            /* block indices; to = blocks.n: out of the function */
+    uint64_t count;
+    bool known;                 /* solved from the block counts (arcs.c) */
+};
+
+/* The arcs of every block: out of block b, v[out_first[b] .. out_first[b + 1]) in succ order;
+ * into it, v[in_list[i]] for i in [in_first[b], in_first[b + 1]). */
+struct lines_arcs {
+    struct lines_arc *v;
+    size_t n;
+    size_t *out_first, *in_first, *in_list;
+};
+
+/* Arc counts from the block counts by flow conservation, as gcov solves its arcs; those it
+ * cannot reach stay unknown. 0 or -ENOMEM. */
+int lines_arcs_solve(const struct lines_plan *p, struct lines_arcs *a);
+void lines_arcs_release(struct lines_arcs *a);
+
 /* Per reported line: its count. */
 struct lines_count {
     unsigned file, line;
@@ -107,8 +127,9 @@ struct lines_count {
                                  * bound (docs/lines.md) */
 };
 
-/* Derives line counts from the block counts (p->blocks[i].count). Sorted by (file, line),
- * only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
+/* Line counts as gcov computes them from the block counts (p->blocks[i].count): the arcs
+ * entering the line's blocks from elsewhere, plus the loops within the line (solve.c).
+ * Sorted by (file, line), only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
 int lines_solve(const struct lines_plan *p, struct lines_count **out, size_t *n);
 
 /* Does a DWARF source path name the file the user wrote ("fact.c", "src/fact.c")? */

@@ -33,7 +33,7 @@ static char *read_source(const char *path, size_t *len)
 
 /* The file as DWARF names it, else under --source-dir (its path made relative, then its
  * name alone). */
-static char *find_source(const char *path, const char *dir, size_t *len)
+char *lines_source_read(const char *path, const char *dir, size_t *len)
 {
     char p[PATH_MAX];
     char *b = read_source(path, len);
@@ -104,7 +104,7 @@ static void one_file(FILE *f, const struct lines_report *r, const struct lines_c
     const char *path = r->plan->files.v[c[0].file].path;
     size_t len = 0, executed = 0;
     uint64_t total = 0;
-    char *src = find_source(path, r->source_dir, &len);
+    char *src = lines_source_read(path, r->source_dir, &len);
     struct lines_count top[10];
     size_t ntop = 0;
 
@@ -184,8 +184,8 @@ static void header(FILE *f, const struct lines_report *r)
     char exe[PATH_MAX];
     fprintf(f, "# prospect lines: exact executions per source line of %s\n",
             str_printable(r->plan->exe, exe, sizeof(exe)));
-    fprintf(f, "# count = entries into the line's code from another line or function "
-               "(docs/lines.md)\n");
+    fprintf(f, "# count = gcov's: entries into the line from another line or function, plus "
+               "the turns\n#   of loops within the line (docs/lines.md)\n");
     fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated, %zu "
                "single-stepped),\n#   the others summed from their predecessors\n",
             r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
@@ -230,7 +230,8 @@ void lines_render_json(FILE *f, const struct lines_report *r)
     json_init(&j, f);
     json_begin_object(&j, NULL);
     json_str(&j, "program", r->plan->exe);
-    json_str(&j, "count_means", "entries into the line's code from another line or function");
+    json_str(&j, "count_means", "gcov's: entries into the line from another line or "
+             "function, plus the turns of loops within the line");
     json_begin_object(&j, "cost_ns_per_execution");
     json_double(&j, "jump", k->ns[0], 0);
     json_double(&j, "emulated", k->ns[1], 0);

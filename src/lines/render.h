@@ -14,6 +14,10 @@ struct lines_report {
     const struct lines_cost *cost;
 };
 
+/* A source file's text (malloc'd, *len bytes): the path as DWARF names it, else under dir
+ * (--source-dir; may be NULL). A regular file only; NULL if none is found. */
+char *lines_source_read(const char *path, const char *dir, size_t *len);
+
 /* The gprof listing per file: source with counts in the margin, Top 10 Lines, Execution
  * Summary; a header with what a count means and the probes' cost. */
 void lines_render_text(FILE *f, const struct lines_report *r);
