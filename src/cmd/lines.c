@@ -37,9 +37,10 @@ static const struct optdecl lines_opts[] = {
         "path ending in /fact.c); with -f, only show it\n"
         "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
     { O_FORMAT, "format", "FMT",
-        "text (default), csv (file,line,count), json, or gcov (gcov's own\n"
-        "text format: a FILE.gcov per source file, in -o DIR or here)", OPTD_COMPLETE_CHOICE,
-        "text csv json gcov", 0 },
+        "text (default), csv (file,line,count), json, lcov (lcov's\n"
+        "tracefile, for genhtml) or gcov (gcov's own text format: a\n"
+        "FILE.gcov per source file, in -o DIR or here)", OPTD_COMPLETE_CHOICE,
+        "text csv json lcov gcov", 0 },
     { 'o', "output", "FILE",
         "write the results there (default: standard error, as perf stat,\n"
         "so the command's standard output stays its own); with --format\n"
@@ -88,7 +89,7 @@ const struct cmd_decl cmd_lines_decl = {
     .flags = OPTD_STOP_AT_COMMAND,
 };
 
-enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_GCOV };
+enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_LCOV, FMT_GCOV };
 
 struct lines_opts {
     VEC(const char *) funcs;
@@ -123,11 +124,13 @@ static int parse(int argc, char **argv, struct lines_opts *o)
                 o->fmt = FMT_CSV;
             else if (!strcmp(optarg, "json"))
                 o->fmt = FMT_JSON;
+            else if (!strcmp(optarg, "lcov"))
+                o->fmt = FMT_LCOV;
             else if (!strcmp(optarg, "gcov"))
                 o->fmt = FMT_GCOV;
             else
-                return cmd_usage_error("lines", "unknown --format '%s' (text, csv, json or "
-                                       "gcov)", optarg);
+                return cmd_usage_error("lines", "unknown --format '%s' (text, csv, json, lcov "
+                                       "or gcov)", optarg);
             break;
         case 'o': o->output = optarg; break;
         case 'b': o->branches = true; break;
@@ -312,6 +315,11 @@ static int run(struct lines_opts *o)
             if ((e = lines_write_gcov(&r, o->output ? o->output : ".", o->branches, msg,
                                       sizeof(msg)))) {
                 cmd_error("lines", "%s", msg);
+                goto out;
+            }
+        } else if (o->fmt == FMT_LCOV) {
+            if ((e = lines_render_lcov(f, &r))) {
+                cmd_error("lines", "%s", strerror(-e));
                 goto out;
             }
         } else if (o->fmt == FMT_CSV)

@@ -24,4 +24,6 @@ void lines_render_text(FILE *f, const struct lines_report *r);
 /* file,line,count */
 void lines_render_csv(FILE *f, const struct lines_report *r);
 void lines_render_json(FILE *f, const struct lines_report *r);
+/* lcov's tracefile (genhtml, lcov --summary read it). 0 or -ENOMEM. */
+int lines_render_lcov(FILE *f, const struct lines_report *r);
 #endif

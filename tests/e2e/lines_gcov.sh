@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prospect lines counts as gcov counts: each program built twice (--coverage for gcov, plain -g
+# for Prospect) and every line both count compared, at -O0. Programs nobody here wrote: the
+# examples Debian ships with expat (outline.c, elements.c), jansson (json_process.c) and xz
+# (01_compress_easy.c, 02_decompress.c: public domain), compiled from /usr/share/doc where
+# they are installed; and tests/workloads/lines_gcov.c (loops on one line, a while condition,
+# ?:, switch, goto, recursion, threads, fork). gcov's readers read Prospect's output as gcov's
+# own: gcovr on the .gcov files (--format gcov), lcov and genhtml on the tracefile (--format
+# lcov), each against the same tool on gcov's data.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/stat_lib.sh"
+if ! uprobes_ready; then
+    skip lines_gcov "no writable tracefs uprobe_events (counting probes need it)"
+    exit 0
+fi
+if ! command -v gcov >/dev/null || ! echo 'int main(void){return 0;}' |
+        gcc --coverage -x c -o "$TEST_TMP/cov_probe" - 2>/dev/null; then
+    skip lines_gcov "gcc --coverage does not build here (gcov is the oracle)"
+    exit 0
+fi
+SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
+TEST_TMP=$(mktemp -d "$TEST_TMP/lines_gcov.XXXXXX")
+export TMPDIR=$TEST_TMP/tmpdir
+mkdir -p "$TMPDIR"
+EX=/usr/share/doc
+
+# csv_count CSV LINE: our count of LINE ("" when the line has no code of its own).
+csv_count() { awk -F, -v l="$2" 'NR > 1 && $2 == l { print $3 }' "$1"; }
+
+# build_twice NAME SRC LIBS...: $TEST_TMP/NAME/{cov,plain}/prog from one copy of SRC.
+build_twice() {
+    local name=$1 src=$2 d=$TEST_TMP/$1; shift 2
+    mkdir -p "$d/cov" "$d/plain"
+    cp "$src" "$d/$name.c"
+    (cd "$d/cov" && gcc -O0 -g --coverage -fprofile-update=atomic -o prog "../$name.c" "$@") &&
+        (cd "$d/plain" && gcc -O0 -g -o prog "../$name.c" "$@")
+}
+
+# compare NAME ARGS...: runs both builds with NAME.in as standard input and ARGS, gcov on the
+# first, prospect lines on the second; their standard outputs and exit statuses must be the
+# same. Sets gn
+# (lines compared), skipped (lines gcov counts where the plain build has no code: a label, a
+# `case`, a declaration) and bad. Where gcov puts a function's entry on its declaration line
+# and DWARF on the `{` below it, the `{` line's count is compared (docs/lines.md).
+compare() {
+    local name=$1 d=$TEST_TMP/$1 c l got; shift
+    local in=$d/in
+    [ -e "$in" ] || : >"$in"
+    (cd "$d/cov" && ./prog "$@" <"$in" >../cov.out 2>/dev/null; echo $? >../cov.rc
+     gcov -t prog-"$name".gcda 2>/dev/null >../gcov_all.txt)
+    # gcov -t lists the program's file and the headers with code inlined into it: the former.
+    awk -v f="/$name.c" '/^ *-: *0:Source:/ { on = substr($0, length($0) - length(f) + 1) == f }
+                         on' "$d/gcov_all.txt" >"$d/gcov.txt"
+    (cd "$d/plain" && "$PROSPECT" lines --format csv -o ../ours.csv -- ./prog "$@" <"$in" \
+        >../ours.out 2>../ours.err; echo $? >../ours.rc)
+    same_run=1
+    cmp -s "$d/cov.out" "$d/ours.out" && cmp -s "$d/cov.rc" "$d/ours.rc" || same_run=0
+    gn=0 skipped=0 bad=""
+    while IFS=: read -r c l _; do
+        c=${c// /} l=${l// /} c=${c%\*}
+        case $c in ''|-|*[!0-9#]*) continue ;; esac
+        [ "$c" = "#####" ] && c=0
+        got=$(csv_count "$d/ours.csv" "$l")
+        if [ -z "$got" ] && sed -n "$((l + 1))p" "$d/$name.c" | grep -q '^{'; then
+            got=$(csv_count "$d/ours.csv" $((l + 1)))
+        fi
+        if [ -z "$got" ]; then skipped=$((skipped + 1)); continue; fi
+        gn=$((gn + 1))
+        [ "$got" = "$c" ] || bad="$bad $l:gcov=$c,ours=$got"
+    done <"$d/gcov.txt"
+    echo "  $name: $gn lines compared with gcov, $skipped without code here${bad:+, differ:$bad}"
+}
+
+# check_program NAME MIN_LINES ARGS...: the run unharmed, enough lines compared, all equal.
+check_program() {
+    local name=$1 min=$2; shift 2
+    compare "$name" "$@"
+    check "${name}_run_unharmed" [ "$same_run" = 1 ]
+    check "${name}_lines_compared" [ "$gn" -ge "$min" ]
+    check "${name}_equals_gcov" [ -z "$bad" ]
+}
+
+# --- Our own: the constructs gcov counts per iteration -------------------------------------------
+if build_twice lines_gcov "$SRC/lines_gcov.c" -pthread; then
+    check_program lines_gcov 35
+    oneline=$(grep -n 'i < 100000; i++) s += i;' "$SRC/lines_gcov.c" | cut -d: -f1)
+    check one_line_for_counts_iterations \
+        [ "$(csv_count "$TEST_TMP/lines_gcov/ours.csv" "$oneline")" = 100001 ]
+    wline=$(grep -n 'while (p\[n\]) n++' "$SRC/lines_gcov.c" | cut -d: -f1)
+    check one_line_while_counts_iterations \
+        [ "$(csv_count "$TEST_TMP/lines_gcov/ours.csv" "$wline")" = 14 ]
+else
+    fail lines_gcov_build "gcc -pthread"
+fi
+
+# --- Debian's example programs -------------------------------------------------------------------
+xml='<doc a="1"><list><item id="1">x</item><item id="2"/><sub><deep k="v" k2="w"/></sub></list>
+<list><item/></list></doc>'
+if [ -r "$EX/libexpat1-dev/examples/outline.c" ] &&
+        build_twice outline "$EX/libexpat1-dev/examples/outline.c" -lexpat &&
+        build_twice elements "$EX/libexpat1-dev/examples/elements.c" -lexpat; then
+    echo "$xml" >"$TEST_TMP/outline/in"
+    echo "$xml" >"$TEST_TMP/elements/in"
+    check_program outline 15
+    check_program elements 15
+else
+    skip expat_examples_equal_gcov "expat's examples or libexpat1-dev not installed"
+fi
+if [ -r "$EX/libjansson4/examples/json_process.c" ] &&
+        build_twice json_process "$EX/libjansson4/examples/json_process.c" -ljansson; then
+    printf '  {"b": [1, 2.5, "x", null, true], "a": {"c": {}}}  \n\n' >"$TEST_TMP/json_process/in"
+    # --env: settings from the environment; STRIP reads standard input into a growing buffer
+    # and strips the whitespace around it (loops, a ?: on one line).
+    STRIP=1 JSON_INDENT=2 JSON_SORT_KEYS=1 check_program json_process 30 --env
+else
+    skip json_process_equals_gcov "jansson's example or libjansson-dev not installed"
+fi
+if [ -r "$EX/liblzma-dev/examples/01_compress_easy.c" ] &&
+        build_twice xz_compress "$EX/liblzma-dev/examples/01_compress_easy.c" -llzma &&
+        build_twice xz_decompress "$EX/liblzma-dev/examples/02_decompress.c" -llzma; then
+    seq 1 30000 >"$TEST_TMP/xz_compress/in"
+    check_program xz_compress 30 3
+    seq 1 30000 | xz -c >"$TEST_TMP/data.xz"
+    check_program xz_decompress 30 "$TEST_TMP/data.xz"
+else
+    skip xz_examples_equal_gcov "xz's examples or liblzma-dev not installed"
+fi
+check lines_gcov_no_probes_left no_probes_left
