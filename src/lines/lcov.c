@@ -5,8 +5,11 @@
  * when its block never ran), DA (line, count) and the LF/LH, BRF/BRH, FNF/FNH totals, so
  * that genhtml and `lcov --summary` read Prospect's counts. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include "lines/render.h"
+#include "util/strutil.h"
 
 struct lcov_totals {
     size_t found, hit;
@@ -15,6 +18,37 @@ struct lcov_totals {
 static bool in_file(const struct lines_block *b, unsigned file)
 {
     return b->line && b->file == file;
+}
+
+/* The path with `.`, `..` and doubled slashes taken out as text (DWARF joins a unit's
+ * directory and "../x.c"; genhtml would write its page for "dir/../x.c" outside its own
+ * output directory). */
+static void lexical_path(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+    while (*in && n + 1 < len) {
+        const char *seg = in + (*in == '/'), *end = strchrnul(seg, '/');
+        size_t sl = (size_t)(end - seg);
+        if (*in != '/' && n == 0) {
+            /* a relative path: kept as it is */
+            str_copy(out, len, in);
+            return;
+        }
+        bool here = sl == 0 || (sl == 1 && seg[0] == '.');
+        bool up = sl == 2 && seg[0] == '.' && seg[1] == '.';
+        if (up) {
+            while (n && out[--n] != '/')
+                ;
+        } else if (!here && n + 1 + sl < len) {
+            out[n++] = '/';
+            memcpy(out + n, seg, sl);
+            n += sl;
+        }
+        in = end;
+    }
+    if (!n)
+        out[n++] = '/';
+    out[n] = '\0';
 }
 
 /* A function's calls: its entry block's count less the jumps back to it from within. */
@@ -78,7 +112,10 @@ int lines_render_lcov(FILE *f, const struct lines_report *r)
         unsigned file = r->counts[i].file;
         for (j = i; j < r->n && r->counts[j].file == file; j++)
             ;
-        fprintf(f, "SF:%s\n", r->plan->files.v[file].path);
+        char path[PATH_MAX], shown[PATH_MAX];
+        lexical_path(r->plan->files.v[file].path, path, sizeof(path));
+        /* The path comes from the program's DWARF: one line, whatever it holds. */
+        fprintf(f, "SF:%s\n", str_printable(path, shown, sizeof(shown)));
         functions(f, r->plan, &a, file);
         branches(f, r->plan, &a, file);
         for (size_t k = i; k < j; k++) {

@@ -126,4 +126,84 @@ if [ -r "$EX/liblzma-dev/examples/01_compress_easy.c" ] &&
 else
     skip xz_examples_equal_gcov "xz's examples or liblzma-dev not installed"
 fi
-check lines_gcov_no_probes_left no_probes_left
+
+# --- gcov's readers: gcovr reads the .gcov files, lcov and genhtml the tracefile -----------------
+# same_counts A B SRC: two files of line,count (gcov's reading, ours) agree on every line both
+# count (the `{` below a declaration standing for it); prints the lines compared.
+same_counts() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import sys
+theirs = dict(tuple(map(int, l.split(","))) for l in open(sys.argv[1]) if l.strip())
+ours = dict(tuple(map(int, l.split(","))) for l in open(sys.argv[2]) if l.strip())
+src = open(sys.argv[3]).read().split("\n")
+n, bad = 0, []
+for line, c in sorted(theirs.items()):
+    got = ours.get(line)
+    if got is None and line < len(src) and src[line].startswith("{"):
+        got = ours.get(line + 1)
+    if got is None:
+        continue
+    n += 1
+    if got != c:
+        bad.append("%d:%d/%d" % (line, c, got))
+print(n, " ".join(bad))
+sys.exit(1 if bad or n == 0 else 0)
+PY
+}
+# gcovr_lines JSON FILE: line,count of FILE's code lines in gcovr's JSON report.
+gcovr_lines() {
+    python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["files"]:
+    if f["file"].endswith(sys.argv[2]):
+        for l in f["lines"]:
+            if not l.get("gcovr/noncode"):
+                print("%d,%d" % (l["line_number"], l["count"]))
+' "$1" "$2"
+}
+# lcov_lines INFO FILE: line,count of FILE's DA records.
+lcov_lines() {
+    awk -F'[:,]' -v f="/$2" '/^SF:/ { on = substr($0, length($0) - length(f) + 1) == f }
+                             on && /^DA:/ { print $2 "," $3 }' "$1"
+}
+d=$TEST_TMP/lines_gcov
+if [ -x "$d/plain/prog" ] && command -v gcovr >/dev/null; then
+    (cd "$d/cov" && gcov -b prog-lines_gcov.gcda >/dev/null 2>&1)
+    mkdir -p "$d/ours_gcov"
+    (cd "$d/plain" && "$PROSPECT" lines --format gcov -b -o ../ours_gcov -- ./prog \
+        >/dev/null 2>"$d/gcov_fmt.err")
+    check gcov_format_file_written [ -s "$d/ours_gcov/lines_gcov.c.gcov" ]
+    check gcov_format_branch_lines grep -q '^branch  0 taken [0-9]*%' "$d/ours_gcov/lines_gcov.c.gcov"
+    (cd "$d" && gcovr -r . -g -k cov --json -o gcovr_theirs.json 2>/dev/null &&
+        gcovr -r . -g -k ours_gcov --json -o gcovr_ours.json 2>/dev/null)
+    gcovr_lines "$d/gcovr_theirs.json" lines_gcov.c >"$d/gcovr_theirs.csv"
+    gcovr_lines "$d/gcovr_ours.json" lines_gcov.c >"$d/gcovr_ours.csv"
+    r=$(same_counts "$d/gcovr_theirs.csv" "$d/gcovr_ours.csv" "$d/lines_gcov.c")
+    ok=$?
+    echo "  gcovr: ${r%% *} lines compared, differ: ${r#* }"
+    gcovr_agree() { [ "$ok" = 0 ] && [ "${r%% *}" -ge 30 ]; }
+    check gcovr_reads_ours_as_gcovs gcovr_agree
+else
+    skip gcovr_reads_ours_as_gcovs "gcovr not installed (scripts/install-deps)"
+fi
+if [ -x "$d/plain/prog" ] && command -v lcov >/dev/null && command -v genhtml >/dev/null; then
+    lcov -q -c -d "$d/cov" -o "$d/theirs.info" >/dev/null 2>&1
+    (cd "$d/plain" && "$PROSPECT" lines --format lcov -o ../ours.info -- ./prog \
+        >/dev/null 2>"$d/lcov_fmt.err")
+    lcov_lines "$d/theirs.info" lines_gcov.c >"$d/lcov_theirs.csv"
+    lcov_lines "$d/ours.info" lines_gcov.c >"$d/lcov_ours.csv"
+    r=$(same_counts "$d/lcov_theirs.csv" "$d/lcov_ours.csv" "$d/lines_gcov.c")
+    ok=$?
+    echo "  lcov: ${r%% *} lines compared, differ: ${r#* }"
+    lcov_agree() { [ "$ok" = 0 ] && [ "${r%% *}" -ge 30 ]; }
+    check lcov_reads_ours_as_gcovs lcov_agree
+    lcov_summary() { lcov --summary "$d/ours.info" 2>&1 | grep -Eq 'lines\.+: [0-9.]+% \([0-9]+ of'; }
+    check lcov_summary_reads_ours lcov_summary
+    genhtml -q -o "$d/html" "$d/ours.info" >/dev/null 2>&1
+    page=$(find "$d/html" -name lines_gcov.c.gcov.html)
+    check genhtml_page_in_its_directory [ -n "$page" ]
+    check genhtml_shows_one_line_loop grep -q 'lineCov"> *100001 :' ${page:-/dev/null}
+else
+    skip lcov_reads_ours_as_gcovs "lcov not installed (scripts/install-deps)"
+fi
+check formats_no_probes_left no_probes_left
