@@ -31,10 +31,12 @@ enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
 
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
-        "count this function (repeatable; gcc clones and .cold parts too)", 0, NULL, 0 },
+        "count this function (repeatable; gcc clones and .cold parts too);\n"
+        "LIB:NAME, one of a shared library the program loads", 0, NULL, 0 },
     { O_FILE, "file", "SRC",
         "count and show this source file (repeatable; \"fact.c\" matches any\n"
-        "path ending in /fact.c); with -f, only show it\n"
+        "path ending in /fact.c); with -f, only show it; LIB:SRC, a file of\n"
+        "a shared library the program loads\n"
         "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
     { O_FORMAT, "format", "FMT",
         "text (default), csv (file,line,count), json, lcov (lcov's\n"
@@ -200,7 +202,7 @@ static int run(struct lines_opts *o)
     uint64_t lost = 0;
     struct image_watch watch;
     pid_t *tids = NULL;
-    char exe[PATH_MAX], msg[2048];
+    char exe[PATH_MAX], obj[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
 
     region_list_init(&rl);
@@ -217,7 +219,15 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
         return e == -ENOENT ? 127 : 126;
     }
-    if ((e = lines_plan_build(&plan, exe, &sel, msg, sizeof(msg)))) {
+    /* -f LIB:FUNC, --file LIB:SRC: a library's code, by uprobes on its file (jump entries
+     * patch the program's own code only). */
+    if ((e = lines_target(exe, o->funcs.v, o->funcs.n, o->files.v, o->files.n, obj,
+                          sizeof(obj), msg, sizeof(msg)))) {
+        cmd_error("lines", "%s", msg);
+        goto out;
+    }
+    o->trap |= strcmp(obj, exe) != 0;
+    if ((e = lines_plan_build(&plan, obj, &sel, msg, sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         goto out;
     }

@@ -67,6 +67,13 @@ struct lines_select {
     size_t nfiles;
 };
 
+/* The object to count (written to obj): exe, or the shared library that `-f LIB:FUNC` or
+ * `--file LIB:SRC` names (as stat -r finds it: LD_LIBRARY_PATH, the program's directory,
+ * the system's); the names are moved past their "LIB:". One object per run. 0, -EINVAL or
+ * -ENOENT with a one-line reason in err. */
+int lines_target(const char *exe, const char **funcs, size_t nfuncs, const char **files,
+                 size_t nfiles, char *obj, size_t objlen, char *err, size_t errlen);
+
 /* Reads the program's DWARF line table and symbols, picks the functions (-f names through
  * region_names: clones, did-you-mean; --file: every function with code of that file; default:
  * every function of the program's own compilation units, not system ones), cuts them into

@@ -44,7 +44,7 @@ build_twice() {
 # `case`, a declaration) and bad. Where gcov puts a function's entry on its declaration line
 # and DWARF on the `{` below it, the `{` line's count is compared (docs/lines.md).
 compare() {
-    local name=$1 d=$TEST_TMP/$1 c l got; shift
+    local name=$1 d=$TEST_TMP/$1; shift
     local in=$d/in
     [ -e "$in" ] || : >"$in"
     (cd "$d/cov" && ./prog "$@" <"$in" >../cov.out 2>/dev/null; echo $? >../cov.rc
@@ -56,20 +56,26 @@ compare() {
         >../ours.out 2>../ours.err; echo $? >../ours.rc)
     same_run=1
     cmp -s "$d/cov.out" "$d/ours.out" && cmp -s "$d/cov.rc" "$d/ours.rc" || same_run=0
+    gcov_diff "$name" "$d/gcov.txt" "$d/ours.csv" "$d/$name.c"
+}
+
+# gcov_diff NAME GCOV_TXT OURS_CSV SRC: compares gcov's count of every line with ours.
+gcov_diff() {
+    local c l got
     gn=0 skipped=0 bad=""
     while IFS=: read -r c l _; do
         c=${c// /} l=${l// /} c=${c%\*}
         case $c in ''|-|*[!0-9#]*) continue ;; esac
         [ "$c" = "#####" ] && c=0
-        got=$(csv_count "$d/ours.csv" "$l")
-        if [ -z "$got" ] && sed -n "$((l + 1))p" "$d/$name.c" | grep -q '^{'; then
-            got=$(csv_count "$d/ours.csv" $((l + 1)))
+        got=$(csv_count "$3" "$l")
+        if [ -z "$got" ] && sed -n "$((l + 1))p" "$4" | grep -q '^{'; then
+            got=$(csv_count "$3" $((l + 1)))
         fi
         if [ -z "$got" ]; then skipped=$((skipped + 1)); continue; fi
         gn=$((gn + 1))
         [ "$got" = "$c" ] || bad="$bad $l:gcov=$c,ours=$got"
-    done <"$d/gcov.txt"
-    echo "  $name: $gn lines compared with gcov, $skipped without code here${bad:+, differ:$bad}"
+    done <"$2"
+    echo "  $1: $gn lines compared with gcov, $skipped without code here${bad:+, differ:$bad}"
 }
 
 # check_program NAME MIN_LINES ARGS...: the run unharmed, enough lines compared, all equal.
@@ -125,6 +131,36 @@ if [ -r "$EX/liblzma-dev/examples/01_compress_easy.c" ] &&
     check_program xz_decompress 30 "$TEST_TMP/data.xz"
 else
     skip xz_examples_equal_gcov "xz's examples or liblzma-dev not installed"
+fi
+
+# --- A shared library's functions: -f LIB:FUNC, --file LIB:SRC ----------------------------------
+L=$TEST_TMP/lib
+mkdir -p "$L/cov" "$L/plain"
+cp "$SRC/lines_lib.c" "$SRC/lines_libmain.c" "$L/"
+build_lib() {
+    gcc -O0 -g "$@" -shared -fPIC -o liblineslib.so ../lines_lib.c &&
+        gcc -O0 -g "$@" -o main ../lines_libmain.c -L. -llineslib -Wl,-rpath,'$ORIGIN'
+}
+if (cd "$L/cov" && build_lib --coverage) && (cd "$L/plain" && build_lib); then
+    (cd "$L/cov" && ./main >../cov.out && gcov -t liblineslib.so-lines_lib.gcda 2>/dev/null |
+        awk '/^ *-: *0:Source:/ { on = /lines_lib\.c$/ } on' >../gcov.txt)
+    (cd "$L/plain" && "$PROSPECT" lines -f liblineslib.so:lib_sum -f liblineslib.so:lib_depth \
+        --format csv -o ../ours.csv -- ./main >../ours.out 2>../ours.err)
+    check lib_run_unharmed cmp -s "$L/cov.out" "$L/ours.out"
+    gcov_diff lib "$L/gcov.txt" "$L/ours.csv" "$L/lines_lib.c"
+    lib_equal() { [ -z "$bad" ] && [ "$gn" -ge 10 ]; }
+    check lib_functions_equal_gcov lib_equal
+    (cd "$L/plain" && "$PROSPECT" lines --file liblineslib.so:lines_lib.c --format csv \
+        -o ../ours_file.csv -- ./main >/dev/null 2>../ours.err)
+    check lib_file_same_counts cmp -s "$L/ours.csv" "$L/ours_file.csv"
+    (cd "$L/plain" && "$PROSPECT" lines -f lib_sum -f liblineslib.so:lib_depth -- ./main \
+        >/dev/null 2>../mixed.err)
+    check lib_and_program_refused [ $? = 1 ]
+    check lib_and_program_said grep -q "one object per run" "$L/mixed.err"
+    (cd "$L/plain" && "$PROSPECT" lines -f libnosuch.so:f -- ./main >/dev/null 2>../nolib.err)
+    check lib_unknown_named grep -q "no library 'libnosuch.so' found" "$L/nolib.err"
+else
+    fail lib_build "gcc -shared"
 fi
 
 # --- gcov's readers: gcovr reads the .gcov files, lcov and genhtml the tracefile -----------------
