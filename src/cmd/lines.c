@@ -39,7 +39,7 @@ static const struct optdecl lines_opts[] = {
         "a shared library the program loads\n"
         "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
     { O_FORMAT, "format", "FMT",
-        "text (default), csv (file,line,count), json, lcov (lcov's\n"
+        "text (default), csv (file,line,count,mark), json, lcov (lcov's\n"
         "tracefile, for genhtml) or gcov (gcov's own text format: a\n"
         "FILE.gcov per source file, in -o DIR or here)", OPTD_COMPLETE_CHOICE,
         "text csv json lcov gcov", 0 },

@@ -33,6 +33,7 @@ struct lines_block {
                                  * indirect jump) */
     bool call;                  /* holds a call: what follows may run more often (fork,
                                  * setjmp return twice) or less (exit) than the block starts */
+    bool optimized;             /* its unit was compiled with -O1 or more (DW_AT_producer) */
     bool derived;               /* no probe: its count is the sum of its predecessors' (each
                                  * with one way out), known from probes (lines_derive) */
     uint64_t count;             /* executions of the block: probe hits, or derived */
@@ -132,6 +133,8 @@ struct lines_count {
     uint64_t count;
     bool approx;                /* an in-line transfer could not be derived: count is an upper
                                  * bound (docs/lines.md) */
+    bool optimized;             /* code of an optimized unit: the machine code's count, which
+                                 * need not be the source line's (gcov's) */
 };
 
 /* Line counts as gcov computes them from the block counts (p->blocks[i].count): the arcs

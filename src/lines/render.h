@@ -21,7 +21,7 @@ char *lines_source_read(const char *path, const char *dir, size_t *len);
 /* The gprof listing per file: source with counts in the margin, Top 10 Lines, Execution
  * Summary; a header with what a count means and the probes' cost. */
 void lines_render_text(FILE *f, const struct lines_report *r);
-/* file,line,count */
+/* file,line,count,mark (mark: "~" upper bound, "?" optimized code, or empty) */
 void lines_render_csv(FILE *f, const struct lines_report *r);
 void lines_render_json(FILE *f, const struct lines_report *r);
 /* lcov's tracefile (genhtml, lcov --summary read it). 0 or -ENOMEM. */

@@ -102,6 +102,7 @@ static struct lines_count line_count(struct cycles *c, const size_t *blk, size_t
                 r.approx = true;
         }
         r.count += sub0(bl->count, inside);
+        r.optimized |= bl->optimized;
     }
     c->count = 0;
     c->steps = 0;

@@ -100,6 +100,22 @@ else
     fail lines_gcov_build "gcc -pthread"
 fi
 
+# --- -O2: the machine code's counts are marked, never shown as gcov's ----------------------------
+unmarked() { awk -F, 'NR > 1 && $4 == ""' "$1" | wc -l; }
+if [ -s "$TEST_TMP/lines_gcov/ours.csv" ]; then
+    check o0_counts_not_flagged [ "$(awk -F, 'NR > 1 && $4 != ""' \
+        "$TEST_TMP/lines_gcov/ours.csv" | wc -l)" = 0 ]
+fi
+mkdir -p "$TEST_TMP/o2"
+if gcc -O2 -g -pthread -o "$TEST_TMP/o2/prog" "$SRC/lines_gcov.c"; then
+    (cd "$TEST_TMP/o2" && "$PROSPECT" lines --format csv -o o2.csv -- ./prog >/dev/null 2>o2.err)
+    o2_all_marked() {
+        [ "$(awk -F, 'NR > 1' "$TEST_TMP/o2/o2.csv" | wc -l)" -gt 5 ] &&
+            [ "$(unmarked "$TEST_TMP/o2/o2.csv")" = 0 ]
+    }
+    check o2_counts_all_marked o2_all_marked
+fi
+
 # --- Debian's example programs -------------------------------------------------------------------
 xml='<doc a="1"><list><item id="1">x</item><item id="2"/><sub><deep k="v" k2="w"/></sub></list>
 <list><item/></list></doc>'
