@@ -40,9 +40,10 @@ static const struct optdecl lines_opts[] = {
         "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
     { O_FORMAT, "format", "FMT",
         "text (default), csv (file,line,count,mark), json, lcov (lcov's\n"
-        "tracefile, for genhtml) or gcov (gcov's own text format: a\n"
-        "FILE.gcov per source file, in -o DIR or here)", OPTD_COMPLETE_CHOICE,
-        "text csv json lcov gcov", 0 },
+        "tracefile, for genhtml), gcov (gcov's own text format: a\n"
+        "FILE.gcov per source file, in -o DIR or here) or gcov-json\n"
+        "(gcov's JSON intermediate format: PROGRAM.gcov.json.gz there)", OPTD_COMPLETE_CHOICE,
+        "text csv json lcov gcov gcov-json", 0 },
     { 'o', "output", "FILE",
         "write the results there (default: standard error, as perf stat,\n"
         "so the command's standard output stays its own); with --format\n"
@@ -91,7 +92,7 @@ const struct cmd_decl cmd_lines_decl = {
     .flags = OPTD_STOP_AT_COMMAND,
 };
 
-enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_LCOV, FMT_GCOV };
+enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_LCOV, FMT_GCOV, FMT_GCOV_JSON };
 
 struct lines_opts {
     VEC(const char *) funcs;
@@ -130,9 +131,11 @@ static int parse(int argc, char **argv, struct lines_opts *o)
                 o->fmt = FMT_LCOV;
             else if (!strcmp(optarg, "gcov"))
                 o->fmt = FMT_GCOV;
+            else if (!strcmp(optarg, "gcov-json"))
+                o->fmt = FMT_GCOV_JSON;
             else
-                return cmd_usage_error("lines", "unknown --format '%s' (text, csv, json, lcov "
-                                       "or gcov)", optarg);
+                return cmd_usage_error("lines", "unknown --format '%s' (text, csv, json, lcov, "
+                                       "gcov or gcov-json)", optarg);
             break;
         case 'o': o->output = optarg; break;
         case 'b': o->branches = true; break;
@@ -251,12 +254,12 @@ static int run(struct lines_opts *o)
             for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
                 fprintf(stderr, "prospect lines: %s\n", rl.regions.v[i].sites.v[s]);
     /* A bad -o fails before the command runs, not after. */
-    if (o->fmt == FMT_GCOV) {
+    if (o->fmt == FMT_GCOV || o->fmt == FMT_GCOV_JSON) {
         struct stat st;
         const char *dir = o->output ? o->output : ".";
         if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-            cmd_error("lines", "-o %s: not a directory (--format gcov writes a FILE.gcov "
-                      "per source file there)", dir);
+            cmd_error("lines", "-o %s: not a directory (--format gcov and gcov-json write "
+                      "their files there)", dir);
             goto out;
         }
     } else if (o->output) {
@@ -324,6 +327,11 @@ static int run(struct lines_opts *o)
         if (o->fmt == FMT_GCOV) {
             if ((e = lines_write_gcov(&r, o->output ? o->output : ".", o->branches, msg,
                                       sizeof(msg)))) {
+                cmd_error("lines", "%s", msg);
+                goto out;
+            }
+        } else if (o->fmt == FMT_GCOV_JSON) {
+            if ((e = lines_write_gcov_json(&r, o->output ? o->output : ".", msg, sizeof(msg)))) {
                 cmd_error("lines", "%s", msg);
                 goto out;
             }

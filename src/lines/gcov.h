@@ -13,4 +13,10 @@
  * known. 0, or -errno with the file named in err. */
 int lines_write_gcov(const struct lines_report *r, const char *dir, bool branches, char *err,
                      size_t errlen);
+/* Writes gcov's JSON intermediate format (gcc 12's `gcov --json-format`, gzip'd) as
+ * dir/PROGRAM.gcov.json.gz: per source file its functions (start line, calls, blocks run)
+ * and lines (count, unexecuted_block, the branches whose arcs are known). 0, or -errno
+ * with the file named in err. */
+int lines_write_gcov_json(const struct lines_report *r, const char *dir, char *err,
+                          size_t errlen);
 #endif

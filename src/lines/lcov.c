@@ -23,7 +23,7 @@ static bool in_file(const struct lines_block *b, unsigned file)
 /* The path with `.`, `..` and doubled slashes taken out as text (DWARF joins a unit's
  * directory and "../x.c"; genhtml would write its page for "dir/../x.c" outside its own
  * output directory). */
-static void lexical_path(const char *in, char *out, size_t len)
+void lines_plain_path(const char *in, char *out, size_t len)
 {
     size_t n = 0;
     while (*in && n + 1 < len) {
@@ -113,7 +113,7 @@ int lines_render_lcov(FILE *f, const struct lines_report *r)
         for (j = i; j < r->n && r->counts[j].file == file; j++)
             ;
         char path[PATH_MAX], shown[PATH_MAX];
-        lexical_path(r->plan->files.v[file].path, path, sizeof(path));
+        lines_plain_path(r->plan->files.v[file].path, path, sizeof(path));
         /* The path comes from the program's DWARF: one line, whatever it holds. */
         fprintf(f, "SF:%s\n", str_printable(path, shown, sizeof(shown)));
         functions(f, r->plan, &a, file);

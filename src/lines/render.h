@@ -24,6 +24,8 @@ void lines_render_text(FILE *f, const struct lines_report *r);
 /* file,line,count,mark (mark: "~" upper bound, "?" optimized code, or empty) */
 void lines_render_csv(FILE *f, const struct lines_report *r);
 void lines_render_json(FILE *f, const struct lines_report *r);
+/* A path with `.`, `..` and doubled slashes taken out as text ("/a/b/../x.c": "/a/x.c"). */
+void lines_plain_path(const char *in, char *out, size_t len);
 /* lcov's tracefile (genhtml, lcov --summary read it). 0 or -ENOMEM. */
 int lines_render_lcov(FILE *f, const struct lines_report *r);
 #endif

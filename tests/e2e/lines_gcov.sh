@@ -7,7 +7,8 @@
 # they are installed; and tests/workloads/lines_gcov.c (loops on one line, a while condition,
 # ?:, switch, goto, recursion, threads, fork). gcov's readers read Prospect's output as gcov's
 # own: gcovr on the .gcov files (--format gcov), lcov and genhtml on the tracefile (--format
-# lcov), each against the same tool on gcov's data.
+# lcov), lcov on gcov's JSON intermediate format (--format gcov-json), each against the same
+# tool on gcov's data.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/stat_lib.sh"
 if ! uprobes_ready; then
@@ -249,6 +250,20 @@ if [ -x "$d/plain/prog" ] && command -v lcov >/dev/null && command -v genhtml >/
     echo "  lcov: ${r%% *} lines compared, differ: ${r#* }"
     lcov_agree() { [ "$ok" = 0 ] && [ "${r%% *}" -ge 30 ]; }
     check lcov_reads_ours_as_gcovs lcov_agree
+    # --format gcov-json: lcov reads gcov's JSON only from the gcov it runs on a .gcda, so
+    # a gcov whose -i output is Prospect's file stands in for it on the --coverage build.
+    (cd "$d/plain" && "$PROSPECT" lines --format gcov-json -o .. -- ./prog >/dev/null \
+        2>"$d/json_fmt.err")
+    check gcov_json_written gzip -t "$d/prog.gcov.json.gz"
+    printf '#!/bin/sh\ncase " $* " in *" -i "*) cp "%s" . ;; *) exec gcov "$@" ;; esac\n' \
+        "$d/prog.gcov.json.gz" >"$d/gcov_shim"
+    chmod +x "$d/gcov_shim"
+    lcov -q -c -d "$d/cov" --gcov-tool "$d/gcov_shim" -o "$d/via_json.info" >/dev/null 2>&1
+    lcov_lines "$d/via_json.info" lines_gcov.c >"$d/lcov_json.csv"
+    r=$(same_counts "$d/lcov_theirs.csv" "$d/lcov_json.csv" "$d/lines_gcov.c")
+    ok=$?
+    echo "  lcov on gcov-json: ${r%% *} lines compared, differ: ${r#* }"
+    check lcov_reads_gcov_json_as_gcovs lcov_agree
     lcov_summary() { lcov --summary "$d/ours.info" 2>&1 | grep -Eq 'lines\.+: [0-9.]+% \([0-9]+ of'; }
     check lcov_summary_reads_ours lcov_summary
     genhtml -q -o "$d/html" "$d/ours.info" >/dev/null 2>&1
