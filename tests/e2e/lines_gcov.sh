@@ -226,7 +226,8 @@ if [ -x "$d/plain/prog" ] && command -v gcovr >/dev/null; then
     (cd "$d/plain" && "$PROSPECT" lines --format gcov -b -o ../ours_gcov -- ./prog \
         >/dev/null 2>"$d/gcov_fmt.err")
     check gcov_format_file_written [ -s "$d/ours_gcov/lines_gcov.c.gcov" ]
-    check gcov_format_branch_lines grep -q '^branch  0 taken [0-9]*%' "$d/ours_gcov/lines_gcov.c.gcov"
+    check gcov_format_branch_lines grep -q '^branch  0 taken [0-9]*%' \
+        "$d/ours_gcov/lines_gcov.c.gcov"
     (cd "$d" && gcovr -r . -g -k cov --json -o gcovr_theirs.json 2>/dev/null &&
         gcovr -r . -g -k ours_gcov --json -o gcovr_ours.json 2>/dev/null)
     gcovr_lines "$d/gcovr_theirs.json" lines_gcov.c >"$d/gcovr_theirs.csv"
@@ -264,7 +265,9 @@ if [ -x "$d/plain/prog" ] && command -v lcov >/dev/null && command -v genhtml >/
     ok=$?
     echo "  lcov on gcov-json: ${r%% *} lines compared, differ: ${r#* }"
     check lcov_reads_gcov_json_as_gcovs lcov_agree
-    lcov_summary() { lcov --summary "$d/ours.info" 2>&1 | grep -Eq 'lines\.+: [0-9.]+% \([0-9]+ of'; }
+    lcov_summary() {
+        lcov --summary "$d/ours.info" 2>&1 | grep -Eq 'lines\.+: [0-9.]+% \([0-9]+ of'
+    }
     check lcov_summary_reads_ours lcov_summary
     genhtml -q -o "$d/html" "$d/ours.info" >/dev/null 2>&1
     page=$(find "$d/html" -name lines_gcov.c.gcov.html)
