@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "lines/count.h"
+#include "lines/gcov.h"
 #include "lines/lines.h"
 #include "lines/render.h"
 #include "perf/collect.h"
@@ -29,17 +31,26 @@ enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
 
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
-        "count this function (repeatable; gcc clones and .cold parts too)", 0, NULL, 0 },
+        "count this function (repeatable; gcc clones and .cold parts too);\n"
+        "LIB:NAME, one of a shared library the program loads", 0, NULL, 0 },
     { O_FILE, "file", "SRC",
         "count and show this source file (repeatable; \"fact.c\" matches any\n"
-        "path ending in /fact.c); with -f, only show it\n"
+        "path ending in /fact.c); with -f, only show it; LIB:SRC, a file of\n"
+        "a shared library the program loads\n"
         "default: every function of the program's own compilation units", OPTD_COMPLETE_FILE, NULL, 0 },
     { O_FORMAT, "format", "FMT",
-        "text (default), csv (file,line,count) or json", OPTD_COMPLETE_CHOICE,
-        "text csv json", 0 },
+        "text (default), csv (file,line,count,mark), json, lcov (lcov's\n"
+        "tracefile, for genhtml), gcov (gcov's own text format: a\n"
+        "FILE.gcov per source file, in -o DIR or here) or gcov-json\n"
+        "(gcov's JSON intermediate format: PROGRAM.gcov.json.gz there)", OPTD_COMPLETE_CHOICE,
+        "text csv json lcov gcov gcov-json", 0 },
     { 'o', "output", "FILE",
         "write the results there (default: standard error, as perf stat,\n"
-        "so the command's standard output stays its own)", OPTD_COMPLETE_FILE, NULL, 0 },
+        "so the command's standard output stays its own); with --format\n"
+        "gcov, the directory for the .gcov files", OPTD_COMPLETE_FILE, NULL, 0 },
+    { 'b', "branch-probabilities", NULL,
+        "with --format gcov: gcov -b's branch lines (how often each way\n"
+        "of a conditional branch was taken)", 0, NULL, 0 },
     { O_SRCDIR, "source-dir", "DIR",
         "look for source files under DIR too (path made relative, then by\n"
         "trailing components)", OPTD_COMPLETE_DIR, NULL, 0 },
@@ -63,9 +74,9 @@ const struct cmd_decl cmd_lines_decl = {
 "unmodified binary: a counting probe at the first instruction of each block of each line\n"
 "(DWARF is_stmt rows, branch targets from the code). Prints gprof's annotated listing per\n"
 "source file (counts in the left margin), \"Top 10 Lines\" and \"Execution Summary\". A line's\n"
-"count is how often control entered the line's code from another line or function (as\n"
-"gprof's basic-block counts and gcov's line counts; docs/lines.md). Every thread and child\n"
-"process is counted. The program needs DWARF line info (-g).\n"
+"count is gcov's: how often control entered the line from another line or function, plus\n"
+"the turns of loops within the line (docs/lines.md). Every thread and child process is\n"
+"counted. The program needs DWARF line info (-g).\n"
 "\n",
     .outro =
 "\n"
@@ -81,14 +92,14 @@ const struct cmd_decl cmd_lines_decl = {
     .flags = OPTD_STOP_AT_COMMAND,
 };
 
-enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
+enum lines_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_LCOV, FMT_GCOV, FMT_GCOV_JSON };
 
 struct lines_opts {
     VEC(const char *) funcs;
     VEC(const char *) files;
     enum lines_fmt fmt;
     const char *output, *source_dir;
-    bool trap;
+    bool trap, branches;
     pid_t pid;
     char **argv;
 };
@@ -116,11 +127,18 @@ static int parse(int argc, char **argv, struct lines_opts *o)
                 o->fmt = FMT_CSV;
             else if (!strcmp(optarg, "json"))
                 o->fmt = FMT_JSON;
+            else if (!strcmp(optarg, "lcov"))
+                o->fmt = FMT_LCOV;
+            else if (!strcmp(optarg, "gcov"))
+                o->fmt = FMT_GCOV;
+            else if (!strcmp(optarg, "gcov-json"))
+                o->fmt = FMT_GCOV_JSON;
             else
-                return cmd_usage_error("lines", "unknown --format '%s' (text, csv or json)",
-                                       optarg);
+                return cmd_usage_error("lines", "unknown --format '%s' (text, csv, json, lcov, "
+                                       "gcov or gcov-json)", optarg);
             break;
         case 'o': o->output = optarg; break;
+        case 'b': o->branches = true; break;
         case O_SRCDIR: o->source_dir = optarg; break;
         case O_ENTRY:
             if (!strcmp(optarg, "trap"))
@@ -140,6 +158,8 @@ static int parse(int argc, char **argv, struct lines_opts *o)
         default: return cmd_bad_option("lines", argv, optind, optopt, c);
         }
     }
+    if (o->branches && o->fmt != FMT_GCOV)
+        return cmd_usage_error("lines", "-b is for --format gcov");
     if (o->pid && optind < argc)
         return cmd_usage_error("lines", "-p PID or a command, not both");
     if (!o->pid && optind >= argc)
@@ -185,7 +205,7 @@ static int run(struct lines_opts *o)
     uint64_t lost = 0;
     struct image_watch watch;
     pid_t *tids = NULL;
-    char exe[PATH_MAX], msg[2048];
+    char exe[PATH_MAX], obj[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
 
     region_list_init(&rl);
@@ -202,7 +222,15 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
         return e == -ENOENT ? 127 : 126;
     }
-    if ((e = lines_plan_build(&plan, exe, &sel, msg, sizeof(msg)))) {
+    /* -f LIB:FUNC, --file LIB:SRC: a library's code, by uprobes on its file (jump entries
+     * patch the program's own code only). */
+    if ((e = lines_target(exe, o->funcs.v, o->funcs.n, o->files.v, o->files.n, obj,
+                          sizeof(obj), msg, sizeof(msg)))) {
+        cmd_error("lines", "%s", msg);
+        goto out;
+    }
+    o->trap |= strcmp(obj, exe) != 0;
+    if ((e = lines_plan_build(&plan, obj, &sel, msg, sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         goto out;
     }
@@ -226,7 +254,15 @@ static int run(struct lines_opts *o)
             for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
                 fprintf(stderr, "prospect lines: %s\n", rl.regions.v[i].sites.v[s]);
     /* A bad -o fails before the command runs, not after. */
-    if (o->output) {
+    if (o->fmt == FMT_GCOV || o->fmt == FMT_GCOV_JSON) {
+        struct stat st;
+        const char *dir = o->output ? o->output : ".";
+        if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+            cmd_error("lines", "-o %s: not a directory (--format gcov and gcov-json write "
+                      "their files there)", dir);
+            goto out;
+        }
+    } else if (o->output) {
         if ((e = outfile_open(&of, o->output, 0644))) {
             cmd_error("lines", "cannot write %s: %s", o->output, outfile_strerror(e));
             goto out;
@@ -288,7 +324,23 @@ static int run(struct lines_opts *o)
                                   .source_dir = o->source_dir, .cost = &cost };
         FILE *f = of_open ? of.fp : stderr;
         lines_cost_of(&rl, &plan, &cost);
-        if (o->fmt == FMT_CSV)
+        if (o->fmt == FMT_GCOV) {
+            if ((e = lines_write_gcov(&r, o->output ? o->output : ".", o->branches, msg,
+                                      sizeof(msg)))) {
+                cmd_error("lines", "%s", msg);
+                goto out;
+            }
+        } else if (o->fmt == FMT_GCOV_JSON) {
+            if ((e = lines_write_gcov_json(&r, o->output ? o->output : ".", msg, sizeof(msg)))) {
+                cmd_error("lines", "%s", msg);
+                goto out;
+            }
+        } else if (o->fmt == FMT_LCOV) {
+            if ((e = lines_render_lcov(f, &r))) {
+                cmd_error("lines", "%s", strerror(-e));
+                goto out;
+            }
+        } else if (o->fmt == FMT_CSV)
             lines_render_csv(f, &r);
         else if (o->fmt == FMT_JSON)
             lines_render_json(f, &r);

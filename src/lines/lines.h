@@ -5,9 +5,9 @@
  * (the is_stmt rows of the DWARF line table) that are entered only at their first instruction
  * (basic-block leaders from the decoder: branch targets, the instruction after a branch, a
  * function's entry). Each block gets a counting probe at its first instruction, so its count is
- * exact; a line's count is the number of times control entered the line's blocks from code
- * of another line (or from outside the function): the block counts minus the transfers
- * between blocks of the same line, which flow conservation gives (solve.c). */
+ * exact; a line's count is gcov's: the transfers into the line's blocks from another line
+ * (or from outside the function), plus the loops run within the line (solve.c), from the arc
+ * counts that flow conservation gives (arcs.c). */
 #ifndef PROSPECT_LINES_LINES_H
 #define PROSPECT_LINES_LINES_H
 #include "lazylib/x86insn.h"
@@ -33,6 +33,7 @@ struct lines_block {
                                  * indirect jump) */
     bool call;                  /* holds a call: what follows may run more often (fork,
                                  * setjmp return twice) or less (exit) than the block starts */
+    bool optimized;             /* its unit was compiled with -O1 or more (DW_AT_producer) */
     bool derived;               /* no probe: its count is the sum of its predecessors' (each
                                  * with one way out), known from probes (lines_derive) */
     uint64_t count;             /* executions of the block: probe hits, or derived */
@@ -67,6 +68,13 @@ struct lines_select {
     size_t nfiles;
 };
 
+/* The object to count (written to obj): exe, or the shared library that `-f LIB:FUNC` or
+ * `--file LIB:SRC` names (as stat -r finds it: LD_LIBRARY_PATH, the program's directory,
+ * the system's); the names are moved past their "LIB:". One object per run. 0, -EINVAL or
+ * -ENOENT with a one-line reason in err. */
+int lines_target(const char *exe, const char **funcs, size_t nfuncs, const char **files,
+                 size_t nfiles, char *obj, size_t objlen, char *err, size_t errlen);
+
 /* Reads the program's DWARF line table and symbols, picks the functions (-f names through
  * region_names: clones, did-you-mean; --file: every function with code of that file; default:
  * every function of the program's own compilation units, not system ones), cuts them into
@@ -99,16 +107,39 @@ int lines_fill_derived(struct lines_plan *p);
 /* Could the kernel refuse a uprobe on this instruction? */
 bool lines_insn_unprobeable(const struct x86_insn *in);
 
+/* A transfer between two blocks of one function: a branch's target or a fall-through. */
+struct lines_arc {
+    size_t from, to;            /* block indices; to = blocks.n: out of the function */
+    uint64_t count;
+    bool known;                 /* solved from the block counts (arcs.c) */
+};
+
+/* The arcs of every block: out of block b, v[out_first[b] .. out_first[b + 1]) in succ order;
+ * into it, v[in_list[i]] for i in [in_first[b], in_first[b + 1]). */
+struct lines_arcs {
+    struct lines_arc *v;
+    size_t n;
+    size_t *out_first, *in_first, *in_list;
+};
+
+/* Arc counts from the block counts by flow conservation, as gcov solves its arcs; those it
+ * cannot reach stay unknown. 0 or -ENOMEM. */
+int lines_arcs_solve(const struct lines_plan *p, struct lines_arcs *a);
+void lines_arcs_release(struct lines_arcs *a);
+
 /* Per reported line: its count. */
 struct lines_count {
     unsigned file, line;
     uint64_t count;
     bool approx;                /* an in-line transfer could not be derived: count is an upper
                                  * bound (docs/lines.md) */
+    bool optimized;             /* code of an optimized unit: the machine code's count, which
+                                 * need not be the source line's (gcov's) */
 };
 
-/* Derives line counts from the block counts (p->blocks[i].count). Sorted by (file, line),
- * only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
+/* Line counts as gcov computes them from the block counts (p->blocks[i].count): the arcs
+ * entering the line's blocks from elsewhere, plus the loops within the line (solve.c).
+ * Sorted by (file, line), only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
 int lines_solve(const struct lines_plan *p, struct lines_count **out, size_t *n);
 
 /* Does a DWARF source path name the file the user wrote ("fact.c", "src/fact.c")? */

@@ -24,6 +24,7 @@ struct row {
     unsigned file, line;
     size_t seq;                 /* input order, to keep rows at one address in order */
     bool end, own;              /* end of a sequence; from one of the program's own units */
+    bool optimized;             /* its unit was compiled with -O1 or more */
 };
 
 struct rows {
@@ -74,6 +75,20 @@ static int cmp_row(const void *x, const void *y)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* Was the unit compiled with optimization? gcc records its options in DW_AT_producer
+ * ("GNU C17 12.2.0 -mtune=generic -g -O2"): the last -O that is not -O0. No -O: gcc's
+ * default, -O0 (a producer that records no options, as clang's, is taken as not optimized). */
+static bool unit_optimized(Dwarf_Die *cu)
+{
+    Dwarf_Attribute at;
+    const char *prod = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &at)), *o;
+    bool opt = false;
+
+    for (o = prod; o && (o = strstr(o, " -O")); o += 3)
+        opt = o[3] != '0';
+    return opt;
+}
+
 /* Statement rows and sequence ends of every unit. */
 static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
 {
@@ -88,7 +103,7 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         Dwarf_Lines *lines;
         size_t nlines;
         const char *name;
-        bool own;
+        bool own, optimized;
 
         if (!dwarf_offdie(dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nlines)) {
             off = next;
@@ -96,6 +111,7 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         }
         name = dwarf_diename(&cu);
         own = !name || !system_path(name);
+        optimized = unit_optimized(&cu);
         {
             Dwarf_Attribute at;
             comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
@@ -115,7 +131,7 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
             if (!end && (!stmt || ln <= 0 || !(src = dwarf_linesrc(l, NULL, NULL))))
                 continue;
             w = (struct row){ .addr = a, .line = end ? 0 : (unsigned)ln, .seq = seq++,
-                              .end = end, .own = own };
+                              .end = end, .own = own, .optimized = optimized };
             if (!end) {
                 /* A relative name is relative to the unit's compilation directory. */
                 if (src != last_src && src[0] != '/' && comp_dir) {
@@ -403,6 +419,10 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             goto out;
     }
     qsort(p->blocks.v, p->blocks.n, sizeof(struct lines_block), cmp_block);
+    for (size_t b = 0; b < p->blocks.n; b++) {
+        const struct row *w = row_at(&rows, p->blocks.v[b].start);
+        p->blocks.v[b].optimized = w && w->optimized;
+    }
     if ((e = lines_derive(p)))
         goto out;
     pr_debug("%zu functions, %zu blocks (%zu probed), %zu source files", p->funcs.n,

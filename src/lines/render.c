@@ -33,7 +33,7 @@ static char *read_source(const char *path, size_t *len)
 
 /* The file as DWARF names it, else under --source-dir (its path made relative, then its
  * name alone). */
-static char *find_source(const char *path, const char *dir, size_t *len)
+char *lines_source_read(const char *path, const char *dir, size_t *len)
 {
     char p[PATH_MAX];
     char *b = read_source(path, len);
@@ -60,6 +60,12 @@ static const struct lines_count *find_count(const struct lines_count *c, size_t 
     return NULL;
 }
 
+/* "~" an upper bound, "?" optimized code's count (docs/lines.md), else nothing. */
+static const char *mark(const struct lines_count *c)
+{
+    return c->approx ? "~" : c->optimized ? "?" : "";
+}
+
 static void margin(FILE *f, const struct lines_count *c)
 {
     char num[32];
@@ -70,7 +76,7 @@ static void margin(FILE *f, const struct lines_count *c)
     if (!c->count)
         snprintf(num, sizeof(num), "#####");
     else
-        snprintf(num, sizeof(num), "%s%llu", c->approx ? "~" : "", (unsigned long long)c->count);
+        snprintf(num, sizeof(num), "%s%llu", mark(c), (unsigned long long)c->count);
     fprintf(f, "%12s -> ", num);
 }
 
@@ -104,7 +110,7 @@ static void one_file(FILE *f, const struct lines_report *r, const struct lines_c
     const char *path = r->plan->files.v[c[0].file].path;
     size_t len = 0, executed = 0;
     uint64_t total = 0;
-    char *src = find_source(path, r->source_dir, &len);
+    char *src = lines_source_read(path, r->source_dir, &len);
     struct lines_count top[10];
     size_t ntop = 0;
 
@@ -149,8 +155,7 @@ static void one_file(FILE *f, const struct lines_report *r, const struct lines_c
     fprintf(f, "\n\nTop 10 Lines:\n\n     Line      Count\n\n");
     for (size_t k = 0; k < ntop; k++) {
         char num[32];
-        snprintf(num, sizeof(num), "%s%llu", top[k].approx ? "~" : "",
-                 (unsigned long long)top[k].count);
+        snprintf(num, sizeof(num), "%s%llu", mark(&top[k]), (unsigned long long)top[k].count);
         fprintf(f, "%9u %10s\n", top[k].line, num);
     }
     fprintf(f, "\nExecution Summary:\n\n");
@@ -177,15 +182,17 @@ static void header(FILE *f, const struct lines_report *r)
     uint64_t hits = k->hits[0] + k->hits[1] + k->hits[2];
     double ns = (double)k->hits[0] * k->ns[0] + (double)k->hits[1] * k->ns[1] +
                 (double)k->hits[2] * k->ns[2];
-    bool approx = false;
+    bool approx = false, optimized = false;
 
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         approx |= r->counts[i].approx;
+        optimized |= r->counts[i].optimized;
+    }
     char exe[PATH_MAX];
     fprintf(f, "# prospect lines: exact executions per source line of %s\n",
             str_printable(r->plan->exe, exe, sizeof(exe)));
-    fprintf(f, "# count = entries into the line's code from another line or function "
-               "(docs/lines.md)\n");
+    fprintf(f, "# count = gcov's: entries into the line from another line or function, plus "
+               "the turns\n#   of loops within the line (docs/lines.md)\n");
     fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated, %zu "
                "single-stepped),\n#   the others summed from their predecessors\n",
             r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
@@ -198,6 +205,9 @@ static void header(FILE *f, const struct lines_report *r)
     fprintf(f, "# ##### = executable, never run%s\n",
             approx ? "; ~N = upper bound (a transfer within the line could not be derived)"
                    : "");
+    if (optimized)
+        fprintf(f, "# ?N = optimized code (-O1 or more): the machine code's count, which need "
+                   "not be\n#   the source line's (gcov's): docs/lines.md\n");
 }
 
 void lines_render_text(FILE *f, const struct lines_report *r)
@@ -214,11 +224,12 @@ void lines_render_text(FILE *f, const struct lines_report *r)
 
 void lines_render_csv(FILE *f, const struct lines_report *r)
 {
-    fputs("file,line,count\n", f);
+    fputs("file,line,count,mark\n", f);
     for (size_t i = 0; i < r->n; i++) {
         csv_field(f, r->plan->files.v[r->counts[i].file].path, false);
         csv_u64(f, r->counts[i].line, false);
-        csv_u64(f, r->counts[i].count, true);
+        csv_u64(f, r->counts[i].count, false);
+        csv_field(f, mark(&r->counts[i]), true);
     }
 }
 
@@ -230,7 +241,8 @@ void lines_render_json(FILE *f, const struct lines_report *r)
     json_init(&j, f);
     json_begin_object(&j, NULL);
     json_str(&j, "program", r->plan->exe);
-    json_str(&j, "count_means", "entries into the line's code from another line or function");
+    json_str(&j, "count_means", "gcov's: entries into the line from another line or "
+             "function, plus the turns of loops within the line");
     json_begin_object(&j, "cost_ns_per_execution");
     json_double(&j, "jump", k->ns[0], 0);
     json_double(&j, "emulated", k->ns[1], 0);
@@ -260,6 +272,8 @@ void lines_render_json(FILE *f, const struct lines_report *r)
             json_u64(&j, "count", r->counts[x].count);
             if (r->counts[x].approx)
                 json_bool(&j, "upper_bound", true);
+            if (r->counts[x].optimized)
+                json_bool(&j, "optimized", true);
             json_end_object(&j);
             total += r->counts[x].count;
             executed += r->counts[x].count > 0;

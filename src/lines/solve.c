@@ -1,31 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* Block counts -> line counts. A line's count is how often control entered its blocks from
- * elsewhere: each block's count minus the transfers into it from blocks of the same line. A
- * transfer's count is the source block's count when it has one way out; for a conditional
- * branch, or a block entered only by branches, flow conservation (what enters a block leaves
- * it) gives the unknown edge once the others are known, as gcov solves its arcs. */
+/* Arc counts -> line counts, as gcov computes them (gcc's gcov.cc, accumulate_line_info): a
+ * line's count is the sum of the arcs entering its blocks from elsewhere (another line, a
+ * call into the function), plus the counts of the loops inside the line's own graph of
+ * blocks. The loops are found as gcov finds them: each elementary cycle of the line's
+ * blocks (arcs between two of them), taken from each block in turn, adds the smallest count
+ * left on its arcs and takes it off them. So `for (i = 0; i < n; i++) s += i;` on one line
+ * counts 1 + n, `while (p[n]) n++;` its iterations plus 1. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lines/lines.h"
 
-struct edge {
-    size_t from, to;
-    uint64_t val;
-    bool known;
+/* Bounds the search for cycles in one line (a line of -O2 code can hold many blocks): past
+ * it the count is flagged as not exact. */
+#define CYCLE_STEPS 200000
+
+struct cycles {
+    const struct lines_plan *p;
+    const struct lines_arcs *a;
+    size_t *local;              /* block -> its index in the line's blocks, or SIZE_MAX */
+    int64_t *cs;                /* per arc: what is left of its count for cycles */
+    size_t *path;               /* arcs of the path being walked */
+    bool *onpath;               /* per local block */
+    size_t depth, steps;
+    uint64_t count;
 };
 
 static bool same_line(const struct lines_block *a, const struct lines_block *b)
 {
     return a->line && a->line == b->line && a->file == b->file;
-}
-
-static int cmp_count(const void *x, const void *y)
-{
-    const struct lines_count *a = x, *b = y;
-    if (a->file != b->file)
-        return a->file < b->file ? -1 : 1;
-    return a->line < b->line ? -1 : a->line > b->line;
 }
 
 static bool reported(const struct lines_plan *p, unsigned file)
@@ -43,141 +47,172 @@ static uint64_t sub0(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
-/* Settles unknown edges by conservation until nothing changes. */
-static void settle(const struct lines_plan *p, struct edge *ev, size_t ne, const size_t *out0,
-                   const size_t *in_first, const size_t *in_list)
+/* A cycle closed: it ran as often as its least-run arc has left. */
+static void take_cycle(struct cycles *c)
 {
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (size_t b = 0; b < p->blocks.n; b++) {
-            const struct lines_block *bl = &p->blocks.v[b];
-            size_t o = out0[b];
-            /* Both ways out of a conditional branch are in the function: count = sum. */
-            if (bl->cond && bl->nsucc == 2 && ev[o].known != ev[o + 1].known) {
-                struct edge *k = ev[o].known ? &ev[o] : &ev[o + 1];
-                struct edge *u = ev[o].known ? &ev[o + 1] : &ev[o];
-                u->val = sub0(bl->count, k->val);
-                u->known = changed = true;
-            }
-            /* A block entered only by the branches seen: count = sum of what enters. */
-            if (!bl->ext) {
-                size_t unknown = 0, which = 0;
-                uint64_t sum = 0;
-                for (size_t i = in_first[b]; i < in_first[b + 1]; i++) {
-                    const struct edge *e = &ev[in_list[i]];
-                    if (e->known)
-                        sum += e->val;
-                    else {
-                        unknown++;
-                        which = in_list[i];
-                    }
-                }
-                if (unknown == 1) {
-                    ev[which].val = sub0(bl->count, sum);
-                    ev[which].known = changed = true;
-                }
-            }
-        }
+    int64_t least = INT64_MAX;
+    for (size_t i = 0; i < c->depth; i++)
+        if (c->cs[c->path[i]] < least)
+            least = c->cs[c->path[i]];
+    if (least <= 0)
+        return;
+    c->count += (uint64_t)least;
+    for (size_t i = 0; i < c->depth; i++)
+        c->cs[c->path[i]] -= least;
+}
+
+/* Elementary cycles through block `start` (a local index) via blocks of higher index. */
+static void circuit(struct cycles *c, size_t v, size_t start)
+{
+    const struct lines_arcs *a = c->a;
+    c->onpath[c->local[v]] = true;
+    for (size_t i = a->out_first[v]; i < a->out_first[v + 1]; i++) {
+        size_t w = a->v[i].to;
+        if (w >= c->p->blocks.n || c->local[w] == SIZE_MAX || c->local[w] < start ||
+            c->cs[i] <= 0)
+            continue;
+        c->path[c->depth++] = i;
+        if (c->local[w] == start)
+            take_cycle(c);
+        else if (!c->onpath[c->local[w]] && c->steps++ < CYCLE_STEPS)
+            circuit(c, w, start);
+        c->depth--;
     }
-    (void)ne;
+    c->onpath[c->local[v]] = false;
+}
+
+/* One line (its blocks blk[0..k)): entries from elsewhere plus its loops. */
+static struct lines_count line_count(struct cycles *c, const size_t *blk, size_t k)
+{
+    const struct lines_plan *p = c->p;
+    const struct lines_arcs *a = c->a;
+    const struct lines_block *first = &p->blocks.v[blk[0]];
+    struct lines_count r = { .file = first->file, .line = first->line };
+
+    for (size_t j = 0; j < k; j++) {
+        const struct lines_block *bl = &p->blocks.v[blk[j]];
+        uint64_t inside = 0;
+        for (size_t i = a->in_first[blk[j]]; i < a->in_first[blk[j] + 1]; i++) {
+            const struct lines_arc *x = &a->v[a->in_list[i]];
+            if (!same_line(&p->blocks.v[x->from], bl))
+                continue;
+            if (x->known)
+                inside += x->count;
+            else
+                r.approx = true;
+        }
+        r.count += sub0(bl->count, inside);
+        r.optimized |= bl->optimized;
+    }
+    c->count = 0;
+    c->steps = 0;
+    for (size_t j = 0; j < k; j++)
+        circuit(c, blk[j], j);
+    r.count += c->count;
+    r.approx |= c->steps >= CYCLE_STEPS;
+    return r;
+}
+
+static const struct lines_plan *plan_for_sort;
+
+static int by_line(const void *x, const void *y)
+{
+    const struct lines_block *a = &plan_for_sort->blocks.v[*(const size_t *)x];
+    const struct lines_block *b = &plan_for_sort->blocks.v[*(const size_t *)y];
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The reported blocks with a line, grouped by (file, line), in address order within one. */
+static size_t blocks_by_line(const struct lines_plan *p, size_t *order)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < p->blocks.n; b++)
+        if (p->blocks.v[b].line && reported(p, p->blocks.v[b].file))
+            order[n++] = b;
+    plan_for_sort = p;
+    qsort(order, n, sizeof(size_t), by_line);
+    plan_for_sort = NULL;
+    return n;
+}
+
+static int cycles_init(struct cycles *c, const struct lines_plan *p, const struct lines_arcs *a)
+{
+    size_t nb = p->blocks.n;
+    size_t *local = malloc((nb + 1) * sizeof(size_t));
+    *c = (struct cycles){ .p = p, .a = a, .local = local };
+    c->cs = calloc(a->n + 1, sizeof(int64_t));
+    c->path = calloc(nb + 1, sizeof(size_t));
+    c->onpath = calloc(nb + 1, sizeof(bool));
+    if (!local || !c->cs || !c->path || !c->onpath)
+        return -ENOMEM;
+    for (size_t b = 0; b < nb; b++)
+        local[b] = SIZE_MAX;
+    for (size_t i = 0; i < a->n; i++)
+        c->cs[i] = a->v[i].known && a->v[i].count <= INT64_MAX ? (int64_t)a->v[i].count : 0;
+    return 0;
+}
+
+static void cycles_free(struct cycles *c)
+{
+    free(c->local);
+    free(c->cs);
+    free(c->path);
+    free(c->onpath);
+}
+
+static int solve_lines(const struct lines_plan *p, const struct lines_arcs *a,
+                       struct lines_count *res, size_t *nout)
+{
+    struct cycles c = { 0 };
+    size_t *order = malloc((p->blocks.n + 1) * sizeof(size_t)), n;
+    int e = -ENOMEM;
+
+    if (!order || cycles_init(&c, p, a))
+        goto out;
+    n = blocks_by_line(p, order);
+    for (size_t i = 0, j; i < n; i = j) {
+        size_t *local = c.local;
+        for (j = i + 1; j < n && same_line(&p->blocks.v[order[j]], &p->blocks.v[order[i]]); j++)
+            ;
+        for (size_t k = i; k < j; k++)
+            local[order[k]] = k - i;
+        res[(*nout)++] = line_count(&c, order + i, j - i);
+        for (size_t k = i; k < j; k++)
+            local[order[k]] = SIZE_MAX;
+    }
+    e = 0;
+out:
+    cycles_free(&c);
+    free(order);
+    return e;
 }
 
 int lines_solve(const struct lines_plan *p, struct lines_count **outp, size_t *np)
 {
-    size_t nb = p->blocks.n, ne = 0, nout = 0;
-    struct edge *ev = NULL;
-    size_t *out0 = calloc(nb + 1, sizeof(size_t)), *in_first = calloc(nb + 2, sizeof(size_t));
-    size_t *in_list = NULL;
-    struct lines_count *res = NULL;
-    int e = -ENOMEM;
+    struct lines_arcs a;
+    struct lines_count *res = calloc(p->blocks.n + 1, sizeof(*res));
+    size_t n = 0;
+    int e;
 
     *outp = NULL;
     *np = 0;
-    if (!out0 || !in_first)
-        goto out;
-    for (size_t b = 0; b < nb; b++)
-        ne += p->blocks.v[b].nsucc;
-    ev = calloc(ne + 1, sizeof(*ev));
-    in_list = calloc(ne + 1, sizeof(size_t));
-    res = calloc(nb + 1, sizeof(*res));
-    if (!ev || !in_list || !res)
-        goto out;
-    ne = 0;
-    for (size_t b = 0; b < nb; b++) {
-        const struct lines_block *bl = &p->blocks.v[b];
-        out0[b] = ne;
-        for (unsigned s = 0; s < bl->nsucc; s++) {
-            size_t to = lines_block_at(p, bl->succ[s]);
-            ev[ne] = (struct edge){ .from = b, .to = to < nb ? to : b };
-            /* One way out: everything that ran the block went there. */
-            if (!bl->cond && bl->nsucc == 1) {
-                ev[ne].val = bl->count;
-                ev[ne].known = true;
-            }
-            if (to < nb)
-                in_first[to + 1]++;
-            else
-                ev[ne].to = nb;   /* not a block start: ignored */
-            ne++;
-        }
+    if (!res)
+        return -ENOMEM;
+    if ((e = lines_arcs_solve(p, &a))) {
+        free(res);
+        return e;
     }
-    out0[nb] = ne;
-    for (size_t b = 0; b < nb; b++)
-        in_first[b + 1] += in_first[b];
-    {
-        size_t *fill = calloc(nb + 1, sizeof(size_t));
-        if (!fill)
-            goto out;
-        for (size_t i = 0; i < ne; i++)
-            if (ev[i].to < nb)
-                in_list[in_first[ev[i].to] + fill[ev[i].to]++] = i;
-        free(fill);
-    }
-    settle(p, ev, ne, out0, in_first, in_list);
-
-    for (size_t b = 0; b < nb; b++) {
-        const struct lines_block *bl = &p->blocks.v[b];
-        uint64_t inside = 0;
-        bool approx = false;
-        if (!bl->line || !reported(p, bl->file))
-            continue;
-        for (size_t i = in_first[b]; i < in_first[b + 1]; i++) {
-            const struct edge *x = &ev[in_list[i]];
-            if (!same_line(&p->blocks.v[x->from], bl))
-                continue;
-            if (x->known)
-                inside += x->val;
-            else
-                approx = true;
-        }
-        res[nout++] = (struct lines_count){ .file = bl->file, .line = bl->line,
-                                            .count = sub0(bl->count, inside),
-                                            .approx = approx && bl->count > inside };
-    }
-    qsort(res, nout, sizeof(*res), cmp_count);
-    /* One row per line: the sum over its blocks. */
-    {
-        size_t w = 0;
-        for (size_t r = 0; r < nout; r++) {
-            if (w && res[w - 1].file == res[r].file && res[w - 1].line == res[r].line) {
-                res[w - 1].count += res[r].count;
-                res[w - 1].approx |= res[r].approx;
-            } else {
-                res[w++] = res[r];
-            }
-        }
-        nout = w;
+    e = solve_lines(p, &a, res, &n);
+    lines_arcs_release(&a);
+    if (e) {
+        free(res);
+        return e;
     }
     *outp = res;
-    *np = nout;
-    res = NULL;
-    e = 0;
-out:
-    free(res);
-    free(ev);
-    free(out0);
-    free(in_first);
-    free(in_list);
-    return e;
+    *np = n;
+    return 0;
 }

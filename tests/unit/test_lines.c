@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* prospect lines' arithmetic: blocks cut from machine code (Zydis), blocks that need no
- * probe, and line entries solved from block counts (src/lines/). */
+ * probe, and arc and line counts (gcov's) solved from block counts (src/lines/). */
 #include <stdlib.h>
 #include "test.h"
 #include "lines/lines.h"
@@ -70,9 +70,9 @@ static uint64_t line_count(const struct lines_count *c, size_t n, unsigned line,
     return ~0ull;
 }
 
-/* A loop on one line (A: entry, B: the loop test jumping to itself, C: the next line) is
- * entered once, however many times B runs: the self-transfer is solved by conservation. */
-TEST(a_loop_within_one_line_is_entered_once)
+/* A loop on one line (A: entry, B: the loop test jumping to itself, C: the next line) counts
+ * as gcov counts it: entered once, plus its 9 turns (the self-transfer solved by conservation). */
+TEST(a_loop_within_one_line_counts_its_turns)
 {
     struct lines_plan p = { 0 };
     struct lines_count *c;
@@ -86,10 +86,57 @@ TEST(a_loop_within_one_line_is_entered_once)
     p.blocks.v[2].count = 1;
     CHECK(lines_solve(&p, &c, &n) == 0);
     CHECK_EQ_U64(n, 2);
-    CHECK_EQ_U64(line_count(c, n, 5, &approx), 1);
+    CHECK_EQ_U64(line_count(c, n, 5, &approx), 10);
     CHECK(!approx);
     CHECK_EQ_U64(line_count(c, n, 6, NULL), 1);
     free(c);
+    vec_free(&p.blocks);
+}
+
+/* `for (i = 0; i < 30; i++) s += i;` on line 5 at -O0: I (i = 0; jmp C), B (s += i; i++),
+ * C (i < 30: to B, or falls to line 6's X). gcov: 31, the entry and the 30 turns of B-C-B. */
+TEST(a_for_on_one_line_counts_entry_plus_iterations)
+{
+    struct lines_plan p = { 0 };
+    struct lines_count *c;
+    size_t n;
+    bool approx = true;
+    CHECK(vec_push(&p.blocks, blk(1, 5, true, false, 1, 3, 0)) == 0);   /* I */
+    CHECK(vec_push(&p.blocks, blk(2, 5, false, false, 1, 3, 0)) == 0);  /* B */
+    CHECK(vec_push(&p.blocks, blk(3, 5, false, true, 2, 2, 4)) == 0);   /* C */
+    CHECK(vec_push(&p.blocks, blk(4, 6, false, false, 0, 0, 0)) == 0);  /* X */
+    p.blocks.v[0].count = 1;
+    p.blocks.v[1].count = 30;
+    p.blocks.v[2].count = 31;
+    p.blocks.v[3].count = 1;
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK_EQ_U64(line_count(c, n, 5, &approx), 31);
+    CHECK(!approx);
+    CHECK_EQ_U64(line_count(c, n, 6, NULL), 1);
+    free(c);
+    vec_free(&p.blocks);
+}
+
+/* Arcs: a conditional branch's unknown side is its count less the known side. */
+TEST(arcs_are_solved_by_conservation)
+{
+    struct lines_plan p = { 0 };
+    struct lines_arcs a;
+    CHECK(vec_push(&p.blocks, blk(1, 1, true, true, 2, 3, 2)) == 0);   /* A: if */
+    CHECK(vec_push(&p.blocks, blk(2, 2, false, false, 1, 4, 0)) == 0);  /* B: then */
+    CHECK(vec_push(&p.blocks, blk(3, 3, false, false, 1, 4, 0)) == 0);  /* C: else */
+    CHECK(vec_push(&p.blocks, blk(4, 4, false, false, 0, 0, 0)) == 0);  /* D: join */
+    p.blocks.v[0].count = 7;
+    p.blocks.v[1].count = 4;
+    p.blocks.v[2].count = 3;
+    p.blocks.v[3].count = 7;
+    CHECK(lines_arcs_solve(&p, &a) == 0);
+    CHECK_EQ_U64(a.n, 4);
+    CHECK(a.v[0].known && a.v[1].known);
+    CHECK_EQ_U64(a.v[0].count, 3);      /* A -> C, taken */
+    CHECK_EQ_U64(a.v[1].count, 4);      /* A -> B, fall-through */
+    CHECK_EQ_U64(a.v[2].to, 3);
+    lines_arcs_release(&a);
     vec_free(&p.blocks);
 }
 
@@ -173,7 +220,9 @@ int main(void)
 {
     RUN(blocks_start_at_entry_targets_and_line_changes);
     RUN(padding_before_a_loop_head_is_no_block);
-    RUN(a_loop_within_one_line_is_entered_once);
+    RUN(a_loop_within_one_line_counts_its_turns);
+    RUN(a_for_on_one_line_counts_entry_plus_iterations);
+    RUN(arcs_are_solved_by_conservation);
     RUN(a_join_of_one_way_blocks_is_derived_not_probed);
     RUN(probes_in_loops_come_first);
     RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
