@@ -20,8 +20,8 @@
  * not needing a sanitizer runtime (it insists on loading first); not for shared libraries (a
  * library loaded later with dlopen would not be patched) or attach mode: those keep plain
  * uprobes. */
-#ifndef PROSPECT_TRACE_JUMP_ENTRY_H
-#define PROSPECT_TRACE_JUMP_ENTRY_H
+#ifndef PROSPECT_PROBE_JUMP_ENTRY_H
+#define PROSPECT_PROBE_JUMP_ENTRY_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

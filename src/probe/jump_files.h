@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal to jump entries (src/probe/jump_*.c): the files Prospect writes for the entry hook. */
-#ifndef PROSPECT_TRACE_JUMP_FILES_H
-#define PROSPECT_TRACE_JUMP_FILES_H
+#ifndef PROSPECT_PROBE_JUMP_FILES_H
+#define PROSPECT_PROBE_JUMP_FILES_H
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
