@@ -23,7 +23,7 @@
 #include "symbol/elf_program.h"
 #include "util/launch.h"
 #include "markers/read.h"
-#include "markers/wire.h"
+#include "intarget/markers_wire.h"
 #include "probe/jump_entry.h"
 #include "probe/program_count.h"
 #include "probe/region.h"

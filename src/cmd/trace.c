@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `prospect trace`: library calls of a command, ltrace-like, through a preloaded interposer
- * (src/inject/calltrace_preload.c, drained by src/calltrace/collect.c). */
+ * (src/intarget/calltrace_preload.c, drained by src/calltrace/collect.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,7 +26,7 @@
 #include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
 #include "report/csv.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define JUMP_SLOT_SIZE 16            /* must match src/inject/entry_hook.c */
+#define JUMP_SLOT_SIZE 16            /* must match src/intarget/entry_hook.c */
 #define JUMP_MAX_SLOTS 256           /* one page of slots */
 #define JUMP_TRAMP_SIZE 4096
 
