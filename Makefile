@@ -55,8 +55,8 @@ build/gen/entry_hook_so.c: build/intarget/entry_hook.so
 	} > $@.tmp && mv $@.tmp $@
 
 # The replay child (src/intarget/replay_child.c), linked with libprospect.a only, then a C array.
-build/intarget/replay_child: $(REPLAY_CHILD_SRC) src/intarget/replay_wire.h build/lib/libprospect.a \
-		$(wildcard include/prospect/*.h)
+build/intarget/replay_child: $(REPLAY_CHILD_SRC) src/intarget/replay_wire.h \
+		build/lib/libprospect.a $(wildcard include/prospect/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-EXE  $@")
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -fno-builtin -Isrc -Iinclude $(WARN) -Wl,-z,noexecstack -o $@ \
