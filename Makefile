@@ -27,23 +27,23 @@ ASAN_CFLAGS := $(BASEFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undef
                -fno-sanitize-recover=undefined
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
-# src/inject/ runs inside the measured program: built on its own (no sanitizers), embedded.
-INJECT_SRC := $(sort $(wildcard src/inject/*.c))
-# src/markers/lib_*.c run inside users' programs: libprospect only, never in Prospect itself.
-MARKERS_LIB_SRC := $(sort $(wildcard src/markers/lib_*.c))
-# src/replay/child/ is the replay child program: built on its own (no sanitizers), embedded.
-REPLAY_CHILD_SRC := $(sort $(wildcard src/replay/child/*.c))
-LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC) $(REPLAY_CHILD_SRC),$(shell find src -name '*.c' | sort))
+# src/intarget/ runs inside the measured program, never in Prospect itself: the entry hook and
+# the interposer (shared libraries) and the replay child (a program) are built on their own (no
+# sanitizers) and embedded as bytes; the markers library goes into libprospect only.
+INTARGET_SRC := $(sort $(wildcard src/intarget/*.c))
+MARKERS_LIB_SRC := $(sort $(wildcard src/intarget/markers_*.c))
+REPLAY_CHILD_SRC := src/intarget/replay_child.c
+LIB_SRC := $(filter-out src/prospect.c $(INTARGET_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-# The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
-build/inject/entry_hook.so: src/inject/entry_hook.c
+# The entry hook (src/intarget/entry_hook.c) as a shared library, then as a C array in libpcore.
+build/intarget/entry_hook.so: src/intarget/entry_hook.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SO   $<")
 	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Wl,-z,noexecstack \
 		-Wl,-z,now -o $@ $<
 
-build/gen/entry_hook_so.c: build/inject/entry_hook.so
+build/gen/entry_hook_so.c: build/intarget/entry_hook.so
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
 	  echo 'extern const unsigned char prospect_entry_hook_so[];'; \
@@ -54,15 +54,15 @@ build/gen/entry_hook_so.c: build/inject/entry_hook.so
 	  echo 'const unsigned long prospect_entry_hook_so_len = sizeof(prospect_entry_hook_so);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-# The replay child (src/replay/child/), linked with libprospect.a only, then a C array.
-build/inject/replay_child: $(REPLAY_CHILD_SRC) src/replay/replay_wire.h build/lib/libprospect.a \
-		$(wildcard include/prospect/*.h)
+# The replay child (src/intarget/replay_child.c), linked with libprospect.a only, then a C array.
+build/intarget/replay_child: $(REPLAY_CHILD_SRC) src/intarget/replay_wire.h \
+		build/lib/libprospect.a $(wildcard include/prospect/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-EXE  $@")
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -fno-builtin -Isrc -Iinclude $(WARN) -Wl,-z,noexecstack -o $@ \
 		$(REPLAY_CHILD_SRC) build/lib/libprospect.a -lm -lpthread
 
-build/gen/replay_child_bin.c: build/inject/replay_child
+build/gen/replay_child_bin.c: build/intarget/replay_child
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
 	  echo 'extern const unsigned char prospect_replay_child[];'; \
@@ -73,16 +73,16 @@ build/gen/replay_child_bin.c: build/inject/replay_child
 	  echo 'const unsigned long prospect_replay_child_len = sizeof(prospect_replay_child);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-# The call-trace interposer (src/inject/calltrace_preload.c), embedded the same way. It defines
+# The call-trace interposer (src/intarget/calltrace_preload.c), embedded the same way. It defines
 # memcpy, strlen...: no builtins, no loop-to-memset rewriting, no fortify wrappers inside it.
-build/inject/calltrace_preload.so: src/inject/calltrace_preload.c src/inject/calltrace_abi.h
+build/intarget/calltrace_preload.so: src/intarget/calltrace_preload.c src/intarget/calltrace_abi.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SO   $<")
 	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -fno-builtin -U_FORTIFY_SOURCE \
 		-fno-tree-loop-distribute-patterns -fno-stack-protector $(WARN) -Wl,-z,noexecstack \
 		-Wl,-z,now -o $@ $< -ldl
 
-build/gen/calltrace_preload_so.c: build/inject/calltrace_preload.so
+build/gen/calltrace_preload_so.c: build/intarget/calltrace_preload.so
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $< by the Makefile. */'; \
 	  echo 'extern const unsigned char prospect_calltrace_preload_so[];'; \

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 #include "probe/region.h"
 
 static struct ct_any_fn fns[CT_ANY_MAX];

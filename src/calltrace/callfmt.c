@@ -6,7 +6,7 @@
 #include <string.h>
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 
 static const struct ct_proto protos[CT_NFUNCS] = {
 #define P_(n, r, na, a0, a1, a2) { #n, r, na, { a0, a1, a2 } },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Text of one traced call as ltrace prints it: arguments and return value by the built-in
- * prototypes (src/inject/calltrace_abi.h), strings escaped and cut, and the line
+ * prototypes (src/intarget/calltrace_abi.h), strings escaped and cut, and the line
  * "PID caller->func(args)   = ret <seconds>" padded as ltrace pads it (column 48). */
 #ifndef PROSPECT_CALLTRACE_CALLFMT_H
 #define PROSPECT_CALLTRACE_CALLFMT_H

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "calltrace/collect.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 
 #define MAX_RING_BYTES (64ull << 20)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The Prospect side of the call-trace interposer (src/inject/calltrace_abi.h): the socket the
+/* The Prospect side of the call-trace interposer (src/intarget/calltrace_abi.h): the socket the
  * traced processes register their per-thread rings on, and the draining of those rings.
  * Every ring is untrusted memory the traced program can write: sizes and counters are checked,
  * a ring that breaks its rules is dropped and its calls counted as lost. */

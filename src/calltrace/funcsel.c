@@ -8,7 +8,7 @@
 #include <string.h>
 #include "calltrace/callfmt.h"
 #include "calltrace/funcsel.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 
 uint64_t ct_default_mask(void)
 {

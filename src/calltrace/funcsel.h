@@ -2,7 +2,7 @@
 /* `trace -e`: which functions to trace. A spec is items joined by '+', each "[LIB:]GLOB" (or
  * ltrace's "GLOB@LIB"): GLOB (fnmatch) against the built-in functions, LIB a library they come
  * from (libc, libc.so.6, libpthread; globs allowed). ct_funcsel_parse takes the built-in list
- * only (src/inject/calltrace_abi.h); ct_funcsel_parse_any also keeps the items that name other
+ * only (src/intarget/calltrace_abi.h); ct_funcsel_parse_any also keeps the items that name other
  * functions or libraries (and globs, which may match more than the built-ins) for
  * src/calltrace/anyfunc.h. */
 #ifndef PROSPECT_CALLTRACE_FUNCSEL_H

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "calltrace/inject.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 #include "probe/jump_files.h"
 
 extern const unsigned char prospect_calltrace_preload_so[];

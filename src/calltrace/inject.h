@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `trace -p` through the GOT: load the interposer into a running process and let it point the
  * process's GOT entries of the traced functions at its wrappers (restored on detach; see
- * src/inject/calltrace_preload.c's attach section). Loading takes one ptrace stop of one
+ * src/intarget/calltrace_preload.c's attach section). Loading takes one ptrace stop of one
  * thread, for one dlopen call; the other threads run on. */
 #ifndef PROSPECT_CALLTRACE_INJECT_H
 #define PROSPECT_CALLTRACE_INJECT_H

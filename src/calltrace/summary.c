@@ -6,7 +6,7 @@
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/summary.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 
 struct fstat_ {
     uint64_t calls, total_ns, max_ns;

@@ -16,7 +16,7 @@
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "calltrace/uprobe_attach.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 #include "perf/close_many.h"
 #include "perf/event.h"
 #include "perf/ringbuf.h"

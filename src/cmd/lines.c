@@ -18,9 +18,9 @@
 #include "lines/gcov.h"
 #include "lines/lines.h"
 #include "lines/render.h"
-#include "perf/collect.h"
-#include "probe/jump_entry.h"
+#include "cmd/target_msg.h"
 #include "probe/region.h"
+#include "probe/target.h"
 #include "util/proc_tasks.h"
 #include "util/launch.h"
 #include "util/log.h"
@@ -169,17 +169,69 @@ static int parse(int argc, char **argv, struct lines_opts *o)
     return 0;
 }
 
-/* The program of a running process: /proc/PID/exe's target (untrusted: a path only). */
-static int attach_exe(pid_t pid, char *out, size_t len)
+/* The program and threads of a running process, or the command's program. 0, or the exit
+ * status to return (the error printed). */
+static int resolve(struct lines_opts *o, struct probe_target *t, pid_t **tids, size_t *ntids)
 {
-    char link[64];
-    ssize_t n;
-    snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-    if ((n = readlink(link, out, len - 1)) < 0)
-        return -errno;
-    out[n] = '\0';
-    if (str_ends(out, " (deleted)"))
-        return -ENOENT;
+    int e = probe_target_resolve(t);
+
+    if (o->pid) {
+        /* /proc/PID/exe's target is untrusted: a path only. */
+        if (!e && str_ends(t->exe, " (deleted)"))
+            e = -ENOENT;
+        if (e || (e = proc_task_ids(o->pid, tids, ntids))) {
+            cmd_error("lines", "cannot attach to process %d: %s", (int)o->pid,
+                      e == -ENOENT && kill(o->pid, 0) == 0 ? "its program file was deleted"
+                                                           : strerror(-e));
+            return 1;
+        }
+    } else if (e) {
+        return cmd_exec_error("lines", o->argv[0], e);
+    }
+    return 0;
+}
+
+/* The chosen functions' blocks -> probe points, jump entries where they can be. 0 or -1
+ * (the error printed). */
+static int plan_probes(struct lines_opts *o, struct probe_target *t, struct lines_plan *plan,
+                       struct region_list *rl)
+{
+    struct lines_select sel = { .funcs = o->funcs.v, .nfuncs = o->funcs.n,
+                                .files = o->files.v, .nfiles = o->files.n };
+    char obj[PATH_MAX], msg[2048];
+    int e;
+
+    /* -f LIB:FUNC, --file LIB:SRC: a library's code, by uprobes on its file (jump entries
+     * patch the program's own code only). */
+    if ((e = lines_target(t->exe, o->funcs.v, o->funcs.n, o->files.v, o->files.n, obj,
+                          sizeof(obj), msg, sizeof(msg)))) {
+        cmd_error("lines", "%s", msg);
+        return -1;
+    }
+    o->trap |= strcmp(obj, t->exe) != 0;
+    if ((e = lines_plan_build(plan, obj, &sel, msg, sizeof(msg)))) {
+        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+        return -1;
+    }
+    for (size_t i = 0; log_verbosity >= LOG_INFO && i < plan->notes.n; i++)
+        fprintf(stderr, "prospect lines: %s\n", plan->notes.v[i]);
+    if ((e = lines_probe_points(plan, rl))) {
+        cmd_error("lines", "%s: %s", t->exe, strerror(-e));
+        return -1;
+    }
+    if (!o->trap) {
+        msg[0] = '\0';
+        if ((e = probe_target_plan_jumps(t, rl, msg, sizeof(msg)))) {
+            cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+            return -1;
+        }
+        if (!t->je && msg[0])
+            fprintf(stderr, "prospect lines: note: %s; blocks keep their uprobes\n", msg);
+    }
+    if (log_verbosity >= LOG_INFO)
+        for (size_t i = 0; i < rl->regions.n; i++)
+            for (size_t s = 0; s < rl->regions.v[i].sites.n; s++)
+                fprintf(stderr, "prospect lines: %s\n", rl->regions.v[i].sites.v[s]);
     return 0;
 }
 
@@ -189,70 +241,124 @@ static void warn_line(void *arg, const char *msg)
     fprintf(stderr, "prospect lines: warning: %s\n", msg);
 }
 
+/* What the counts miss: the hook's problems, images without it, lost hits, the signal. */
+static void warn_incomplete(struct lines_opts *o, struct probe_target *t,
+                            const struct region_list *rl, struct lines_counter *lc, uint64_t lost)
+{
+    probe_target_problems(t, rl, warn_line, NULL);
+    if (t->je) {
+        uint32_t pids[64], first;
+        size_t n = lines_counter_unpatched(lc, pids, 64);
+        size_t silent = probe_target_unpatched(t, pids, n < 64 ? n : 64, &first);
+        if (silent)
+            fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
+                    "the entry hook\n  (first: pid %u; exec'd with an environment without "
+                    "LD_PRELOAD?): their jump-entry blocks\n  were not counted; --entry trap "
+                    "counts them\n", silent, first);
+    }
+    if (lost)
+        fprintf(stderr, "prospect lines: warning: %llu probe hits were lost (their samples did "
+                "not fit the ring buffers): the counts are incomplete\n",
+                (unsigned long long)lost);
+    if (probe_stop_signal && !o->pid)
+        fprintf(stderr, "prospect lines: the command got SIG%s: the counts cover the run until "
+                "it ended\n", sigabbrev_np(probe_stop_signal) ?
+                sigabbrev_np(probe_stop_signal) : "?");
+}
+
+/* The counts in the chosen format: gcov's files in a directory, or a listing, CSV, JSON or an
+ * lcov tracefile on f. 0 or -1 (the error printed). */
+static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
+                  struct lines_plan *plan, const struct lines_count *counts, size_t ncounts)
+{
+    struct lines_cost cost;
+    struct lines_report r = { .plan = plan, .counts = counts, .n = ncounts,
+                              .source_dir = o->source_dir, .cost = &cost };
+    const char *dir = o->output ? o->output : ".";
+    char msg[2048];
+    int e = 0;
+
+    lines_cost_of(rl, plan, &cost);
+    msg[0] = '\0';
+    if (o->fmt == FMT_GCOV)
+        e = lines_write_gcov(&r, dir, o->branches, msg, sizeof(msg));
+    else if (o->fmt == FMT_GCOV_JSON)
+        e = lines_write_gcov_json(&r, dir, msg, sizeof(msg));
+    else if (o->fmt == FMT_LCOV)
+        e = lines_render_lcov(f, &r);
+    else if (o->fmt == FMT_CSV)
+        lines_render_csv(f, &r);
+    else if (o->fmt == FMT_JSON)
+        lines_render_json(f, &r);
+    else
+        lines_render_text(f, &r);
+    if (e)
+        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+    return e ? -1 : 0;
+}
+
+/* Opens the counters, releases the command (or says the attach) and waits for its end. 0, or
+ * the exit status to return (the error printed). */
+static int count_run(struct lines_opts *o, struct probe_target *t, const struct region_list *rl,
+                 struct lines_counter **lc, const pid_t *tids, size_t ntids, int *wstatus)
+{
+    struct probe_wait pw = { .tick = lines_counter_poll };
+    enum probe_prepare_step step;
+    char msg[2048];
+    bool running;
+    int e;
+
+    if ((e = probe_target_prepare(t, NULL, &step))) {
+        cmd_prepare_error("lines", o->argv[0], step, e);
+        return 1;
+    }
+    if ((e = lines_counter_open(lc, rl, probe_target_pid(t), tids, ntids,
+                                probe_target_watch(t), msg, sizeof(msg)))) {
+        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+        probe_target_abort(t);
+        return 1;
+    }
+    probe_stop_handlers_install();
+    if (o->pid)
+        fprintf(stderr, "prospect lines: counting process %d (%zu threads; Ctrl-C to stop)\n",
+                (int)o->pid, ntids);
+    else if ((e = probe_target_go(t)))
+        return cmd_exec_error("lines", o->argv[0], e);
+    pw.tick_arg = *lc;
+    e = probe_target_wait(t, &pw, probe_now_s(), wstatus, &running);
+    if (e == -ECANCELED) {
+        cmd_error("lines", "interrupted twice: the command (pid %d) runs on, uncounted",
+                  (int)t->l.pid);
+        return 1;
+    }
+    if (e) {
+        cmd_error("lines", "waiting for the command failed: %s", strerror(-e));
+        return 1;
+    }
+    return 0;
+}
+
 static int run(struct lines_opts *o)
 {
     struct lines_plan plan;
-    struct lines_select sel = { .funcs = o->funcs.v, .nfuncs = o->funcs.n,
-                                .files = o->files.v, .nfiles = o->files.n };
     struct region_list rl;
-    struct jump_entry *je = NULL;
+    struct probe_target t;
     struct lines_counter *lc = NULL;
-    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct lines_count *counts = NULL;
     struct outfile of = { 0 };
     bool of_open = false;
     size_t ncounts = 0, ntids = 0;
     uint64_t lost = 0;
-    struct image_watch watch;
     pid_t *tids = NULL;
-    char exe[PATH_MAX], obj[PATH_MAX], msg[2048];
     int e, status = 1, wstatus = 0;
 
     region_list_init(&rl);
     memset(&plan, 0, sizeof(plan));
-    if (o->pid) {
-        if ((e = attach_exe(o->pid, exe, sizeof(exe))) || (e = proc_task_ids(o->pid, &tids,
-                                                                           &ntids))) {
-            cmd_error("lines", "cannot attach to process %d: %s", (int)o->pid,
-                      e == -ENOENT && kill(o->pid, 0) == 0 ? "its program file was deleted"
-                                                           : strerror(-e));
-            return 1;
-        }
-    } else if ((e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
-        cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
-        return e == -ENOENT ? 127 : 126;
-    }
-    /* -f LIB:FUNC, --file LIB:SRC: a library's code, by uprobes on its file (jump entries
-     * patch the program's own code only). */
-    if ((e = lines_target(exe, o->funcs.v, o->funcs.n, o->files.v, o->files.n, obj,
-                          sizeof(obj), msg, sizeof(msg)))) {
-        cmd_error("lines", "%s", msg);
+    probe_target_init(&t, o->pid, o->argv);
+    if ((e = resolve(o, &t, &tids, &ntids)))
+        return e;
+    if (plan_probes(o, &t, &plan, &rl))
         goto out;
-    }
-    o->trap |= strcmp(obj, exe) != 0;
-    if ((e = lines_plan_build(&plan, obj, &sel, msg, sizeof(msg)))) {
-        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
-        goto out;
-    }
-    for (size_t i = 0; log_verbosity >= LOG_INFO && i < plan.notes.n; i++)
-        fprintf(stderr, "prospect lines: %s\n", plan.notes.v[i]);
-    if ((e = lines_probe_points(&plan, &rl))) {
-        cmd_error("lines", "%s: %s", exe, strerror(-e));
-        goto out;
-    }
-    if (!o->trap && !o->pid) {
-        msg[0] = '\0';
-        if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
-            cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
-            goto out;
-        }
-        if (!je && msg[0])
-            fprintf(stderr, "prospect lines: note: %s; blocks keep their uprobes\n", msg);
-    }
-    if (log_verbosity >= LOG_INFO)
-        for (size_t i = 0; i < rl.regions.n; i++)
-            for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
-                fprintf(stderr, "prospect lines: %s\n", rl.regions.v[i].sites.v[s]);
     /* A bad -o fails before the command runs, not after. */
     if (o->fmt == FMT_GCOV || o->fmt == FMT_GCOV_JSON) {
         struct stat st;
@@ -269,47 +375,9 @@ static int run(struct lines_opts *o)
         }
         of_open = true;
     }
-    if (!o->pid && (e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
-        cmd_error("lines", "cannot start '%s': %s", o->argv[0], strerror(-e));
+    if ((status = count_run(o, &t, &rl, &lc, tids, ntids, &wstatus)))
         goto out;
-    }
-    if (je && (e = jump_entry_watch(je, &watch))) {
-        cmd_error("lines", "cannot read the entry hook's trampoline: %s", strerror(-e));
-        launch_abort(&l);
-        goto out;
-    }
-    if ((e = lines_counter_open(&lc, &rl, o->pid ? o->pid : l.pid, tids, ntids,
-                                je ? &watch : NULL, msg, sizeof(msg)))) {
-        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
-        if (!o->pid)
-            launch_abort(&l);
-        goto out;
-    }
-    collect_install_stop_handlers();
-    if (o->pid) {
-        fprintf(stderr, "prospect lines: counting process %d (%zu threads; Ctrl-C to stop)\n",
-                (int)o->pid, ntids);
-    } else if ((e = launch_go(&l))) {
-        cmd_error("lines", "cannot run '%s': %s", o->argv[0], strerror(-e));
-        status = e == -ENOENT ? 127 : 126;
-        goto out;
-    }
-    {
-        struct launch_wait_opts w = { .child = o->pid ? 0 : l.pid, .attach_pid = o->pid,
-                                      .stop_signal = &collect_stop_signal,
-                                      .stop_count = &collect_stop_count,
-                                      .tick = lines_counter_poll, .tick_arg = lc };
-        e = launch_wait(&w, &wstatus);
-        if (e == -ECANCELED) {
-            cmd_error("lines", "interrupted twice: the command (pid %d) runs on, uncounted",
-                      (int)l.pid);
-            goto out;
-        }
-        if (e) {
-            cmd_error("lines", "waiting for the command failed: %s", strerror(-e));
-            goto out;
-        }
-    }
+    status = 1;
     if ((e = lines_counter_read(lc, &plan, &lost))) {
         cmd_error("lines", "cannot read the counters: %s", strerror(-e));
         goto out;
@@ -318,57 +386,9 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "%s", strerror(-e));
         goto out;
     }
-    {
-        struct lines_cost cost;
-        struct lines_report r = { .plan = &plan, .counts = counts, .n = ncounts,
-                                  .source_dir = o->source_dir, .cost = &cost };
-        FILE *f = of_open ? of.fp : stderr;
-        lines_cost_of(&rl, &plan, &cost);
-        if (o->fmt == FMT_GCOV) {
-            if ((e = lines_write_gcov(&r, o->output ? o->output : ".", o->branches, msg,
-                                      sizeof(msg)))) {
-                cmd_error("lines", "%s", msg);
-                goto out;
-            }
-        } else if (o->fmt == FMT_GCOV_JSON) {
-            if ((e = lines_write_gcov_json(&r, o->output ? o->output : ".", msg, sizeof(msg)))) {
-                cmd_error("lines", "%s", msg);
-                goto out;
-            }
-        } else if (o->fmt == FMT_LCOV) {
-            if ((e = lines_render_lcov(f, &r))) {
-                cmd_error("lines", "%s", strerror(-e));
-                goto out;
-            }
-        } else if (o->fmt == FMT_CSV)
-            lines_render_csv(f, &r);
-        else if (o->fmt == FMT_JSON)
-            lines_render_json(f, &r);
-        else
-            lines_render_text(f, &r);
-    }
-    jump_entry_problems(je, &rl, warn_line, NULL);
-    if (je) {
-        uint32_t pids[64];
-        size_t n = lines_counter_unpatched(lc, pids, 64), silent = 0;
-        uint32_t first = 0;
-        for (size_t i = 0; i < n && i < 64; i++)
-            if (!jump_entry_process_failed(je, pids[i]) && !silent++)
-                first = pids[i];
-        if (silent)
-            fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
-                    "the entry hook\n  (first: pid %u; exec'd with an environment without "
-                    "LD_PRELOAD?): their jump-entry blocks\n  were not counted; --entry trap "
-                    "counts them\n", silent, first);
-    }
-    if (lost)
-        fprintf(stderr, "prospect lines: warning: %llu probe hits were lost (their samples did "
-                "not fit the ring buffers): the counts are incomplete\n",
-                (unsigned long long)lost);
-    if (collect_stop_signal && !o->pid)
-        fprintf(stderr, "prospect lines: the command got SIG%s: the counts cover the run until "
-                "it ended\n", sigabbrev_np(collect_stop_signal) ?
-                sigabbrev_np(collect_stop_signal) : "?");
+    if (render(o, of_open ? of.fp : stderr, &rl, &plan, counts, ncounts))
+        goto out;
+    warn_incomplete(o, &t, &rl, lc, lost);
     if (of_open) {
         of_open = false;
         if ((e = outfile_commit(&of))) {
@@ -376,9 +396,7 @@ static int run(struct lines_opts *o)
             goto out;
         }
     }
-    if (WIFSIGNALED(wstatus))
-        fprintf(stderr, "prospect lines: command terminated by signal %d (%s)\n",
-                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    cmd_note_signaled("lines", wstatus);
     status = o->pid ? 0 : launch_exit_code(wstatus);
 out:
     free(tids);
@@ -386,7 +404,7 @@ out:
         outfile_abort(&of);
     free(counts);
     lines_counter_free(lc);
-    jump_entry_free(je);
+    probe_target_release(&t);
     region_list_release(&rl);
     lines_plan_release(&plan);
     return status;
@@ -405,7 +423,7 @@ int cmd_lines(int argc, char **argv)
         status = e;
     else
         status = run(&o);
-    cmd_exit_by_sigint(collect_stop_signal, status);
+    cmd_exit_by_sigint(probe_stop_signal, status);
     vec_free(&o.funcs);
     vec_free(&o.files);
     return status;

@@ -18,16 +18,17 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/stat_cost.h"
+#include "cmd/target_msg.h"
 #include "perf/event.h"
 #include "report/stat_table.h"
 #include "symbol/elf_program.h"
 #include "util/launch.h"
 #include "markers/read.h"
-#include "markers/wire.h"
-#include "probe/jump_entry.h"
+#include "intarget/markers_wire.h"
 #include "probe/program_count.h"
 #include "probe/region.h"
 #include "probe/region_trace.h"
+#include "probe/target.h"
 #include "util/cpu_pin.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -131,26 +132,19 @@ const struct cmd_decl cmd_stat_decl = {
     .flags = OPTD_STOP_AT_COMMAND,
 };
 
-static volatile sig_atomic_t stop_requested, stops;
 static pid_t left_running;   /* the command, when a second signal ended the wait without it */
 
-static void on_signal(int sig)
-{
-    stop_requested = sig;
-    stops++;
-}
-
-/* launch_wait's -ECANCELED: a second signal while the command ran on. Results so far are
- * still reported; the command is left running. */
+/* The wait's -ECANCELED: a second signal while the command ran on. Results so far are still
+ * reported; the command is left running. */
 static int waited_enough(int e, pid_t child, int *wstatus)
 {
     if (e != -ECANCELED)
         return e;
-    *wstatus = stop_requested & 0x7f;   /* reported as if the signal had ended it: 128+N */
+    *wstatus = probe_stop_signal & 0x7f;   /* reported as if the signal had ended it: 128+N */
     left_running = child;
     cmd_error("stat", "counting interrupted by SIG%s twice; the command was left running "
-              "(pid %d): the counts cover the run until then", sigabbrev_np(stop_requested) ?
-              sigabbrev_np(stop_requested) : "?", (int)child);
+              "(pid %d): the counts cover the run until then", sigabbrev_np(probe_stop_signal) ?
+              sigabbrev_np(probe_stop_signal) : "?", (int)child);
     return 0;
 }
 
@@ -399,39 +393,14 @@ static int pin_child(const struct stat_opts *o, pid_t child)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;   /* no SA_RESTART: poll/waitpid return EINTR */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);   /* a closed terminal: clean up (probes, hook files) too */
-}
-
-/* Exit status, message for a command that could not be started. */
-static int report_exec_error(const char *cmd, int err)
-{
-    cmd_error("stat", "cannot run '%s': %s", cmd, strerror(-err));
-    return err == -ENOENT ? 127 : 126;
-}
-
 static int mirror_status(int wstatus)
 {
-    if (WIFSIGNALED(wstatus) && !left_running)
-        fprintf(stderr, "prospect stat: command terminated by signal %d (%s)\n",
-                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
-    else if (WIFEXITED(wstatus) && stop_requested)
+    if (!left_running)
+        cmd_note_signaled("stat", wstatus);
+    if (WIFEXITED(wstatus) && probe_stop_signal)
         fprintf(stderr, "prospect stat: the command exited with status %d after the SIG%s "
-                "passed to it\n", WEXITSTATUS(wstatus), sigabbrev_np(stop_requested) ?
-                sigabbrev_np(stop_requested) : "?");
+                "passed to it\n", WEXITSTATUS(wstatus), sigabbrev_np(probe_stop_signal) ?
+                sigabbrev_np(probe_stop_signal) : "?");
     return launch_exit_code(wstatus);
 }
 
@@ -489,10 +458,10 @@ static int close_output(struct stat_opts *o, FILE **out, bool written, int statu
 
 /* Last steps before the command is released: pin it and open -o (once), so that a failure
  * stops everything before the workload runs. On failure the held child is killed. */
-static bool ready_to_start(struct stat_opts *o, struct launch *l, FILE **out)
+static bool ready_to_start(struct stat_opts *o, struct probe_target *t, FILE **out)
 {
-    if (pin_child(o, l->pid) || (!*out && !(*out = open_output(o)))) {
-        launch_abort(l);
+    if (pin_child(o, t->l.pid) || (!*out && !(*out = open_output(o)))) {
+        probe_target_abort(t);
         return false;
     }
     return true;
@@ -501,54 +470,36 @@ static bool ready_to_start(struct stat_opts *o, struct launch *l, FILE **out)
 /* Everything is open: pin and release the command (or go on with the attached process or
  * the system). *t0 is the time just before the release. 0, or the exit status to return
  * (the error printed). */
-static int start(struct stat_opts *o, struct launch *l, FILE **out, bool hw_missing, double *t0)
+static int start(struct stat_opts *o, struct probe_target *t, FILE **out, bool hw_missing,
+                 double *t0)
 {
     int e;
 
-    if (!ready_to_start(o, l, out))
+    if (!ready_to_start(o, t, out))
         return 1;
     if (hw_missing)
         fprintf(notes(), "prospect stat: note: no hardware counters on this machine (cycles, "
                         "instructions, caches):\n  counting software events only\n");
-    install_signals();
-    *t0 = now_s();
-    if (l->pid > 0 && (e = launch_go(l))) {
-        waitpid(l->pid, NULL, 0);
-        return report_exec_error(o->argv[0], e);
-    }
+    probe_stop_handlers_install();
+    *t0 = probe_now_s();
+    if ((e = probe_target_go(t)))
+        return cmd_exec_error("stat", o->argv[0], e);
     return 0;
 }
 
 /* Waits until the command (or attached process) ends, a signal ends counting (-a), or
  * --duration ends first: then *running says the command runs on (it is never killed).
- * on_interval is called every -I interval. 0 with *wstatus, or an exit status (the error
- * printed, with `what` before it). */
-static int wait_measured(struct stat_opts *o, struct launch_wait_opts *w, double t0,
-                         int *wstatus, bool *running, void (*on_interval)(void *, double),
-                         void *arg, const char *what)
+ * pw's on_interval is called every -I interval. 0 with *wstatus, or an exit status (the
+ * error printed, with `what` before it). */
+static int wait_measured(struct stat_opts *o, struct probe_target *t, struct probe_wait *pw,
+                         double t0, int *wstatus, bool *running, const char *what)
 {
-    double end = o->duration > 0 ? t0 + o->duration : 0;
-    double next = o->interval > 0 && on_interval ? t0 + o->interval : 0;
     int e;
 
-    *running = false;
-    for (;;) {
-        double stop = next && (!end || next < end) ? next : end;
-        w->duration = stop ? (stop - now_s() > 1e-6 ? stop - now_s() : 1e-6) : 0;
-        e = launch_wait(w, wstatus);
-        if (e != -ETIME)
-            break;
-        if (next && now_s() >= next - 1e-6) {
-            on_interval(arg, now_s() - t0);
-            next += o->interval;
-        }
-        if (end && now_s() >= end - 1e-6) {
-            *running = w->child > 0;
-            e = 0;
-            break;
-        }
-    }
-    e = waited_enough(e, w->child, wstatus);
+    pw->duration = o->duration;
+    pw->interval = o->interval;
+    e = probe_target_wait(t, pw, t0, wstatus, running);
+    e = waited_enough(e, t->w.child, wstatus);
     if (e) {
         cmd_error("stat", "%s: %s", what, strerror(-e));
         return 1;
@@ -558,17 +509,14 @@ static int wait_measured(struct stat_opts *o, struct launch_wait_opts *w, double
 
 /* --duration ended with the command still running: the results are out, the command is left
  * alone to finish, and its exit status stays prospect's (as `prospect run -d`). */
-static int wait_rest(struct stat_opts *o, struct launch_wait_opts *w, FILE *out, int *wstatus)
+static int wait_rest(struct stat_opts *o, struct probe_target *t, FILE *out, int *wstatus)
 {
     int e;
 
     fflush(out);
     fprintf(stderr, "prospect stat: measured for %g s (--duration); the command (pid %d) runs "
-            "on unmeasured: waiting for it to exit\n", o->duration, (int)w->child);
-    w->duration = 0;
-    w->tick = NULL;   /* nothing is measured any more (region tracing is freed) */
-    w->tick_arg = NULL;
-    e = waited_enough(launch_wait(w, wstatus), w->child, wstatus);
+            "on unmeasured: waiting for it to exit\n", o->duration, (int)t->w.child);
+    e = waited_enough(probe_target_wait_rest(t, wstatus), t->w.child, wstatus);
     if (e) {
         cmd_error("stat", "waiting for the command: %s", strerror(-e));
         return 1;
@@ -584,6 +532,7 @@ struct prog {
     char (*names)[sizeof(((struct event_spec *)0)->name) + 4];
     const char **namep;
     struct program_count *pc;
+    struct probe_target t;    /* this run's command, attached process or none (-a) */
     struct pc_value *vals, *prev, *delta;
     double *sum, *sumsq;
     FILE *out;
@@ -651,41 +600,40 @@ static void command_title(const struct stat_opts *o, char *title, size_t len)
 }
 
 /* One run: open, start, count until the end (or --duration), read. 0 or an exit status. */
-static int count_once(struct prog *p, bool first, bool hw_missing, struct launch_wait_opts *w,
-                      double *wall_ns, int *wstatus, bool *running)
+static int count_once(struct prog *p, bool first, bool hw_missing, double *wall_ns,
+                      int *wstatus, bool *running)
 {
     struct stat_opts *o = p->o;
-    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+    struct probe_wait pw = { .on_interval = print_interval, .interval_arg = p };
     unsigned flags = o->system_wide ? PC_SYSTEM_WIDE : o->attach_pid ? PC_ATTACH : 0;
+    enum probe_prepare_step step;
     char msg[512];
     double t0;
     int e;
 
-    if (o->argv[0] && (e = launch_prepare(&l, o->argv))) {
-        cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
+    probe_target_release(&p->t);   /* the previous run's */
+    probe_target_init(&p->t, o->attach_pid, o->argv);
+    if ((e = probe_target_prepare(&p->t, NULL, &step))) {
+        cmd_prepare_error("stat", o->argv[0], step, e);
         return 1;
     }
-    e = program_count_open(&p->pc, p->ev.v, p->group.v, p->ev.n,
-                           o->attach_pid ? o->attach_pid : l.pid, flags, msg, sizeof(msg));
+    e = program_count_open(&p->pc, p->ev.v, p->group.v, p->ev.n, probe_target_pid(&p->t),
+                           flags, msg, sizeof(msg));
     if (e) {
         cmd_error("stat", "%s", msg);
-        launch_abort(&l);
+        probe_target_abort(&p->t);
         return 1;
     }
     if (first)
         user_only_names(p);
-    if ((e = start(o, &l, &p->out, hw_missing, &t0)))
+    if ((e = start(o, &p->t, &p->out, hw_missing, &t0)))
         return e;
-    *w = (struct launch_wait_opts){ .child = l.pid > 0 ? l.pid : 0,
-                                    .attach_pid = o->attach_pid, .stop_signal = &stop_requested,
-                                    .stop_count = &stops };
     memset(p->prev, 0, p->ev.n * sizeof(*p->prev));
-    if ((e = wait_measured(o, w, t0, wstatus, running, print_interval, p,
-                           "waiting for the command")))
+    if ((e = wait_measured(o, &p->t, &pw, t0, wstatus, running, "waiting for the command")))
         return e;
-    *wall_ns = (now_s() - t0) * 1e9;
+    *wall_ns = (probe_now_s() - t0) * 1e9;
     if (o->interval > 0) {
-        print_interval(p, now_s() - t0);   /* the last, partial interval */
+        print_interval(p, probe_now_s() - t0);   /* the last, partial interval */
         return 0;
     }
     if (program_count_read(p->pc, p->vals)) {
@@ -722,6 +670,7 @@ static int prog_setup(struct prog *p)
 static void prog_release(struct prog *p)
 {
     program_count_free(p->pc);
+    probe_target_release(&p->t);
     free(p->names);
     free(p->namep);
     free(p->vals);
@@ -735,7 +684,6 @@ static void prog_release(struct prog *p)
 static int run_program_mode(struct stat_opts *o, bool hw_missing)
 {
     struct prog p = { .o = o };
-    struct launch_wait_opts w = { 0 };
     struct stat_program_view v = { .user_s = -1, .sys_s = -1 };
     struct rusage ru0, ru1;
     char exe[PATH_MAX], title[1024];
@@ -750,12 +698,12 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         goto out;
     }
     if (o->argv[0] && (e = launch_resolve(o->argv[0], exe, sizeof(exe)))) {
-        status = report_exec_error(o->argv[0], e);
+        status = cmd_exec_error("stat", o->argv[0], e);
         goto out;
     }
     getrusage(RUSAGE_CHILDREN, &ru0);
-    while (runs < o->repeat && !stop_requested) {
-        if ((e = count_once(&p, runs == 0, runs == 0 && hw_missing, &w, &wall, &wstatus,
+    while (runs < o->repeat && !probe_stop_signal) {
+        if ((e = count_once(&p, runs == 0, runs == 0 && hw_missing, &wall, &wstatus,
                             &running))) {
             status = e;
             goto out;
@@ -771,10 +719,10 @@ static int run_program_mode(struct stat_opts *o, bool hw_missing)
         }
         wall_sum += wall;
         wall_sumsq += wall * wall;
-        if (runs < o->repeat && !stop_requested) {
+        if (runs < o->repeat && !probe_stop_signal) {
             program_count_free(p.pc);   /* the next run opens its own */
             p.pc = NULL;
-            if (running && (e = wait_rest(o, &w, p.out, &wstatus))) {
+            if (running && (e = wait_rest(o, &p.t, p.out, &wstatus))) {
                 status = e;
                 goto out;
             }
@@ -816,7 +764,7 @@ done:
     program_count_free(p.pc);   /* counting ends before any wait for the rest of the command */
     p.pc = NULL;
     werr = close_output(o, &p.out, written, 0);
-    if (running && (e = wait_rest(o, &w, p.out, &wstatus))) {
+    if (running && (e = wait_rest(o, &p.t, p.out, &wstatus))) {
         status = e;
         goto out;
     }
@@ -828,21 +776,6 @@ out:
     free(var);
     prog_release(&p);
     return status;
-}
-
-static int exe_of(const struct stat_opts *o, char *exe, size_t len)
-{
-    if (o->attach_pid) {
-        char p[64];
-        ssize_t n;
-        snprintf(p, sizeof(p), "/proc/%d/exe", (int)o->attach_pid);
-        n = readlink(p, exe, len - 1);
-        if (n < 0)
-            return -errno;
-        exe[n] = '\0';
-        return 0;
-    }
-    return launch_resolve(o->argv[0], exe, len);
 }
 
 /* A C++ exception thrown through a function with a return probe cannot be unwound (the probe
@@ -864,15 +797,13 @@ static void note_cxx_exceptions(const struct region_list *rl, const char *exe)
 
 /* Images of the program where the hook never ran (those where it ran and failed were reported
  * from its log already). */
-static void warn_unpatched(struct region_trace *rt, struct jump_entry *je)
+static void warn_unpatched(struct region_trace *rt, struct probe_target *t)
 {
     const uint32_t *pids;
-    size_t n = region_trace_unpatched(rt, &pids), silent = 0;
-    uint32_t first = 0;
+    size_t n = region_trace_unpatched(rt, &pids);
+    uint32_t first;
+    size_t silent = probe_target_unpatched(t, pids, n, &first);
 
-    for (size_t i = 0; i < n; i++)
-        if (!jump_entry_process_failed(je, pids[i]) && !silent++)
-            first = pids[i];
     if (silent)
         fprintf(notes(), "prospect stat: warning: %zu process image(s) of the program ran "
                 "without the entry hook (first: pid %u; exec'd with an environment without "
@@ -903,235 +834,313 @@ static void warn_line(void *arg, const char *msg)
     fprintf(notes(), "prospect stat: warning: %s\n", msg);
 }
 
-static int run_region_mode(struct stat_opts *o, bool hw_missing)
-{
+/* stat -r: one run of the command (or attached process) with its regions traced. */
+struct region_run {
+    struct stat_opts *o;
     struct region_list rl;
-    struct region_trace *rt = NULL;
-    struct jump_entry *je = NULL;
-    struct image_watch watch;
-    struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
-    struct stat_region_view *views = NULL;
-    struct launch_wait_opts w = { 0 };
-    char exe[PATH_MAX], msg[2048];
-    int e, wstatus = 0, status = 1;
-    bool running = false, written = false, ifunc = false;
-    FILE *out = NULL;
+    struct region_trace *rt;
+    struct probe_target t;
+    struct stat_region_view *views;
+    FILE *out;
+    bool written, running;
+    int wstatus;
+    char msg[2048];
+};
 
-    region_list_init(&rl);
-    if ((e = exe_of(o, exe, sizeof(exe)))) {
-        if (o->attach_pid)
-            cmd_error("stat", "cannot find the program of process %d: %s", (int)o->attach_pid,
-                      strerror(-e));
-        status = o->attach_pid ? 1 : report_exec_error(o->argv[0], e);
-        goto out;
+/* The program the regions are in. 0, or the exit status to return (the error printed). */
+static int region_program(struct region_run *r)
+{
+    struct stat_opts *o = r->o;
+    int e = probe_target_resolve(&r->t);
+
+    if (!e)
+        return 0;
+    if (o->attach_pid) {
+        cmd_error("stat", "cannot find the program of process %d: %s", (int)o->attach_pid,
+                  strerror(-e));
+        return 1;
     }
-    if (!(out = open_output(o)))     /* now: the regions' notes go with the results */
-        goto out;
-    for (size_t i = 0; i < o->regions.n; i++) {
-        e = region_add(&rl, o->regions.v[i], exe, o->ignore_missing, msg, sizeof(msg));
-        if (e == -EINVAL) {
-            status = cmd_usage_error("stat", "%s", msg[0] ? msg : "invalid region");
-            goto out;
-        }
-        if (e) {
-            cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
-            if (e == -ENOENT)
-                fprintf(stderr, "prospect stat: (use --ignore-missing-regions to go on without "
-                                "it)\n");
-            goto out;
-        }
-        if (rl.regions.v[i].missing)
-            fprintf(notes(), "prospect stat: warning: %s; counting it as never run\n", msg);
-        if (rl.regions.v[i].note) {
-            fprintf(notes(), "prospect stat: note: %s\n", rl.regions.v[i].note);
-            ifunc |= strstr(rl.regions.v[i].note, "(IFUNC:") != NULL;
-        }
-    }
-    /* An IFUNC's implementation is the one Prospect's own libc picks, with Prospect's
-     * environment: a command that sets other GLIBC_TUNABLES (hwcaps) may pick another. */
-    for (size_t i = 0; ifunc && o->argv && o->argv[i]; i++)
+    return cmd_exec_error("stat", o->argv[0], e);
+}
+
+/* An IFUNC's implementation is the one Prospect's own libc picks, with Prospect's environment:
+ * a command that sets other GLIBC_TUNABLES (hwcaps) may pick another. */
+static void warn_ifunc_tunables(const struct stat_opts *o)
+{
+    for (size_t i = 0; o->argv && o->argv[i]; i++)
         if (str_starts(o->argv[i], "GLIBC_TUNABLES=")) {
             fprintf(notes(), "prospect stat: warning: the command sets GLIBC_TUNABLES: an IFUNC "
                     "region counts the implementation\n  chosen without it; set it for "
                     "Prospect too (GLIBC_TUNABLES=... prospect stat ...)\n");
-            break;
+            return;
         }
-    msg[0] = '\0';
-    note_cxx_exceptions(&rl, exe);
-    if (!o->attach_pid && !o->trap_entries) {
-        if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
-            cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
-            goto out;
+}
+
+/* -r's regions resolved in the program, with their notes. 0, or the exit status to return. */
+static int add_regions(struct region_run *r)
+{
+    struct stat_opts *o = r->o;
+    struct region_list *rl = &r->rl;
+    bool ifunc = false;
+    int e;
+
+    for (size_t i = 0; i < o->regions.n; i++) {
+        e = region_add(rl, o->regions.v[i], r->t.exe, o->ignore_missing, r->msg,
+                       sizeof(r->msg));
+        if (e == -EINVAL)
+            return cmd_usage_error("stat", "%s", r->msg[0] ? r->msg : "invalid region");
+        if (e) {
+            cmd_error("stat", "%s", r->msg[0] ? r->msg : strerror(-e));
+            if (e == -ENOENT)
+                fprintf(stderr, "prospect stat: (use --ignore-missing-regions to go on without "
+                                "it)\n");
+            return 1;
         }
-        if (!je && msg[0])
-            fprintf(notes(), "prospect stat: note: %s; functions keep their uprobes\n", msg);
+        if (rl->regions.v[i].missing)
+            fprintf(notes(), "prospect stat: warning: %s; counting it as never run\n", r->msg);
+        if (rl->regions.v[i].note) {
+            fprintf(notes(), "prospect stat: note: %s\n", rl->regions.v[i].note);
+            ifunc |= strstr(rl->regions.v[i].note, "(IFUNC:") != NULL;
+        }
+    }
+    if (ifunc)
+        warn_ifunc_tunables(o);
+    return 0;
+}
+
+/* Jump entries for the command's functions (not with --entry trap), and -v's sites. 0 or 1. */
+static int plan_entries(struct region_run *r)
+{
+    struct region_list *rl = &r->rl;
+    int e;
+
+    r->msg[0] = '\0';
+    note_cxx_exceptions(rl, r->t.exe);
+    if (!r->o->trap_entries) {
+        if ((e = probe_target_plan_jumps(&r->t, rl, r->msg, sizeof(r->msg)))) {
+            cmd_error("stat", "%s", r->msg[0] ? r->msg : strerror(-e));
+            return 1;
+        }
+        if (!r->t.je && r->msg[0])
+            fprintf(notes(), "prospect stat: note: %s; functions keep their uprobes\n", r->msg);
     }
     if (log_verbosity >= LOG_INFO)
-        for (size_t i = 0; i < rl.regions.n; i++)
-            for (size_t s = 0; s < rl.regions.v[i].sites.n; s++)
-                fprintf(stderr, "prospect stat: region %s: %s\n", rl.regions.v[i].label,
-                        rl.regions.v[i].sites.v[s]);
-    if (!o->attach_pid &&
-        (e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
-        cmd_error("stat", "cannot start '%s': %s", o->argv[0], strerror(-e));
-        goto out;
-    }
-    if (je && (e = jump_entry_watch(je, &watch))) {
-        cmd_error("stat", "cannot read the entry hook's trampoline: %s", strerror(-e));
-        launch_abort(&l);
-        goto out;
-    }
-    e = region_trace_open(&rt, &rl, o->groups.v, o->groups.n,
-                          o->attach_pid ? o->attach_pid : l.pid, o->attach_pid != 0,
-                          je ? &watch : NULL, msg, sizeof(msg));
-    if (e) {
-        cmd_error("stat", "%s", msg[0] ? msg : strerror(-e));
-        launch_abort(&l);
-        goto out;
-    }
-    region_counter_keep_values(region_trace_counter(rt), o->rep.detail);
-    /* A bad --sort-key or -o must fail before the workload runs, not lose its results after. */
-    {
-        const char *const *kc;
-        size_t nk = region_trace_columns(rt, &kc);
-        if (o->rep.sort_key && stat_sort_key_check(o->rep.sort_key, kc, nk, msg, sizeof(msg))) {
-            status = cmd_usage_error("stat", "%s", msg);
-            launch_abort(&l);
-            goto out;
-        }
-    }
-    stat_progress_start(o->progress);
-    {
-        double t0;
-        if ((e = start(o, &l, &out, hw_missing, &t0))) {
-            stat_progress_end();
-            status = e;
-            goto out;
-        }
-        w = (struct launch_wait_opts){ .child = l.pid > 0 ? l.pid : 0,
-                                       .attach_pid = o->attach_pid, .stop_signal = &stop_requested,
-                                       .stop_count = &stops, .tick = tick_trace, .tick_arg = rt };
-        e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "tracing failed");
-        stat_progress_end();
-        if (e) {
-            status = e;
-            goto out;
-        }
-    }
-    if ((e = region_trace_finish(rt))) {
-        cmd_error("stat", "tracing failed: %s", strerror(-e));
-        goto out;
-    }
-    {
-        struct region_counter *rc = region_trace_counter(rt);
-        const char *const *cols;
-        size_t ncols = region_trace_columns(rt, &cols);
-        struct region_trace_stats st;
-        bool deep = false;
+        for (size_t i = 0; i < rl->regions.n; i++)
+            for (size_t s = 0; s < rl->regions.v[i].sites.n; s++)
+                fprintf(stderr, "prospect stat: region %s: %s\n", rl->regions.v[i].label,
+                        rl->regions.v[i].sites.v[s]);
+    return 0;
+}
 
-        views = calloc(rl.regions.n + 1, sizeof(*views));
-        if (!views)
-            goto out;
-        for (size_t i = 0; i < rl.regions.n; i++) {
-            const struct rc_result *tot = region_counter_total(rc, (int)i);
-            views[i].label = rl.regions.v[i].label;
-            views[i].missing = rl.regions.v[i].missing;
-            views[i].res = tot;
-            if (!tot)
-                goto out;
-            deep |= tot->deep > 0;
-        }
-        /* Per-thread arrays are only valid until the next call: copy them per region. */
-        VEC(struct rc_result) thr = { 0 };
-        VEC(size_t) thr_off = { 0 };
-        for (size_t i = 0; o->rep.per_thread && i < rl.regions.n; i++) {
-            const struct rc_result *t;
-            size_t n = region_counter_threads(rc, (int)i, &t);
-            if (vec_push(&thr_off, thr.n) || vec_reserve(&thr, n))
-                goto out;
-            memcpy(thr.v + thr.n, t, n * sizeof(*t));
-            thr.n += n;
-            views[i].nthreads = n;
-        }
-        for (size_t i = 0; o->rep.per_thread && i < rl.regions.n; i++)
-            views[i].threads = thr.v + thr_off.v[i];
-        {
-            e = stat_report_regions(out, views, rl.regions.n, cols, ncols, &o->rep, msg,
-                                    sizeof(msg));
-            written = !e || e == -EIO;
-            if (e == -EINVAL) {
-                status = cmd_usage_error("stat", "%s", msg);
-                vec_free(&thr);
-                vec_free(&thr_off);
-                goto out;
-            }
-        }
-        vec_free(&thr);
-        vec_free(&thr_off);
-        if (!out)
-            goto out;
-        region_trace_get_stats(rt, &st);
-        if (st.lost || st.unseen)
-            fprintf(notes(), "prospect stat: warning: %llu samples lost (the ring buffer "
-                    "overflowed): counts are incomplete; for functions the stack pointer puts a "
-                    "thread whose exit sample was lost back in step, but in line and address "
-                    "ranges it looks still inside (its later passes are not new crossings); "
-                    "fewer regions or events make samples smaller\n",
-                    (unsigned long long)(st.lost > st.unseen ? st.lost : st.unseen));
-        if (st.bad)
-            fprintf(notes(), "prospect stat: warning: %llu records could not be decoded and were "
-                    "dropped: counts are incomplete\n", (unsigned long long)st.bad);
-        for (size_t i = 0; i < rl.regions.n; i++) {
-            uint64_t ent, ex;
-            region_trace_unseen(rt, (int)i, &ent, &ex);
-            if (ent || ex)
-                fprintf(notes(), "prospect stat: warning: %s: the samples of %llu entries and "
-                        "%llu exits were lost: %llu calls were made, not %llu\n",
-                        views[i].label, (unsigned long long)ent, (unsigned long long)ex,
-                        (unsigned long long)(views[i].res->calls + ent),
-                        (unsigned long long)views[i].res->calls);
-        }
-        for (size_t i = 0; i < rl.regions.n; i++)
-            for (size_t c = 0; c < ncols; c++)
-                if (views[i].res->vals[c].n < views[i].res->crossings)
-                    fprintf(notes(), "prospect stat: warning: %s: %s was counted in only %llu of "
-                            "%llu crossings (its group was not scheduled: multiplexing)\n",
-                            views[i].label, cols[c],
-                            (unsigned long long)views[i].res->vals[c].n,
-                            (unsigned long long)views[i].res->crossings);
-        for (size_t i = 0; i < rl.regions.n; i++)
-            warn_unreturned(views[i].label, views[i].res, st.lost);
-        stat_cost_notes(notes(), &rl, rc);
-        jump_entry_problems(je, &rl, warn_line, NULL);
-        warn_unpatched(rt, je);
-        if (deep)
-            fprintf(notes(), "prospect stat: warning: recursion deeper than the kernel's "
-                    "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
-        for (size_t i = 0; i < rl.regions.n; i++) {
-            const struct rc_result *r = views[i].res;
-            if (rl.regions.v[i].range && r->reentered > r->crossings)
-                fprintf(notes(), "prospect stat: warning: %s: its start was reached %llu more "
-                        "times inside the region (a loop head): each is a probe hit (about 1 us, "
-                        "13 us on a single-stepped uprobe, on this kind of VM) that the counts "
-                        "include; start the range before the loop\n",
-                        views[i].label, (unsigned long long)r->reentered);
-        }
+/* The command held, the probes and counters open on it. 0, or the exit status to return (the
+ * held command killed). */
+static int open_tracing(struct region_run *r)
+{
+    struct stat_opts *o = r->o;
+    enum probe_prepare_step step;
+    const char *const *kc;
+    size_t nk;
+    int e;
+
+    if ((e = probe_target_prepare(&r->t, NULL, &step))) {
+        cmd_prepare_error("stat", o->argv[0], step, e);
+        return 1;
     }
-    if (running) {
-        region_trace_free(rt);   /* the probes go: the rest of the command runs unmeasured */
-        rt = NULL;
-        if ((status = close_output(o, &out, written, 0)) || (e = wait_rest(o, &w, out, &wstatus))) {
-            status = status ? status : e;
-            goto out;
-        }
+    e = region_trace_open(&r->rt, &r->rl, o->groups.v, o->groups.n, probe_target_pid(&r->t),
+                          o->attach_pid != 0, probe_target_watch(&r->t), r->msg, sizeof(r->msg));
+    if (e) {
+        cmd_error("stat", "%s", r->msg[0] ? r->msg : strerror(-e));
+        probe_target_abort(&r->t);
+        return 1;
     }
-    status = o->attach_pid ? 0 : mirror_status(wstatus);
+    region_counter_keep_values(region_trace_counter(r->rt), o->rep.detail);
+    /* A bad --sort-key or -o must fail before the workload runs, not lose its results after. */
+    nk = region_trace_columns(r->rt, &kc);
+    if (o->rep.sort_key && stat_sort_key_check(o->rep.sort_key, kc, nk, r->msg, sizeof(r->msg))) {
+        probe_target_abort(&r->t);
+        return cmd_usage_error("stat", "%s", r->msg);
+    }
+    return 0;
+}
+
+/* Releases the command and traces until it ends (or --duration). 0 or the exit status. */
+static int trace_regions(struct region_run *r, bool hw_missing)
+{
+    struct probe_wait pw = { .tick = tick_trace, .tick_arg = r->rt };
+    double t0;
+    int e;
+
+    stat_progress_start(r->o->progress);
+    if (!(e = start(r->o, &r->t, &r->out, hw_missing, &t0)))
+        e = wait_measured(r->o, &r->t, &pw, t0, &r->wstatus, &r->running, "tracing failed");
+    stat_progress_end();
+    if (e)
+        return e;
+    if ((e = region_trace_finish(r->rt))) {
+        cmd_error("stat", "tracing failed: %s", strerror(-e));
+        return 1;
+    }
+    return 0;
+}
+
+/* The table (and --per-thread's rows) from the regions' totals. 0 or the exit status. */
+static int report_regions(struct region_run *r)
+{
+    struct region_counter *rc = region_trace_counter(r->rt);
+    const struct region_list *rl = &r->rl;
+    const char *const *cols;
+    size_t ncols = region_trace_columns(r->rt, &cols);
+    /* Per-thread arrays are only valid until the next call: copied per region. */
+    VEC(struct rc_result) thr = { 0 };
+    VEC(size_t) thr_off = { 0 };
+    int e, status = 1;
+
+    if (!(r->views = calloc(rl->regions.n + 1, sizeof(*r->views))))
+        return 1;
+    for (size_t i = 0; i < rl->regions.n; i++) {
+        r->views[i].label = rl->regions.v[i].label;
+        r->views[i].missing = rl->regions.v[i].missing;
+        if (!(r->views[i].res = region_counter_total(rc, (int)i)))
+            return 1;
+    }
+    for (size_t i = 0; r->o->rep.per_thread && i < rl->regions.n; i++) {
+        const struct rc_result *t;
+        size_t n = region_counter_threads(rc, (int)i, &t);
+        if (vec_push(&thr_off, thr.n) || vec_reserve(&thr, n))
+            goto out;
+        memcpy(thr.v + thr.n, t, n * sizeof(*t));
+        thr.n += n;
+        r->views[i].nthreads = n;
+    }
+    for (size_t i = 0; r->o->rep.per_thread && i < rl->regions.n; i++)
+        r->views[i].threads = thr.v + thr_off.v[i];
+    e = stat_report_regions(r->out, r->views, rl->regions.n, cols, ncols, &r->o->rep, r->msg,
+                            sizeof(r->msg));
+    r->written = !e || e == -EIO;
+    status = e == -EINVAL ? cmd_usage_error("stat", "%s", r->msg) : 0;
 out:
-    status = close_output(o, &out, written, status);
-    free(views);
-    region_trace_free(rt);     /* closes events and deletes probes: the target is unchanged */
-    jump_entry_free(je);
-    region_list_release(&rl);
+    vec_free(&thr);
+    vec_free(&thr_off);
+    return status;
+}
+
+/* Samples lost or undecodable, entries and exits unseen: the counts are incomplete. */
+static void warn_losses(struct region_run *r, const struct region_trace_stats *st)
+{
+    if (st->lost || st->unseen)
+        fprintf(notes(), "prospect stat: warning: %llu samples lost (the ring buffer "
+                "overflowed): counts are incomplete; for functions the stack pointer puts a "
+                "thread whose exit sample was lost back in step, but in line and address "
+                "ranges it looks still inside (its later passes are not new crossings); "
+                "fewer regions or events make samples smaller\n",
+                (unsigned long long)(st->lost > st->unseen ? st->lost : st->unseen));
+    if (st->bad)
+        fprintf(notes(), "prospect stat: warning: %llu records could not be decoded and were "
+                "dropped: counts are incomplete\n", (unsigned long long)st->bad);
+    for (size_t i = 0; i < r->rl.regions.n; i++) {
+        const struct stat_region_view *v = &r->views[i];
+        uint64_t ent, ex;
+        region_trace_unseen(r->rt, (int)i, &ent, &ex);
+        if (ent || ex)
+            fprintf(notes(), "prospect stat: warning: %s: the samples of %llu entries and "
+                    "%llu exits were lost: %llu calls were made, not %llu\n",
+                    v->label, (unsigned long long)ent, (unsigned long long)ex,
+                    (unsigned long long)(v->res->calls + ent), (unsigned long long)v->res->calls);
+    }
+}
+
+/* Events counted in only some crossings: their group was not always scheduled. */
+static void warn_multiplexed(struct region_run *r)
+{
+    const char *const *cols;
+    size_t ncols = region_trace_columns(r->rt, &cols);
+
+    for (size_t i = 0; i < r->rl.regions.n; i++)
+        for (size_t c = 0; c < ncols; c++)
+            if (r->views[i].res->vals[c].n < r->views[i].res->crossings)
+                fprintf(notes(), "prospect stat: warning: %s: %s was counted in only %llu of "
+                        "%llu crossings (its group was not scheduled: multiplexing)\n",
+                        r->views[i].label, cols[c],
+                        (unsigned long long)r->views[i].res->vals[c].n,
+                        (unsigned long long)r->views[i].res->crossings);
+}
+
+/* Recursion beyond uretprobes' depth, and ranges whose start is a loop head. */
+static void warn_depth_and_loops(struct region_run *r)
+{
+    bool deep = false;
+
+    for (size_t i = 0; i < r->rl.regions.n; i++)
+        deep |= r->views[i].res->deep > 0;
+    if (deep)
+        fprintf(notes(), "prospect stat: warning: recursion deeper than the kernel's "
+                "uretprobe limit (64 levels): deeper calls are counted as calls only\n");
+    for (size_t i = 0; i < r->rl.regions.n; i++) {
+        const struct rc_result *res = r->views[i].res;
+        if (r->rl.regions.v[i].range && res->reentered > res->crossings)
+            fprintf(notes(), "prospect stat: warning: %s: its start was reached %llu more "
+                    "times inside the region (a loop head): each is a probe hit (about 1 us, "
+                    "13 us on a single-stepped uprobe, on this kind of VM) that the counts "
+                    "include; start the range before the loop\n",
+                    r->views[i].label, (unsigned long long)res->reentered);
+    }
+}
+
+/* Everything the table does not say: what the counts miss, and what they include. */
+static void warn_regions(struct region_run *r)
+{
+    struct region_trace_stats st;
+
+    region_trace_get_stats(r->rt, &st);
+    warn_losses(r, &st);
+    warn_multiplexed(r);
+    for (size_t i = 0; i < r->rl.regions.n; i++)
+        warn_unreturned(r->views[i].label, r->views[i].res, st.lost);
+    stat_cost_notes(notes(), &r->rl, region_trace_counter(r->rt));
+    probe_target_problems(&r->t, &r->rl, warn_line, NULL);
+    warn_unpatched(r->rt, &r->t);
+    warn_depth_and_loops(r);
+}
+
+/* The regions set up, traced, reported: 0 or the exit status. */
+static int count_regions(struct region_run *r, bool hw_missing)
+{
+    int e;
+
+    if ((e = region_program(r)))
+        return e;
+    if (!(r->out = open_output(r->o)))     /* now: the regions' notes go with the results */
+        return 1;
+    if ((e = add_regions(r)) || (e = plan_entries(r)) || (e = open_tracing(r)) ||
+        (e = trace_regions(r, hw_missing)) || (e = report_regions(r)))
+        return e;
+    warn_regions(r);
+    return 0;
+}
+
+static int run_region_mode(struct stat_opts *o, bool hw_missing)
+{
+    struct region_run r = { .o = o };
+    int status;
+
+    region_list_init(&r.rl);
+    probe_target_init(&r.t, o->attach_pid, o->argv);
+    if ((status = count_regions(&r, hw_missing)))
+        goto out;
+    if (r.running) {
+        region_trace_free(r.rt);   /* the probes go: the rest of the command runs unmeasured */
+        r.rt = NULL;
+        if ((status = close_output(o, &r.out, r.written, 0)) ||
+            (status = wait_rest(o, &r.t, r.out, &r.wstatus)))
+            goto out;
+    }
+    status = o->attach_pid ? 0 : mirror_status(r.wstatus);
+out:
+    status = close_output(o, &r.out, r.written, status);
+    free(r.views);
+    region_trace_free(r.rt);     /* closes events and deletes probes: the target is unchanged */
+    probe_target_release(&r.t);
+    region_list_release(&r.rl);
     return status;
 }
 
@@ -1169,8 +1178,9 @@ static int run_markers_mode(struct stat_opts *o)
     const char *cols[MARKERS_MAX_EVENTS];
     struct stat_region_view *views = NULL;
     struct markers_result mr = { 0 };
-    struct launch_wait_opts w;
-    struct launch l;
+    struct probe_wait pw = { 0 };
+    struct probe_target t;
+    enum probe_prepare_step step;
     char env[64], msg[512], *envp[2] = { env, NULL };
     int fd, e, status = 1, wstatus = 0;
     bool running, written = false;
@@ -1201,19 +1211,17 @@ static int run_markers_mode(struct stat_opts *o)
         return 1;
     }
     snprintf(env, sizeof(env), "%s=%d", MARKERS_ENV, fd);
-    if ((e = launch_prepare_env(&l, o->argv, envp))) {
+    probe_target_init(&t, 0, o->argv);
+    if ((e = probe_target_prepare(&t, envp, &step))) {
         close(fd);
         cmd_error("stat", "cannot start %s: %s", o->argv[0], strerror(-e));
+        probe_target_release(&t);
         return 1;
     }
-    if ((e = start(o, &l, &out, false, &t0))) {
+    if ((e = start(o, &t, &out, false, &t0)) ||
+        (e = wait_measured(o, &t, &pw, t0, &wstatus, &running, "waiting failed"))) {
         close(fd);
-        return e;
-    }
-    w = (struct launch_wait_opts){ .child = l.pid, .stop_signal = &stop_requested,
-                                   .stop_count = &stops };
-    if ((e = wait_measured(o, &w, t0, &wstatus, &running, NULL, NULL, "waiting failed"))) {
-        close(fd);
+        probe_target_release(&t);
         return e;
     }
     /* With --duration the command may run on: what its processes wrote so far is read. */
@@ -1252,7 +1260,7 @@ static int run_markers_mode(struct stat_opts *o)
         if (mr.r[i].res.open)
             fprintf(notes(), "prospect stat: warning: %s: %llu threads were still inside at exit "
                     "(not counted)\n", mr.r[i].name, (unsigned long long)mr.r[i].res.open);
-    if (running && (e = wait_rest(o, &w, out, &wstatus))) {
+    if (running && (e = wait_rest(o, &t, out, &wstatus))) {
         status = e;
         goto out;
     }
@@ -1261,6 +1269,7 @@ out:
     status = close_output(o, &out, written, status);
     free(views);
     markers_result_free(&mr);
+    probe_target_release(&t);
     return status;
 }
 
@@ -1287,6 +1296,6 @@ int cmd_stat(int argc, char **argv)
     e = o.markers ? run_markers_mode(&o) : o.regions.n ? run_region_mode(&o, hw_missing) :
         run_program_mode(&o, hw_missing);
     free_opts(&o);
-    cmd_exit_by_sigint(stop_requested, e);
+    cmd_exit_by_sigint(probe_stop_signal, e);
     return e;
 }

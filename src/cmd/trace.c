@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `prospect trace`: library calls of a command, ltrace-like, through a preloaded interposer
- * (src/inject/calltrace_preload.c, drained by src/calltrace/collect.c). */
+ * (src/intarget/calltrace_preload.c, drained by src/calltrace/collect.c); the command launched,
+ * waited for and stopped by src/probe/target.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,7 +27,9 @@
 #include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "inject/calltrace_abi.h"
+#include "cmd/target_msg.h"
+#include "intarget/calltrace_abi.h"
+#include "probe/target.h"
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
 #include "report/csv.h"
@@ -92,14 +95,6 @@ const struct cmd_decl cmd_trace_decl = {
     .opts = trace_opts,
     .flags = OPTD_STOP_AT_COMMAND,
 };
-
-static volatile sig_atomic_t stop_requested, stops;
-
-static void on_signal(int sig)
-{
-    stop_requested = sig;
-    stops++;
-}
 
 enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 
@@ -481,7 +476,7 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     on_attached(t);
     bool eof = false, busy = false;
     e = 0;
-    while (!e && !eof && !stop_requested) {
+    while (!e && !eof && !probe_stop_signal) {
         e = ct_collect_poll(col, busy ? 1 : 20, -1, &eof);
         busy = ct_collect_had_calls(col);
         if (kill(pid, 0) && errno == ESRCH)
@@ -513,8 +508,6 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     ct_collect_free(col);
     return 0;
 }
-
-static int exec_error(const char *cmd, int err);
 
 /* Whether -p's process can be traced at all: another user's process can be neither ptraced nor
  * read for its libraries, which is said once, at once, rather than what each way then fails on. */
@@ -556,46 +549,58 @@ static int exec_notes(struct ct_exec_watch *w)
     return e;
 }
 
+/* trace_static's end: its error, the calls lost, a command left running, its signal. The exit
+ * status. */
+static int static_status(const struct ct_attach_opts *ao, struct probe_target *pt, int e,
+                         const char *err, const char *prog)
+{
+    if (e) {
+        cmd_error("trace", "%s", err);
+        if (pt->l.go_fd >= 0)
+            probe_target_abort(pt);
+        return e == -ENOENT || e == -EACCES ? cmd_exec_error("trace", prog, e) : 1;
+    }
+    if (ao->lost)
+        fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                "overflowed)\n", (unsigned long long)ao->lost);
+    if (ao->abandoned) {
+        fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
+                "runs (pid %d)\n", (int)pt->l.pid);
+        return 130;
+    }
+    cmd_note_signaled("trace", ao->wstatus);
+    return launch_exit_code(ao->wstatus);
+}
+
 /* A statically linked command: nothing can be preloaded; uprobes on its own copy of the
  * functions, set while it is held before exec. */
 static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mask)
 {
-    char path[4096], err[256] = "";
-    struct launch l;
-    int e;
+    struct probe_target pt;
+    enum probe_prepare_step step;
+    char err[256] = "";
+    int e, status;
     t->merge = false;               /* one source: the uprobes, in this thread */
-    if ((e = launch_resolve(argv[0], path, sizeof(path))))
-        return exec_error(argv[0], e);
+    probe_target_init(&pt, 0, argv);
+    if ((e = probe_target_resolve(&pt)))
+        return cmd_exec_error("trace", argv[0], e);
     fprintf(stderr, "prospect trace: %s is statically linked: nothing can be preloaded into it; "
             "tracing with uprobes (~10 us per call)\n", argv[0]);
-    if ((e = launch_prepare(&l, argv))) {
-        cmd_error("trace", "cannot start '%s': %s", argv[0], strerror(-e));
+    if ((e = probe_target_prepare(&pt, NULL, &step))) {
+        cmd_prepare_error("trace", argv[0], step, e);
+        probe_target_release(&pt);
         return 1;
     }
-    struct ct_attach_opts ao = { .pid = l.pid, .follow = follow, .mask = mask,
-                                 .stop = &stop_requested, .on_batch = on_batch, .arg = t,
-                                 .callers = t->callers, .elf = path, .launch = &l,
-                                 .stops = &stops };
+    struct ct_attach_opts ao = { .pid = pt.l.pid, .follow = follow, .mask = mask,
+                                 .stop = &probe_stop_signal, .on_batch = on_batch, .arg = t,
+                                 .callers = t->callers, .elf = pt.exe, .launch = &pt.l,
+                                 .stops = &probe_stop_count };
     t->ns_per_tick = 1.0;
     t->tsc0 = mono_ns();
-    if ((e = ct_attach_uprobes(&ao, err, sizeof(err)))) {
-        cmd_error("trace", "%s", err);
-        if (l.go_fd >= 0)
-            launch_abort(&l);
-        return e == -ENOENT || e == -EACCES ? exec_error(argv[0], e) : 1;
-    }
-    if (ao.lost)
-        fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
-                "overflowed)\n", (unsigned long long)ao.lost);
-    if (ao.abandoned) {
-        fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
-                "runs (pid %d)\n", (int)l.pid);
-        return 130;
-    }
-    if (WIFSIGNALED(ao.wstatus))
-        fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
-                WTERMSIG(ao.wstatus), strsignal(WTERMSIG(ao.wstatus)));
-    return launch_exit_code(ao.wstatus);
+    e = ct_attach_uprobes(&ao, err, sizeof(err));
+    status = static_status(&ao, &pt, e, err, argv[0]);
+    probe_target_release(&pt);
+    return status;
 }
 
 static void list_builtins(void)
@@ -605,315 +610,380 @@ static void list_builtins(void)
         printf("  %s\n", ct_func_proto(i));
 }
 
-static int exec_error(const char *cmd, int err)
-{
-    cmd_error("trace", "cannot run '%s': %s", cmd, strerror(-err));
-    return err == -ENOENT ? 127 : 126;
-}
+/* What the command line asks. */
+struct trace_opts {
+    const char *out_path, *trace_path;
+    uint64_t mask;
+    struct ct_any_list anyl;
+    bool follow, use_uprobes;
+    long attach;
+    char **argv;                    /* the command (none with -p) */
+};
 
-int cmd_trace(int argc, char **argv)
+/* The options into t and o. false: go on; true: end with *status (usage error, --list, -h). */
+static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opts *o,
+                       int *status)
 {
-    struct tracer t = { .out = stderr };
-    const char *out_path = NULL, *trace_path = NULL;
-    uint64_t mask = 0;
-    struct ct_any_list anyl = { .n = 0 };
-    bool follow = false, use_uprobes = false;
-    long attach = 0;
     char err[256];
-    int c, e, status = 0, wstatus = 0;
+    int c, e;
 
-    for (unsigned i = 0; i < sizeof(t.file_idx) / sizeof(t.file_idx[0]); i++)
-        t.file_idx[i] = -1;
     opterr = 0;
     optind = 1;
     while ((c = cmd_getopt(&cmd_trace_decl, argc, argv)) != -1) {
         switch (c) {
         case 'e':
-            if ((e = ct_funcsel_parse_any(optarg, &mask, &anyl, err, sizeof(err))))
-                return e == -ENOMEM ? 1 : cmd_usage_error("trace", "%s", err);
+            if ((e = ct_funcsel_parse_any(optarg, &o->mask, &o->anyl, err, sizeof(err)))) {
+                *status = e == -ENOMEM ? 1 : cmd_usage_error("trace", "%s", err);
+                return true;
+            }
             break;
-        case 'f': follow = true; break;
+        case 'f': o->follow = true; break;
         case 'p': {
             char *end;
             errno = 0;
-            attach = strtol(optarg, &end, 10);
-            if (errno || *end || attach <= 0 || attach > 0x3fffffff)
-                return cmd_usage_error("trace", "-p needs a process id, not '%s'", optarg);
+            o->attach = strtol(optarg, &end, 10);
+            if (errno || *end || o->attach <= 0 || o->attach > 0x3fffffff) {
+                *status = cmd_usage_error("trace", "-p needs a process id, not '%s'", optarg);
+                return true;
+            }
             break;
         }
-        case 'o': out_path = optarg; break;
+        case 'o': o->out_path = optarg; break;
         case 'F':
             if (!strcmp(optarg, "text"))
-                t.fmt = FMT_TEXT;
+                t->fmt = FMT_TEXT;
             else if (!strcmp(optarg, "csv"))
-                t.fmt = FMT_CSV;
+                t->fmt = FMT_CSV;
             else if (!strcmp(optarg, "json"))
-                t.fmt = FMT_JSON;
-            else
-                return cmd_usage_error("trace", "--format is text, csv or json, not '%s'",
-                                       optarg);
+                t->fmt = FMT_JSON;
+            else {
+                *status = cmd_usage_error("trace", "--format is text, csv or json, not '%s'",
+                                          optarg);
+                return true;
+            }
             break;
-        case 'v': t.verbose = true; break;
-        case 'c': t.summary = true; break;
-        case 'w': trace_path = optarg; break;
-        case 'L': list_builtins(); return 0;
-        case 'U': use_uprobes = true; break;
-        case 'h': return cmd_help("trace");
-        default: return cmd_bad_option("trace", argv, optind, optopt, c);
+        case 'v': t->verbose = true; break;
+        case 'c': t->summary = true; break;
+        case 'w': o->trace_path = optarg; break;
+        case 'L': list_builtins(); *status = 0; return true;
+        case 'U': o->use_uprobes = true; break;
+        case 'h': *status = cmd_help("trace"); return true;
+        default: *status = cmd_bad_option("trace", argv, optind, optopt, c); return true;
         }
     }
-    if (!mask && !anyl.n)
-        mask = ct_default_mask();
-    if (attach && optind < argc)
+    o->argv = argv + optind;
+    return false;
+}
+
+/* The options' combinations, and -p's process: 0 or the exit status. */
+static int check_args(const struct tracer *t, struct trace_opts *o)
+{
+    if (!o->mask && !o->anyl.n)
+        o->mask = ct_default_mask();
+    if (o->attach && o->argv[0])
         return cmd_usage_error("trace", "-p and a command exclude each other");
-    if (!attach && optind >= argc)
+    if (!o->attach && !o->argv[0])
         return cmd_usage_error("trace", "no command to trace (or -p PID)");
-    if (t.summary && t.fmt != FMT_TEXT)
+    if (t->summary && t->fmt != FMT_TEXT)
         return cmd_usage_error("trace", "--summary and --format %s exclude each other",
-                               t.fmt == FMT_CSV ? "csv" : "json");
-    if (attach && attach_denied((pid_t)attach))
+                               t->fmt == FMT_CSV ? "csv" : "json");
+    if (o->attach && attach_denied((pid_t)o->attach))
         return 1;
+    return 0;
+}
 
-    struct outfile of = { 0 }, tf = { 0 };
-    bool of_open = false, tf_open = false;
-    if (out_path) {
-        if ((e = outfile_open(&of, out_path, 0644))) {
-            cmd_error("trace", "cannot write %s: %s", out_path, outfile_strerror(e));
+/* -o and -w, open before anything is traced. */
+struct trace_files {
+    struct outfile of, tf;
+    bool of_open, tf_open;
+};
+
+static int open_files(struct tracer *t, const struct trace_opts *o, struct trace_files *f)
+{
+    int e;
+
+    if (o->out_path) {
+        if ((e = outfile_open(&f->of, o->out_path, 0644))) {
+            cmd_error("trace", "cannot write %s: %s", o->out_path, outfile_strerror(e));
             return 1;
         }
-        of_open = true;
-        t.out = of.fp;
+        f->of_open = true;
+        t->out = f->of.fp;
     }
-    if (trace_path) {
-        if ((e = outfile_open(&tf, trace_path, 0644)) ||
-            (e = tracefile_write_header(&t.tw, tf.fp))) {
-            cmd_error("trace", "cannot write %s: %s", trace_path, outfile_strerror(e));
-            if (of_open)
-                outfile_abort(&of);
+    if (o->trace_path) {
+        if ((e = outfile_open(&f->tf, o->trace_path, 0644)) ||
+            (e = tracefile_write_header(&t->tw, f->tf.fp))) {
+            cmd_error("trace", "cannot write %s: %s", o->trace_path, outfile_strerror(e));
+            if (f->of_open)
+                outfile_abort(&f->of);
+            f->of_open = false;
             return 1;
         }
-        tf_open = true;
-        t.writing = true;
+        f->tf_open = true;
+        t->writing = true;
     }
-    if (t.fmt == FMT_CSV && !t.summary)
-        fprintf(t.out, "time_ns,pid,tid,caller,function,args,ret,duration_ns\n");
+    if (t->fmt == FMT_CSV && !t->summary)
+        fprintf(t->out, "time_ns,pid,tid,caller,function,args,ret,duration_ns\n");
+    return 0;
+}
 
-    double hz = 0;
-    if ((e = prospect_tsc_measure_hz(10, &hz)) || hz <= 0) {
-        cmd_error("trace", "cannot measure the TSC frequency: %s", strerror(e ? -e : EINVAL));
-        goto fail_early;
-    }
-    t.ns_per_tick = 1e9 / hz;
-    if (anyl.n) {
-        /* Functions without a prototype: uprobes (the interposer has no wrapper for them). */
-        char exe[4096];
-        unsigned skipped = 0, nany;
-        if (attach) {
-            char p[64];
-            ssize_t n;
-            snprintf(p, sizeof(p), "/proc/%ld/exe", attach);
-            if ((n = readlink(p, exe, sizeof(exe) - 1)) < 0) {
-                cmd_error("trace", "cannot read %s: %s", p, strerror(errno));
-                goto fail_early;
-            }
-            exe[n] = 0;
-            if (!use_uprobes)
-                fprintf(stderr, "prospect trace: -e %s has no built-in prototype: attaching "
-                        "with --uprobes\n", anyl.v[0].item);
-            use_uprobes = true;
-        } else if ((e = launch_resolve(argv[optind], exe, sizeof(exe)))) {
-            status = exec_error(argv[optind], e);
-            goto fail_status;
+/* The program whose .dynsym -e's other functions are looked up in. 0 or the exit status. */
+static int anyfunc_program(struct trace_opts *o, char *exe, size_t len)
+{
+    if (o->attach) {
+        char p[64];
+        ssize_t n;
+        snprintf(p, sizeof(p), "/proc/%ld/exe", o->attach);
+        if ((n = readlink(p, exe, len - 1)) < 0) {
+            cmd_error("trace", "cannot read %s: %s", p, strerror(errno));
+            return 1;
         }
-        if ((e = ct_any_resolve(anyl.v, anyl.n, exe, mask, &skipped, err, sizeof(err)))) {
-            if (e == -ENOMEM || e == -EIO) {
-                cmd_error("trace", "%s", err);
-                goto fail_early;
-            }
-            status = cmd_usage_error("trace", "%s", err);
-            goto fail_status;
-        }
-        ct_any_fns(&nany);
-        if (nany)
-            fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
-                    "~10-20 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
-        if (skipped)
-            fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
-                    "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
-        if (!nany && !mask) {
-            status = cmd_usage_error("trace", "-e matches no function that can be traced");
-            goto fail_status;
-        }
-        t.merge = nany > 0 && !attach;
+        exe[n] = 0;
+        if (!o->use_uprobes)
+            fprintf(stderr, "prospect trace: -e %s has no built-in prototype: attaching "
+                    "with --uprobes\n", o->anyl.v[0].item);
+        o->use_uprobes = true;
+        return 0;
     }
-    pthread_mutex_init(&t.mu, NULL);
-    t.callers = ct_callers_new(t.verbose);
-    t.sum = ct_summary_new();
-    t.ucallers = ct_callers_new(t.verbose);
-    if (!t.callers || !t.sum || !t.ucallers) {
-        cmd_error("trace", "out of memory");
-        goto fail_early;
-    }
+    int e = launch_resolve(o->argv[0], exe, len);
+    return e ? cmd_exec_error("trace", o->argv[0], e) : 0;
+}
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+/* Functions without a prototype: uprobes (the interposer has no wrapper for them). 0 or the
+ * exit status. */
+static int resolve_anyfuncs(struct tracer *t, struct trace_opts *o)
+{
+    char exe[4096], err[256];
+    unsigned skipped = 0, nany;
+    int e;
 
-    if (attach && follow && !use_uprobes) {
+    if (!o->anyl.n)
+        return 0;
+    if ((e = anyfunc_program(o, exe, sizeof(exe))))
+        return e;
+    if ((e = ct_any_resolve(o->anyl.v, o->anyl.n, exe, o->mask, &skipped, err, sizeof(err)))) {
+        if (e == -ENOMEM || e == -EIO) {
+            cmd_error("trace", "%s", err);
+            return 1;
+        }
+        return cmd_usage_error("trace", "%s", err);
+    }
+    ct_any_fns(&nany);
+    if (nany)
+        fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
+                "~10-20 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
+    if (skipped)
+        fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
+                "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
+    if (!nany && !o->mask)
+        return cmd_usage_error("trace", "-e matches no function that can be traced");
+    t->merge = nany > 0 && !o->attach;
+    return 0;
+}
+
+/* -p with uprobes: traced until the process exits or Ctrl-C. The exit status. */
+static int trace_attached_uprobes(struct tracer *t, const struct trace_opts *o)
+{
+    struct ct_attach_opts ao = { .pid = (pid_t)o->attach, .follow = o->follow, .mask = o->mask,
+                                 .stop = &probe_stop_signal, .on_batch = on_batch, .arg = t,
+                                 .callers = t->callers, .attached = on_attached };
+    char err[256];
+    int status = 0;
+
+    /* uprobe times are CLOCK_MONOTONIC nanoseconds: "ticks" of 1 ns. */
+    t->ns_per_tick = 1.0;
+    t->tsc0 = mono_ns();
+    if (ct_attach_uprobes(&ao, err, sizeof(err))) {
+        cmd_error("trace", "%s", err);
+        status = 1;
+    } else {
+        fprintf(stderr, "prospect trace: detached from %ld: %llu calls\n", o->attach,
+                (unsigned long long)ao.calls);
+    }
+    if (ao.lost)
+        fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
+                "overflowed, or a return without its entry)\n", (unsigned long long)ao.lost);
+    return status;
+}
+
+/* -p: through the GOT (the interposer loaded into the process), else uprobes. */
+static int trace_attached(struct tracer *t, struct trace_opts *o, double hz)
+{
+    int status = 0;
+
+    if (o->follow && !o->use_uprobes) {
         /* A child forked while the interposer is in would keep its GOT entries pointed at it
          * after the detach (only the parent's are written back): with -f, uprobes, which
          * leave nothing behind in any process. */
         fprintf(stderr, "prospect trace: -p with -f attaches with uprobes (~10 us a call): "
                 "children forked meanwhile are then left as they were\n");
-        use_uprobes = true;
+        o->use_uprobes = true;
     }
-    if (attach && !use_uprobes) {
-        int r = attach_inject(&t, (pid_t)attach, follow, mask, hz, &status);
-        if (r <= 0) {
-            if (r < 0)
-                status = 1;
-            goto finish;
-        }
+    if (!o->use_uprobes) {
+        int r = attach_inject(t, (pid_t)o->attach, o->follow, o->mask, hz, &status);
+        if (r <= 0)
+            return r < 0 ? 1 : status;
     }
-    if (attach) {
-        struct ct_attach_opts ao = { .pid = (pid_t)attach, .follow = follow, .mask = mask,
-                                     .stop = &stop_requested, .on_batch = on_batch, .arg = &t,
-                                     .callers = t.callers, .attached = on_attached };
-        /* uprobe times are CLOCK_MONOTONIC nanoseconds: "ticks" of 1 ns. */
-        t.ns_per_tick = 1.0;
-        t.tsc0 = mono_ns();
-        e = ct_attach_uprobes(&ao, err, sizeof(err));
-        if (e) {
-            cmd_error("trace", "%s", err);
-            status = 1;
-        } else {
-            fprintf(stderr, "prospect trace: detached from %ld: %llu calls\n", attach,
-                    (unsigned long long)ao.calls);
-        }
-        if (ao.lost)
-            fprintf(stderr, "prospect trace: %llu calls lost (the kernel's ring buffers "
-                    "overflowed, or a return without its entry)\n", (unsigned long long)ao.lost);
-        goto finish;
-    }
+    return trace_attached_uprobes(t, o);
+}
 
-    struct ct_collect *col = ct_collect_new(mask, follow);
-    struct ct_preload pre = { 0 };
-    struct launch l;
-    if (!col) {
-        cmd_error("trace", "cannot create the collection socket: %s", strerror(errno));
-        goto fail_early;
+/* A launched command: the interposer's socket and file, the held command, the uprobe thread
+ * (-e functions without a prototype), the exec watch. */
+struct launched {
+    struct ct_collect *col;
+    struct ct_preload pre;
+    struct probe_target pt;
+    struct up_thread up;
+    pthread_t up_tid;
+    struct ct_exec_watch *execs;
+};
+
+static void launched_free(struct launched *L)
+{
+    ct_exec_watch_free(L->execs);
+    ct_preload_remove(&L->pre);
+    ct_collect_free(L->col);
+    probe_target_release(&L->pt);
+}
+
+/* The probes of the uprobe thread go live while the command is held before its exec. 0 or
+ * -1 (the error printed). */
+static int up_start(struct tracer *t, struct launched *L, bool follow)
+{
+    struct up_thread *up = &L->up;
+    int e;
+
+    *up = (struct up_thread){ .ao = { .pid = L->pt.l.pid, .follow = follow,
+                                      .stop = &up->stop, .on_batch = on_batch_up, .arg = t,
+                                      .callers = t->ucallers, .callers_lock = &t->mu,
+                                      .attached = up_attached, .ring0_named = true } };
+    pthread_mutex_init(&up->m, NULL);
+    pthread_cond_init(&up->c, NULL);
+    up_live = up;
+    if ((e = pthread_create(&L->up_tid, NULL, up_main, up))) {
+        up->e = -e;
+        snprintf(up->err, sizeof(up->err), "cannot start a thread: %s", strerror(e));
+        t->merge = false;
+    } else {
+        pthread_mutex_lock(&up->m);
+        while (!up->state)
+            pthread_cond_wait(&up->c, &up->m);
+        pthread_mutex_unlock(&up->m);
+        if (up->state == 2)
+            pthread_join(L->up_tid, NULL);
     }
-    if ((e = ct_preload_setup(&pre))) {
+    if (up->e || up->state == 2) {
+        cmd_error("trace", "%s", up->err[0] ? up->err : "the uprobes ended early");
+        return -1;
+    }
+    return 0;
+}
+
+/* The interposer's socket and file, then the command held with them in its environment. 0;
+ * 1 on an error said; 2: a static program (*status from trace_static). */
+static int launch_setup(struct tracer *t, const struct trace_opts *o, struct launched *L,
+                        int *status)
+{
+    enum probe_prepare_step step;
+    int e;
+
+    if (!(L->col = ct_collect_new(o->mask, o->follow))) {
+        cmd_error("trace", "cannot create the collection socket: %s", strerror(errno));
+        return 1;
+    }
+    if ((e = ct_preload_setup(&L->pre))) {
         cmd_error("trace", "no temporary directory the command could load the interposer "
                   "from ($TMPDIR, /tmp, /var/tmp, /dev/shm: %s)", strerror(-e));
-        ct_collect_free(col);
-        goto fail_early;
+        return 1;
     }
-    ct_collect_set_fns(col, on_ring, on_batch, &t);
-    char *env[] = { pre.env, (char *)ct_collect_env(col), NULL };
-    if (ct_static_note(argv[optind]) > 0) {
-        ct_preload_remove(&pre);
-        ct_collect_free(col);
-        status = trace_static(&t, argv + optind, follow, mask);
-        goto finish;
+    ct_collect_set_fns(L->col, on_ring, on_batch, t);
+    char *env[] = { L->pre.env, (char *)ct_collect_env(L->col), NULL };
+    if (ct_static_note(o->argv[0]) > 0) {
+        ct_preload_remove(&L->pre);
+        ct_collect_free(L->col);
+        L->col = NULL;
+        *status = trace_static(t, o->argv, o->follow, o->mask);
+        return 2;
     }
-    t.tsc0 = prospect_tsc_start();
-    t.mono0 = mono_ns();
-    if ((e = launch_prepare_env(&l, argv + optind, env))) {
-        cmd_error("trace", "cannot start '%s': %s", argv[optind], strerror(-e));
-        ct_preload_remove(&pre);
-        ct_collect_free(col);
-        goto fail_early;
+    t->tsc0 = prospect_tsc_start();
+    t->mono0 = mono_ns();
+    if ((e = probe_target_prepare(&L->pt, env, &step))) {
+        cmd_prepare_error("trace", o->argv[0], step, e);
+        return 1;
     }
-    ct_collect_forked(col);
-    struct up_thread up = { .ao = { .pid = l.pid, .follow = follow, .stop = &up.stop,
-                                    .on_batch = on_batch_up, .arg = &t, .callers = t.ucallers,
-                                    .callers_lock = &t.mu, .attached = up_attached,
-                                    .ring0_named = true } };
-    pthread_t up_tid;
-    if (t.merge) {
-        /* The probes go live while the command is held before its exec. */
-        pthread_mutex_init(&up.m, NULL);
-        pthread_cond_init(&up.c, NULL);
-        up_live = &up;
-        if ((e = pthread_create(&up_tid, NULL, up_main, &up))) {
-            up.e = -e;
-            snprintf(up.err, sizeof(up.err), "cannot start a thread: %s", strerror(e));
-            t.merge = false;
-        } else {
-            pthread_mutex_lock(&up.m);
-            while (!up.state)
-                pthread_cond_wait(&up.c, &up.m);
-            pthread_mutex_unlock(&up.m);
-            if (up.state == 2)
-                pthread_join(up_tid, NULL);
-        }
-        if (up.e || up.state == 2) {
-            cmd_error("trace", "%s", up.err[0] ? up.err : "the uprobes ended early");
-            launch_abort(&l);
-            ct_preload_remove(&pre);
-            ct_collect_free(col);
-            goto fail_early;
-        }
+    ct_collect_forked(L->col);
+    if (t->merge && up_start(t, L, o->follow)) {
+        probe_target_abort(&L->pt);
+        return 1;
     }
-    struct ct_exec_watch *execs = NULL;
-    if ((e = ct_exec_watch_new(&execs, l.pid, follow)))
+    return 0;
+}
+
+/* Releases the held command. 0, or the exec's exit status (said). */
+static int launch_release(struct tracer *t, const struct trace_opts *o, struct launched *L)
+{
+    int e;
+
+    if ((e = ct_exec_watch_new(&L->execs, L->pt.l.pid, o->follow)))
         fprintf(stderr, "prospect trace: cannot watch the command's execs (%s): one that drops "
                 "LD_PRELOAD would go unsaid\n", strerror(-e));
-    if ((e = launch_go(&l))) {
-        ct_exec_watch_free(execs);
-        status = exec_error(argv[optind], e);
-        waitpid(l.pid, NULL, 0);
-        if (t.merge)
-            up_finish(&up, up_tid);
-        ct_preload_remove(&pre);
-        ct_collect_free(col);
-        goto finish_files;
+    if ((e = probe_target_go(&L->pt))) {
+        int status = cmd_exec_error("trace", o->argv[0], e);
+        if (t->merge)
+            up_finish(&L->up, L->up_tid);
+        return status;
     }
-    if (t.merge) {
+    if (t->merge) {
         /* The command's maps once it has exec'd, for the callers of its uprobe'd calls. */
-        pthread_mutex_lock(&t.mu);
-        if (ct_callers_ring(t.ucallers, 0, (uint32_t)l.pid, 0) == -ENOMEM)
-            t.err = -ENOMEM;
-        pthread_mutex_unlock(&t.mu);
+        pthread_mutex_lock(&t->mu);
+        if (ct_callers_ring(t->ucallers, 0, (uint32_t)L->pt.l.pid, 0) == -ENOMEM)
+            t->err = -ENOMEM;
+        pthread_mutex_unlock(&t->mu);
     }
-    struct tick_state ts = { .c = col, .t = &t, .execs = execs };
-    struct launch_wait_opts w = { .child = l.pid, .stop_signal = &stop_requested,
-                                  .stop_count = &stops, .tick = tick, .tick_arg = &ts };
-    e = launch_wait(&w, &wstatus);
+    return 0;
+}
+
+/* After the command: children (-f) may outlive it, so go on until every traced process closed
+ * its end of the socket, or a signal asks to stop. Without -f, what is there now. */
+static int drain_rest(struct ct_collect *col, bool follow)
+{
     bool eof = false;
-    if (!e) {
-        /* Children (-f) may outlive the command: go on until every traced process closed its
-         * end of the socket, or a signal asks to stop. Without -f, what is there now. */
-        do
-            e = ct_collect_poll(col, follow ? 20 : 0, -1, &eof);
-        while (!e && follow && !eof && !stop_requested);
-        if (!e)
-            e = ct_collect_poll(col, 0, -1, &eof);
+    int e;
+
+    do
+        e = ct_collect_poll(col, follow ? 20 : 0, -1, &eof);
+    while (!e && follow && !eof && !probe_stop_signal);
+    if (!e)
+        e = ct_collect_poll(col, 0, -1, &eof);
+    return e;
+}
+
+/* Stops the uprobe thread and emits what is pending. e is the error so far. */
+static int up_end(struct tracer *t, struct launched *L, int e)
+{
+    int ue = up_finish(&L->up, L->up_tid), fe;
+    if (!e && ue) {
+        cmd_error("trace", "%s", L->up.err);
+        e = ue == -ECANCELED ? -EIO : ue;
     }
-    if (t.merge) {
-        int ue = up_finish(&up, up_tid);
-        if (!e && ue) {
-            cmd_error("trace", "%s", up.err);
-            e = ue == -ECANCELED ? -EIO : ue;
-        }
-        int fe = merge_flush(&t, true);
-        if (!e)
-            e = fe;
-        if (up.ao.lost)
-            fprintf(stderr, "prospect trace: %llu calls of the uprobe'd functions lost (the "
-                    "kernel's ring buffers overflowed)\n", (unsigned long long)up.ao.lost);
-    }
-    ct_preload_remove(&pre);
-    if (execs && !e)
-        e = exec_notes(execs);
-    ct_exec_watch_free(execs);
+    fe = merge_flush(t, true);
+    if (!e)
+        e = fe;
+    if (L->up.ao.lost)
+        fprintf(stderr, "prospect trace: %llu calls of the uprobe'd functions lost (the "
+                "kernel's ring buffers overflowed)\n", (unsigned long long)L->up.ao.lost);
+    return e;
+}
+
+/* The exit status after the wait and the drain (e: their error), with the losses said. */
+static int launched_status(struct launched *L, int e, int wstatus)
+{
+    int status;
+    uint64_t lost = ct_collect_lost(L->col);
+
     if (e == -ECANCELED) {
         fprintf(stderr, "prospect trace: stopped on the second signal; the command still "
-                "runs (pid %d)\n", (int)l.pid);
+                "runs (pid %d)\n", (int)L->pt.l.pid);
         status = 130;
     } else if (e) {
         cmd_error("trace", "collecting the calls failed: %s", strerror(-e));
@@ -921,48 +991,141 @@ int cmd_trace(int argc, char **argv)
     } else {
         status = launch_exit_code(wstatus);
     }
-    uint64_t lost = ct_collect_lost(col);
-    if (lost || ct_collect_nbad(col))
+    if (lost || ct_collect_nbad(L->col))
         fprintf(stderr, "prospect trace: %llu calls lost (%zu damaged rings)\n",
-                (unsigned long long)lost, ct_collect_nbad(col));
-    ct_collect_free(col);
-    goto finish;
+                (unsigned long long)lost, ct_collect_nbad(L->col));
+    return status;
+}
 
-finish:
-    if (t.summary)
-        ct_summary_print(t.sum, t.out, 10);
-finish_files:
-    if (tf_open && (e = outfile_commit(&tf))) {
-        cmd_error("trace", "writing %s failed: %s", trace_path, outfile_strerror(e));
+/* How cmd_trace ends after a run: with the summary, without it, or as an early failure. */
+enum trace_end { END_SUMMARY, END_FILES, END_FAIL };
+
+/* A launched command traced to its end: the exit status in *status. */
+static enum trace_end trace_launched(struct tracer *t, const struct trace_opts *o, int *wstatus,
+                                     int *status)
+{
+    struct launched L = { 0 };
+    struct tick_state ts = { .t = t };
+    struct probe_wait pw = { .tick = tick, .tick_arg = &ts };
+    bool running;
+    int e;
+
+    probe_target_init(&L.pt, 0, o->argv);
+    if ((e = launch_setup(t, o, &L, status))) {
+        launched_free(&L);
+        return e == 2 ? END_SUMMARY : END_FAIL;
+    }
+    if ((*status = launch_release(t, o, &L))) {
+        launched_free(&L);
+        return END_FILES;
+    }
+    ts.c = L.col;
+    ts.execs = L.execs;
+    e = probe_target_wait(&L.pt, &pw, probe_now_s(), wstatus, &running);
+    if (!e)
+        e = drain_rest(L.col, o->follow);
+    if (t->merge)
+        e = up_end(t, &L, e);
+    ct_preload_remove(&L.pre);
+    if (L.execs && !e)
+        e = exec_notes(L.execs);
+    *status = launched_status(&L, e, *wstatus);
+    launched_free(&L);
+    return END_SUMMARY;
+}
+
+/* The tracer's callers and summary. 0 or 1 (said). */
+static int tracer_init(struct tracer *t)
+{
+    pthread_mutex_init(&t->mu, NULL);
+    t->callers = ct_callers_new(t->verbose);
+    t->sum = ct_summary_new();
+    t->ucallers = ct_callers_new(t->verbose);
+    if (!t->callers || !t->sum || !t->ucallers) {
+        cmd_error("trace", "out of memory");
+        return 1;
+    }
+    return 0;
+}
+
+static void tracer_free(struct tracer *t)
+{
+    ct_callers_free(t->callers);
+    ct_callers_free(t->ucallers);
+    vec_free(&t->pend);
+    ct_summary_free(t->sum);
+}
+
+/* The summary (-c), the files committed, the command's signal said. The exit status. */
+static int finish(struct tracer *t, const struct trace_opts *o, struct trace_files *f,
+                  enum trace_end end, int status, int wstatus)
+{
+    int e;
+
+    if (end == END_SUMMARY && t->summary)
+        ct_summary_print(t->sum, t->out, 10);
+    if (f->tf_open && (e = outfile_commit(&f->tf))) {
+        cmd_error("trace", "writing %s failed: %s", o->trace_path, outfile_strerror(e));
         if (!status)
             status = 1;
     }
-    if (of_open && (e = outfile_commit(&of))) {
-        cmd_error("trace", "writing %s failed: %s", out_path, outfile_strerror(e));
+    if (f->of_open && (e = outfile_commit(&f->of))) {
+        cmd_error("trace", "writing %s failed: %s", o->out_path, outfile_strerror(e));
         if (!status)
             status = 1;
-    } else if (!of_open) {
+    } else if (!f->of_open) {
         fflush(stderr);
     }
-    ct_callers_free(t.callers);
-    ct_callers_free(t.ucallers);
-    vec_free(&t.pend);
-    ct_summary_free(t.sum);
-    if (WIFSIGNALED(wstatus))
-        fprintf(stderr, "prospect trace: command terminated by signal %d (%s)\n",
-                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
-    cmd_exit_by_sigint(stop_requested, status);
+    tracer_free(t);
+    cmd_note_signaled("trace", wstatus);
+    cmd_exit_by_sigint(probe_stop_signal, status);
     return status;
+}
 
-fail_early:
-    status = 1;
-fail_status:
-    ct_callers_free(t.ucallers);
-    ct_callers_free(t.callers);
-    ct_summary_free(t.sum);
-    if (tf_open)
-        outfile_abort(&tf);
-    if (of_open)
-        outfile_abort(&of);
+/* An error before anything was traced: the files are not written. */
+static int fail(struct tracer *t, struct trace_files *f, int status)
+{
+    tracer_free(t);
+    if (f->tf_open)
+        outfile_abort(&f->tf);
+    if (f->of_open)
+        outfile_abort(&f->of);
     return status;
+}
+
+/* The TSC's rate, the tracer and the stop signals, then the trace by -p or of a command. */
+static int trace_run(struct tracer *t, struct trace_opts *o, struct trace_files *f)
+{
+    double hz = 0;
+    int e, status = 0, wstatus = 0;
+    enum trace_end end = END_SUMMARY;
+
+    if ((e = prospect_tsc_measure_hz(10, &hz)) || hz <= 0) {
+        cmd_error("trace", "cannot measure the TSC frequency: %s", strerror(e ? -e : EINVAL));
+        return fail(t, f, 1);
+    }
+    t->ns_per_tick = 1e9 / hz;
+    if ((status = resolve_anyfuncs(t, o)) || (status = tracer_init(t)))
+        return fail(t, f, status);
+    probe_stop_handlers_install();
+    if (o->attach)
+        status = trace_attached(t, o, hz);
+    else if ((end = trace_launched(t, o, &wstatus, &status)) == END_FAIL)
+        return fail(t, f, 1);
+    return finish(t, o, f, end, status, wstatus);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    struct tracer t = { .out = stderr };
+    struct trace_opts o = { .mask = 0 };
+    struct trace_files f = { .of_open = false };
+    int status = 0;
+
+    for (unsigned i = 0; i < sizeof(t.file_idx) / sizeof(t.file_idx[0]); i++)
+        t.file_idx[i] = -1;
+    if (parse_args(argc, argv, &t, &o, &status) || (status = check_args(&t, &o)) ||
+        (status = open_files(&t, &o, &f)))
+        return status;
+    return trace_run(&t, &o, &f);
 }

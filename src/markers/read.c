@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "markers/read.h"
-#include "markers/wire.h"
+#include "intarget/markers_wire.h"
 
 #define MAX_CHANNEL (256u << 20)   /* results larger than this are refused, not read */
 

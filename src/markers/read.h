@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Prospect's side of the markers channel (wire.h): creating it for a command, and reading the
+/* Prospect's side of the markers channel (intarget/markers_wire.h): creating it for a command, and reading the
  * per-thread region results the command's libprospect wrote into it, merged per region name
  * into the aggregates `stat -r` prints. */
 #ifndef PROSPECT_MARKERS_READ_H

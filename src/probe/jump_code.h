@@ -10,8 +10,8 @@
  * the function must have no indirect jump (a jump table could land there), and the caller
  * checks every direct branch and RIP-relative address of the program with
  * jump_code_branch_targets, and the symbols. */
-#ifndef PROSPECT_TRACE_JUMP_CODE_H
-#define PROSPECT_TRACE_JUMP_CODE_H
+#ifndef PROSPECT_PROBE_JUMP_CODE_H
+#define PROSPECT_PROBE_JUMP_CODE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

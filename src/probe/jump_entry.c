@@ -21,7 +21,7 @@
 #include "util/log.h"
 #include "util/vec.h"
 
-/* The entry hook, built from src/inject/entry_hook.c and embedded by the Makefile. */
+/* The entry hook, built from src/intarget/entry_hook.c and embedded by the Makefile. */
 extern const unsigned char prospect_entry_hook_so[];
 extern const unsigned long prospect_entry_hook_so_len;
 

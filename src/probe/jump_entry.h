@@ -7,7 +7,7 @@
  * instructions can be moved (jump_code.h), Prospect instead:
  *   - writes a trampoline file: per function a slot `nop; ...; jmp *data[slot](%rip)`, and puts
  *     the function's entry and return probes on the slot's nop (emulated: no single-step);
- *   - preloads its entry hook (src/inject/entry_hook.c) into the command, which, before main,
+ *   - preloads its entry hook (src/intarget/entry_hook.c) into the command, which, before main,
  *     maps the trampoline next to the program, builds a stub per function (the moved
  *     instructions, then a jump back) and replaces the function's first 5 bytes with
  *     `jmp slot`. The file on disk is untouched; the patch lives in the process's memory.
@@ -20,8 +20,8 @@
  * not needing a sanitizer runtime (it insists on loading first); not for shared libraries (a
  * library loaded later with dlopen would not be patched) or attach mode: those keep plain
  * uprobes. */
-#ifndef PROSPECT_TRACE_JUMP_ENTRY_H
-#define PROSPECT_TRACE_JUMP_ENTRY_H
+#ifndef PROSPECT_PROBE_JUMP_ENTRY_H
+#define PROSPECT_PROBE_JUMP_ENTRY_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

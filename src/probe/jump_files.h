@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal to jump entries (src/probe/jump_*.c): the files Prospect writes for the entry hook. */
-#ifndef PROSPECT_TRACE_JUMP_FILES_H
-#define PROSPECT_TRACE_JUMP_FILES_H
+#ifndef PROSPECT_PROBE_JUMP_FILES_H
+#define PROSPECT_PROBE_JUMP_FILES_H
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define JUMP_SLOT_SIZE 16            /* must match src/inject/entry_hook.c */
+#define JUMP_SLOT_SIZE 16            /* must match src/intarget/entry_hook.c */
 #define JUMP_MAX_SLOTS 256           /* one page of slots */
 #define JUMP_TRAMP_SIZE 4096
 

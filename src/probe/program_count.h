@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Whole-program counting (`prospect stat` without -r), like `perf stat`: each event counts
  * the command and every thread and process it creates (attr.inherit), from exec to exit. */
-#ifndef PROSPECT_TRACE_PROGRAM_COUNT_H
-#define PROSPECT_TRACE_PROGRAM_COUNT_H
+#ifndef PROSPECT_PROBE_PROGRAM_COUNT_H
+#define PROSPECT_PROBE_PROGRAM_COUNT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  *   file:L1-file:L2      source lines, end exclusive (file:L1-L2 also accepted)
  *   0xA-0xB              ELF virtual addresses of the program (as objdump shows them), end exclusive
  */
-#ifndef PROSPECT_TRACE_REGION_H
-#define PROSPECT_TRACE_REGION_H
+#ifndef PROSPECT_PROBE_REGION_H
+#define PROSPECT_PROBE_REGION_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "util/editdist.h"

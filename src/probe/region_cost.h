@@ -4,8 +4,8 @@
  * the run is stretched. An estimate from reference costs measured on the development VM (docs/
  * stat.md "Cost and skew") for the way the region is entered, never more than the shortest
  * crossing this run measured (a crossing cannot hold more probe handling than its own time). */
-#ifndef PROSPECT_TRACE_REGION_COST_H
-#define PROSPECT_TRACE_REGION_COST_H
+#ifndef PROSPECT_PROBE_REGION_COST_H
+#define PROSPECT_PROBE_REGION_COST_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "probe/region.h"

@@ -17,8 +17,8 @@
  * outermost exit whose inner exits were lost still closes the crossing. Counted in `resynced`.
  * The same happens, without any loss, when calls are left by longjmp or a C++ exception (no
  * return): the tracer tells the two apart by whether samples were lost. */
-#ifndef PROSPECT_TRACE_REGION_COUNT_H
-#define PROSPECT_TRACE_REGION_COUNT_H
+#ifndef PROSPECT_PROBE_REGION_COUNT_H
+#define PROSPECT_PROBE_REGION_COUNT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

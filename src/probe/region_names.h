@@ -3,8 +3,8 @@
  * names, partly qualified C++ names (`work`, `Parser::run`, `app::work<app::Parser>`), gcc's
  * clones (`busy.isra.0`, `.constprop.N`, `.part.N`; `.cold` parts belong to their function),
  * and did-you-mean suggestions for a name that matches nothing. */
-#ifndef PROSPECT_TRACE_REGION_NAMES_H
-#define PROSPECT_TRACE_REGION_NAMES_H
+#ifndef PROSPECT_PROBE_REGION_NAMES_H
+#define PROSPECT_PROBE_REGION_NAMES_H
 #include <stddef.h>
 #include "symbol/dso.h"
 

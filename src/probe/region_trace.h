@@ -11,8 +11,8 @@
  *           tracepoint event per probe point (sample_period=1).
  * Every event has attr.inherit, so threads and child processes are followed; events are per
  * cpu because inherited per-task events cannot be mmapped. */
-#ifndef PROSPECT_TRACE_REGION_TRACE_H
-#define PROSPECT_TRACE_REGION_TRACE_H
+#ifndef PROSPECT_PROBE_REGION_TRACE_H
+#define PROSPECT_PROBE_REGION_TRACE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>

@@ -10,8 +10,8 @@
  * All probes of one Prospect process live in the tracefs group "prospect_<pid>"; they are
  * deleted by uprobe_set_free (after the perf events on them are closed), and groups left
  * behind by a Prospect that was killed are removed when the next one starts. */
-#ifndef PROSPECT_TRACE_UPROBE_H
-#define PROSPECT_TRACE_UPROBE_H
+#ifndef PROSPECT_PROBE_UPROBE_H
+#define PROSPECT_PROBE_UPROBE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "calltrace/tracefile.h"
-#include "replay/replay_wire.h"
+#include "intarget/replay_wire.h"
 
 struct replay_prog {
     struct rp_op *ops;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Runs a replay program in a child process against one allocator: the embedded replay child
- * (src/replay/child/) exec'd from a sealed memfd with LD_PRELOAD set, pinned to one CPU, the
+ * (src/intarget/replay_child.c) exec'd from a sealed memfd with LD_PRELOAD set, pinned to one CPU, the
  * program in a second memfd, the per-call ticks and peak RSS back over a pipe. */
 #ifndef PROSPECT_REPLAY_RUN_H
 #define PROSPECT_REPLAY_RUN_H
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "replay/allocator.h"
 #include "replay/replay_prog.h"
-#include "replay/replay_wire.h"
+#include "intarget/replay_wire.h"
 
 struct replay_run_opts {
     int cpu;                    /* pinned to this CPU */

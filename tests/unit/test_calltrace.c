@@ -11,7 +11,7 @@
 #include "calltrace/collect.h"
 #include "calltrace/funcsel.h"
 #include "calltrace/summary.h"
-#include "inject/calltrace_abi.h"
+#include "intarget/calltrace_abi.h"
 #include "test.h"
 
 static struct ct_call call(unsigned f, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t ret)

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "test.h"
 #include "markers/read.h"
-#include "markers/wire.h"
+#include "intarget/markers_wire.h"
 
 static int channel(const char *records)
 {

@@ -14,8 +14,8 @@
  *                 histogram buckets); "E PID TID ERRNO\n" for a thread whose counters did not
  *                 open; "M PID UNMATCHED_ENDS\n".
  * Shared by both sides; header-only so the library stays libc-only. */
-#ifndef PROSPECT_MARKERS_WIRE_H
-#define PROSPECT_MARKERS_WIRE_H
+#ifndef PROSPECT_INTARGET_MARKERS_WIRE_H
+#define PROSPECT_INTARGET_MARKERS_WIRE_H
 #include <stdint.h>
 
 #define MARKERS_ENV "PROSPECT_MARKERS_FD"

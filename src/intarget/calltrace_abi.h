@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the call-trace interposer (src/inject/calltrace_preload.c, inside the traced program)
+/* What the call-trace interposer (src/intarget/calltrace_preload.c, inside the traced program)
  * and Prospect (src/calltrace/) share: the built-in prototypes, the per-thread ring in shared
  * memory, and the registration message. Header only, plain C: the interposer links nothing of
  * Prospect's.
@@ -9,8 +9,8 @@
  * Each traced thread creates a memfd ring on its first traced call, sends the descriptor over
  * the socket (SCM_RIGHTS) and closes it; Prospect maps it and drains it while the program runs.
  * No file anyone else could write; a process that exits leaves its data in the memfd. */
-#ifndef PROSPECT_INJECT_CALLTRACE_ABI_H
-#define PROSPECT_INJECT_CALLTRACE_ABI_H
+#ifndef PROSPECT_INTARGET_CALLTRACE_ABI_H
+#define PROSPECT_INTARGET_CALLTRACE_ABI_H
 #include <stdint.h>
 
 #define CT_ENV "PROSPECT_CALLTRACE"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "prospect/region.h"
-#include "markers/lib_internal.h"
+#include "intarget/markers_internal.h"
 
 PROSPECT_API int prospect_markers_on;
 HIDDEN struct markers_config markers_cfg = { .fd = -1 };

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "prospect/region.h"
-#include "markers/lib_internal.h"
+#include "intarget/markers_internal.h"
 
 #define MAX_DEPTH 64
 #define NQ (1 + MARKERS_MAX_EVENTS)     /* wall time, then the events */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* What `prospect replay` and its child (src/replay/child/replay_child.c) exchange: the replay
+/* What `prospect replay` and its child (src/intarget/replay_child.c) exchange: the replay
  * program (a file the child maps) and the results (a pipe back). Both ends are built from this
  * header on the same machine, so the layout is native; the parent still checks every size and
  * count it reads back (the child runs a foreign allocator and may die half-way). */
-#ifndef PROSPECT_REPLAY_WIRE_H
-#define PROSPECT_REPLAY_WIRE_H
+#ifndef PROSPECT_INTARGET_REPLAY_WIRE_H
+#define PROSPECT_INTARGET_REPLAY_WIRE_H
 #include <stdint.h>
 
 #define RP_PROG_MAGIC "PRSPRPL1"

@@ -28,7 +28,7 @@
 
 #include "prospect/calibrate.h"
 #include "prospect/cycles.h"
-#include "replay/replay_wire.h"
+#include "intarget/replay_wire.h"
 
 struct child {
     const struct rp_prog_hdr *hdr;

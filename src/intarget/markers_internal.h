@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside libprospect's region markers (libc only: this code runs in the user's program). */
-#ifndef PROSPECT_MARKERS_LIB_INTERNAL_H
-#define PROSPECT_MARKERS_LIB_INTERNAL_H
+#ifndef PROSPECT_INTARGET_MARKERS_INTERNAL_H
+#define PROSPECT_INTARGET_MARKERS_INTERNAL_H
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "markers/wire.h"
+#include "intarget/markers_wire.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
