@@ -36,12 +36,13 @@ REPLAY_CHILD_SRC := $(sort $(wildcard src/replay/child/*.c))
 LIB_SRC := $(filter-out src/prospect.c $(INJECT_SRC) $(MARKERS_LIB_SRC) $(REPLAY_CHILD_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-# The entry hook (src/inject/entry_hook.c) as a shared library, then as a C array in libpcore.
-build/inject/entry_hook.so: src/inject/entry_hook.c
+# The entry hook (src/inject/entry_hook.c, and lines_hook.c: lines' in-process counters) as a
+# shared library, then as a C array in libpcore.
+build/inject/entry_hook.so: src/inject/entry_hook.c src/inject/lines_hook.c src/inject/lines_abi.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SO   $<")
 	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Wl,-z,noexecstack \
-		-Wl,-z,now -o $@ $<
+		-Wl,-z,now -o $@ src/inject/entry_hook.c src/inject/lines_hook.c
 
 build/gen/entry_hook_so.c: build/inject/entry_hook.so
 	@mkdir -p $(dir $@)

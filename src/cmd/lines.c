@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "lines/count.h"
+#include "lines/inproc.h"
 #include "lines/lines.h"
 #include "lines/render.h"
 #include "perf/collect.h"
@@ -25,7 +26,7 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
+enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY, O_ENGINE };
 
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
@@ -46,8 +47,13 @@ static const struct optdecl lines_opts[] = {
     { 'p', "pid", "PID",
         "count a running process instead (every thread, and the threads and\n"
         "children they create) until it exits or Ctrl-C; plain uprobes", OPTD_COMPLETE_PID, NULL, 0 },
+    { O_ENGINE, "engine", "ENGINE",
+        "inproc (default: the program's own code increments counters in\n"
+        "relocated copies of its functions) or uprobe (a probe per block)",
+        OPTD_COMPLETE_CHOICE, "inproc uprobe", 0 },
     { O_ENTRY, "entry", "trap",
-        "plain uprobes everywhere (no jump entries; for comparison)", 0, NULL, 0 },
+        "plain uprobes everywhere (no counters, no jump entries; for\n"
+        "comparison)", 0, NULL, 0 },
     { 'v', "verbose", NULL, "which blocks jump, which stay uprobes and why", 0, NULL, 0 },
     OPTD_HELP,
     { 0 },
@@ -88,7 +94,7 @@ struct lines_opts {
     VEC(const char *) files;
     enum lines_fmt fmt;
     const char *output, *source_dir;
-    bool trap;
+    bool trap, uprobe;
     pid_t pid;
     char **argv;
 };
@@ -127,6 +133,13 @@ static int parse(int argc, char **argv, struct lines_opts *o)
                 o->trap = true;
             else if (strcmp(optarg, "jump"))
                 return cmd_usage_error("lines", "unknown --entry '%s' (jump or trap)", optarg);
+            break;
+        case O_ENGINE:
+            if (!strcmp(optarg, "uprobe"))
+                o->uprobe = true;
+            else if (strcmp(optarg, "inproc"))
+                return cmd_usage_error("lines", "unknown --engine '%s' (inproc or uprobe)",
+                                       optarg);
             break;
         case 'p': {
             uint64_t v;
@@ -169,6 +182,34 @@ static void warn_line(void *arg, const char *msg)
     fprintf(stderr, "prospect lines: warning: %s\n", msg);
 }
 
+static void note_line(void *arg, const char *msg)
+{
+    (void)arg;
+    fprintf(stderr, "prospect lines: %s\n", msg);
+}
+
+/* The in-process engine where it applies; its blocks' uprobes are dropped. */
+static int plan_inproc(struct lines_inproc **ip, struct lines_plan *plan, struct region_list *rl,
+                       const char *exe)
+{
+    char msg[512];
+    int e = lines_inproc_plan(ip, plan, exe, log_verbosity >= LOG_INFO ? note_line : NULL, NULL,
+                              msg, sizeof(msg));
+    if (e) {
+        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+        return e;
+    }
+    if (*ip)
+        lines_inproc_drop_probes(*ip, rl);
+    if (log_verbosity < LOG_INFO)
+        return 0;
+    if (*ip)
+        lines_inproc_summary(*ip, msg, sizeof(msg));
+    if (*ip || msg[0])
+        fprintf(stderr, "prospect lines: %s%s\n", msg, *ip ? "" : "; blocks keep their uprobes");
+    return 0;
+}
+
 static int run(struct lines_opts *o)
 {
     struct lines_plan plan;
@@ -176,6 +217,7 @@ static int run(struct lines_opts *o)
                                 .files = o->files.v, .nfiles = o->files.n };
     struct region_list rl;
     struct jump_entry *je = NULL;
+    struct lines_inproc *ip = NULL;
     struct lines_counter *lc = NULL;
     struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
     struct lines_count *counts = NULL;
@@ -212,7 +254,9 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "%s: %s", exe, strerror(-e));
         goto out;
     }
-    if (!o->trap && !o->pid) {
+    if (!o->trap && !o->pid && !o->uprobe && (e = plan_inproc(&ip, &plan, &rl, exe)))
+        goto out;
+    if (!o->trap && !o->pid && !ip) {
         msg[0] = '\0';
         if ((e = jump_entry_plan(&je, &rl, exe, msg, sizeof(msg)))) {
             cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
@@ -233,17 +277,18 @@ static int run(struct lines_opts *o)
         }
         of_open = true;
     }
-    if (!o->pid && (e = launch_prepare_env(&l, o->argv, je ? jump_entry_env(je) : NULL))) {
+    if (!o->pid && (e = launch_prepare_env(&l, o->argv, ip ? lines_inproc_env(ip) :
+                                           je ? jump_entry_env(je) : NULL))) {
         cmd_error("lines", "cannot start '%s': %s", o->argv[0], strerror(-e));
         goto out;
     }
-    if (je && (e = jump_entry_watch(je, &watch))) {
+    if ((ip && (e = lines_inproc_watch(ip, &watch))) || (je && (e = jump_entry_watch(je, &watch)))) {
         cmd_error("lines", "cannot read the entry hook's trampoline: %s", strerror(-e));
         launch_abort(&l);
         goto out;
     }
     if ((e = lines_counter_open(&lc, &rl, o->pid ? o->pid : l.pid, tids, ntids,
-                                je ? &watch : NULL, msg, sizeof(msg)))) {
+                                je || ip ? &watch : NULL, msg, sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         if (!o->pid)
             launch_abort(&l);
@@ -274,6 +319,10 @@ static int run(struct lines_opts *o)
             goto out;
         }
     }
+    if (ip && (e = lines_inproc_read(ip, &plan, warn_line, NULL))) {
+        cmd_error("lines", "cannot read the in-process counters: %s", strerror(-e));
+        goto out;
+    }
     if ((e = lines_counter_read(lc, &plan, &lost))) {
         cmd_error("lines", "cannot read the counters: %s", strerror(-e));
         goto out;
@@ -288,6 +337,8 @@ static int run(struct lines_opts *o)
                                   .source_dir = o->source_dir, .cost = &cost };
         FILE *f = of_open ? of.fp : stderr;
         lines_cost_of(&rl, &plan, &cost);
+        if (ip)
+            lines_inproc_cost(ip, &plan, &cost);
         if (o->fmt == FMT_CSV)
             lines_render_csv(f, &r);
         else if (o->fmt == FMT_JSON)
@@ -296,17 +347,17 @@ static int run(struct lines_opts *o)
             lines_render_text(f, &r);
     }
     jump_entry_problems(je, &rl, warn_line, NULL);
-    if (je) {
+    if (je || ip) {
         uint32_t pids[64];
         size_t n = lines_counter_unpatched(lc, pids, 64), silent = 0;
         uint32_t first = 0;
         for (size_t i = 0; i < n && i < 64; i++)
-            if (!jump_entry_process_failed(je, pids[i]) && !silent++)
+            if (!(je && jump_entry_process_failed(je, pids[i])) && !silent++)
                 first = pids[i];
         if (silent)
             fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
                     "the entry hook\n  (first: pid %u; exec'd with an environment without "
-                    "LD_PRELOAD?): their jump-entry blocks\n  were not counted; --entry trap "
+                    "LD_PRELOAD?): their blocks counted by the hook\n  were not; --entry trap "
                     "counts them\n", silent, first);
     }
     if (lost)
@@ -335,6 +386,7 @@ out:
     free(counts);
     lines_counter_free(lc);
     jump_entry_free(je);
+    lines_inproc_free(ip);
     region_list_release(&rl);
     lines_plan_release(&plan);
     return status;
