@@ -5,8 +5,9 @@
 # through a few short lines. The target times its own loop, so start-up, probe setup and
 # probe removal (a kernel grace period per probe) are not in the per-hit figures:
 # cost per probe hit = (loop time under prospect - loop time alone) / probe hits; medians of
-# REPS runs, every command pinned to one CPU. Prospect runs with its default (jump entries
-# where blocks qualify) and with --entry trap (a uprobe on every probed block: the kernel
+# REPS runs, every command pinned to one CPU. Prospect runs with its default (counters in
+# relocated function copies: --engine inproc), --engine uprobe (jump entries where blocks
+# qualify) and --entry trap (a uprobe on every probed block: the kernel
 # emulates some first instructions, single-steps the others; the single-step cost is solved
 # from the hits of each kind the JSON output gives, an emulated hit taken to cost what a jump
 # hit does: a jump entry is an emulated uprobe on a nop). gcov's cost per block execution is
@@ -50,8 +51,9 @@ for mode in inproc jump trap; do
     hits[$mode]=$((dj + de + ds))
     printf 'prospect lines %s: %d probe hits (%d jump or counter, %d emulated, %d single-stepped) ' \
         "${opt[$mode]}" $((dj + de + ds)) "$dj" "$de" "$ds"
-    printf 'for %d block executions\n  %.2f us per probe hit (loop %.3f s; alone %.4f s)\n' \
-        "$blocks" "${us[$mode]}" "$(echo "$t / 10^9" | bc -l)" "$(echo "$base / 10^9" | bc -l)"
+    printf 'for %d block executions\n  %.1f ns per count or probe hit (loop %.4f s; alone %.4f s)\n' \
+        "$blocks" "$(echo "${us[$mode]} * 1000" | bc -l)" "$(echo "$t / 10^9" | bc -l)" \
+        "$(echo "$base / 10^9" | bc -l)"
     [ "$mode" = trap ] && te=$de tj=$dj ts=$ds
 done
 if [ "$ts" -gt 0 ]; then

@@ -358,11 +358,11 @@ __attribute__((constructor)) static void prospect_lines_hook(void)
     uint8_t *plan;
     char path[600];
 
-    if (!d || strlen(d) >= sizeof(lh_dir) || !lh_loaded_from(d))
-        return;
     lh_real(&lh_real_pthread_create, "pthread_create");
     lh_real(&lh_real_thrd_create, "thrd_create");
     lh_real(&lh_real_fork, "fork");
+    if (!d || strlen(d) >= sizeof(lh_dir) || !lh_loaded_from(d))
+        return;
     strcpy(lh_dir, d);
     snprintf(path, sizeof(path), "%s/log", lh_dir);
     if ((lh_log = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)) < 0)
