@@ -16,6 +16,7 @@
 static volatile long sink;
 static jmp_buf env;
 static volatile sig_atomic_t handled;
+static pthread_barrier_t start;         /* the four threads count at the same time */
 
 static void spin(long n)
 {
@@ -25,6 +26,7 @@ static void spin(long n)
 
 static void *worker(void *arg)
 {
+    pthread_barrier_wait(&start);
     spin((long)arg);                      /* L:worker */
     return NULL;
 }
@@ -88,6 +90,7 @@ int main(void)
     long s = 0;
     pid_t pid;
 
+    pthread_barrier_init(&start, NULL, 4);
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, worker, (void *)200000L);   /* L:create */
     for (int i = 0; i < 4; i++)
