@@ -59,6 +59,14 @@ check inproc_file_unchanged [ "$(md5sum <"$W/lines_inproc")" = "$sum" ]
 check inproc_no_files_left [ -z "$(ls -A "$TMPDIR")" ]
 check inproc_no_probes_left no_probes_left
 
+# --- the increments are plain in one thread, `lock`ed before a second thread runs -------------
+build_workload lines_lockflip lines_lockflip -O0 -g -pthread || { fail build lines_lockflip; exit 0; }
+"$PROSPECT" lines -o /dev/null -- "$W/lines_lockflip" >"$TEST_TMP/flip.out" 2>"$err"
+check inproc_plain_while_one_thread grep -qx "one thread: plain some, locked none" \
+    "$TEST_TMP/flip.out"
+check inproc_locked_after_pthread_create grep -qx "after a thread: plain none, locked some" \
+    "$TEST_TMP/flip.out"
+
 # --- gcov on the same source: every line it counts that has code here ------------------------
 mkdir -p "$TEST_TMP/gcov"
 if gcc -O0 -g --coverage -pthread -fprofile-update=atomic -o "$TEST_TMP/gcov/prog" \
