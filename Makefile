@@ -36,12 +36,14 @@ REPLAY_CHILD_SRC := src/intarget/replay_child.c
 LIB_SRC := $(filter-out src/prospect.c $(INTARGET_SRC),$(shell find src -name '*.c' | sort))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-# The entry hook (src/intarget/entry_hook.c) as a shared library, then as a C array in libpcore.
-build/intarget/entry_hook.so: src/intarget/entry_hook.c
+# The entry hook (src/intarget/entry_hook.c, and lines_hook.c: lines' in-process counters) as a
+# shared library, then as a C array in libpcore.
+build/intarget/entry_hook.so: src/intarget/entry_hook.c src/intarget/lines_hook.c \
+                              src/intarget/lines_abi.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SO   $<")
 	$(Q)$(CC) -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Wl,-z,noexecstack \
-		-Wl,-z,now -o $@ $<
+		-Wl,-z,now -o $@ src/intarget/entry_hook.c src/intarget/lines_hook.c
 
 build/gen/entry_hook_so.c: build/intarget/entry_hook.so
 	@mkdir -p $(dir $@)

@@ -5,8 +5,9 @@
 # through a few short lines. The target times its own loop, so start-up, probe setup and
 # probe removal (a kernel grace period per probe) are not in the per-hit figures:
 # cost per probe hit = (loop time under prospect - loop time alone) / probe hits; medians of
-# REPS runs, every command pinned to one CPU. Prospect runs with its default (jump entries
-# where blocks qualify) and with --entry trap (a uprobe on every probed block: the kernel
+# REPS runs, every command pinned to one CPU. Prospect runs with its default (counters in
+# relocated function copies: --engine inproc), --engine uprobe (jump entries where blocks
+# qualify) and --entry trap (a uprobe on every probed block: the kernel
 # emulates some first instructions, single-steps the others; the single-step cost is solved
 # from the hits of each kind the JSON output gives, an emulated hit taken to cost what a jump
 # hit does: a jump entry is an emulated uprobe on a nop). gcov's cost per block execution is
@@ -42,15 +43,17 @@ print(p["hits_jump"], p["hits_emulated"], p["hits_single_stepped"], p["block_exe
 }
 base=$(loop_ns "$T/lines/target" "$N")
 declare -A us hits
-for mode in jump trap; do
-    read -r dj de ds blocks < <(stats "--entry=$mode")
-    t=$(loop_ns "$PROSPECT" lines "--entry=$mode" -o /dev/null -- "$T/lines/target" "$N")
+declare -A opt=([inproc]=--engine=inproc [jump]=--engine=uprobe [trap]=--entry=trap)
+for mode in inproc jump trap; do
+    read -r dj de ds blocks < <(stats "${opt[$mode]}")
+    t=$(loop_ns "$PROSPECT" lines "${opt[$mode]}" -o /dev/null -- "$T/lines/target" "$N")
     us[$mode]=$(echo "($t - $base) / 1000 / ($dj + $de + $ds)" | bc -l)
     hits[$mode]=$((dj + de + ds))
-    printf 'prospect lines --entry %s: %d probe hits (%d jump, %d emulated, %d single-stepped) ' \
-        "$mode" $((dj + de + ds)) "$dj" "$de" "$ds"
-    printf 'for %d block executions\n  %.2f us per probe hit (loop %.3f s; alone %.4f s)\n' \
-        "$blocks" "${us[$mode]}" "$(echo "$t / 10^9" | bc -l)" "$(echo "$base / 10^9" | bc -l)"
+    printf 'prospect lines %s: %d probe hits (%d jump or counter, %d emulated, %d single-stepped) ' \
+        "${opt[$mode]}" $((dj + de + ds)) "$dj" "$de" "$ds"
+    printf 'for %d block executions\n  %.1f ns per count or probe hit (loop %.4f s; alone %.4f s)\n' \
+        "$blocks" "$(echo "${us[$mode]} * 1000" | bc -l)" "$(echo "$t / 10^9" | bc -l)" \
+        "$(echo "$base / 10^9" | bc -l)"
     [ "$mode" = trap ] && te=$de tj=$dj ts=$ds
 done
 if [ "$ts" -gt 0 ]; then
@@ -81,3 +84,41 @@ done
 gw=$(median <"$T/w"); pw=$(median <"$T/pw")
 printf 'whole run of %d passes: prospect lines %.3f s, --coverage program + gcov %.3f s: %.1fx (no rebuild for prospect)\n' \
     "$N" "$pw" "$gw" "$(echo "$pw / $gw" | bc -l)"
+
+# --- Against callgrind (which counts every instruction of the unmodified binary, the anchor of
+# issue 22) and the program alone: whole runs, wall time, medians of REPS, pinned to one CPU.
+# sha256 over 20 MiB at -O0 and -O2 (bench/sha256.c, its digest checked against sha256sum),
+# the target above (N * 100 passes), and a pointer-chasing, branchy tree search
+# (bench/lines_chase.c). Target: prospect lines at most 1/3 of callgrind's time.
+MIB=${BENCH_LINES_MIB:-20}
+gcc -O0 -g -o "$T/lines/sha_O0" bench/sha256.c
+gcc -O2 -g -o "$T/lines/sha_O2" bench/sha256.c
+gcc -O0 -g -o "$T/lines/chase" bench/lines_chase.c
+head -c 1000000 /dev/zero | tr '\0' 'a' >"$T/lines/a.txt"
+want=$(sha256sum <"$T/lines/a.txt" | cut -d' ' -f1)
+for v in O0 O2; do
+    got=$("$PROSPECT" lines -o /dev/null -- "$T/lines/sha_$v" 0 "$T/lines/a.txt" 2>/dev/null)
+    [ "$got" = "$want" ] || { echo "sha256 -$v under prospect lines: digest $got, not $want"; exit 1; }
+done
+wall() {   # wall CMD...: median wall time over REPS (s)
+    : >"$T/wall"
+    for _ in $(seq "$REPS"); do
+        a=$(now)
+        taskset -c "$CPU" "$@" >/dev/null 2>&1
+        b=$(now); echo "$b - $a" | bc -l >>"$T/wall"
+    done
+    median <"$T/wall"
+}
+printf '%-28s %9s %10s %10s %9s %9s\n' program alone callgrind prospect /callgrind /alone
+for spec in "sha256 -O0 ${MIB} MiB|$T/lines/sha_O0 $MIB" "sha256 -O2 ${MIB} MiB|$T/lines/sha_O2 $MIB" \
+            "lines_target $((N * 100))|$T/lines/target $((N * 100))" "lines_chase|$T/lines/chase"; do
+    name=${spec%%|*}; cmd=${spec#*|}
+    # shellcheck disable=SC2086
+    alone=$(wall $cmd)
+    # shellcheck disable=SC2086
+    cg=$(wall valgrind --tool=callgrind --callgrind-out-file=/dev/null $cmd)
+    # shellcheck disable=SC2086
+    pl=$(wall "$PROSPECT" lines -o /dev/null -- $cmd)
+    printf '%-28s %8.3fs %9.3fs %9.3fs %9.2f %8.1fx\n' "$name" "$alone" "$cg" "$pl" \
+        "$(echo "$pl / $cg" | bc -l)" "$(echo "$pl / $alone" | bc -l)"
+done

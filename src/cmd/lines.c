@@ -16,6 +16,7 @@
 #include "cmd/options.h"
 #include "lines/count.h"
 #include "lines/gcov.h"
+#include "lines/inproc.h"
 #include "lines/lines.h"
 #include "lines/render.h"
 #include "cmd/target_msg.h"
@@ -27,7 +28,7 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
+enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY, O_ENGINE };
 
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
@@ -57,8 +58,13 @@ static const struct optdecl lines_opts[] = {
     { 'p', "pid", "PID",
         "count a running process instead (every thread, and the threads and\n"
         "children they create) until it exits or Ctrl-C; plain uprobes", OPTD_COMPLETE_PID, NULL, 0 },
+    { O_ENGINE, "engine", "ENGINE",
+        "inproc (default: the program's own code increments counters in\n"
+        "relocated copies of its functions) or uprobe (a probe per block)",
+        OPTD_COMPLETE_CHOICE, "inproc uprobe", 0 },
     { O_ENTRY, "entry", "trap",
-        "plain uprobes everywhere (no jump entries; for comparison)", 0, NULL, 0 },
+        "plain uprobes everywhere (no counters, no jump entries; for\n"
+        "comparison)", 0, NULL, 0 },
     { 'v', "verbose", NULL, "which blocks jump, which stay uprobes and why", 0, NULL, 0 },
     OPTD_HELP,
     { 0 },
@@ -71,18 +77,19 @@ const struct cmd_decl cmd_lines_decl = {
 "       prospect lines [options] -p PID\n"
 "\n"
 "Counts how many times each source line of a program runs, exactly (every execution), on the\n"
-"unmodified binary: a counting probe at the first instruction of each block of each line\n"
-"(DWARF is_stmt rows, branch targets from the code). Prints gprof's annotated listing per\n"
-"source file (counts in the left margin), \"Top 10 Lines\" and \"Execution Summary\". A line's\n"
-"count is gcov's: how often control entered the line from another line or function, plus\n"
-"the turns of loops within the line (docs/lines.md). Every thread and child process is\n"
-"counted. The program needs DWARF line info (-g).\n"
+"unmodified binary: a counter at the first instruction of each block of each line (DWARF\n"
+"is_stmt rows, branch targets from the code), incremented by the program itself in relocated\n"
+"copies of its functions (--engine inproc), else a counting uprobe. Prints gprof's\n"
+"annotated listing per source file (counts in the left margin), \"Top 10 Lines\" and\n"
+"\"Execution Summary\". A line's count is gcov's: how often control entered the line from\n"
+"another line or function, plus the turns of loops within the line (docs/lines.md). Every\n"
+"thread and child process is counted. The program needs DWARF line info (-g).\n"
 "\n",
     .outro =
 "\n"
-"Cost: each probe hit costs the program about 1 us by a jump entry or an emulated uprobe,\n"
-"11 us on a single-stepped one (this VM; 2-3x under load; the header says how many of\n"
-"each).\n"
+"Cost: an in-process count costs about 1 ns; a probe hit about 1 us by a jump entry or an\n"
+"emulated uprobe, 11 us on a single-stepped one (this VM; 2-3x under load; the header says\n"
+"how many of each: in-process counters are listed as \"jump\").\n"
 "Blocks whose count is a sum of others' get no probe.\n"
 "\n"
 "Examples:\n"
@@ -99,7 +106,7 @@ struct lines_opts {
     VEC(const char *) files;
     enum lines_fmt fmt;
     const char *output, *source_dir;
-    bool trap, branches;
+    bool trap, uprobe, branches;
     pid_t pid;
     char **argv;
 };
@@ -146,6 +153,13 @@ static int parse(int argc, char **argv, struct lines_opts *o)
             else if (strcmp(optarg, "jump"))
                 return cmd_usage_error("lines", "unknown --entry '%s' (jump or trap)", optarg);
             break;
+        case O_ENGINE:
+            if (!strcmp(optarg, "uprobe"))
+                o->uprobe = true;
+            else if (strcmp(optarg, "inproc"))
+                return cmd_usage_error("lines", "unknown --engine '%s' (inproc or uprobe)",
+                                       optarg);
+            break;
         case 'p': {
             uint64_t v;
             if (parse_u64(optarg, &v) || !v || v > 0x3fffffff)
@@ -191,10 +205,39 @@ static int resolve(struct lines_opts *o, struct probe_target *t, pid_t **tids, s
     return 0;
 }
 
-/* The chosen functions' blocks -> probe points, jump entries where they can be. 0 or -1
- * (the error printed). */
+static void note_line(void *arg, const char *msg)
+{
+    (void)arg;
+    fprintf(stderr, "prospect lines: %s\n", msg);
+}
+
+/* The in-process engine where it applies; its blocks' uprobes are dropped. 0 or -1 (the
+ * error printed). */
+static int plan_inproc(struct lines_inproc **ip, struct lines_plan *plan, struct region_list *rl,
+                       const char *exe)
+{
+    char msg[512];
+    int e = lines_inproc_plan(ip, plan, exe, log_verbosity >= LOG_INFO ? note_line : NULL, NULL,
+                              msg, sizeof(msg));
+    if (e) {
+        cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
+        return -1;
+    }
+    if (*ip)
+        lines_inproc_drop_probes(*ip, rl);
+    if (log_verbosity < LOG_INFO)
+        return 0;
+    if (*ip)
+        lines_inproc_summary(*ip, msg, sizeof(msg));
+    if (*ip || msg[0])
+        fprintf(stderr, "prospect lines: %s%s\n", msg, *ip ? "" : "; blocks keep their uprobes");
+    return 0;
+}
+
+/* The chosen functions' blocks -> in-process counters (relocated copies), else probe points,
+ * jump entries where they can be. 0 or -1 (the error printed). */
 static int plan_probes(struct lines_opts *o, struct probe_target *t, struct lines_plan *plan,
-                       struct region_list *rl)
+                       struct region_list *rl, struct lines_inproc **ip)
 {
     struct lines_select sel = { .funcs = o->funcs.v, .nfuncs = o->funcs.n,
                                 .files = o->files.v, .nfiles = o->files.n };
@@ -219,7 +262,9 @@ static int plan_probes(struct lines_opts *o, struct probe_target *t, struct line
         cmd_error("lines", "%s: %s", t->exe, strerror(-e));
         return -1;
     }
-    if (!o->trap) {
+    if (!o->trap && !o->pid && !o->uprobe && plan_inproc(ip, plan, rl, t->exe))
+        return -1;
+    if (!o->trap && !*ip) {
         msg[0] = '\0';
         if ((e = probe_target_plan_jumps(t, rl, msg, sizeof(msg)))) {
             cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
@@ -243,17 +288,18 @@ static void warn_line(void *arg, const char *msg)
 
 /* What the counts miss: the hook's problems, images without it, lost hits, the signal. */
 static void warn_incomplete(struct lines_opts *o, struct probe_target *t,
-                            const struct region_list *rl, struct lines_counter *lc, uint64_t lost)
+                            const struct region_list *rl, struct lines_counter *lc, uint64_t lost,
+                            const struct lines_inproc *ip)
 {
     probe_target_problems(t, rl, warn_line, NULL);
-    if (t->je) {
+    if (t->je || ip) {
         uint32_t pids[64], first;
         size_t n = lines_counter_unpatched(lc, pids, 64);
         size_t silent = probe_target_unpatched(t, pids, n < 64 ? n : 64, &first);
         if (silent)
             fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
                     "the entry hook\n  (first: pid %u; exec'd with an environment without "
-                    "LD_PRELOAD?): their jump-entry blocks\n  were not counted; --entry trap "
+                    "LD_PRELOAD?): their blocks counted by the hook\n  were not; --entry trap "
                     "counts them\n", silent, first);
     }
     if (lost)
@@ -269,7 +315,8 @@ static void warn_incomplete(struct lines_opts *o, struct probe_target *t,
 /* The counts in the chosen format: gcov's files in a directory, or a listing, CSV, JSON or an
  * lcov tracefile on f. 0 or -1 (the error printed). */
 static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
-                  struct lines_plan *plan, const struct lines_count *counts, size_t ncounts)
+                  struct lines_plan *plan, const struct lines_count *counts, size_t ncounts,
+                  const struct lines_inproc *ip)
 {
     struct lines_cost cost;
     struct lines_report r = { .plan = plan, .counts = counts, .n = ncounts,
@@ -279,6 +326,8 @@ static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
     int e = 0;
 
     lines_cost_of(rl, plan, &cost);
+    if (ip)
+        lines_inproc_cost(ip, plan, &cost);
     msg[0] = '\0';
     if (o->fmt == FMT_GCOV)
         e = lines_write_gcov(&r, dir, o->branches, msg, sizeof(msg));
@@ -300,20 +349,31 @@ static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
 /* Opens the counters, releases the command (or says the attach) and waits for its end. 0, or
  * the exit status to return (the error printed). */
 static int count_run(struct lines_opts *o, struct probe_target *t, const struct region_list *rl,
-                 struct lines_counter **lc, const pid_t *tids, size_t ntids, int *wstatus)
+                     struct lines_counter **lc, const pid_t *tids, size_t ntids, int *wstatus,
+                     const struct lines_inproc *ip)
 {
+    struct image_watch iw;
+    const struct image_watch *watch;
     struct probe_wait pw = { .tick = lines_counter_poll };
     enum probe_prepare_step step;
     char msg[2048];
     bool running;
     int e;
 
-    if ((e = probe_target_prepare(t, NULL, &step))) {
+    if ((e = probe_target_prepare(t, ip ? lines_inproc_env(ip) : NULL, &step))) {
         cmd_prepare_error("lines", o->argv[0], step, e);
         return 1;
     }
-    if ((e = lines_counter_open(lc, rl, probe_target_pid(t), tids, ntids,
-                                probe_target_watch(t), msg, sizeof(msg)))) {
+    watch = probe_target_watch(t);
+    if (ip && (e = lines_inproc_watch(ip, &iw))) {
+        cmd_error("lines", "cannot read the entry hook's trampoline: %s", strerror(-e));
+        probe_target_abort(t);
+        return 1;
+    }
+    if (ip)
+        watch = &iw;
+    if ((e = lines_counter_open(lc, rl, probe_target_pid(t), tids, ntids, watch, msg,
+                                sizeof(msg)))) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         probe_target_abort(t);
         return 1;
@@ -344,6 +404,7 @@ static int run(struct lines_opts *o)
     struct region_list rl;
     struct probe_target t;
     struct lines_counter *lc = NULL;
+    struct lines_inproc *ip = NULL;
     struct lines_count *counts = NULL;
     struct outfile of = { 0 };
     bool of_open = false;
@@ -357,7 +418,7 @@ static int run(struct lines_opts *o)
     probe_target_init(&t, o->pid, o->argv);
     if ((e = resolve(o, &t, &tids, &ntids)))
         return e;
-    if (plan_probes(o, &t, &plan, &rl))
+    if (plan_probes(o, &t, &plan, &rl, &ip))
         goto out;
     /* A bad -o fails before the command runs, not after. */
     if (o->fmt == FMT_GCOV || o->fmt == FMT_GCOV_JSON) {
@@ -375,9 +436,13 @@ static int run(struct lines_opts *o)
         }
         of_open = true;
     }
-    if ((status = count_run(o, &t, &rl, &lc, tids, ntids, &wstatus)))
+    if ((status = count_run(o, &t, &rl, &lc, tids, ntids, &wstatus, ip)))
         goto out;
     status = 1;
+    if (ip && (e = lines_inproc_read(ip, &plan, warn_line, NULL))) {
+        cmd_error("lines", "cannot read the in-process counters: %s", strerror(-e));
+        goto out;
+    }
     if ((e = lines_counter_read(lc, &plan, &lost))) {
         cmd_error("lines", "cannot read the counters: %s", strerror(-e));
         goto out;
@@ -386,9 +451,9 @@ static int run(struct lines_opts *o)
         cmd_error("lines", "%s", strerror(-e));
         goto out;
     }
-    if (render(o, of_open ? of.fp : stderr, &rl, &plan, counts, ncounts))
+    if (render(o, of_open ? of.fp : stderr, &rl, &plan, counts, ncounts, ip))
         goto out;
-    warn_incomplete(o, &t, &rl, lc, lost);
+    warn_incomplete(o, &t, &rl, lc, lost, ip);
     if (of_open) {
         of_open = false;
         if ((e = outfile_commit(&of))) {
@@ -405,6 +470,7 @@ out:
     free(counts);
     lines_counter_free(lc);
     probe_target_release(&t);
+    lines_inproc_free(ip);
     region_list_release(&rl);
     lines_plan_release(&plan);
     return status;

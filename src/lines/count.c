@@ -36,6 +36,7 @@ struct image_count {
 
 struct lines_counter {
     uint64_t *hits;             /* per probe, from the samples */
+    int *region;                /* per probe: its region, the index of its block in probed */
     size_t nprobes;
     uint32_t id_off;            /* the id field's offset in a sample's raw data */
     int *fds;
@@ -312,10 +313,13 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
     c->nprobes = rl->probes.n;
     if (watch)
         c->watch = *watch;
-    if (!(c->hits = calloc(rl->probes.n + 1, sizeof(uint64_t)))) {
+    if (!(c->hits = calloc(rl->probes.n + 1, sizeof(uint64_t))) ||
+        !(c->region = calloc(rl->probes.n + 1, sizeof(int)))) {
         e = -ENOMEM;
         goto fail;
     }
+    for (size_t i = 0; i < rl->probes.n; i++)
+        c->region[i] = rl->probes.v[i].region;
     uprobe_cleanup_stale();
     {
         size_t bad = 0;
@@ -329,7 +333,9 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
             goto fail;
         }
     }
-    if ((e = make_event(c, rl, &tp, msg, msglen)))
+    /* No probe (the in-process engine counts every block): a dummy event still says which
+     * images of the program the hook patched. */
+    if (rl->probes.n && (e = make_event(c, rl, &tp, msg, msglen)))
         goto fail;
     if ((e = cpus_online(&cpus, &ncpus))) {
         snprintf(msg, msglen, "cannot list the online cpus: %s", strerror(-e));
@@ -353,8 +359,8 @@ int lines_counter_open(struct lines_counter **out, const struct region_list *rl,
 
             memset(&a, 0, sizeof(a));
             a.size = sizeof(a);
-            a.type = PERF_TYPE_TRACEPOINT;
-            a.config = tp;
+            a.type = rl->probes.n ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
+            a.config = rl->probes.n ? tp : PERF_COUNT_SW_DUMMY;
             a.sample_period = 1;
             a.sample_type = PERF_SAMPLE_RAW;
             a.inherit = 1;
@@ -536,8 +542,9 @@ int lines_counter_read(struct lines_counter *c, struct lines_plan *p, uint64_t *
             total += v;
     }
     drain(c);
-    for (size_t i = 0; i < p->probed.n && i < c->nprobes; i++)
-        p->blocks.v[p->probed.v[i]].count = c->hits[i];
+    for (size_t i = 0; i < c->nprobes; i++)
+        if (c->region[i] >= 0 && (size_t)c->region[i] < p->probed.n)
+            p->blocks.v[p->probed.v[c->region[i]]].count = c->hits[i];
     /* Hits the kernel counted whose samples never arrived: a loss at the very end is never
      * followed by a LOST record. */
     *lost = c->lost;
@@ -571,6 +578,7 @@ void lines_counter_free(struct lines_counter *c)
     free(c->rbs);
     free(c->pfds);
     free(c->hits);
+    free(c->region);
     vec_free(&c->images);
     free(c);
 }
@@ -580,10 +588,13 @@ void lines_cost_of(const struct region_list *rl, const struct lines_plan *p,
 {
     memset(out, 0, sizeof(*out));
     memcpy(out->ns, cost_ns, sizeof(cost_ns));
-    /* Probe i is region i's only probe. */
-    for (size_t i = 0; i < rl->probes.n && i < p->probed.n; i++) {
+    /* Region i is probed block i; its probe may be gone (counted in the process). */
+    for (size_t i = 0; i < rl->probes.n; i++) {
         enum region_entry_kind k = region_probe_kind(&rl->probes.v[i]);
+        int r = rl->probes.v[i].region;
+        if (r < 0 || (size_t)r >= p->probed.n)
+            continue;
         out->probes[k]++;
-        out->hits[k] += p->blocks.v[p->probed.v[i]].count;
+        out->hits[k] += p->blocks.v[p->probed.v[r]].count;
     }
 }

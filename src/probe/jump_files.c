@@ -55,7 +55,8 @@ void jump_trampoline_fill(uint8_t *t)
 static int remove_dir_at(int parent, const char *name)
 {
     static const char *const files[] = { "plan", "trampoline", "entry_hook.so", "log",
-                                         "calltrace_preload.so", "attach.conf", "sock" };
+                                         "calltrace_preload.so", "attach.conf", "sock",
+                                         "reloc", "code", "counters" };
     struct stat st, dst;
     int fd;
 

@@ -91,7 +91,7 @@ work_sum=$(md5sum <"$W/lines_work")
     >"$TEST_TMP/work.stdout" 2>"$err"
 check work_exit_status_kept [ $? = $plain_status ] && [ $plain_status = 3 ]
 check work_stdout_untouched cmp -s "$TEST_TMP/work.plain" "$TEST_TMP/work.stdout"
-check work_uses_jump_entries grep -q "jump at 0x" "$err"
+check work_uses_inproc_counters grep -q "^prospect lines: in-process: loop relocated" "$err"
 # The model: loop() runs 10 times from main, 100 in each of 4 threads, 1000 in the child; a
 # for line is entered once per call plus once per iteration (from the body); rec(7) makes 8
 # calls, 1 reaching the base case; never() never runs; main's while runs its body 3 times.

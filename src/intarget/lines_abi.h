@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* The in-process counting plan of `prospect lines` (docs/lines.md, "Counting"): written by
+ * Prospect (src/lines/inproc.c), applied inside the program by its hook (lines_hook.c).
+ *
+ * The plan directory holds:
+ *   reloc     struct lines_abi_head, then code_size bytes of instrumented function copies,
+ *             nfix struct lines_abi_fix, nfunc struct lines_abi_func;
+ *   code      the same code bytes alone, page-padded: mapped executable by the hook, so that
+ *             Prospect sees (an mmap record) which process images carry the copies;
+ *   counters  a page whose first 64-bit word is the next free slot, then nslots slots of
+ *             ncounters 64-bit counters (each page-padded), mapped shared: each image of the
+ *             program claims a slot; its threads and forked children add into it (with
+ *             `lock`), Prospect sums the slots after the command ended;
+ *   log       the hook's lines "<pid> ok <n>" or "<pid> fail <reason>". */
+#ifndef PROSPECT_INJECT_LINES_ABI_H
+#define PROSPECT_INJECT_LINES_ABI_H
+#include <stdint.h>
+
+#define LINES_ABI_MAGIC 0x31636c70u     /* "plc1" */
+#define LINES_ABI_CHECK 16              /* bytes of a function's entry the hook compares */
+
+struct lines_abi_head {
+    uint32_t magic, nfix, nfunc, pad;
+    uint64_t dev, ino;                  /* the program (st_dev, st_ino) */
+    uint64_t code_size;                 /* bytes of code (the code file is page-padded) */
+    uint64_t ncounters;
+    uint64_t nslots;                    /* an image finding none left shares the last one */
+};
+
+enum { LINES_FIX_PROGRAM = 0, LINES_FIX_COUNTER = 1 };
+
+/* A 32-bit RIP-relative displacement at code offset `at` (its instruction ends at `end`)
+ * that must reach `target`: an ELF address of the program, or counter number `target`. A
+ * counter's increment is `ds incq` (LINES_ABI_UNLOCKED at `at - 4`) while its image is one
+ * thread of one process, `lock incq` (LINES_ABI_LOCKED) from its first thread or fork on. */
+#define LINES_ABI_UNLOCKED 0x3e
+#define LINES_ABI_LOCKED 0xf0
+struct lines_abi_fix {
+    uint32_t at, end;
+    uint32_t kind, pad;
+    uint64_t target;
+};
+
+/* A function whose entry becomes `jmp copy`: its ELF address, its copy's code offset and its
+ * first bytes as in the file (the hook checks them before patching). */
+struct lines_abi_func {
+    uint64_t vaddr;
+    uint32_t copy, len;                 /* len: bytes of `bytes` to compare (>= 5) */
+    uint8_t bytes[LINES_ABI_CHECK];
+};
+#endif
