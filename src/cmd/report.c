@@ -762,7 +762,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     if (oe->offcpu) {
         offcpu_finish(oe->offcpu);
         ot = (struct offcpu_totals){ oe->offcpu->ns, oe->offcpu->waits, oe->offcpu->preempted,
-                                     oe->offcpu->unended };
+                                     oe->offcpu->unended, oe->offcpu->preempted_ns };
         if (!oe->chains && o->fmt == REPORT_TEXT &&
             (err = cg_resolve(&oe->offcpu->stacks, ks, &ocy)))
             goto out;
