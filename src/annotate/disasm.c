@@ -92,6 +92,8 @@ long ann_disasm(const uint8_t *code, size_t n, uint64_t vaddr, enum ann_syntax s
             set_insn(ai, &fmt, &in);
         if (!ai->bad && in.d.mnemonic == ZYDIS_MNEMONIC_FWAIT)
             merge_wait(ai, &dec, &fmt, code + off, n - off, vaddr + off);
+        memcpy(ai->bytes, code + off, ai->size < sizeof(ai->bytes) ? ai->size
+                                                                   : sizeof(ai->bytes));
         off += ai->size;
     }
     *out = v;

@@ -12,6 +12,7 @@ enum ann_syntax { ANN_ATT, ANN_INTEL };
 struct ann_insn {
     uint64_t addr;            /* ELF virtual address */
     uint8_t size;
+    uint8_t bytes[16];        /* the first min(size, 16) bytes of its code (--asm-raw) */
     bool bad;                 /* bytes that do not decode: one "(bad)" byte */
     bool jump, call;          /* control transfers (conditional jumps too) */
     bool has_target;          /* a direct jump or call: target is its destination */

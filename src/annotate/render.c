@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "annotate/render.h"
 #include "report/csv.h"
@@ -13,6 +14,34 @@
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *const percent_names[] = {
+    [ANN_PCT_LOCAL_PERIOD] = "local-period", [ANN_PCT_LOCAL_HITS] = "local-hits",
+    [ANN_PCT_GLOBAL_PERIOD] = "global-period", [ANN_PCT_GLOBAL_HITS] = "global-hits",
+};
+
+int ann_percent_parse(const char *s, enum ann_percent *out)
+{
+    for (size_t i = 0; i < sizeof(percent_names) / sizeof(percent_names[0]); i++)
+        if (!strcmp(s, percent_names[i])) {
+            *out = (enum ann_percent)i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+/* An instruction's (or line's) percent as --percent-type asks: of the function's samples or
+ * of all, by period or by count. */
+static double share(const struct ann_out *o, const struct ann_set *set, const struct ann_func *f,
+                    uint64_t samples, uint64_t period)
+{
+    switch (o->percent) {
+    case ANN_PCT_LOCAL_HITS: return pct(samples, f->samples);
+    case ANN_PCT_GLOBAL_PERIOD: return pct(period, set->period);
+    case ANN_PCT_GLOBAL_HITS: return pct(samples, set->samples);
+    default: return pct(period, f->period);
+    }
 }
 
 /* The instruction as shown: mnemonic and operands, a direct branch's operand as objdump writes
@@ -81,9 +110,15 @@ void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *
     if (o->by_line)
         fprintf(o->f, "# Per source line: Hits are the samples of the line's instructions; a "
                 "line with code\n# but no samples shows 0, a line without code nothing.\n");
+    if (o->percent == ANN_PCT_LOCAL_PERIOD)
+        fprintf(o->f, "# Percent: of the function's samples (period-weighted, as perf "
+                "annotate); Hits: samples.\n");
+    else
+        fprintf(o->f, "# Percent: of %s samples (%s, --percent-type %s); Hits: samples.\n",
+                o->percent == ANN_PCT_LOCAL_HITS ? "the function's" : "all the",
+                o->percent == ANN_PCT_GLOBAL_PERIOD ? "period-weighted" : "counted",
+                percent_names[o->percent]);
     fprintf(o->f,
-        "# Percent: of the function's samples (period-weighted, as perf annotate); Hits: "
-        "samples.\n"
         "# Skid: a sample names the instruction that was about to run when the interrupt came,\n"
         "# so the time of a slow instruction shows on the one after it. On this VM the hits of a\n"
         "# div land on the next instruction: read a hot instruction right after a div (or a\n"
@@ -144,6 +179,66 @@ static void source_heading(struct ann_out *o, const struct ann_listing *l,
     fprintf(o->f, "%s\n", o->wide ? head : ann_cut_text(head, 100, cbuf, sizeof(cbuf)));
 }
 
+/* --asm-raw: the instruction's bytes in hex, as objdump, padded to 7 bytes' width. */
+static void raw_bytes(FILE *f, const struct ann_insn *in)
+{
+    size_t n = in->size < sizeof(in->bytes) ? in->size : sizeof(in->bytes);
+
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%02x ", in->bytes[i]);
+    for (size_t i = n; i < 7; i++)
+        fputs("   ", f);
+    fputs("  ", f);
+}
+
+struct line_sum {
+    const char *file;
+    unsigned line;
+    uint64_t samples, period;
+};
+
+static int cmp_line_sum(const void *a, const void *b)
+{
+    const struct line_sum *x = a, *y = b;
+    if (x->period != y->period)
+        return x->period < y->period ? 1 : -1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return strcmp(x->file, y->file);
+}
+
+/* -l: the source lines of the function's samples, hottest first, as perf annotate's "Sorted
+ * summary" ("  82.99 file.c:12"): the sum of each line's instructions above 0.5%. */
+static void line_summary(struct ann_out *o, const struct ann_set *set,
+                         const struct ann_listing *l)
+{
+    struct line_sum *v = calloc(l->n ? l->n : 1, sizeof(*v));
+    char pbuf[512];
+    size_t n = 0;
+
+    if (!v)
+        return;                 /* the listing is still shown, without its summary */
+    for (size_t i = 0; i < l->n; i++) {
+        const struct ann_line *ln = &l->lines[i];
+        size_t k = 0;
+        /* As perf: instructions at 0.5% or less of the function are left out. */
+        if (!ln->samples || !ln->file || share(o, set, l->func, ln->samples, ln->period) <= 0.5)
+            continue;
+        while (k < n && !(v[k].line == ln->line && !strcmp(v[k].file, ln->file)))
+            k++;
+        if (k == n)
+            v[n++] = (struct line_sum){ ln->file, ln->line, 0, 0 };
+        v[k].samples += ln->samples;
+        v[k].period += ln->period;
+    }
+    qsort(v, n, sizeof(*v), cmp_line_sum);
+    fprintf(o->f, "# Sorted summary of the source lines:\n");
+    for (size_t k = 0; k < n; k++)
+        fprintf(o->f, "# %8.2f %s:%u\n", share(o, set, l->func, v[k].samples, v[k].period),
+                str_printable(path_basename(v[k].file), pbuf, sizeof(pbuf)), v[k].line);
+    free(v);
+}
+
 static void text_listing(struct ann_out *o, const struct ann_set *set,
                          const struct ann_listing *l)
 {
@@ -160,20 +255,25 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
     if (l->code_path && strcmp(l->code_path, ann_func_dso(f)))
         fprintf(o->f, "# code read from %s (the file as profiled)\n",
                 str_printable(l->code_path, pbuf, sizeof(pbuf)));
-    if (!l->has_source && !f->kernel)
+    if (o->no_source)
+        ;
+    else if (!l->has_source && !f->kernel)
         ann_render_no_lines(o, f);
     else
         ann_render_source_notes(o, l);
+    if (o->print_line && !o->no_source && l->has_source)
+        line_summary(o, set, l);
     if (l->off_insn_samples)
         fprintf(o->f, "# %" PRIu64 " samples fell between instruction starts (code that does "
                 "not decode from the symbol's start)\n", l->off_insn_samples);
-    fprintf(o->f, " Percent    Hits  %*s  Instruction\n", (int)aw + 1, "Address");
+    fprintf(o->f, " Percent    Hits  %*s  %s%s\n", (int)aw + 1, "Address",
+            o->asm_raw ? "Bytes                  " : "", "Instruction");
     for (size_t i = 0; i < l->n; i++) {
         const struct ann_line *ln = &l->lines[i];
         const struct ann_insn *in = &ln->insn;
         char mark = ' ';
 
-        if (ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
+        if (!o->no_source && ln->file && (ln->line != prev_line || ln->inlined != prev_inl ||
                          !prev_file || strcmp(ln->file, prev_file))) {
             source_heading(o, l, ln, 18 + (int)aw);
             prev_file = ln->file;
@@ -185,15 +285,20 @@ static void text_listing(struct ann_out *o, const struct ann_set *set,
             mark = in->target > in->addr ? 'v' : '^';
         insn_text(o, l, ln, text, sizeof(text));
         if (ln->samples)
-            fprintf(o->f, "%8.2f %7" PRIu64, pct(ln->period, f->period), ln->samples);
+            fprintf(o->f, "%8.2f %7" PRIu64, share(o, set, f, ln->samples, ln->period),
+                    ln->samples);
         else
             fprintf(o->f, "%8s %7s", "", "");
-        fprintf(o->f, "  %*" PRIx64 ":%c%c %s\n", (int)aw, in->addr,
-                ln->jump_target ? '>' : ' ', mark, text);
+        fprintf(o->f, "  %*" PRIx64 ":%c%c ", (int)aw, in->addr, ln->jump_target ? '>' : ' ',
+                mark);
+        if (o->asm_raw)
+            raw_bytes(o->f, in);
+        fprintf(o->f, "%s\n", text);
     }
 }
 
-static void csv_listing(struct ann_out *o, const struct ann_listing *l)
+static void csv_listing(struct ann_out *o, const struct ann_set *set,
+                        const struct ann_listing *l)
 {
     const struct ann_func *f = l->func;
     char addr[32], text[512];
@@ -206,7 +311,7 @@ static void csv_listing(struct ann_out *o, const struct ann_listing *l)
         csv_field(o->f, ann_func_dso(f), false);
         csv_field(o->f, addr, false);
         csv_u64(o->f, ln->samples, false);
-        csv_double(o->f, pct(ln->period, f->period), 2, false);
+        csv_double(o->f, share(o, set, f, ln->samples, ln->period), 2, false);
         csv_field(o->f, ln->file ? ln->file : "", false);
         if (ln->line)
             csv_u64(o->f, ln->line, false);
@@ -242,7 +347,7 @@ static void json_listing(struct ann_out *o, const struct ann_set *set,
         json_begin_object(&o->j, NULL);
         json_u64(&o->j, "address", ln->insn.addr);
         json_u64(&o->j, "hits", ln->samples);
-        json_double(&o->j, "percent", pct(ln->period, l->func->period), 2);
+        json_double(&o->j, "percent", share(o, set, l->func, ln->samples, ln->period), 2);
         json_str(&o->j, "source_file", ln->file);
         json_u64(&o->j, "line", ln->line);
         json_str(&o->j, "inlined", ln->inlined);
@@ -335,7 +440,7 @@ void ann_render_listing(struct ann_out *o, const struct ann_set *set,
     }
     switch (o->fmt) {
     case REPORT_TEXT: text_listing(o, set, l); break;
-    case REPORT_CSV: csv_listing(o, l); break;
+    case REPORT_CSV: csv_listing(o, set, l); break;
     case REPORT_JSON: json_listing(o, set, l); break;
     }
 }

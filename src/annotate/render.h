@@ -10,12 +10,24 @@
 #include "report/format.h"
 #include "report/json.h"
 
+/* perf annotate's --percent-type: the share of the function's or of every sample, by period
+ * or by hits. */
+enum ann_percent { ANN_PCT_LOCAL_PERIOD, ANN_PCT_LOCAL_HITS, ANN_PCT_GLOBAL_PERIOD,
+                   ANN_PCT_GLOBAL_HITS };
+
+/* perf's spelling ("local-period"...) -> *out; -EINVAL for another. */
+int ann_percent_parse(const char *s, enum ann_percent *out);
+
 struct ann_out {
     FILE *f;
     enum report_format fmt;
     bool wide;                  /* text: whole names (else branch targets elided to fit) */
     bool by_line;               /* --source: hits per source line instead of per instruction */
     struct ann_sources *text;   /* source text to show (may be NULL: file:line only) */
+    bool no_source;             /* --no-source: no file:line lines at all, as perf */
+    bool asm_raw;               /* --asm-raw: each instruction's bytes too, as objdump */
+    bool print_line;            /* -l: a sorted summary of the hot source lines first */
+    enum ann_percent percent;
     struct json j;
 };
 

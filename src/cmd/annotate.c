@@ -23,11 +23,14 @@
 #include "util/strutil.h"
 
 enum { OPT_TOP = 256, OPT_INTEL, OPT_FORMAT, OPT_WIDE, OPT_STDIO, OPT_PID, OPT_COMM,
-       OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT, OPT_SYMFS };
+       OPT_SOURCE, OPT_SOURCE_DIR, OPT_PREFIX_MAP, OPT_NO_TEXT, OPT_SYMFS, OPT_ASM_RAW,
+       OPT_PERCENT_TYPE, OPT_NO_SOURCE, OPT_SKIP_MISSING };
 
 static const struct optdecl annotate_opts[] = {
     { 'i', "input", "FILE",
         "the file to read (default: perf.data)", OPTD_COMPLETE_FILE, NULL, 0 },
+    { 's', "symbol", "NAME",
+        "annotate this function (as a SYMBOL argument; repeatable)", 0, NULL, 0 },
     { OPT_TOP, "top", "N",
         "without SYMBOL: the N hottest functions (default 10, 0 for all)", 0, NULL, 0 },
     { OPT_SOURCE, "source", NULL,
@@ -42,6 +45,23 @@ static const struct optdecl annotate_opts[] = {
         "tree; repeatable, the first match applies)", 0, NULL, 0 },
     { OPT_NO_TEXT, "no-source-text", NULL,
         "file:line only, without the text of the lines", 0, NULL, 0 },
+    { OPT_NO_SOURCE, "no-source", NULL,
+        "no source lines at all: the instructions alone (perf's option)", 0, NULL, 0 },
+    { 'l', "print-line", NULL,
+        "a sorted summary of the hot source lines above each listing\n"
+        "(perf's option)", 0, NULL, 0 },
+    { OPT_ASM_RAW, "asm-raw", NULL,
+        "each instruction's bytes too, as objdump (perf's option)", 0, NULL, 0 },
+    { OPT_PERCENT_TYPE, "percent-type", "TYPE",
+        "local-period (default: of the function's samples, weighted by\n"
+        "period), local-hits, global-period or global-hits (of all the\n"
+        "samples), as perf", OPTD_COMPLETE_CHOICE,
+        "local-period local-hits global-period global-hits", 0 },
+    { 'n', "show-nr-samples", NULL,
+        "accepted for perf users: the Hits column is always shown", 0, NULL, 0 },
+    { OPT_SKIP_MISSING, "skip-missing", NULL,
+        "leave out the functions that cannot be disassembled (file\n"
+        "missing or changed) instead of saying why (perf's option)", 0, NULL, 0 },
     { OPT_SYMFS, "symfs", "DIR",
         "read every file at DIR/<its path> (another system's files, as\n"
         "perf's option)", OPTD_COMPLETE_DIR, NULL, 0 },
@@ -100,19 +120,28 @@ const struct cmd_decl cmd_annotate_decl = {
     .flags = 0,
 };
 
+/* A function start (in dso's ELF addresses) that SYMBOL i names through an alias. */
+struct alias_start {
+    const struct dso *dso;
+    uint64_t start;
+    int sym;
+};
+
 struct annotate_opts {
     const char *input, *event, *dso, *vmlinux, *symfs;
     unsigned top;
     enum ann_syntax syntax;
     enum report_format fmt;
-    bool wide, by_line, no_text;
+    bool wide, by_line, no_text, no_source, asm_raw, print_line, skip_missing;
+    enum ann_percent percent;
     struct session_filter filter;
     const char *dirs[32];
     size_t ndirs;
     struct ann_prefix_map maps[32];
     size_t nmaps;
-    char **syms;
+    const char **syms;          /* SYMBOL arguments and -s NAME: room for argc */
     int nsyms;
+    VEC(struct alias_start) aliases;    /* where a SYMBOL that names no listed function is */
 };
 
 static int parse_args(int argc, char **argv, struct annotate_opts *o)
@@ -124,6 +153,8 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
     o->top = 10;
     o->filter.pid = o->filter.tid = -1;
     o->filter.cpu = -1;
+    if (!(o->syms = calloc((size_t)argc + 1, sizeof(*o->syms))))
+        return cmd_usage_error("annotate", "out of memory");
     opterr = 0;
     optind = 1;
     while ((c = cmd_getopt(&cmd_annotate_decl, argc, argv)) != -1) {
@@ -137,6 +168,18 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
         case OPT_INTEL: o->syntax = ANN_INTEL; break;
         case OPT_SOURCE: o->by_line = true; break;
         case OPT_NO_TEXT: o->no_text = true; break;
+        case OPT_NO_SOURCE: o->no_source = true; break;
+        case 'l': o->print_line = true; break;
+        case OPT_ASM_RAW: o->asm_raw = true; break;
+        case 'n': break;
+        case OPT_SKIP_MISSING: o->skip_missing = true; break;
+        case 's': o->syms[o->nsyms++] = optarg; break;
+        case OPT_PERCENT_TYPE:
+            if (ann_percent_parse(optarg, &o->percent))
+                return cmd_usage_error("annotate", "--percent-type must be local-period, "
+                                       "local-hits, global-period or global-hits, not '%s'",
+                                       optarg);
+            break;
         case OPT_SOURCE_DIR:
             if (o->ndirs == sizeof(o->dirs) / sizeof(o->dirs[0]))
                 return cmd_usage_error("annotate", "too many --source-dir (at most 32)");
@@ -186,8 +229,10 @@ static int parse_args(int argc, char **argv, struct annotate_opts *o)
         default: return cmd_bad_option("annotate", argv, optind, optopt, c);
         }
     }
-    o->syms = argv + optind;
-    o->nsyms = argc - optind;
+    while (optind < argc)
+        o->syms[o->nsyms++] = argv[optind++];
+    if (o->no_source && o->by_line)
+        return cmd_usage_error("annotate", "--no-source and --source contradict each other");
     return 0;
 }
 
@@ -276,6 +321,23 @@ static bool dso_matches(const struct ann_func *f, const char *dso)
     return !strcmp(dso_path(f->dso), dso) || !strcmp(dso_short_name(f->dso), dso);
 }
 
+/* Whether SYMBOL i is another name of f's address (glibc's __memcpy_avx512_unaligned_erms
+ * for the __memmove_... the report shows). */
+static bool alias_of(const struct annotate_opts *o, const struct ann_func *f, int i)
+{
+    for (size_t k = 0; k < o->aliases.n; k++) {
+        const struct alias_start *a = &o->aliases.v[k];
+        if (a->sym == i && a->dso == f->dso && a->start == f->start)
+            return true;
+    }
+    return false;
+}
+
+static bool named(const struct annotate_opts *o, const struct ann_func *f, int i)
+{
+    return name_matches(f, o->syms[i]) || (!f->kernel && alias_of(o, f, i));
+}
+
 static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
 {
     if (!dso_matches(f, o->dso))
@@ -283,9 +345,32 @@ static bool chosen(const struct annotate_opts *o, const struct ann_func *f)
     if (!o->nsyms)
         return true;
     for (int i = 0; i < o->nsyms; i++)
-        if (name_matches(f, o->syms[i]))
+        if (named(o, f, i))
             return true;
     return false;
+}
+
+/* The starts of the symbols named SYMBOL i in the files of the functions with samples, for
+ * a SYMBOL that is none of their names. 0 or -ENOMEM. */
+static int find_aliases(struct annotate_opts *o, const struct ann_set *set, int i)
+{
+    struct symbol_match m[16];
+    struct hashmap seen;        /* DSOs searched already */
+    int err = 0;
+
+    hashmap_init(&seen);
+    for (size_t k = 0; k < set->funcs.n && !err; k++) {
+        struct dso *d = set->funcs.v[k]->dso;
+        if (set->funcs.v[k]->kernel || !d || hashmap_get(&seen, (uint64_t)(uintptr_t)d))
+            continue;
+        if ((err = hashmap_put(&seen, (uint64_t)(uintptr_t)d, d)))
+            break;
+        size_t n = dso_find_symbols(d, o->syms[i], m, sizeof(m) / sizeof(m[0]));
+        for (size_t j = 0; j < n && !err; j++)
+            err = vec_push(&o->aliases, ((struct alias_start){ d, m[j].start, i }));
+    }
+    hashmap_release(&seen);
+    return err;
 }
 
 /* Samples in files that gave no name for them: say which file and why (rebuilt, stripped). */
@@ -301,11 +386,13 @@ static void unnamed_note(const struct ann_set *set)
 }
 
 /* Lists the chosen functions; 0, 1 (a SYMBOL has no samples) or -errno (write error). */
-static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
+static int annotate_all(struct annotate_opts *o, struct ann_set *set,
                         const char *event)
 {
     struct ann_out out = { .f = stdout, .fmt = o->fmt, .wide = o->wide || log_verbosity > 0,
-                           .by_line = o->by_line };
+                           .by_line = o->by_line, .no_source = o->no_source,
+                           .asm_raw = o->asm_raw, .print_line = o->print_line,
+                           .percent = o->percent };
     struct ann_source_opts so = { o->dirs, o->ndirs, o->maps, o->nmaps };
     unsigned shown = 0;
     int ret = 0, err;
@@ -315,6 +402,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
         for (size_t k = 0; k < set->funcs.n && !found; k++)
             found = name_matches(set->funcs.v[k], o->syms[i]) &&
                     dso_matches(set->funcs.v[k], o->dso);
+        if (!found && find_aliases(o, set, i))
+            return -ENOMEM;
+        for (size_t k = 0; k < set->funcs.n && !found; k++)
+            found = named(o, set->funcs.v[k], i) && dso_matches(set->funcs.v[k], o->dso);
         if (!found) {
             cmd_error("annotate", "%s: no samples in a function named '%s'%s%s", o->input,
                       o->syms[i], o->dso ? " of " : "", o->dso ? o->dso : "");
@@ -337,7 +428,7 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
     shown = 0;
     if (set->unnamed && o->fmt == REPORT_TEXT)
         unnamed_note(set);
-    if (!o->no_text && !(out.text = ann_sources_new(&so)))
+    if (!o->no_text && !o->no_source && !(out.text = ann_sources_new(&so)))
         return -ENOMEM;
     ann_render_begin(&out, set, o->input, event);
     for (size_t k = 0; k < set->funcs.n; k++) {
@@ -355,8 +446,10 @@ static int annotate_all(const struct annotate_opts *o, struct ann_set *set,
             ann_sources_free(out.text);
             return err;
         }
-        if (err && !(err == -ENOEXEC && o->by_line))
-            ann_render_skipped(&out, set, f, why);
+        if (err && !(err == -ENOEXEC && o->by_line)) {
+            if (!o->skip_missing)
+                ann_render_skipped(&out, set, f, why);
+        }
         else
             ann_render_listing(&out, set, &l);
         ann_listing_release(&l);
@@ -378,18 +471,20 @@ int cmd_annotate(int argc, char **argv)
     char line[1024];
     int ret = parse_args(argc, argv, &o);
 
-    if (ret < 0)
-        return cmd_help("annotate");
-    if (ret)
-        return ret;
+    if (ret) {
+        free(o.syms);
+        return ret < 0 ? cmd_help("annotate") : ret;
+    }
     if (perfdata_open(o.input, &pd, &perr)) {
         perfdata_error_str(&perr, line, sizeof(line));
         cmd_error("annotate", "%s", line);
+        free(o.syms);
         return 1;
     }
     if (session_init(&session)) {
         cmd_error("annotate", "out of memory");
         perfdata_close(pd);
+        free(o.syms);
         return 1;
     }
     session.filter = o.filter;
@@ -443,6 +538,8 @@ int cmd_annotate(int argc, char **argv)
     }
     ann_set_release(&set);
 out:
+    free(o.syms);
+    vec_free(&o.aliases);
     ksyms_free(ks);
     session_release(&session);
     perfdata_close(pd);

@@ -505,6 +505,7 @@ struct one_event {
     struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
+    struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
 };
 
 /* Kernel samples, or off-CPU waits (their stacks start in the scheduler). */
@@ -761,7 +762,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
     if (oe->offcpu) {
         offcpu_finish(oe->offcpu);
         ot = (struct offcpu_totals){ oe->offcpu->ns, oe->offcpu->waits, oe->offcpu->preempted,
-                                     oe->offcpu->unended };
+                                     oe->offcpu->unended, oe->offcpu->preempted_ns };
         if (!oe->chains && o->fmt == REPORT_TEXT &&
             (err = cg_resolve(&oe->offcpu->stacks, ks, &ocy)))
             goto out;
@@ -859,6 +860,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                     rq.kernel_build_id_len = in->build_ids[i].size;
                 }
             rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
+            rq.seq = sample_seq_for(oe->seq, cs);  /* NULL for cut or expanded stacks */
             err = report_write_stacks(&rq, cs, &cy);   /* 1: said */
         } else if (!err) {
             err = report_children(stdout, cs, &cy, &co);
@@ -964,6 +966,7 @@ int cmd_report(int argc, char **argv)
     struct thread_tally threads;
     struct cg_store chains;
     struct offcpu offcpu;
+    struct sample_seq seq = { 0 };
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
@@ -1042,7 +1045,13 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = auto_switch_evsel(pd))) {
         oe.offcpu = &offcpu;          /* the Prospect report's Off-CPU Time section */
     }
+    if (oe.chains && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE)) {
+        seq.cs = oe.chains;       /* per-thread exports: the samples in order, after the store */
+        seq.names = oe.threads = &threads;     /* and the threads' names */
+        oe.seq = &seq;
+    }
     if ((oe.chains && session_add_sink(&session, cg_store_sink(oe.chains))) ||
+        (oe.seq && session_add_sink(&session, sample_seq_sink(oe.seq))) ||
         (oe.offcpu && session_add_sink(&session, offcpu_sink(oe.offcpu)))) {
         cmd_error("report", "too many sample sinks");   /* not reached: room for both */
         ret = 1;
@@ -1112,6 +1121,7 @@ out:
     session_release(&session);
     unwinder_free(chains.unwind);
     cg_store_release(&chains);
+    sample_seq_release(&seq);
     offcpu_release(&offcpu);
     perfdata_close(pd);
     return ret;

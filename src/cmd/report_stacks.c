@@ -77,7 +77,8 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
                                  .off_cpu = r->by_period,
                                  .duration_ns = r->duration_ns,
                                  .kernel_build_id = r->kernel_build_id,
-                                 .kernel_build_id_len = r->kernel_build_id_len };
+                                 .kernel_build_id_len = r->kernel_build_id_len,
+                                 .seq = r->seq };
         if (po.off_cpu)
             po.period = 0;             /* every switch is a sample: no sampling period */
         else if (a && !a->freq)
@@ -88,7 +89,8 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
     }
     case STACKS_SPEEDSCOPE: {
         struct speedscope_opts so = { .name = r->input,      /* off-CPU: the ns waited */
-                                      .time_event = evsel_is_time(r->sel) || r->by_period };
+                                      .time_event = evsel_is_time(r->sel) || r->by_period,
+                                      .seq = r->seq };
         return report_speedscope(f, cs, cy, &so);
     }
     default:

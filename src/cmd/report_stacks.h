@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "report/sample_seq.h"
 
 struct evsel;
 
@@ -28,6 +29,7 @@ struct stacks_out_req {
     const uint8_t *kernel_build_id;
     size_t kernel_build_id_len;
     bool by_period;           /* each stack weighs its period (off-CPU: the ns waited) */
+    const struct sample_seq *seq;     /* pprof, speedscope: the samples by thread, or NULL */
 };
 
 /* Writes the export; prints its own errors ("prospect report: ..."). 0, or 1 when said. */

@@ -379,7 +379,8 @@ int cmd_run(int argc, char **argv)
     }
     if (po.collect.off_cpu) {
         offcpu_finish(&offcpu);
-        ot = (struct offcpu_totals){ offcpu.ns, offcpu.waits, offcpu.preempted, offcpu.unended };
+        ot = (struct offcpu_totals){ offcpu.ns, offcpu.waits, offcpu.preempted, offcpu.unended,
+                                     offcpu.preempted_ns };
         ro.offcpu = &offcpu.stacks;
         ro.offcpu_syms = &offcpu_syms;
         ro.offcpu_totals = &ot;

@@ -9,6 +9,7 @@
 
 struct offcpu_thread {
     bool open;
+    bool runnable;                /* preempted: open until it runs again, but no wait */
     bool hidden;                  /* the filters hide the thread: its wait is not stored */
     uint64_t since;               /* switch-out time */
     size_t stack;                 /* in oc->opened */
@@ -101,6 +102,11 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
     if (!t || !t->open || time < t->since)
         return 0;
     t->open = false;
+    if (t->runnable) {            /* runnable, not running: time lost to other threads */
+        if (!t->hidden)
+            oc->preempted_ns += time - t->since;
+        return 0;
+    }
     if (t->hidden) {
         oc->ns_hidden += time - t->since;
         return 0;
@@ -117,6 +123,37 @@ int offcpu_switch_in(struct offcpu *oc, uint32_t tid, uint64_t time)
     return end_wait(oc, tid, time);
 }
 
+/* Thread tid's state, made on first use; NULL on -ENOMEM. */
+static struct offcpu_thread *thread_of(struct offcpu *oc, uint32_t tid)
+{
+    struct offcpu_thread *t = hashmap_get(&oc->threads, tid);
+
+    if (t)
+        return t;
+    if (!(t = calloc(1, sizeof(*t))))
+        return NULL;
+    if (hashmap_put(&oc->threads, tid, t)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* A preemption: the thread is runnable from now until it runs again (preempted_ns). */
+static int open_runnable(struct offcpu *oc, struct process *p, const struct sample *smp)
+{
+    struct offcpu_thread *t = thread_of(oc, smp->tid);
+
+    if (!t)
+        return -ENOMEM;
+    if (t->open && !t->hidden && !t->runnable)
+        oc->unended++;        /* a wait whose switch-in was not seen */
+    t->open = t->runnable = true;
+    t->hidden = !p;
+    t->since = smp->time;
+    return 0;
+}
+
 static int sample(struct offcpu *oc, struct process *p, const struct sample *smp)
 {
     struct offcpu_thread *t;
@@ -130,7 +167,7 @@ static int sample(struct offcpu *oc, struct process *p, const struct sample *smp
         if (!((uint64_t)state & TASK_STATE_BITS)) {
             if (p)
                 oc->preempted++;
-            return 0;
+            return open_runnable(oc, p, smp);
         }
         if ((uint64_t)state & TASK_EXIT_BITS) {
             if (p)
@@ -138,17 +175,11 @@ static int sample(struct offcpu *oc, struct process *p, const struct sample *smp
             return 0;
         }
     }
-    t = hashmap_get(&oc->threads, smp->tid);
-    if (!t) {
-        if (!(t = calloc(1, sizeof(*t))))
-            return -ENOMEM;
-        if (hashmap_put(&oc->threads, smp->tid, t)) {
-            free(t);
-            return -ENOMEM;
-        }
-    }
-    if (t->open && !t->hidden)
+    if (!(t = thread_of(oc, smp->tid)))
+        return -ENOMEM;
+    if (t->open && !t->hidden && !t->runnable)
         oc->unended++;        /* switched out twice: the switch-in between was not seen */
+    t->runnable = false;
     t->hidden = !p;
     if (p) {
         if ((err = cg_store_add(&oc->opened, p, smp, 0)))
@@ -175,7 +206,7 @@ void offcpu_finish(struct offcpu *oc)
     for (size_t i = 0; i < oc->threads.cap; i++) {
         struct offcpu_thread *t = oc->threads.vals[i];
         if (t && t->open) {
-            oc->unended += !t->hidden;
+            oc->unended += !t->hidden && !t->runnable;
             t->open = false;
         }
     }

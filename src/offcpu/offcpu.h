@@ -4,7 +4,8 @@
  * (a PERF_RECORD_SWITCH "in" record of that thread, or a sched_switch sample whose raw
  * next_pid is the thread, whichever comes first in time order); the wait's length in ns is
  * added to the stack it blocked in. A switch-out of a thread still runnable (prev_state R:
- * preempted) is no wait: the thread wanted the CPU; nor is an exiting thread's last switch
+ * preempted) is no wait: the thread wanted the CPU (the time until it runs again is counted
+ * apart, preempted_ns: runnable, not running); nor is an exiting thread's last switch
  * (prev_state X or Z, seen in -a files). Waits that never end (the thread exited,
  * recording stopped) are counted, not weighed. */
 #ifndef PROSPECT_OFFCPU_OFFCPU_H
@@ -30,6 +31,7 @@ struct offcpu {
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
+    uint64_t preempted_ns;        /* preempted until switched in again: runnable, not running */
     uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
     uint64_t switch_ins;          /* switch-in records seen */
     uint64_t ns_hidden;           /* ns of the waits of threads the report's filters hide */

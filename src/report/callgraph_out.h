@@ -59,6 +59,7 @@ int report_cg_process(FILE *f, const struct cg_store *cs, const struct cg_syms *
 
 struct offcpu_totals {
     uint64_t ns, waits, preempted, unended;
+    uint64_t preempted_ns;        /* runnable, not running, after those preemptions */
 };
 /* The Off-CPU Time section: per process (most time first) its waits by call path, in ms, from
  * a store whose periods are ns off CPU (src/offcpu/). 0, -ENOMEM, -EIO. */

@@ -328,8 +328,8 @@ int report_offcpu_section(FILE *f, const struct cg_store *cs, const struct cg_sy
             t->waits);
     fprintf(f, "\n");
     if (t->preempted)
-        fprintf(f, "  %" PRIu64 " preemptions are not waits (the thread was still runnable)\n",
-                t->preempted);
+        fprintf(f, "  %" PRIu64 " preemptions are not waits (the thread was still runnable); "
+                "runnable, not running: %.4f s\n", t->preempted, (double)t->preempted_ns / 1e9);
     if (t->unended)
         fprintf(f, "  %" PRIu64 " waits had not ended when recording stopped (not counted)\n",
                 t->unended);

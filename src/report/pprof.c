@@ -68,7 +68,7 @@ static struct pair_slot *pairs_find(struct pairs *t, uint64_t a, uint64_t b)
 }
 
 struct enc {
-    struct pbuf out, msg, sub;
+    struct pbuf out, msg, sub, ids, vals;
     struct strtab strs;
     struct pairs maps;
     uint32_t *loc_of;         /* per distinct frame of the store: its location id, 0 unseen */
@@ -180,6 +180,12 @@ static void functions(struct enc *e, const struct cg_syms *cy)
     }
 }
 
+/* A Sample's values and, when known (>= 0), its thread. */
+struct tally {
+    int64_t tid;
+    uint64_t samples, period;
+};
+
 static void label(struct enc *e, const char *key, const char *s, int64_t num)
 {
     pb_reset(&e->sub);
@@ -191,32 +197,76 @@ static void label(struct enc *e, const char *key, const char *s, int64_t num)
     pb_message(&e->msg, 3, &e->sub);
 }
 
+/* One Sample: stack st weighing (samples, period), by thread tid when tid >= 0. */
+static void sample(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
+                   const struct cg_stack *st, const struct tally *t, const struct pprof_opts *o)
+{
+    pb_reset(&e->ids);
+    for (uint32_t k = 0; k < st->n; k++)
+        pb_varint(&e->ids, location(e, cs, cy, st->off + k, o));
+    pb_reset(&e->vals);
+    pb_varint(&e->vals, t->samples);
+    pb_varint(&e->vals, t->period);
+    pb_reset(&e->msg);
+    pb_message(&e->msg, 1, &e->ids);          /* packed repeated uint64 */
+    pb_message(&e->msg, 2, &e->vals);         /* packed repeated int64 */
+    label(e, "comm", st->proc->comm, 0);
+    label(e, "pid", NULL, st->proc->pid);
+    if (t->tid >= 0) {
+        label(e, "tid", NULL, t->tid);
+        label(e, "thread", sample_seq_thread_name(o->seq, (uint32_t)t->tid, st->proc), 0);
+    }
+    pb_message(&e->out, 2, &e->msg);
+}
+
+static int cmp_stack_tid(const void *a, const void *b)
+{
+    const struct seq_sample *x = a, *y = b;
+    if (x->stack != y->stack)
+        return x->stack < y->stack ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* One Sample per distinct (stack, thread) of the sequence, in stack order. */
+static void samples_by_thread(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
+                              const struct pprof_opts *o)
+{
+    const struct sample_seq *q = o->seq;
+    struct seq_sample *v = malloc((q->v.n ? q->v.n : 1) * sizeof(*v));
+
+    if (!v) {
+        e->err = -ENOMEM;
+        return;
+    }
+    memcpy(v, q->v.v, q->v.n * sizeof(*v));
+    qsort(v, q->v.n, sizeof(*v), cmp_stack_tid);
+    for (size_t i = 0, j; i < q->v.n && !e->err; i = j) {
+        struct tally t = { v[i].tid, 0, 0 };
+        for (j = i; j < q->v.n && !cmp_stack_tid(&v[i], &v[j]); j++) {
+            t.samples++;
+            t.period += v[j].period;
+        }
+        if (cs->stacks[v[i].stack].n)
+            sample(e, cs, cy, &cs->stacks[v[i].stack], &t, o);
+    }
+    free(v);
+}
+
 static void samples(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
                     const struct pprof_opts *o)
 {
-    struct pbuf ids = { 0 }, vals = { 0 };
-
-    for (size_t i = 0; i < cs->nstacks && !e->err; i++) {
-        const struct cg_stack *st = &cs->stacks[i];
-        if (!st->n)
-            continue;
-        pb_reset(&ids);
-        for (uint32_t k = 0; k < st->n; k++)
-            pb_varint(&ids, location(e, cs, cy, st->off + k, o));
-        pb_reset(&vals);
-        pb_varint(&vals, st->samples);
-        pb_varint(&vals, st->period);
-        pb_reset(&e->msg);
-        pb_message(&e->msg, 1, &ids);          /* packed repeated uint64 */
-        pb_message(&e->msg, 2, &vals);         /* packed repeated int64 */
-        label(e, "comm", st->proc->comm, 0);
-        label(e, "pid", NULL, st->proc->pid);
-        pb_message(&e->out, 2, &e->msg);
+    if (o->seq) {
+        samples_by_thread(e, cs, cy, o);
+    } else {
+        for (size_t i = 0; i < cs->nstacks && !e->err; i++) {
+            const struct cg_stack *st = &cs->stacks[i];
+            struct tally t = { -1, st->samples, st->period };
+            if (st->n)
+                sample(e, cs, cy, st, &t, o);
+        }
     }
-    if (ids.err || vals.err)
+    if (e->ids.err || e->vals.err)
         e->err = -ENOMEM;
-    pb_release(&ids);
-    pb_release(&vals);
 }
 
 /* gzip (RFC 1952) of buf to f. */
@@ -322,6 +372,8 @@ int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     pb_release(&e.out);
     pb_release(&e.msg);
     pb_release(&e.sub);
+    pb_release(&e.ids);
+    pb_release(&e.vals);
     strtab_release(&e.strs);
     free(e.maps.s);
     free(e.loc_of);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "report/sample_seq.h"
 
 struct pprof_opts {
     const char *event;        /* the sampled event's name (NULL: "events") */
@@ -17,11 +18,13 @@ struct pprof_opts {
     uint64_t duration_ns;     /* first to last sample; 0: unknown */
     const uint8_t *kernel_build_id;   /* may be NULL */
     size_t kernel_build_id_len;
+    const struct sample_seq *seq;     /* the samples' threads (NULL: per process only) */
 };
 
-/* One sample per distinct stack (values: samples, then the summed period), locations per
- * distinct (map, address), functions per symbol, mappings with their build ids; the stack's
- * command and pid as labels. 0 or -ENOMEM/-EIO. */
+/* One sample per distinct stack, or per distinct (stack, thread) with seq (values: samples,
+ * then the summed period), locations per distinct (map, address), functions per symbol,
+ * mappings with their build ids; the stack's command and pid as labels, with seq also tid and
+ * thread (its name: its latest command name). 0 or -ENOMEM/-EIO. */
 int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                  const struct pprof_opts *o);
 #endif

@@ -46,6 +46,12 @@ int thread_tally_record(struct thread_tally *t, const struct perf_event_header *
     return 0;
 }
 
+const char *thread_tally_comm(const struct thread_tally *t, pid_t tid)
+{
+    uintptr_t name = (uintptr_t)hashmap_get(&t->comm_of, (uint32_t)tid);
+    return name ? t->names.v[name - 1].s : NULL;
+}
+
 int thread_tally_sample(struct thread_tally *t, pid_t pid, pid_t tid, uint64_t period)
 {
     uintptr_t name = (uintptr_t)hashmap_get(&t->comm_of, (uint32_t)tid), idx;

@@ -31,4 +31,6 @@ void thread_tally_release(struct thread_tally *t);
 int thread_tally_record(struct thread_tally *t, const struct perf_event_header *h);
 /* One sample of thread tid (of process pid) standing for `period` events. 0 or -ENOMEM. */
 int thread_tally_sample(struct thread_tally *t, pid_t pid, pid_t tid, uint64_t period);
+/* Thread tid's latest command name, or NULL when no record named it. */
+const char *thread_tally_comm(const struct thread_tally *t, pid_t tid);
 #endif

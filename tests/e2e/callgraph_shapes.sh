@@ -14,7 +14,7 @@ share() {
         awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
 }
 # weight FOLDED REGEX: the sum of the counts of the folded lines matching REGEX.
-weight() { awk -v re="$2" '$0 ~ re { n += $NF } END { print n + 0 }' "$1"; }
+weight() { awk -v re="$2" '$0 ~ re { n += $NF } END { printf "%.0f\n", n }' "$1"; }
 
 # Deep recursion: d0 > d1 > d2 > d3 > d0 ... 41 frames deep (+ main, libc) under work().
 if ! "$PROSPECT" record -g -o "$TEST_TMP/deep.data" -- "$CS" deep 20000 40 fixed >/dev/null 2>&1; then

@@ -94,6 +94,39 @@ TEST(preemptions_are_no_waits_and_raw_next_pid_ends_one)
     process_free(p);
 }
 
+TEST(a_preemption_counts_its_runnable_time_until_the_switch_in)
+{
+    struct process *p = process_new(7, "t");
+    const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+                               0x401000 };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    raw_switch(raw, 0, 0);                      /* R: preempted at 100, runs again at 350 */
+    s = switch_out(7, 100, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 350) == 0);
+    CHECK_EQ_U64(oc.preempted_ns, 250);
+    CHECK_EQ_U64(oc.waits, 0);
+    CHECK_EQ_U64(oc.ns, 0);
+    /* A hidden thread's preemption (the filters) is not counted; a preemption never
+     * followed by a switch-in is no unended wait. */
+    s = switch_out(8, 400, chain, 4, raw);
+    CHECK(offcpu_sample_hidden(&oc, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 8, 900) == 0);
+    s = switch_out(7, 1000, chain, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    offcpu_finish(&oc);
+    CHECK_EQ_U64(oc.preempted_ns, 250);
+    CHECK_EQ_U64(oc.unended, 0);
+    CHECK_EQ_U64(oc.preempted, 2);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
 TEST(waits_that_never_end_are_counted_not_weighed)
 {
     struct process *p = process_new(7, "t");
@@ -264,6 +297,7 @@ int main(void)
 {
     RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
     RUN(preemptions_are_no_waits_and_raw_next_pid_ends_one);
+    RUN(a_preemption_counts_its_runnable_time_until_the_switch_in);
     RUN(waits_that_never_end_are_counted_not_weighed);
     RUN(an_exiting_thread_opens_no_wait);
     RUN(a_hidden_thread_ends_waits_and_counts_in_the_total_only);
