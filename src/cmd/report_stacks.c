@@ -110,12 +110,14 @@ int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *c
                         const struct cg_syms *cy)
 {
     const char *who = r->cmd ? r->cmd : "report";
-    struct outfile of;
+    struct outfile of, *of_p = &of;
     int err;
 
     if (!cs->nstacks && r->fmt != STACKS_FOLDED) {
-        cmd_error(who, "%s: no samples to write as %s", r->input,
+        cmd_error(who, "%s: no samples to write as %s", r->input ? r->input : "the run",
                   stacks_format_name(r->fmt));
+        if (r->opened)
+            outfile_abort(r->opened);
         return 1;
     }
     if (!r->output) {
@@ -135,18 +137,20 @@ int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *c
         }
         return 0;
     }
-    if ((err = outfile_open(&of, r->output, 0666))) {
+    if (r->opened) {
+        of_p = r->opened;
+    } else if ((err = outfile_open(&of, r->output, 0666))) {
         cmd_error(who, "cannot write %s: %s", r->output, outfile_strerror(err));
         return 1;
     }
-    if ((err = write_one(of.fp, r, cs, cy))) {
-        if (err == -EIO && of.err)
-            err = of.err;                /* the write's own errno */
-        outfile_abort(&of);
+    if ((err = write_one(of_p->fp, r, cs, cy))) {
+        if (err == -EIO && of_p->err)
+            err = of_p->err;             /* the write's own errno */
+        outfile_abort(of_p);
         cmd_error(who, "writing %s: %s", r->output, strerror(-err));
         return 1;
     }
-    if ((err = outfile_commit(&of))) {
+    if ((err = outfile_commit(of_p))) {
         cmd_error(who, "writing %s: %s", r->output, strerror(-err));
         return 1;
     }

@@ -10,6 +10,7 @@
 #include "callgraph/stacks.h"
 
 struct evsel;
+struct outfile;
 
 enum stacks_format { STACKS_NONE, STACKS_FOLDED, STACKS_SVG, STACKS_PPROF, STACKS_SPEEDSCOPE,
                      STACKS_HTML };
@@ -22,6 +23,8 @@ struct stacks_out_req {
     enum stacks_format fmt;
     const char *output;       /* -o FILE, NULL: stdout */
     const char *cmd;          /* the command the errors name, NULL: "report" */
+    struct outfile *opened;   /* output already open (run --html: before the command runs),
+                                 committed or aborted here; NULL: output is opened here */
     const char *title;        /* svg: --title */
     bool inverted;            /* svg: --inverted, icicle graph of inverted stacks */
     const char *input;        /* the perf.data path (names and subtitles) */

@@ -115,12 +115,13 @@ static int on_launched(void *arg, pid_t pid)
 }
 
 /* --html FILE: the page of the first event's stacks, after the text report. 0, or 1 (said). */
-static int write_html(const char *path, const struct cg_store *cs, const struct cg_syms *cy,
+static int write_html(struct outfile *of, const struct cg_store *cs, const struct cg_syms *cy,
                       const struct report_opts *ro, const char *event,
                       const struct collect_result *res)
 {
     const char *notes[2];
-    struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = path, .cmd = "run",
+    struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = of->path, .opened = of,
+                                 .cmd = "run",
                                  .input = ro->command, .command = ro->command,
                                  .event = event,
                                  .duration_ns = res->end_ns - res->start_ns,
@@ -262,7 +263,7 @@ int cmd_run(int argc, char **argv)
     int c, ret, status;
     bool reported = false, html_failed = false;
     unsigned annotate_top = 0;
-    struct outfile of;
+    struct outfile of, hof;
     struct cg_store chains;
     struct cg_syms chain_syms = { 0 }, offcpu_syms = { 0 };
     struct offcpu offcpu;
@@ -334,6 +335,12 @@ int cmd_run(int argc, char **argv)
             return 1;
         }
         out = of.fp;
+    }
+    if (html && (ret = outfile_open(&hof, html, 0666))) {     /* as -o: fails before the run */
+        cmd_error("run", "cannot write %s: %s", html, outfile_strerror(ret));
+        if (output)
+            outfile_abort(&of);
+        return 1;
     }
     for (rs.n = 0; rs.n < 1 + po.collect.nr_more_events; rs.n++) {
         if (session_init(&rs.s[rs.n])) {
@@ -453,8 +460,10 @@ int cmd_run(int argc, char **argv)
         }
         ro.offcpu = NULL;         /* once, after the first event's report */
     }
-    if (!ret && html)
-        html_failed = write_html(html, &chains, &chain_syms, &ro, event0, &res) != 0;
+    if (!ret && html) {
+        html_failed = write_html(&hof, &chains, &chain_syms, &ro, event0, &res) != 0;
+        html = NULL;              /* committed or aborted */
+    }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
     reported = !ret || ret == -EIO;
     if (ret && (out == stderr || ret != -EIO))
@@ -469,6 +478,8 @@ int cmd_run(int argc, char **argv)
 done:
     if (end_output(&of, &out, reported, output) && status == 0)
         status = 1;
+    if (html)                     /* not written: the previous file stays */
+        outfile_abort(&hof);
     if (res.running)   /* a failure after collecting: still never leave the command behind */
         wait_for_rest(&res, po.collect.duration, out);
     free(command);

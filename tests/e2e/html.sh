@@ -201,8 +201,10 @@ browse "file://$TEST_TMP/run.html#v=td" "wait:document.querySelectorAll('.vbox .
     "eval:prospect.total()>0" >"$TEST_TMP/run.browser"
 check html_run_page_loads [ -n "$(grep -x '{"step":1,"value":true}' "$TEST_TMP/run.browser")" -a \
     -n "$(grep -x '{"errors":\[\]}' "$TEST_TMP/run.browser")" ]
-"$PROSPECT" run --html "$TEST_TMP/nodir/x.html" -- true >/dev/null 2>"$TEST_TMP/run.err"
-check html_run_unwritable_said [ $? -eq 1 -a -n "$(grep "cannot write $TEST_TMP/nodir/x.html" "$TEST_TMP/run.err")" ]
+# A path that cannot be written fails before the command runs, as -o does.
+"$PROSPECT" run --html "$TEST_TMP/nodir/x.html" -- echo ran >"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err"
+check html_run_unwritable_said_before_the_run [ $? -eq 1 -a ! -s "$TEST_TMP/run.out" -a \
+    -n "$(grep "cannot write $TEST_TMP/nodir/x.html" "$TEST_TMP/run.err")" ]
 
 # ---- diff --format html: the text table and the differential SVG, in one page --------------
 if "$PROSPECT" record -g -o "$TEST_TMP/q.data" -- "$CG" 800 >/dev/null 2>&1; then

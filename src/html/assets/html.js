@@ -131,7 +131,8 @@ function vlist(box, rows, draw, onKey) {
   inner.style.height = rows.length * ROW + "px";
   function paint() {
     var top = box.scrollTop, h = box.clientHeight || 600;
-    var a = Math.max(0, Math.floor(top / ROW) - 10), b = Math.min(rows.length, Math.ceil((top + h) / ROW) + 10);
+    var a = Math.max(0, Math.floor(top / ROW) - 10);
+    var b = Math.min(rows.length, Math.ceil((top + h) / ROW) + 10);
     inner.textContent = "";
     for (var i = a; i < b; i++) {
       var r = draw(rows[i], i);
@@ -147,7 +148,8 @@ function vlist(box, rows, draw, onKey) {
     select: function (i) {
       sel = Math.max(0, Math.min(rows.length - 1, i));
       if (sel * ROW < box.scrollTop) box.scrollTop = sel * ROW;
-      else if ((sel + 1) * ROW > box.scrollTop + box.clientHeight) box.scrollTop = (sel + 1) * ROW - box.clientHeight;
+      else if ((sel + 1) * ROW > box.scrollTop + box.clientHeight)
+        box.scrollTop = (sel + 1) * ROW - box.clientHeight;
       paint();
     },
     selected: function () { return sel; }
@@ -255,13 +257,15 @@ function treeHead(box, cols) {
   return b;
 }
 
+var TREE_COLS = [["Total", "c num"], ["Self", "c num"], ["Share", "c num"], ["Function", "h"]];
+function toCallers(n) { if (what[n] >= 0) go({ v: "fn", f: nodeName(n) }); }
 function sortedKids(n) {
   return (kids[n] || []).filter(function (c) { return totW[c] > 0; })
     .sort(function (a, b) { return totW[b] - totW[a]; });
 }
 
 views.td = function (box) {
-  var b = treeHead(box, [["Total", "c num"], ["Self", "c num"], ["Share", "c num"], ["Function", "h"]]);
+  var b = treeHead(box, TREE_COLS);
   var rows = [];
   (function walk(n, d) {
     sortedKids(n).forEach(function (c) {
@@ -272,10 +276,10 @@ views.td = function (box) {
   var list = vlist(b, rows, function (r) {
     var row = treeRow(r.d, sortedKids(r.n).length > 0, !!open[r.n], totW[r.n], selfW[r.n],
                       nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
-    row.firstChild.nextSibling.nextSibling.nextSibling.addEventListener("click", function (e) {
+    row.childNodes[3].addEventListener("click", function (e) {
       e.stopPropagation(); toggle(r.n);
     });
-    row.addEventListener("dblclick", function () { if (what[r.n] >= 0) go({ v: "fn", f: nodeName(r.n) }); });
+    row.addEventListener("dblclick", function () { toCallers(r.n); });
     return row;
   }, function (e, r) {
     if (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === " ") {
@@ -305,11 +309,13 @@ function buKids(front) {
   return out.sort(function (a, b) { return b.w - a.w; });
 }
 views.bu = function (box) {
-  var b = treeHead(box, [["Self", "c num"], ["", "c num"], ["Share", "c num"], ["Function / callers", "h"]]);
+  var b = treeHead(box, [["Self", "c num"], ["", "c num"], ["Share", "c num"],
+                         ["Function / callers", "h"]]);
   var rows = [];
   var roots = funcs.filter(function (f) { return f.self > 0; }).map(function (f) {
     return { n: f.nodes[0], w: f.self, key: "f" + f.id,
-             front: f.nodes.filter(function (m) { return selfW[m] > 0; }).map(function (m) { return [m, selfW[m]]; }) };
+             front: f.nodes.filter(function (m) { return selfW[m] > 0; })
+                           .map(function (m) { return [m, selfW[m]]; }) };
   }).sort(function (a, b) { return b.w - a.w; });
   (function walk(list, d) {
     list.forEach(function (g) {
@@ -323,8 +329,10 @@ views.bu = function (box) {
     var row = treeRow(r.d, !!par[r.front[0][0]], !!buOpen[r.key], r.w, r.d ? 0 : r.w,
                       nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
     row.childNodes[1].textContent = "";
-    row.childNodes[3].addEventListener("click", function (e) { e.stopPropagation(); toggle(r.key); });
-    row.addEventListener("dblclick", function () { if (what[r.n] >= 0) go({ v: "fn", f: nodeName(r.n) }); });
+    row.childNodes[3].addEventListener("click", function (e) {
+      e.stopPropagation(); toggle(r.key);
+    });
+    row.addEventListener("dblclick", function () { toCallers(r.n); });
     return row;
   }, function (e, r) {
     if (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === " ") {
@@ -365,7 +373,8 @@ function butterfly(box, name) {
     var rows = Object.keys(m).filter(function (k) { return m[k] > 0; })
       .map(function (k) { return [k, m[k], m[k]]; }).sort(function (a, b) { return b[1] - a[1]; });
     box.appendChild(el("h3", "", title));
-    var t = table([{ name: "Function" }, { name: M.unit === "ns" ? "Off-CPU" : "Samples", num: 1, fmt: num },
+    var t = table([{ name: "Function" },
+                   { name: M.unit === "ns" ? "Off-CPU" : "Samples", num: 1, fmt: num },
                    { name: "Share", num: 1, fmt: pct }], rows, true);
     t.id = id;
     box.appendChild(t);
@@ -376,7 +385,7 @@ function butterfly(box, name) {
 views.fn = function (box) {
   var split = el("div", "split"), left = el("div", "half"), right = el("div", "half bf");
   split.appendChild(left); split.appendChild(right); box.appendChild(split);
-  var b = treeHead(left, [["Total", "c num"], ["Self", "c num"], ["Share", "c num"], ["Function", "h"]]);
+  var b = treeHead(left, TREE_COLS);
   var rows = funcs.filter(function (f) { return f.total > 0; })
     .sort(function (a, b) { return b.total - a.total || b.self - a.self; });
   var list = vlist(b, rows, function (f) {
@@ -389,7 +398,8 @@ views.fn = function (box) {
     return false;
   });
   if (state.f) butterfly(right, state.f);
-  else right.appendChild(el("p", "note", "Double-click a function (or Enter) for its callers and callees."));
+  else right.appendChild(el("p", "note",
+                            "Double-click a function (or Enter) for its callers and callees."));
   return list;
 };
 
@@ -407,7 +417,9 @@ function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed 
   var a = (h & 0xff) / 255, b = (h >>> 8 & 0xff) / 255;
   if (kind === 0) return "rgb(190,190,190)";
   if (kind === 3) return "rgb(" + (200 + (55 * a | 0)) + "," + (120 + (60 * b | 0)) + ",30)";
-  if (kind === 4) return "rgb(" + (60 + (50 * a | 0)) + "," + (180 + (50 * b | 0)) + "," + (180 + (50 * b | 0)) + ")";
+  if (kind === 4)
+    return "rgb(" + (60 + (50 * a | 0)) + "," + (180 + (50 * b | 0)) + "," +
+           (180 + (50 * b | 0)) + ")";
   if (kind === 5) return "rgb(" + (170 + (40 * a | 0)) + "," + (140 + (30 * b | 0)) + ",220)";
   return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
 }
@@ -426,9 +438,12 @@ views.flame = function (box) {
   var g0 = svgEl("svg", { width: SVGW, height: H, viewBox: "0 0 " + SVGW + " " + H, id: "flame",
                         "data-total": TOTAL });
   g0.appendChild(svgEl("rect", { x: 0, y: 0, width: SVGW, height: H, fill: "rgb(250,250,245)" }));
-  g0.appendChild(svgEl("text", { id: "unzoom", "class": "button hide", x: 10, y: 22 }, "Reset Zoom"));
-  g0.appendChild(svgEl("text", { id: "search", "class": "button", x: SVGW - 10, y: 22, style: "text-anchor: end" }, "Search"));
-  g0.appendChild(svgEl("text", { id: "matched", x: SVGW - 10, y: H - 12, style: "text-anchor: end" }, ""));
+  var end = "text-anchor: end";
+  g0.appendChild(svgEl("text", { id: "unzoom", "class": "button hide", x: 10, y: 22 },
+                       "Reset Zoom"));
+  g0.appendChild(svgEl("text", { id: "search", "class": "button", x: SVGW - 10, y: 22, style: end },
+                       "Search"));
+  g0.appendChild(svgEl("text", { id: "matched", x: SVGW - 10, y: H - 12, style: end }, ""));
   g0.appendChild(svgEl("text", { id: "details", x: 10, y: H - 12 }, " "));
   list.forEach(function (e) {
     var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
@@ -465,7 +480,9 @@ function buildBar() {
   var f = el("div", "filters");
   function choose(id, label, opts, key) {
     var s = el("select"); s.id = id; s.title = label;
-    opts.forEach(function (o) { var op = el("option", "", o[1]); op.value = o[0]; s.appendChild(op); });
+    opts.forEach(function (o) {
+      var op = el("option", "", o[1]); op.value = o[0]; s.appendChild(op);
+    });
     s.addEventListener("change", function () { var c = {}; c[key] = s.value; go(c); });
     f.appendChild(s);
   }
@@ -475,9 +492,8 @@ function buildBar() {
   choose("f-proc", "process", [["", "all processes"]].concat(Object.keys(pids).map(function (k) {
     return [k, pids[k] + " (" + k + ")"];
   })), "p");
-  choose("f-dso", "sampled in DSO", [["", "all DSOs"]].concat(Object.keys(dsos).sort().map(function (k) {
-    return [k, k];
-  })), "d");
+  choose("f-dso", "sampled in DSO", [["", "all DSOs"]].concat(Object.keys(dsos).sort()
+    .map(function (k) { return [k, k]; })), "d");
   choose("f-ctx", "sampled in", [["", "user + kernel"], ["u", "user"], ["k", "kernel"]], "c");
   var q = el("input"); q.id = "q"; q.placeholder = "search (regex), /"; q.spellcheck = false;
   q.addEventListener("change", function () { go({ q: q.value }); });
@@ -492,13 +508,16 @@ function buildBar() {
 function render() {
   var t0 = performance.now();
   main.textContent = "";
-  TABS.forEach(function (t) { document.getElementById("tab-" + t[0]).classList.toggle("on", t[0] === state.v); });
+  TABS.forEach(function (t) {
+    document.getElementById("tab-" + t[0]).classList.toggle("on", t[0] === state.v);
+  });
   document.getElementById("f-proc").value = state.p;
   document.getElementById("f-dso").value = state.d;
   document.getElementById("f-ctx").value = state.c;
   document.getElementById("q").value = state.q;
   var re = searchRe(), share = document.getElementById("share");
-  share.textContent = re === undefined ? "bad expression" : re ? "Matched: " + matchedShare(re).toFixed(2) + "%" : "";
+  share.textContent = re === undefined ? "bad expression" :
+                      re ? "Matched: " + matchedShare(re).toFixed(2) + "%" : "";
   current = (views[state.v] || views.sum)(main);
   timings.render = performance.now() - t0;
 }
@@ -529,13 +548,15 @@ var s0 = readHash();
 state.p = "\u0000";                     /* compute on the first apply */
 apply(s0);
 /* The hottest path open in the top-down tree, as a start. */
-for (var n = 0, k; (k = sortedKids(n)).length && totW[k[0]] * 2 >= totW[n]; n = k[0]) open[k[0]] = true;
+for (var n = 0, k; (k = sortedKids(n)).length && totW[k[0]] * 2 >= totW[n]; n = k[0])
+  open[k[0]] = true;
 if (state.v === "td") render();
 timings.first = performance.now();
 window.prospect = {
-  state: function () { return state; }, go: go, apply: apply, timings: timings, total: function () { return TOTAL; },
-  rows: function () { return current && current.rows; }, nodeName: nodeName, totW: totW, selfW: selfW,
-  funcs: function () { return funcs; }, matchedShare: function (q) { return matchedShare(new RegExp(q)); },
+  state: function () { return state; }, go: go, apply: apply, timings: timings,
+  total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
+  nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
+  matchedShare: function (q) { return matchedShare(new RegExp(q)); },
   open: open, render: render, ready: true
 };
 })();
