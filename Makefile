@@ -95,10 +95,25 @@ build/gen/calltrace_preload_so.c: build/intarget/calltrace_preload.so
 	  echo 'const unsigned long prospect_calltrace_preload_so_len = sizeof(prospect_calltrace_preload_so);'; \
 	} > $@.tmp && mv $@.tmp $@
 
+# The scripts and styles of the browser outputs (flame graph SVG, HTML page), kept as real
+# files and embedded as NUL-terminated arrays: prospect_<file name, "." as "_">[] (flame_js).
+WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css
+build/gen/assets.c: $(WEB_ASSETS)
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from $(WEB_ASSETS) by the Makefile. */'; \
+	  for f in $(WEB_ASSETS); do \
+	    n=prospect_$$(basename $$f | tr . _); \
+	    echo "extern const char $$n[];"; \
+	    echo "const char $$n[] = {"; \
+	    od -An -v -tx1 $$f | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	    echo '0x00};'; \
+	  done; \
+	} > $@.tmp && mv $@.tmp $@
+
 REL_OBJ  := $(LIB_SRC:%.c=build/rel/%.o) build/rel/gen/entry_hook_so.o build/rel/gen/replay_child_bin.o \
-            build/rel/gen/calltrace_preload_so.o
+            build/rel/gen/calltrace_preload_so.o build/rel/gen/assets.o
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o) build/asan/gen/entry_hook_so.o build/asan/gen/replay_child_bin.o \
-            build/asan/gen/calltrace_preload_so.o
+            build/asan/gen/calltrace_preload_so.o build/asan/gen/assets.o
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -180,7 +195,7 @@ FUZZERS    ?= perfdata callgraph pipe calltrace
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/entry_hook_so.o build/fuzz/gen/replay_child_bin.o \
-            build/fuzz/gen/calltrace_preload_so.o
+            build/fuzz/gen/calltrace_preload_so.o build/fuzz/gen/assets.o
 FUZZ_BUDGET = $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME),-runs=$(FUZZ_RUNS))
 
 build/fuzz/gen/%.o: build/gen/%.c

@@ -14,6 +14,7 @@
 #include "cmd/options.h"
 #include "flame/flametree.h"
 #include "flame/svg.h"
+#include "html/diffpage.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
 #include "report/diff.h"
@@ -30,12 +31,13 @@ static const struct optdecl diff_opts[] = {
         "text (default), csv, or svg: a differential flame graph of the\n"
         "call stacks, frame widths from NEW, red where a frame's share grew\n"
         "and blue where it shrank (the deeper the colour, the larger the\n"
-        "change); record with -g for stacks", OPTD_COMPLETE_CHOICE, "text csv svg", 0 },
+        "change); record with -g for stacks; html: one page with the table\n"
+        "and the graph", OPTD_COMPLETE_CHOICE, "text csv svg html", 0 },
     { 'o', "output", "FILE",
         "write to FILE (- is standard output; a symlink is refused; replaced\n"
         "whole or not at all)", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_TITLE, "title", "TEXT",
-        "svg: the graph's title", 0, NULL, 0 },
+        "svg, html: the graph's or page's title", 0, NULL, 0 },
     { 'e', "event", "NAME",
         "the event to compare, for files with several (default: the first)", OPTD_COMPLETE_EVENT, NULL, 0 },
     { OPT_KALLSYMS, "kallsyms", "FILE",
@@ -60,7 +62,8 @@ const struct cmd_decl cmd_diff_decl = {
 "\n"
 "Examples:\n"
 "  prospect diff base.data new.data\n"
-"  prospect diff base.data new.data --format svg -o diff.svg\n",
+"  prospect diff base.data new.data --format svg -o diff.svg\n"
+"  prospect diff base.data new.data --format html -o diff.html\n",
     .opts = diff_opts,
     .flags = 0,
 };
@@ -197,6 +200,36 @@ static int write_svg(FILE *f, struct profile *old, struct profile *nw, const cha
     return err;
 }
 
+/* The table and the graph, each written to memory first, then the page. */
+static int write_html(FILE *f, struct profile *old, struct profile *nw, const char *title)
+{
+    struct diff_side a = { &old->cs, &old->cy, old->path };
+    struct diff_side b = { &nw->cs, &nw->cy, nw->path };
+    struct diff_opts o = { .wide = true, .event = nw->sel->name };
+    char *table = NULL, *svg = NULL, deftitle[512];
+    size_t tlen = 0, slen = 0;
+    FILE *tf = open_memstream(&table, &tlen), *sf = open_memstream(&svg, &slen);
+    int err = tf && sf ? 0 : -ENOMEM;
+    bool stacks = nw->cs.nstacks && old->cs.nstacks;
+
+    if (!err)
+        err = report_diff(tf, &a, &b, &o);
+    if (!err && stacks)
+        err = write_svg(sf, old, nw, title);
+    if (tf && fclose(tf) && !err)
+        err = -ENOMEM;
+    if (sf && fclose(sf) && !err)
+        err = -ENOMEM;
+    snprintf(deftitle, sizeof(deftitle), "prospect diff %s %s", old->path, nw->path);
+    if (!err)
+        err = html_diff_page(f, title ? title : deftitle, table, stacks ? svg : NULL,
+                             "no differential flame graph: a file has no call stacks "
+                             "(record with -g)");
+    free(table);
+    free(svg);
+    return err;
+}
+
 /* Event names equal but for perf's precision suffix (perf writes "cpu-clock:ppp" where Prospect
  * writes "cpu-clock"): the same event, no note. */
 static bool same_event(const char *a, const char *b)
@@ -241,10 +274,12 @@ int cmd_diff(int argc, char **argv)
         default: return cmd_bad_option("diff", argv, optind, optopt, c);
         }
     }
-    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "svg"))
-        return cmd_usage_error("diff", "--format must be text, csv or svg, not '%s'", format);
-    if (title && strcmp(format, "svg"))
-        return cmd_usage_error("diff", "--title is for --format svg");
+    if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "svg") &&
+        strcmp(format, "html"))
+        return cmd_usage_error("diff", "--format must be text, csv, svg or html, not '%s'",
+                               format);
+    if (title && strcmp(format, "svg") && strcmp(format, "html"))
+        return cmd_usage_error("diff", "--title is for --format svg and html");
     if (output && !*output)
         return cmd_usage_error("diff", "empty -o");
     if (argc - optind > 2)
@@ -269,6 +304,8 @@ int cmd_diff(int argc, char **argv)
         f = of.fp;
     if (!strcmp(format, "svg")) {
         err = write_svg(f, &prof[0], &prof[1], title);
+    } else if (!strcmp(format, "html")) {
+        err = write_html(f, &prof[0], &prof[1], title);
     } else {
         struct diff_side a = { &prof[0].cs, &prof[0].cy, prof[0].path };
         struct diff_side b = { &prof[1].cs, &prof[1].cy, prof[1].path };

@@ -94,16 +94,18 @@ static const struct optdecl report_opts[] = {
         "folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
         "svg: interactive flame graph (click to zoom, search, hover)\n"
         "pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
-        "speedscope: speedscope's JSON, a sampled profile per process", OPTD_COMPLETE_CHOICE,
-        "text csv json folded svg pprof speedscope", 0 },
+        "speedscope: speedscope's JSON, a sampled profile per process\n"
+        "html: one self-contained page: summary, call trees, caller/callee,\n"
+        "flame graph (docs/html.md)", OPTD_COMPLETE_CHOICE,
+        "text csv json folded svg pprof speedscope html", 0 },
     { 'o', "output", "FILE",
-        "write the folded, svg, pprof or speedscope output to FILE (- is\n"
+        "write the folded, svg, pprof, speedscope or html output to FILE (- is\n"
         "standard output; a symlink is refused; replaced whole or not at all)", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_INVERTED, "inverted", NULL,
         "svg: an icicle graph of inverted stacks, hot functions on top and\n"
         "their callers below (perf's --inverted: callers of the leaf)", 0, NULL, 0 },
     { OPT_TITLE, "title", "TEXT",
-        "svg: the graph's title", 0, NULL, 0 },
+        "svg, html: the graph's or page's title", 0, NULL, 0 },
     { OPT_CHILDREN, "children", NULL,
         "perf's Children/Self table from the call chains (-g files):\n"
         "-n and --percent-limit apply; --sort comm,dso,sym (default),\n"
@@ -153,6 +155,7 @@ const struct cmd_decl cmd_report_decl = {
 "  prospect report -i perf.data --flat --sort dso,sym --percent-limit 0.5 --comm myprog\n"
 "  prospect report -i perf.data --flat --format csv > profile.csv\n"
 "  prospect report -i perf.data --format svg -o flame.svg\n"
+"  prospect report -i perf.data --format html -o profile.html\n"
 "  prospect report -i perf.data --format pprof -o prof.pb.gz && go tool pprof -top prof.pb.gz\n",
     .opts = report_opts,
     .flags = OPTD_STOP_AT_COMMAND,
@@ -164,7 +167,7 @@ struct report_cmd_opts {
     bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
     bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
     const char *callers, *callees;
-    enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope (folded is set too) */
+    enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
     const char *output, *title;   /* -o, --title */
     bool inverted;
     bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
@@ -251,7 +254,7 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                        o->callers ? "--callers" : "--callees";
 
     if (o->children + o->folded + !!o->callers + !!o->callees > 1)
-        return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope, "
+        return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope/html, "
                                "--callers and --callees are separate reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
         fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
@@ -271,10 +274,12 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                                what);
     if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
         return cmd_usage_error("report", "%s takes --percent-limit, not -n or --sort", what);
-    if ((o->output && !o->folded) || ((o->inverted || o->title) && o->stacks != STACKS_SVG))
+    if ((o->output && !o->folded) || (o->inverted && o->stacks != STACKS_SVG) ||
+        (o->title && o->stacks != STACKS_SVG && o->stacks != STACKS_HTML))
         return cmd_usage_error("report", "%s is for %s", o->output ? "-o" : o->inverted ?
                                "--inverted" : "--title", o->output ? "--format folded, svg, "
-                               "pprof or speedscope" : "--format svg");
+                               "pprof, speedscope or html" : o->inverted ? "--format svg" :
+                               "--format svg or html");
     o->flat = false;
     return 0;
 }
@@ -362,7 +367,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             }
             if (report_format_parse(optarg, &o->fmt))
                 return cmd_usage_error("report", "--format must be text, csv, json, folded, "
-                                       "svg, pprof or speedscope, not '%s'", optarg);
+                                       "svg, pprof, speedscope or html, not '%s'", optarg);
             break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
@@ -407,7 +412,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         return EXIT_USAGE;
     if ((o->output || o->inverted || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
-                               "outputs (--format folded, svg, pprof, speedscope)");
+                               "outputs (--format folded, svg, pprof, speedscope, html)");
     if ((o->max_stack || o->inline_frames) &&
         !(o->children || o->folded || o->callers || o->callees))
         return cmd_usage_error("report", "%s is for --children, --format folded, --callers and "
@@ -861,6 +866,26 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
                 }
             rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
             rq.seq = sample_seq_for(oe->seq, cs);  /* NULL for cut or expanded stacks */
+            char lost[96], nocg[160];
+            const char *notes[3];
+            if (o->stacks == STACKS_HTML) {
+                rq.command = command = join_cmdline(in);
+                rq.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
+                if (knote[0])
+                    notes[rq.nnotes++] = knote;
+                if (st->lost || st->lost_samples) {
+                    snprintf(lost, sizeof(lost), "%" PRIu64 " events lost (the ring buffer was "
+                             "full)", st->lost + st->lost_samples);
+                    notes[rq.nnotes++] = lost;
+                }
+                if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+                    snprintf(nocg, sizeof(nocg), "the samples of '%.60s' have no call chains "
+                             "(record with -g): every stack is its sampled function alone",
+                             sel->name);
+                    notes[rq.nnotes++] = nocg;
+                }
+                rq.notes = notes;
+            }
             err = report_write_stacks(&rq, cs, &cy);   /* 1: said */
         } else if (!err) {
             err = report_children(stdout, cs, &cy, &co);

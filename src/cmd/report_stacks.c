@@ -8,6 +8,7 @@
 #include "cmd/report_stacks.h"
 #include "flame/flametree.h"
 #include "flame/svg.h"
+#include "html/html.h"
 #include "perf/evlist.h"
 #include "report/callgraph_out.h"
 #include "report/pprof.h"
@@ -16,7 +17,7 @@
 
 static const char *const names[] = {
     [STACKS_FOLDED] = "folded", [STACKS_SVG] = "svg", [STACKS_PPROF] = "pprof",
-    [STACKS_SPEEDSCOPE] = "speedscope",
+    [STACKS_SPEEDSCOPE] = "speedscope", [STACKS_HTML] = "html",
 };
 
 enum stacks_format stacks_format_parse(const char *s)
@@ -29,7 +30,7 @@ enum stacks_format stacks_format_parse(const char *s)
 
 const char *stacks_format_name(enum stacks_format f)
 {
-    return f > STACKS_NONE && f <= STACKS_SPEEDSCOPE ? names[f] : "text";
+    return f > STACKS_NONE && f <= STACKS_HTML ? names[f] : "text";
 }
 
 bool evsel_is_time(const struct evsel *sel)
@@ -93,6 +94,15 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
                                       .seq = r->seq };
         return report_speedscope(f, cs, cy, &so);
     }
+    case STACKS_HTML: {
+        struct html_opts ho = { .title = r->title, .input = r->input,
+                                .event = r->by_period ? "off-CPU time (sched:sched_switch)"
+                                       : r->sel ? r->sel->name : r->event,
+                                .command = r->command, .by_period = r->by_period,
+                                .duration_ns = r->duration_ns, .nr_cpus = r->nr_cpus,
+                                .notes = r->notes, .nnotes = r->nnotes };
+        return html_write(f, cs, cy, &ho);
+    }
     default:
         return report_folded_weighted(f, cs, cy, r->by_period);
     }
@@ -101,17 +111,20 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
 int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *cs,
                         const struct cg_syms *cy)
 {
-    struct outfile of;
+    const char *who = r->cmd ? r->cmd : "report";
+    struct outfile of, *of_p = &of;
     int err;
 
     if (!cs->nstacks && r->fmt != STACKS_FOLDED) {
-        cmd_error("report", "%s: no samples to write as %s", r->input,
+        cmd_error(who, "%s: no samples to write as %s", r->input ? r->input : "the run",
                   stacks_format_name(r->fmt));
+        if (r->opened)
+            outfile_abort(r->opened);
         return 1;
     }
     if (!r->output) {
         if (r->fmt == STACKS_PPROF && isatty(STDOUT_FILENO)) {
-            cmd_error("report", "--format pprof is gzipped protobuf: name a file with -o "
+            cmd_error(who, "--format pprof is gzipped protobuf: name a file with -o "
                       "(or redirect stdout)");
             return 1;
         }
@@ -120,25 +133,27 @@ int report_write_stacks(const struct stacks_out_req *r, const struct cg_store *c
         if (err == -EIO && (e = cmd_stream_errno(stdout)))
             err = -e;                    /* the write's own errno: "No space left on device" */
         if (err) {
-            cmd_error("report", "writing the %s output: %s", stacks_format_name(r->fmt),
+            cmd_error(who, "writing the %s output: %s", stacks_format_name(r->fmt),
                       strerror(-err));
             return 1;
         }
         return 0;
     }
-    if ((err = outfile_open(&of, r->output, 0666))) {
-        cmd_error("report", "cannot write %s: %s", r->output, outfile_strerror(err));
+    if (r->opened) {
+        of_p = r->opened;
+    } else if ((err = outfile_open(&of, r->output, 0666))) {
+        cmd_error(who, "cannot write %s: %s", r->output, outfile_strerror(err));
         return 1;
     }
-    if ((err = write_one(of.fp, r, cs, cy))) {
-        if (err == -EIO && of.err)
-            err = of.err;                /* the write's own errno */
-        outfile_abort(&of);
-        cmd_error("report", "writing %s: %s", r->output, strerror(-err));
+    if ((err = write_one(of_p->fp, r, cs, cy))) {
+        if (err == -EIO && of_p->err)
+            err = of_p->err;             /* the write's own errno */
+        outfile_abort(of_p);
+        cmd_error(who, "writing %s: %s", r->output, strerror(-err));
         return 1;
     }
-    if ((err = outfile_commit(&of))) {
-        cmd_error("report", "writing %s: %s", r->output, strerror(-err));
+    if ((err = outfile_commit(of_p))) {
+        cmd_error(who, "writing %s: %s", r->output, strerror(-err));
         return 1;
     }
     return 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* report --format folded|svg|pprof|speedscope: the call-stack exports, written to -o FILE
+/* report --format folded|svg|pprof|speedscope|html: the call-stack exports, written to -o FILE
  * (through util/outfile: no symlink followed, replaced whole) or stdout. */
 #ifndef PROSPECT_CMD_REPORT_STACKS_H
 #define PROSPECT_CMD_REPORT_STACKS_H
@@ -11,25 +11,35 @@
 #include "report/sample_seq.h"
 
 struct evsel;
+struct outfile;
 
-enum stacks_format { STACKS_NONE, STACKS_FOLDED, STACKS_SVG, STACKS_PPROF, STACKS_SPEEDSCOPE };
+enum stacks_format { STACKS_NONE, STACKS_FOLDED, STACKS_SVG, STACKS_PPROF, STACKS_SPEEDSCOPE,
+                     STACKS_HTML };
 
-/* "folded", "svg", "pprof", "speedscope" -> the format; STACKS_NONE otherwise. */
+/* "folded", "svg", "pprof", "speedscope", "html" -> the format; STACKS_NONE otherwise. */
 enum stacks_format stacks_format_parse(const char *s);
 const char *stacks_format_name(enum stacks_format f);
 
 struct stacks_out_req {
     enum stacks_format fmt;
     const char *output;       /* -o FILE, NULL: stdout */
+    const char *cmd;          /* the command the errors name, NULL: "report" */
+    struct outfile *opened;   /* output already open (run --html: before the command runs),
+                                 committed or aborted here; NULL: output is opened here */
     const char *title;        /* svg: --title */
     bool inverted;            /* svg: --inverted, icicle graph of inverted stacks */
     const char *input;        /* the perf.data path (names and subtitles) */
     const struct evsel *sel;  /* the reported event, may be NULL */
+    const char *event;        /* html: its name when sel is NULL (run) */
     uint64_t duration_ns;
     const uint8_t *kernel_build_id;
     size_t kernel_build_id_len;
     bool by_period;           /* each stack weighs its period (off-CPU: the ns waited) */
     const struct sample_seq *seq;     /* pprof, speedscope: the samples by thread, or NULL */
+    const char *command;      /* html: the recorded command line, may be NULL */
+    unsigned nr_cpus;         /* html: 0 unknown */
+    const char *const *notes; /* html: the summary's notes */
+    size_t nnotes;
 };
 
 /* Writes the export; prints its own errors ("prospect report: ..."). 0, or 1 when said. */

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/profile_opts.h"
+#include "cmd/report_stacks.h"
 #include "callgraph/resolve.h"
 #include "offcpu/offcpu.h"
 #include "perf/tp_format.h"
@@ -26,7 +27,7 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE };
+enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE, OPT_HTML };
 
 static const struct optdecl run_opts[] = {
     PROFILE_OPTDECLS,
@@ -43,6 +44,9 @@ static const struct optdecl run_opts[] = {
         "after the report, the N hottest routines disassembled with their\n"
         "hits per instruction and source lines (the paper's -e; see\n"
         "'prospect annotate')", 0, NULL, 0 },
+    { OPT_HTML, "html", "FILE",
+        "also write the profile as one self-contained HTML page to FILE:\n"
+        "call trees, caller/callee, flame graph (docs/html.md)", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_WIDE, "wide", NULL,
         "full names; by default report lines fit 100 columns (long names\n"
         "elided in the middle)", 0, NULL, 0 },
@@ -70,7 +74,8 @@ const struct cmd_decl cmd_run_decl = {
 "  prospect run -a -- sleep 10          # every process on the machine for 10 s\n"
 "  prospect run -F 2000 -o report.txt -- make -j2\n"
 "  prospect run -e task-clock -c 100000 -- ./myprog\n"
-"  prospect run --annotate 5 -- ./myprog   # report + the 5 hottest routines' assembly\n",
+"  prospect run --annotate 5 -- ./myprog   # report + the 5 hottest routines' assembly\n"
+"  prospect run -g --html prof.html -- ./myprog   # report + a page to explore in a browser\n",
     .opts = run_opts,
     .flags = OPTD_STOP_AT_COMMAND,
 };
@@ -107,6 +112,26 @@ static int on_launched(void *arg, pid_t pid)
     for (size_t i = 0; i < rs->n && !err; i++)
         err = session_add_launcher(&rs->s[i], pid, rs->s[i].launcher_argv0);
     return err;
+}
+
+/* --html FILE: the page of the first event's stacks, after the text report. 0, or 1 (said). */
+static int write_html(struct outfile *of, const struct cg_store *cs, const struct cg_syms *cy,
+                      const struct report_opts *ro, const char *event,
+                      const struct collect_result *res)
+{
+    const char *notes[2];
+    struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = of->path, .opened = of,
+                                 .cmd = "run",
+                                 .input = ro->command, .command = ro->command,
+                                 .event = event,
+                                 .duration_ns = res->end_ns - res->start_ns,
+                                 .nr_cpus = res->nr_cpus, .notes = notes };
+
+    if (ro->kernel_note)
+        notes[rq.nnotes++] = ro->kernel_note;
+    if (ro->proc_note)
+        notes[rq.nnotes++] = ro->proc_note;
+    return report_write_stacks(&rq, cs, cy);
 }
 
 static char *join_argv(char *const *argv)
@@ -229,16 +254,16 @@ int cmd_run(int argc, char **argv)
     static struct run_sessions rs;
     struct session *session = &rs.s[0];
     struct ksyms *ks = NULL;
-    const char *output = NULL;
+    const char *output = NULL, *html = NULL, *event0 = NULL;
     char err[512], outcome[128], knote[256] = "", pnote[160] = "";
     char *command = NULL;
     FILE *out = stderr;
     uint64_t v;
     double d;
     int c, ret, status;
-    bool reported = false;
+    bool reported = false, html_failed = false;
     unsigned annotate_top = 0;
-    struct outfile of;
+    struct outfile of, hof;
     struct cg_store chains;
     struct cg_syms chain_syms = { 0 }, offcpu_syms = { 0 };
     struct offcpu offcpu;
@@ -257,6 +282,11 @@ int cmd_run(int argc, char **argv)
             return EXIT_USAGE;
         switch (c) {
         case 'o': output = optarg; break;
+        case OPT_HTML:
+            if (!*optarg)
+                return cmd_usage_error("run", "empty --html");
+            html = optarg;
+            break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
                 return cmd_usage_error("run", "invalid --top '%s'", optarg);
@@ -306,6 +336,12 @@ int cmd_run(int argc, char **argv)
         }
         out = of.fp;
     }
+    if (html && (ret = outfile_open(&hof, html, 0666))) {     /* as -o: fails before the run */
+        cmd_error("run", "cannot write %s: %s", html, outfile_strerror(ret));
+        if (output)
+            outfile_abort(&of);
+        return 1;
+    }
     for (rs.n = 0; rs.n < 1 + po.collect.nr_more_events; rs.n++) {
         if (session_init(&rs.s[rs.n])) {
             cmd_error("run", "out of memory");
@@ -318,9 +354,9 @@ int cmd_run(int argc, char **argv)
     }
     /* Call graphs and off-CPU waits go with the first event's session; user stacks are
      * unwound (--call-graph dwarf) or completed (frameless leaves) by src/unwind/. */
-    if (po.collect.callchain) {
-        chains.unwind = unwinder_new();
-        if (!chains.unwind) {
+    if (po.collect.callchain || html) {     /* --html without -g: each stack its sampled ip */
+        chains.unwind = po.collect.callchain ? unwinder_new() : NULL;
+        if (po.collect.callchain && !chains.unwind) {
             cmd_error("run", "out of memory");
             return 1;
         }
@@ -385,7 +421,7 @@ int cmd_run(int argc, char **argv)
         ro.offcpu_syms = &offcpu_syms;
         ro.offcpu_totals = &ot;
     }
-    if ((po.collect.callchain && cg_resolve(&chains, ks, &chain_syms)) ||
+    if (((po.collect.callchain || html) && cg_resolve(&chains, ks, &chain_syms)) ||
         (po.collect.off_cpu && cg_resolve(&offcpu.stacks, ks, &offcpu_syms))) {
         cmd_error("run", "out of memory");
         status = 1;
@@ -398,6 +434,7 @@ int cmd_run(int argc, char **argv)
     command = po.collect.argv ? join_argv(po.collect.argv) : NULL;
     describe_outcome(&res, outcome, sizeof(outcome));
     profile_opts_report(&po, &ro);
+    event0 = ro.event;            /* the first event's: the stacks are its samples */
     ro.command = command;
     ro.duration = (double)(res.end_ns - res.start_ns) / 1e9;
     ro.nr_cpus = res.nr_cpus;
@@ -424,6 +461,10 @@ int cmd_run(int argc, char **argv)
         }
         ro.offcpu = NULL;         /* once, after the first event's report */
     }
+    if (!ret && html) {
+        html_failed = write_html(&hof, &chains, &chain_syms, &ro, event0, &res) != 0;
+        html = NULL;              /* committed or aborted */
+    }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
     reported = !ret || ret == -EIO;
     if (ret && (out == stderr || ret != -EIO))
@@ -433,11 +474,13 @@ int cmd_run(int argc, char **argv)
     if (res.running)
         wait_for_rest(&res, po.collect.duration, out);
     status = collect_exit_status(&res);
-    if (ret && status == 0)
+    if ((ret || html_failed) && status == 0)
         status = 1;
 done:
     if (end_output(&of, &out, reported, output) && status == 0)
         status = 1;
+    if (html)                     /* not written: the previous file stays */
+        outfile_abort(&hof);
     if (res.running)   /* a failure after collecting: still never leave the command behind */
         wait_for_rest(&res, po.collect.duration, out);
     free(command);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flame/assets.h"
 #include "flame/escape.h"
 #include "flame/svg.h"
 #include "util/hash.h"
@@ -13,101 +14,13 @@ enum { FRAME_H = 16, FONT = 12, PAD = 10, TOP = 54, BOTTOM = 34 };
 #define MIN_PX 0.1            /* narrower frames (and their children) are left out */
 #define CHAR_PX (FONT * 0.59) /* the width of a character of the 12px monospace font */
 
-/* The script: frames are <g class="f" data-x data-v data-d>, x and width in samples; the
- * name is the <title> up to its last " (". */
-static const char script[] =
-"\"use strict\";\n"
-"var svg, W, frames, total, details, matched, zoomed = null, searchRe = null;\n"
-"function fit(name, w) {\n"
-"  var n = Math.floor((w - 6) / " "7.08" ");\n"
-"  if (n < 3) return \"\";\n"
-"  return name.length <= n ? name : name.substring(0, n - 2) + \"..\";\n"
-"}\n"
-"function place(g, x, w) {\n"
-"  var r = g.querySelector(\"rect\"), t = g.querySelector(\"text\");\n"
-"  r.setAttribute(\"x\", x.toFixed(2)); r.setAttribute(\"width\", w.toFixed(2));\n"
-"  t.setAttribute(\"x\", (x + 3).toFixed(2)); t.textContent = fit(g.fname, w);\n"
-"}\n"
-"function zoom(z) {\n"
-"  var s = (W - 20) / z.fv;\n"
-"  frames.forEach(function (g) {\n"
-"    g.classList.remove(\"hide\"); g.classList.remove(\"parent\");\n"
-"    if (g.fd >= z.fd && g.fx >= z.fx && g.fx + g.fv <= z.fx + z.fv)\n"
-"      place(g, 10 + (g.fx - z.fx) * s, g.fv * s);\n"
-"    else if (g.fd < z.fd && g.fx <= z.fx && g.fx + g.fv >= z.fx + z.fv) {\n"
-"      place(g, 10, W - 20); g.classList.add(\"parent\");\n"
-"    } else g.classList.add(\"hide\");\n"
-"  });\n"
-"  zoomed = z; svg.setAttribute(\"data-zoomed\", z.fname);\n"
-"  document.getElementById(\"unzoom\").classList.remove(\"hide\");\n"
-"}\n"
-"function unzoom() {\n"
-"  var s = (W - 20) / total;\n"
-"  frames.forEach(function (g) {\n"
-"    g.classList.remove(\"hide\"); g.classList.remove(\"parent\");\n"
-"    place(g, 10 + g.fx * s, g.fv * s);\n"
-"  });\n"
-"  zoomed = null; svg.removeAttribute(\"data-zoomed\");\n"
-"  document.getElementById(\"unzoom\").classList.add(\"hide\");\n"
-"}\n"
-"function resetSearch() {\n"
-"  frames.forEach(function (g) {\n"
-"    if (g.ofill) { g.querySelector(\"rect\").setAttribute(\"fill\", g.ofill); g.ofill = null; }\n"
-"  });\n"
-"  searchRe = null; matched.textContent = \"\";\n"
-"  document.getElementById(\"search\").textContent = \"Search\";\n"
-"}\n"
-"/* Highlights the frames whose name matches the regular expression re; returns the share\n"
-"   of the samples under them (a match inside a match counts once). */\n"
-"function search(re) {\n"
-"  var r, hits = [], sum = 0, end = -1;\n"
-"  resetSearch();\n"
-"  try { r = new RegExp(re); } catch (e) { matched.textContent = \"bad expression\"; return -1; }\n"
-"  frames.forEach(function (g) {\n"
-"    if (!r.test(g.fname)) return;\n"
-"    var rect = g.querySelector(\"rect\");\n"
-"    g.ofill = rect.getAttribute(\"fill\"); rect.setAttribute(\"fill\", \"rgb(230,0,230)\");\n"
-"    hits.push(g);\n"
-"  });\n"
-"  hits.sort(function (a, b) { return a.fx - b.fx || a.fd - b.fd; });\n"
-"  hits.forEach(function (g) {\n"
-"    if (g.fx >= end) { sum += g.fv; end = g.fx + g.fv; }\n"
-"    else if (g.fx + g.fv > end) { sum += g.fx + g.fv - end; end = g.fx + g.fv; }\n"
-"  });\n"
-"  var pct = total ? 100 * sum / total : 0;\n"
-"  searchRe = re; matched.textContent = \"Matched: \" + pct.toFixed(2) + \"%\";\n"
-"  document.getElementById(\"search\").textContent = \"Reset search\";\n"
-"  return pct;\n"
-"}\n"
-"function ask() {\n"
-"  if (searchRe !== null) { resetSearch(); return; }\n"
-"  var s = prompt(\"Search frames (regular expression):\", \"\");\n"
-"  if (s) search(s);\n"
-"}\n"
-"function init() {\n"
-"  svg = document.documentElement; W = +svg.getAttribute(\"width\");\n"
-"  details = document.getElementById(\"details\"); matched = document.getElementById(\"matched\");\n"
-"  frames = Array.prototype.slice.call(document.querySelectorAll(\"g.f\"));\n"
-"  total = 0;\n"
-"  frames.forEach(function (g) {\n"
-"    g.fx = +g.getAttribute(\"data-x\"); g.fv = +g.getAttribute(\"data-v\");\n"
-"    g.fd = +g.getAttribute(\"data-d\");\n"
-"    var t = g.querySelector(\"title\").textContent;\n"
-"    g.fname = t.substring(0, t.lastIndexOf(\" (\"));\n"
-"    if (g.fd === 0) total += g.fv;\n"
-"    g.addEventListener(\"click\", function () { zoom(g); });\n"
-"    g.addEventListener(\"mouseover\", function () { details.textContent = t; });\n"
-"    g.addEventListener(\"mouseout\", function () { details.textContent = \" \"; });\n"
-"  });\n"
-"  document.getElementById(\"unzoom\").addEventListener(\"click\", unzoom);\n"
-"  document.getElementById(\"search\").addEventListener(\"click\", ask);\n"
-"  window.addEventListener(\"keydown\", function (e) {\n"
-"    if (e.key === \"F3\" || ((e.ctrlKey || e.metaKey) && e.key === \"f\")) {\n"
-"      e.preventDefault(); ask();\n"
-"    } else if (e.key === \"Escape\") { unzoom(); resetSearch(); }\n"
-"  });\n"
-"}\n"
-"window.addEventListener(\"load\", init);\n";
+/* The graph wires its own frames and keys once loaded (flame.js: the behaviour the HTML page
+ * shares): the document's root, or the first <svg> of the HTML page it is inline in (diff). */
+static const char loader[] =
+    "window.addEventListener(\"load\", function () {\n"
+    "  var r = document.documentElement;\n"
+    "  init(r.nodeName === \"svg\" ? r : document.querySelector(\"svg\")); keys();\n"
+    "});\n";
 
 /* A colour per name, stable across graphs (hashed), from the kind's palette. */
 static void colour(const char *name, enum flame_kind kind, char *out, size_t len)
@@ -206,8 +119,8 @@ int flame_svg_write(FILE *f, const struct flame_tree *t, const struct flame_svg_
             ".parent { opacity: 0.5; }\n"
             "#title { font-size: 17px; text-anchor: middle; }\n"
             ".button { cursor: pointer; fill: rgb(60,60,160); }\n"
-            "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
-            FONT, script);
+            "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n%s%s]]></script>\n",
+            FONT, prospect_flame_js, loader);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"rgb(250,250,245)\"/>\n",
             width, height);
     fprintf(f, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);

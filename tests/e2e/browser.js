@@ -7,7 +7,8 @@
 //   wait:JS   evaluate JS until it is truthy (20 s at most), print its value
 //   key:K     press the key K (e.g. "3")
 //   shot:PNG  save a screenshot of the page to the file PNG
-// The last line is {"errors":[...]}: exceptions thrown and console errors of the page.
+// Then {"requests":[...]}: every URL the page asked for besides itself (file, network, data);
+// the last line is {"errors":[...]}: exceptions thrown and console errors of the page.
 // Exit status 0 when every step ran, 1 otherwise (a protocol failure, a wait that timed out).
 'use strict';
 const { spawn } = require('child_process');
@@ -26,7 +27,7 @@ const chrome = spawn(process.env.CHROMIUM || 'chromium',
     { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
 const toChrome = chrome.stdio[3], fromChrome = chrome.stdio[4];
 let nextId = 1, buf = '', sessionId = null;
-const pending = new Map(), listeners = [], errors = [];
+const pending = new Map(), listeners = [], errors = [], requests = [];
 
 fromChrome.on('data', (d) => {
     buf += d.toString('utf8');
@@ -71,6 +72,9 @@ listeners.push((m) => {
             m.params.exceptionDetails.exception.description : m.params.exceptionDetails.text));
     else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error')
         errors.push('console.error: ' + m.params.args.map((a) => a.value || a.description).join(' '));
+    else if (m.method === 'Network.requestWillBeSent' &&
+             m.params.request.url.split('#')[0] !== url.split('#')[0])
+        requests.push(m.params.request.url.slice(0, 200));
     else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error')
         errors.push('log: ' + m.params.entry.text + (m.params.entry.url ? ' ' + m.params.entry.url : ''));
 });
@@ -91,6 +95,7 @@ async function main() {
     await send('Page.enable');
     await send('Runtime.enable');
     await send('Log.enable');
+    await send('Network.enable');
     const loaded = once('Page.loadEventFired');
     await send('Page.navigate', { url });
     await loaded;
@@ -131,6 +136,7 @@ main().catch((e) => {
     console.log(JSON.stringify({ failure: String(e.message || e) }));
     status = 1;
 }).finally(async () => {
+    console.log(JSON.stringify({ requests }));
     console.log(JSON.stringify({ errors }));
     try { await Promise.race([send('Browser.close', {}, null), sleep(3000)]); } catch (e) { /* gone */ }
     const exited = new Promise((r) => chrome.exitCode !== null ? r() : chrome.once('exit', r));

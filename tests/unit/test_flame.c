@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The call-stack outputs: the protobuf encoder behind pprof, escaping of hostile names, the
  * flame tree (merge, inversion, order), the SVG's frames, speedscope's stacks, pprof's
- * gzipped message and prospect diff's rows. The clients themselves (go tool pprof, Chromium,
+ * gzipped message, prospect diff's rows and the HTML page's paths and data. The clients themselves (go tool pprof, Chromium,
  * speedscope, perf diff) read the real files in tests/e2e/callgraph_outputs.sh and diff.sh. */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,8 @@
 #include "flame/escape.h"
 #include "flame/flametree.h"
 #include "flame/svg.h"
+#include "html/html.h"
+#include "html/paths.h"
 #include "report/diff.h"
 #include "report/pbwire.h"
 #include "report/pprof.h"
@@ -385,6 +387,50 @@ TEST(diff_rows_sorted_by_absolute_delta)
     process_free(p);
 }
 
+static void html_fn(FILE *f, const void *a)
+{
+    const struct fixture *fx = a;
+    const char *notes[] = { "note </script><b>" };
+    struct html_opts o = { .title = "t</script>", .input = "x.data", .notes = notes,
+                           .nnotes = 1 };
+    html_write(f, &fx->cs, &fx->cy, &o);
+}
+
+TEST(html_paths_merged_by_name_and_data_script_safe)
+{
+    struct process *p = process_new(7, "a</script>"), *q = process_new(8, "a</script>");
+    struct fixture fx;
+    struct html_paths hp;
+    const uint32_t one[] = { S_LEAF, S_MAIN }, two[] = { S_KFUNC, S_LEAF, S_MAIN };
+    char *s;
+
+    CHECK(p && q);
+    fixture_init(&fx);
+    fx.table[S_REC].name = "leaf<int>";   /* another symbol of the same name: one path */
+    const uint32_t same[] = { S_REC, S_MAIN };
+    CHECK(add(&fx, p, one, 2, 3, 0x100) == 0 && add(&fx, p, same, 2, 2, 0x200) == 0 &&
+          add(&fx, q, two, 3, 1, 0x300) == 0);
+    CHECK(html_paths_build(&hp, &fx.cs, &fx.cy, false) == 0);
+    /* root, the command (both processes), main, leaf<int>, do_syscall_64 */
+    CHECK_EQ_U64(hp.n, 5);
+    CHECK_EQ_U64(hp.nprocs, 2);
+    CHECK_EQ_U64(hp.nstacks, 2);          /* (p, leaf) 3 + 2 samples, (q, do_syscall_64) 1 */
+    CHECK_EQ_U64(hp.stacks[0].weight + hp.stacks[1].weight, 6);
+    CHECK(hp.stacks[0].weight == 5 || hp.stacks[1].weight == 5);
+    html_paths_release(&hp);
+    s = render(html_fn, &fx);
+    CHECK(s);
+    CHECK(count(s, "</script>") == 3);    /* the data's, flame.js's and the page's scripts */
+    CHECK(strstr(s, "\"a\\u003c/script\\u003e\""));
+    CHECK(strstr(s, "\"title\":\"t\\u003c/script\\u003e\""));
+    CHECK(strstr(s, "\"notes\":[\"note \\u003c/script\\u003e\\u003cb\\u003e\"]"));
+    CHECK(strstr(s, "default-src 'none'"));
+    free(s);
+    cg_store_release(&fx.cs);
+    process_free(p);
+    process_free(q);
+}
+
 int main(void)
 {
     RUN(protobuf_wire_bytes);
@@ -394,5 +440,6 @@ int main(void)
     RUN(speedscope_stacks_outermost_first_per_process);
     RUN(pprof_gzipped_profile_fields);
     RUN(diff_rows_sorted_by_absolute_delta);
+    RUN(html_paths_merged_by_name_and_data_script_safe);
     return 0;
 }

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+# The HTML page (issue 21) on a system-wide -g file (perf record -a -g while split.c runs on
+# every CPU: bench_report.sh's file when there is one) and on a ~10k-sample file:
+#   write time of report --format html against report --format folded (target <= 2x), the
+#   page's size (targets: 20 MB, 1 MB at 10k samples), its first render in headless Chromium
+#   (targets 3 s, 0.5 s) and each interaction measured in the page (expand, zoom, search,
+#   filter; target 200 ms); `go tool pprof -http` on the pprof output of the same file, to its
+#   flame graph page loaded in Chromium, side by side.
+set -u
+RUNS=${RUNS:-5}
+SECONDS_REC=${BENCH_SECONDS:-20}
+FREQ=${BENCH_FREQ:-10000}
+T=$BENCH_TMP/html
+mkdir -p "$T"
+command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time (Debian package 'time') missing: skipping"; exit 0; }
+. bench/lib.sh
+
+BIG=$BENCH_TMP/report/big.data
+if [ ! -s "$BIG" ]; then
+    BIG=$T/big.data
+    gcc -O2 -g -o "$T/split" tests/workloads/split.c || exit 1
+    pids=""
+    for c in $(seq "$(nproc)"); do "$T/split" 100000 >/dev/null & pids="$pids $!"; done
+    perf record -q -a -F "$FREQ" -g -o "$BIG" -- sleep "$SECONDS_REC" >/dev/null 2>"$T/rec.err"
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    [ -s "$BIG" ] || { echo "perf record failed:"; cat "$T/rec.err"; exit 1; }
+fi
+SMALL=$T/small.data
+gcc -O0 -fno-omit-frame-pointer -o "$T/callgraph" tests/workloads/callgraph.c || exit 1
+perf record -q -F 4000 -g -o "$SMALL" -- "$T/callgraph" 8000 >/dev/null 2>&1 ||
+    { echo "perf record of the small file failed"; exit 1; }
+
+# page_times HTML: first render (ms since navigation) and the interactions, in the page.
+INTERACT='(function(){var P=prospect,t,r={first:P.timings.first};function ms(f){t=performance.now();f();return +(performance.now()-t).toFixed(1)}r.topdown=ms(function(){P.apply({v:"td",p:"",d:"",c:"",q:"",f:""})});var n=P.rows()[0]&&P.rows()[0].n;r.expand=ms(function(){P.open[n]=!P.open[n];P.render()});r.search=ms(function(){P.apply({v:"td",p:"",d:"",c:"",q:"^sp",f:""})});r.filter=ms(function(){P.apply({v:"td",p:"",d:"",c:"u",q:"",f:""})});r.flame=ms(function(){P.apply({v:"flame",p:"",d:"",c:"",q:"",f:""})});var g=document.querySelectorAll("#flame g.f")[3];r.zoom=ms(function(){zoom(g)});r.flamesearch=ms(function(){search("^sp")});r.bottomup=ms(function(){P.apply({v:"bu",p:"",d:"",c:"",q:"",f:""})});r.functions=ms(function(){P.apply({v:"fn",p:"",d:"",c:"",q:"",f:"main"})});return JSON.stringify(r)})()'
+page_times() {
+    timeout 300 node tests/e2e/browser.js "file://$1" "wait:window.prospect&&prospect.ready" \
+        "eval:$INTERACT" 2>&1 | sed -n 's/^{"step":1,"value":"\(.*\)"}$/\1/p' | tr -d '\\'
+}
+
+for f in big small; do
+    DATA=$T/$f.data
+    [ $f = big ] && DATA=$BIG
+    [ $f = small ] && DATA=$SMALL
+    rm -f "$T/fold_wall" "$T/html_wall"
+    for i in $(seq "$RUNS"); do
+        timed fold "$T/out.folded" "$PROSPECT" report -i "$DATA" --format folded || exit 1
+        echo "$fold_wall" >>"$T/fold_wall"
+        timed html /dev/null "$PROSPECT" report -i "$DATA" --format html -o "$T/$f.html" || exit 1
+        echo "$html_wall" >>"$T/html_wall"
+    done
+    samples=$(awk '{ s += $NF } END { print s }' "$T/out.folded")
+    fw=$(median <"$T/fold_wall") hw=$(median <"$T/html_wall")
+    printf "%-6s %9s samples  folded %7ss  html %7ss  (%sx folded)  %6.2f MB\n" "$f" \
+        "$samples" "$fw" "$hw" "$(ratio "$hw" "$fw")" \
+        "$(awk -v b="$(stat -c %s "$T/$f.html")" 'BEGIN { print b / 1e6 }')"
+    if command -v chromium >/dev/null && command -v node >/dev/null; then
+        echo "       in Chromium (ms): $(page_times "$T/$f.html")"
+    else
+        echo "       chromium or node not installed: no render times"
+    fi
+done
+
+# go tool pprof -http on the same big file's pprof output: seconds until its flame graph page
+# has loaded in Chromium (the server parses the profile first).
+if ! command -v go >/dev/null || ! command -v chromium >/dev/null; then
+    echo "pprof -http: go or chromium not installed: skipping the comparison"
+    exit 0
+fi
+"$PROSPECT" report -i "$BIG" --format pprof -o "$T/big.pb.gz" || exit 1
+export HOME=$T/gohome GOCACHE=$T/gohome/cache GOPATH=$T/gohome/path
+mkdir -p "$HOME"
+port=$((20000 + RANDOM % 20000))
+t0=$EPOCHREALTIME
+go tool pprof -http="127.0.0.1:$port" -no_browser "$T/big.pb.gz" >"$T/pprof.log" 2>&1 &
+pp=$!
+for i in $(seq 600); do     # the server parses the profile before it listens
+    curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+    kill -0 "$pp" 2>/dev/null || break
+    sleep 0.1
+done
+out=$(timeout 300 node tests/e2e/browser.js "http://127.0.0.1:$port/ui/flamegraph" \
+      "wait:document.readyState==='complete'&&document.querySelector('#stack-chart, #flamegraph, svg, canvas')" 2>&1)
+t1=$EPOCHREALTIME
+kill "$pp" 2>/dev/null
+wait "$pp" 2>/dev/null
+if grep -q '"failure"' <<<"$out"; then
+    echo "pprof -http: its page did not load ($(grep -m1 failure <<<"$out" | head -c 200))"
+else
+    echo "pprof -http: server start + flame graph page loaded in $(awk -v a="$t0" -v b="$t1" \
+        'BEGIN { printf "%.2f", b - a }') s (html above: write + first render)"
+fi

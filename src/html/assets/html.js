@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/* Prospect's HTML profile page (src/html/html.c writes the data; docs/html.md): every view is
+   computed from one selection (process, DSO, user/kernel, search) over the call paths; the
+   selection lives in the URL hash. Lists are virtualized: only the rows in sight are in the
+   DOM. The flame graph is drawn as the SVG output's frames and driven by its script
+   (flame.js: init, zoom, search). */
+(function () {
+"use strict";
+var D = JSON.parse(document.getElementById("profile-data").textContent);
+var S = D.str, M = D.meta;
+var KIND = ["root", "comm", "user", "kernel", "inlined", "bracket"];
+var NN = D.node.length / 2, NSYM = D.sym.length / 3, NST = D.st.length / 3, NP = D.proc.length / 2;
+var par = new Uint32Array(NN), what = new Int32Array(NN), fid = new Int32Array(NN);
+var firstOcc = new Uint8Array(NN), kids = [], depthOf = new Uint16Array(NN);
+var stProc = new Uint32Array(NST), stNode = new Uint32Array(NST), stW = new Float64Array(NST);
+var funcs = [], funcKey = {};   /* a function: one name and kind, as the flame graph merges */
+var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
+var state = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
+var timings = { build: 0, render: 0, first: 0 };   /* ms; first: since navigation */
+
+function nodeName(n) {
+  if (n === 0) return "all";
+  var w = what[n];
+  return w < 0 ? S[-w - 1] : S[D.sym[3 * w]];
+}
+function nodeKind(n) { return n === 0 ? 0 : what[n] < 0 ? 1 : D.sym[3 * what[n] + 2]; }
+function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : ""; }
+
+function load() {
+  var t0 = performance.now(), i, n;
+  for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; kids.push(null); }
+  for (n = 1; n < NN; n++) {
+    (kids[par[n]] || (kids[par[n]] = [])).push(n);
+    depthOf[n] = depthOf[par[n]] + 1;
+    if (what[n] < 0) { fid[n] = -1; continue; }
+    var key = nodeName(n) + "\u0000" + nodeKind(n), f = funcKey[key];
+    if (f === undefined) {
+      f = funcKey[key] = funcs.length;
+      funcs.push({ id: f, name: nodeName(n), kind: nodeKind(n), dso: nodeDso(n), nodes: [] });
+    }
+    fid[n] = f; funcs[f].nodes.push(n);
+  }
+  /* firstOcc: no caller on the path is the same function (recursion counted once). */
+  var on = new Int32Array(funcs.length), stack = [0], exit = [];
+  while (stack.length) {
+    n = stack.pop();
+    if (n < 0) { n = -n - 1; if (fid[n] >= 0) on[fid[n]]--; continue; }
+    if (fid[n] >= 0) { firstOcc[n] = on[fid[n]] === 0 ? 1 : 0; on[fid[n]]++; }
+    stack.push(-n - 1);
+    if (kids[n]) for (i = 0; i < kids[n].length; i++) stack.push(kids[n][i]);
+  }
+  for (i = 0; i < NST; i++) {
+    stProc[i] = D.st[3 * i]; stNode[i] = D.st[3 * i + 1]; stW[i] = D.st[3 * i + 2];
+  }
+  timings.build = performance.now() - t0;
+}
+
+/* ---- the selection ------------------------------------------------------------------- */
+function pidOf(p) { return D.proc[2 * p]; }
+function compute() {
+  var i, n, pid = state.p === "" ? -1 : +state.p;
+  selfW.fill(0); totW.fill(0);
+  for (i = 0; i < NST; i++) {
+    n = stNode[i];
+    if (pid >= 0 && pidOf(stProc[i]) !== pid) continue;
+    if (state.d && nodeDso(n) !== state.d) continue;
+    if (state.c === "k" && nodeKind(n) !== 3) continue;
+    if (state.c === "u" && nodeKind(n) === 3) continue;
+    selfW[n] += stW[i];
+  }
+  for (n = 0; n < NN; n++) totW[n] = selfW[n];
+  for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
+  TOTAL = totW[0];
+  funcs.forEach(function (f) {
+    var s = 0, t = 0;
+    f.nodes.forEach(function (m) { s += selfW[m]; if (firstOcc[m]) t += totW[m]; });
+    f.self = s; f.total = t;
+  });
+}
+function searchRe() {
+  if (!state.q) return null;
+  try { return new RegExp(state.q); } catch (e) { return undefined; }
+}
+/* The share of the selection under a matching frame (a match inside a match counts once):
+   what the flame graph's search gives. */
+function matchedShare(re) {
+  var sum = 0, stack = [[0, false]];
+  while (stack.length) {
+    var e = stack.pop(), n = e[0];
+    if (!e[1] && n && re.test(nodeName(n))) { sum += totW[n]; continue; }
+    if (kids[n]) for (var i = 0; i < kids[n].length; i++) stack.push([kids[n][i], false]);
+  }
+  return TOTAL ? 100 * sum / TOTAL : 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------------- */
+function el(tag, cls, text) {
+  var e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function pct(v) { return TOTAL ? (100 * v / TOTAL).toFixed(2) + "%" : "0.00%"; }
+function num(v) { return M.unit === "ns" ? (v / 1e6).toFixed(3) + " ms" : String(v); }
+function hashOf(s) {
+  return Object.keys(s).filter(function (k) { return s[k] !== ""; }).map(function (k) {
+    return k + "=" + encodeURIComponent(s[k]);
+  }).join("&");
+}
+function readHash() {
+  var h = location.hash.replace(/^#/, ""), s = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
+  h.split("&").forEach(function (kv) {
+    var i = kv.indexOf("=");
+    if (i > 0 && kv.slice(0, i) in s) s[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+  });
+  return s;
+}
+function go(change) {
+  var s = {}, k;
+  for (k in state) s[k] = state[k];
+  for (k in change) s[k] = change[k];
+  var h = "#" + hashOf(s);
+  if (h !== location.hash) location.hash = h; else apply(s);
+}
+
+/* ---- virtualized rows -------------------------------------------------------------- */
+var ROW = 20;
+function vlist(box, rows, draw, onKey) {
+  var inner = el("div", "vinner"), sel = -1;
+  box.textContent = ""; box.appendChild(inner); box.tabIndex = 0;
+  inner.style.height = rows.length * ROW + "px";
+  function paint() {
+    var top = box.scrollTop, h = box.clientHeight || 600;
+    var a = Math.max(0, Math.floor(top / ROW) - 10);
+    var b = Math.min(rows.length, Math.ceil((top + h) / ROW) + 10);
+    inner.textContent = "";
+    for (var i = a; i < b; i++) {
+      var r = draw(rows[i], i);
+      r.style.top = i * ROW + "px";
+      r.classList.add("row");
+      if (i === sel) r.classList.add("sel");
+      (function (j) { r.addEventListener("click", function () { api.select(j); }); })(i);
+      inner.appendChild(r);
+    }
+  }
+  var api = {
+    paint: paint, rows: rows,
+    select: function (i) {
+      sel = Math.max(0, Math.min(rows.length - 1, i));
+      if (sel * ROW < box.scrollTop) box.scrollTop = sel * ROW;
+      else if ((sel + 1) * ROW > box.scrollTop + box.clientHeight)
+        box.scrollTop = (sel + 1) * ROW - box.clientHeight;
+      paint();
+    },
+    selected: function () { return sel; }
+  };
+  box.onscroll = paint;
+  box.onkeydown = function (e) {
+    if (e.key === "ArrowDown") { api.select(sel + 1); e.preventDefault(); }
+    else if (e.key === "ArrowUp") { api.select(sel - 1); e.preventDefault(); }
+    else if (onKey && sel >= 0 && onKey(e, rows[sel], sel)) e.preventDefault();
+  };
+  paint();
+  return api;
+}
+
+/* ---- views ------------------------------------------------------------------------- */
+var main, bar, views = {}, open = {}, buOpen = {}, current = null;
+
+function table(head, rows, sortable) {
+  var t = el("table", "grid"), tr = el("tr"), order = { k: -1, up: false };
+  head.forEach(function (h, k) {
+    var th = el("th", h.num ? "num" : "", h.name);
+    if (sortable) th.addEventListener("click", function () {
+      order.up = order.k === k ? !order.up : !h.num; order.k = k;
+      rows.sort(function (a, b) {
+        var x = a[k], y = b[k], c = x < y ? -1 : x > y ? 1 : 0;
+        return order.up ? c : -c;
+      });
+      fill();
+    });
+    tr.appendChild(th);
+  });
+  t.appendChild(tr);
+  var body = el("tbody");
+  t.appendChild(body);
+  function fill() {
+    body.textContent = "";
+    rows.forEach(function (r) {
+      var row = el("tr");
+      head.forEach(function (h, k) {
+        row.appendChild(el("td", h.num ? "num" : "", h.fmt ? h.fmt(r[k]) : String(r[k])));
+      });
+      body.appendChild(row);
+    });
+  }
+  fill();
+  return t;
+}
+
+views.sum = function (box) {
+  var stats = [["Input", M.input || ""], ["Command", M.command || ""], ["Event", M.event || ""],
+               ["Duration", M.duration_ns ? (M.duration_ns / 1e9).toFixed(3) + " s" : "unknown"],
+               ["CPUs", M.cpus || "unknown"], ["Samples", M.samples],
+               ["Distinct stacks", M.distinct_stacks],
+               ["Selected", num(TOTAL) + " " + (M.unit === "ns" ? "off-CPU" : "samples")]];
+  box.appendChild(el("h2", "", "Statistics of Run"));
+  box.appendChild(table([{ name: "" }, { name: "" }], stats, false));
+  var per = {};
+  for (var i = 0; i < NST; i++) {
+    var p = stProc[i];
+    if (state.p !== "" && pidOf(p) !== +state.p) continue;
+    per[p] = (per[p] || 0) + stW[i];
+  }
+  var rows = Object.keys(per).map(function (p) {
+    return [pidOf(+p), S[D.proc[2 * p + 1]], per[p], per[p]];
+  }).sort(function (a, b) { return b[2] - a[2]; });
+  box.appendChild(el("h2", "", "Summary of Processes"));
+  var t = table([{ name: "PID", num: 1 }, { name: "Command" },
+                 { name: M.unit === "ns" ? "Off-CPU" : "Samples", num: 1, fmt: num },
+                 { name: "Share", num: 1, fmt: pct }], rows, true);
+  t.id = "processes";
+  box.appendChild(t);
+  box.appendChild(el("h2", "", "Notes"));
+  var ul = el("ul", "notes");
+  (M.notes.length ? M.notes : ["none"]).forEach(function (n) { ul.appendChild(el("li", "", n)); });
+  box.appendChild(ul);
+};
+
+function nameCell(r, name, kind, dso) {
+  var s = el("span", "name k" + kind, name);
+  if (dso) s.title = dso;
+  var re = searchRe();
+  if (re && re.test(name)) s.classList.add("match");
+  r.appendChild(s);
+  if (dso) r.appendChild(el("span", "dso", dso));
+}
+
+function treeRow(depth, hasKids, isOpen, tot, self, name, kind, dso) {
+  var r = el("div");
+  r.appendChild(el("span", "c num", num(tot)));
+  r.appendChild(el("span", "c num", num(self)));
+  r.appendChild(el("span", "c num", pct(tot)));
+  var ind = el("span", "tw", hasKids ? (isOpen ? "\u25be" : "\u25b8") : "");
+  ind.style.marginLeft = depth * 14 + "px";
+  r.appendChild(ind);
+  nameCell(r, name, kind, dso);
+  return r;
+}
+
+function treeHead(box, cols) {
+  var h = el("div", "thead");
+  cols.forEach(function (c) { h.appendChild(el("span", c[1], c[0])); });
+  box.appendChild(h);
+  var b = el("div", "vbox");
+  box.appendChild(b);
+  return b;
+}
+
+var TREE_COLS = [["Total", "c num"], ["Self", "c num"], ["Share", "c num"], ["Function", "h"]];
+function toCallers(n) { if (what[n] >= 0) go({ v: "fn", f: nodeName(n) }); }
+function sortedKids(n) {
+  return (kids[n] || []).filter(function (c) { return totW[c] > 0; })
+    .sort(function (a, b) { return totW[b] - totW[a]; });
+}
+
+views.td = function (box) {
+  var b = treeHead(box, TREE_COLS);
+  var rows = [];
+  (function walk(n, d) {
+    sortedKids(n).forEach(function (c) {
+      rows.push({ n: c, d: d });
+      if (open[c]) walk(c, d + 1);
+    });
+  })(0, 0);
+  var list = vlist(b, rows, function (r) {
+    var row = treeRow(r.d, sortedKids(r.n).length > 0, !!open[r.n], totW[r.n], selfW[r.n],
+                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
+    row.childNodes[3].addEventListener("click", function (e) {
+      e.stopPropagation(); toggle(r.n);
+    });
+    row.addEventListener("dblclick", function () { toCallers(r.n); });
+    return row;
+  }, function (e, r) {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === " ") {
+      if ((e.key === "ArrowRight") !== !!open[r.n] || e.key === " ") toggle(r.n);
+      return true;
+    }
+    if (e.key === "Enter" && what[r.n] >= 0) { go({ v: "fn", f: nodeName(r.n) }); return true; }
+    return false;
+  });
+  function toggle(n) {
+    var keep = list.selected(); open[n] = !open[n]; render(); current.select(keep);
+  }
+  return list;
+};
+
+/* Bottom-up: each function by the samples taken in it, then its callers; a row holds the
+   path nodes it stands for (frontier) and the weight each carries. */
+function buKids(front) {
+  var by = {}, out = [];
+  front.forEach(function (e) {
+    var p = par[e[0]];
+    if (!p) return;
+    var key = nodeName(p) + "\u0000" + nodeKind(p), g = by[key];
+    if (!g) g = by[key] = { n: p, w: 0, front: [] }, out.push(g);
+    g.w += e[1]; g.front.push([p, e[1]]);
+  });
+  return out.sort(function (a, b) { return b.w - a.w; });
+}
+views.bu = function (box) {
+  var b = treeHead(box, [["Self", "c num"], ["", "c num"], ["Share", "c num"],
+                         ["Function / callers", "h"]]);
+  var rows = [];
+  var roots = funcs.filter(function (f) { return f.self > 0; }).map(function (f) {
+    return { n: f.nodes[0], w: f.self, key: "f" + f.id,
+             front: f.nodes.filter(function (m) { return selfW[m] > 0; })
+                           .map(function (m) { return [m, selfW[m]]; }) };
+  }).sort(function (a, b) { return b.w - a.w; });
+  (function walk(list, d) {
+    list.forEach(function (g) {
+      g.d = d; rows.push(g);
+      if (buOpen[g.key]) walk(buKids(g.front).map(function (c) {
+        c.key = g.key + "/" + nodeName(c.n); return c;
+      }), d + 1);
+    });
+  })(roots, 0);
+  var list = vlist(b, rows, function (r) {
+    var row = treeRow(r.d, !!par[r.front[0][0]], !!buOpen[r.key], r.w, r.d ? 0 : r.w,
+                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
+    row.childNodes[1].textContent = "";
+    row.childNodes[3].addEventListener("click", function (e) {
+      e.stopPropagation(); toggle(r.key);
+    });
+    row.addEventListener("dblclick", function () { toCallers(r.n); });
+    return row;
+  }, function (e, r) {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === " ") {
+      if ((e.key === "ArrowRight") !== !!buOpen[r.key] || e.key === " ") toggle(r.key);
+      return true;
+    }
+    if (e.key === "Enter" && what[r.n] >= 0) { go({ v: "fn", f: nodeName(r.n) }); return true; }
+    return false;
+  });
+  function toggle(k) {
+    var keep = list.selected(); buOpen[k] = !buOpen[k]; render(); current.select(keep);
+  }
+  return list;
+};
+
+/* Functions with self and total (as report --children), and the selected one's callers and
+   callees (butterfly). */
+function butterfly(box, name) {
+  var cs = funcs.filter(function (f) { return f.name === name; });
+  if (!cs.length) { box.appendChild(el("p", "note", "No function named " + name)); return; }
+  var callers = {}, callees = {}, self = 0, tot = 0;
+  cs.forEach(function (f) {
+    self += f.self; tot += f.total;
+    f.nodes.forEach(function (m) {
+      if (firstOcc[m]) {
+        var p = par[m], k = nodeName(p);
+        callers[k] = (callers[k] || 0) + totW[m];
+      }
+      (kids[m] || []).forEach(function (c) {
+        callees[nodeName(c)] = (callees[nodeName(c)] || 0) + totW[c];
+      });
+    });
+  });
+  box.appendChild(el("h2", "", name));
+  box.appendChild(el("p", "", "self " + num(self) + " (" + pct(self) + "), total " + num(tot) +
+                     " (" + pct(tot) + ")"));
+  function part(title, m, id) {
+    var rows = Object.keys(m).filter(function (k) { return m[k] > 0; })
+      .map(function (k) { return [k, m[k], m[k]]; }).sort(function (a, b) { return b[1] - a[1]; });
+    box.appendChild(el("h3", "", title));
+    var t = table([{ name: "Function" },
+                   { name: M.unit === "ns" ? "Off-CPU" : "Samples", num: 1, fmt: num },
+                   { name: "Share", num: 1, fmt: pct }], rows, true);
+    t.id = id;
+    box.appendChild(t);
+  }
+  part("Callers", callers, "callers");
+  part("Callees", callees, "callees");
+}
+views.fn = function (box) {
+  var split = el("div", "split"), left = el("div", "half"), right = el("div", "half bf");
+  split.appendChild(left); split.appendChild(right); box.appendChild(split);
+  var b = treeHead(left, TREE_COLS);
+  var rows = funcs.filter(function (f) { return f.total > 0; })
+    .sort(function (a, b) { return b.total - a.total || b.self - a.self; });
+  var list = vlist(b, rows, function (f) {
+    var r = treeRow(0, false, false, f.total, f.self, f.name, KIND[f.kind], f.dso);
+    r.addEventListener("dblclick", function () { go({ f: f.name }); });
+    if (f.name === state.f) r.classList.add("cur");
+    return r;
+  }, function (e, f) {
+    if (e.key === "Enter") { go({ f: f.name }); return true; }
+    return false;
+  });
+  if (state.f) butterfly(right, state.f);
+  else right.appendChild(el("p", "note",
+                            "Double-click a function (or Enter) for its callers and callees."));
+  return list;
+};
+
+var FRAME_H = 16, TOP = 54, BOTTOM = 34, SVGW = 1200;
+var NSVG = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs, text) {
+  var e = document.createElementNS(NSVG, tag);
+  for (var k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed per name */
+  var h = 0;
+  for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+  var a = (h & 0xff) / 255, b = (h >>> 8 & 0xff) / 255;
+  if (kind === 0) return "rgb(190,190,190)";
+  if (kind === 3) return "rgb(" + (200 + (55 * a | 0)) + "," + (120 + (60 * b | 0)) + ",30)";
+  if (kind === 4)
+    return "rgb(" + (60 + (50 * a | 0)) + "," + (180 + (50 * b | 0)) + "," +
+           (180 + (50 * b | 0)) + ")";
+  if (kind === 5) return "rgb(" + (170 + (40 * a | 0)) + "," + (140 + (30 * b | 0)) + ",220)";
+  return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
+}
+views.flame = function (box) {
+  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [];
+  (function walk(n, d, x) {
+    if (totW[n] * scale < 0.1) return;
+    list.push([n, d, x]); if (d > maxd) maxd = d;
+    var cs = (kids[n] || []).slice().sort(function (a, b) {
+      var x1 = nodeName(a), y1 = nodeName(b);
+      return x1 < y1 ? -1 : x1 > y1 ? 1 : nodeKind(a) - nodeKind(b);
+    });
+    cs.forEach(function (c) { walk(c, d + 1, x); x += totW[c]; });
+  })(0, 0, 0);
+  var H = TOP + BOTTOM + (maxd + 1) * FRAME_H, unit = M.unit === "ns" ? "ns" : "samples";
+  var g0 = svgEl("svg", { width: SVGW, height: H, viewBox: "0 0 " + SVGW + " " + H, id: "flame",
+                        "data-total": TOTAL });
+  g0.appendChild(svgEl("rect", { x: 0, y: 0, width: SVGW, height: H, fill: "rgb(250,250,245)" }));
+  var end = "text-anchor: end";
+  g0.appendChild(svgEl("text", { id: "unzoom", "class": "button hide", x: 10, y: 22 },
+                       "Reset Zoom"));
+  g0.appendChild(svgEl("text", { id: "search", "class": "button", x: SVGW - 10, y: 22, style: end },
+                       "Search"));
+  g0.appendChild(svgEl("text", { id: "matched", x: SVGW - 10, y: H - 12, style: end }, ""));
+  g0.appendChild(svgEl("text", { id: "details", x: 10, y: H - 12 }, " "));
+  list.forEach(function (e) {
+    var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
+    var g = svgEl("g", { "class": "f", "data-x": e[2], "data-v": totW[n], "data-d": e[1] });
+    g.appendChild(svgEl("title", {}, name + " (" + totW[n] + " " + unit + ", " +
+                      (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)"));
+    g.appendChild(svgEl("rect", { x: 0, y: y, width: 0, height: FRAME_H - 1,
+                                fill: colour(name, nodeKind(n)), rx: 2, ry: 2 }));
+    g.appendChild(svgEl("text", { x: 0, y: y + FRAME_H - 5 }));
+    g0.appendChild(g);
+  });
+  box.appendChild(g0);
+  init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
+  unzoom();
+  var re = searchRe();
+  if (re) search(state.q);
+  window.scrollTo(0, document.documentElement.scrollHeight);   /* the root is at the bottom */
+  return null;
+};
+
+/* ---- the page ---------------------------------------------------------------------- */
+var TABS = [["sum", "Summary"], ["td", "Top-down"], ["bu", "Bottom-up"], ["fn", "Caller/callee"],
+            ["flame", "Flame graph"]];
+function buildBar() {
+  bar = el("div", "bar");
+  var h = el("span", "title", M.title);
+  bar.appendChild(h);
+  TABS.forEach(function (t, i) {
+    var b = el("button", "tab", (i + 1) + " " + t[1]);
+    b.id = "tab-" + t[0];
+    b.addEventListener("click", function () { go({ v: t[0] }); });
+    bar.appendChild(b);
+  });
+  var f = el("div", "filters");
+  function choose(id, label, opts, key) {
+    var s = el("select"); s.id = id; s.title = label;
+    opts.forEach(function (o) {
+      var op = el("option", "", o[1]); op.value = o[0]; s.appendChild(op);
+    });
+    s.addEventListener("change", function () { var c = {}; c[key] = s.value; go(c); });
+    f.appendChild(s);
+  }
+  var pids = {}, dsos = {};
+  for (var p = 0; p < NP; p++) pids[D.proc[2 * p]] = S[D.proc[2 * p + 1]];
+  for (var i = 0; i < NSYM; i++) dsos[S[D.sym[3 * i + 1]]] = 1;
+  choose("f-proc", "process", [["", "all processes"]].concat(Object.keys(pids).map(function (k) {
+    return [k, pids[k] + " (" + k + ")"];
+  })), "p");
+  choose("f-dso", "sampled in DSO", [["", "all DSOs"]].concat(Object.keys(dsos).sort()
+    .map(function (k) { return [k, k]; })), "d");
+  choose("f-ctx", "sampled in", [["", "user + kernel"], ["u", "user"], ["k", "kernel"]], "c");
+  var q = el("input"); q.id = "q"; q.placeholder = "search (regex), /"; q.spellcheck = false;
+  q.addEventListener("change", function () { go({ q: q.value }); });
+  f.appendChild(q);
+  f.appendChild(el("span", "", "")).id = "share";
+  bar.appendChild(f);
+  document.getElementById("app").appendChild(bar);
+  main = el("div", "main");
+  document.getElementById("app").appendChild(main);
+}
+
+function render() {
+  var t0 = performance.now();
+  main.textContent = "";
+  TABS.forEach(function (t) {
+    document.getElementById("tab-" + t[0]).classList.toggle("on", t[0] === state.v);
+  });
+  document.getElementById("f-proc").value = state.p;
+  document.getElementById("f-dso").value = state.d;
+  document.getElementById("f-ctx").value = state.c;
+  document.getElementById("q").value = state.q;
+  var re = searchRe(), share = document.getElementById("share");
+  share.textContent = re === undefined ? "bad expression" :
+                      re ? "Matched: " + matchedShare(re).toFixed(2) + "%" : "";
+  current = (views[state.v] || views.sum)(main);
+  timings.render = performance.now() - t0;
+}
+
+function apply(s) {
+  var recompute = s.p !== state.p || s.d !== state.d || s.c !== state.c || !TOTAL;
+  state = s;
+  if (recompute) compute();
+  render();
+}
+
+window.addEventListener("hashchange", function () { apply(readHash()); });
+window.addEventListener("keydown", function (e) {
+  var inField = e.target && e.target.tagName === "INPUT";
+  if (e.key === "/" && !inField) { e.preventDefault(); document.getElementById("q").focus(); }
+  else if (e.key === "Escape") {
+    if (inField) e.target.blur();
+    if (state.q) go({ q: "" }); else if (state.v === "flame") unzoom();
+  } else if (!inField && e.key >= "1" && e.key <= String(TABS.length) && !e.ctrlKey && !e.metaKey) {
+    go({ v: TABS[+e.key - 1][0] });
+  } else if (!inField && e.key === "Backspace") { history.back(); }
+});
+
+load();
+buildBar();
+document.title = M.title;
+var s0 = readHash();
+state.p = "\u0000";                     /* compute on the first apply */
+apply(s0);
+/* The hottest path open in the top-down tree, as a start. */
+for (var n = 0, k; (k = sortedKids(n)).length && totW[k[0]] * 2 >= totW[n]; n = k[0])
+  open[k[0]] = true;
+if (state.v === "td") render();
+timings.first = performance.now();
+window.prospect = {
+  state: function () { return state; }, go: go, apply: apply, timings: timings,
+  total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
+  nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
+  matchedShare: function (q) { return matchedShare(new RegExp(q)); },
+  open: open, render: render, ready: true
+};
+})();

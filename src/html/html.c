@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTML page: head, the data as script-safe JSON, the embedded scripts. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flame/assets.h"
+#include "flame/flametree.h"
+#include "html/assets.h"
+#include "html/html.h"
+#include "html/jsonw.h"
+#include "html/paths.h"
+#include "session/session.h"
+
+#define PUT_LIT(ob, lit) obuf_put(ob, lit, sizeof(lit) - 1)
+
+/* No request can leave the page: everything it needs is inline. */
+static const char head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+    "<meta name=\"generator\" content=\"prospect\">\n<title>Prospect profile</title>\n<style>\n";
+
+static void put_key_str(struct obuf *ob, const char *key, const char *val)
+{
+    obuf_char(ob, ',');
+    jsonw_str(ob, key);
+    obuf_char(ob, ':');
+    if (val)
+        jsonw_str(ob, val);
+    else
+        obuf_put(ob, "null", 4);
+}
+
+static void put_key_u64(struct obuf *ob, const char *key, uint64_t v)
+{
+    obuf_char(ob, ',');
+    jsonw_str(ob, key);
+    obuf_char(ob, ':');
+    obuf_u64(ob, v);
+}
+
+static void write_meta(struct obuf *ob, const struct cg_store *cs, const struct html_opts *o)
+{
+    PUT_LIT(ob, "\"meta\":{\"version\":1");
+    put_key_str(ob, "title", o->title ? o->title : "Prospect profile");
+    put_key_str(ob, "input", o->input);
+    put_key_str(ob, "event", o->event);
+    put_key_str(ob, "command", o->command);
+    put_key_str(ob, "unit", o->by_period ? "ns" : "samples");
+    put_key_u64(ob, "samples", cs->samples);
+    put_key_u64(ob, "period", cs->period);
+    put_key_u64(ob, "distinct_stacks", cs->nstacks);
+    put_key_u64(ob, "duration_ns", o->duration_ns);
+    put_key_u64(ob, "cpus", o->nr_cpus);
+    PUT_LIT(ob, ",\"notes\":[");
+    for (size_t i = 0; i < o->nnotes; i++) {
+        if (i)
+            obuf_char(ob, ',');
+        jsonw_str(ob, o->notes[i]);
+    }
+    obuf_put(ob, "]}", 2);
+}
+
+/* A list, NAME:[a,b,...]; the previous one closed. */
+static void open_list(struct obuf *ob, const char *name, bool first)
+{
+    obuf_put(ob, first ? ",\n" : "],\n", first ? 2 : 3);
+    jsonw_str(ob, name);
+    obuf_put(ob, ":[", 2);
+}
+
+static void write_tables(struct obuf *ob, const struct html_paths *p, const struct cg_syms *cy)
+{
+    open_list(ob, "str", true);
+    for (size_t i = 0; i < p->strs.n; i++) {
+        if (i)
+            obuf_char(ob, ',');
+        jsonw_str(ob, strtab_get(&p->strs, (uint32_t)i));
+    }
+    open_list(ob, "sym", false);             /* name, DSO, kind (enum flame_kind) */
+    for (size_t i = 0; i < cy->nsyms; i++) {
+        if (i)
+            obuf_char(ob, ',');
+        obuf_u64(ob, p->sym_name[i]);
+        obuf_char(ob, ',');
+        obuf_u64(ob, p->sym_dso[i]);
+        obuf_char(ob, ',');
+        obuf_u64(ob, flame_sym_kind(&cy->syms[i]));
+    }
+    open_list(ob, "proc", false);            /* pid, command */
+    for (size_t i = 0; i < p->nprocs; i++) {
+        if (i)
+            obuf_char(ob, ',');
+        obuf_u64(ob, (uint64_t)p->procs[i]->pid);
+        obuf_char(ob, ',');
+        obuf_u64(ob, p->proc_comm[i]);
+    }
+}
+
+/* Nodes as parent, what (a symbol, or -1 - the command's string); stacks as process, node,
+ * weight. */
+static void write_paths(struct obuf *ob, const struct html_paths *p)
+{
+    open_list(ob, "node", false);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct html_node *n = &p->nodes[i];
+        if (i)
+            obuf_char(ob, ',');
+        obuf_u64(ob, n->parent);
+        obuf_char(ob, ',');
+        if (n->what & HTML_COMM_BIT) {
+            obuf_char(ob, '-');
+            obuf_u64(ob, (uint64_t)(n->what & ~HTML_COMM_BIT) + 1);
+        } else {
+            obuf_u64(ob, n->what);
+        }
+    }
+    open_list(ob, "st", false);
+    for (size_t i = 0; i < p->nstacks; i++) {
+        const struct html_stack *s = &p->stacks[i];
+        if (i)
+            obuf_char(ob, ',');
+        obuf_u64(ob, s->proc);
+        obuf_char(ob, ',');
+        obuf_u64(ob, s->node);
+        obuf_char(ob, ',');
+        obuf_u64(ob, s->weight);
+    }
+    obuf_put(ob, "]}", 2);
+}
+
+int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
+               const struct html_opts *o)
+{
+    struct html_paths p;
+    struct obuf *ob;
+    int err;
+
+    if ((err = html_paths_build(&p, cs, cy, o->by_period)))
+        return err;
+    if (!(ob = obuf_new(f))) {
+        html_paths_release(&p);
+        return -ENOMEM;
+    }
+    obuf_put(ob, head, sizeof(head) - 1);
+    obuf_put(ob, prospect_html_css, strlen(prospect_html_css));
+    PUT_LIT(ob, "</style></head>\n<body>\n<div id=\"app\"></div>\n"
+            "<script type=\"application/json\" id=\"profile-data\">{");
+    write_meta(ob, cs, o);
+    write_tables(ob, &p, cy);
+    write_paths(ob, &p);
+    PUT_LIT(ob, "</script>\n<script>\n");
+    obuf_put(ob, prospect_flame_js, strlen(prospect_flame_js));
+    PUT_LIT(ob, "</script>\n<script>\n");
+    obuf_put(ob, prospect_html_js, strlen(prospect_html_js));
+    PUT_LIT(ob, "</script>\n</body></html>\n");
+    html_paths_release(&p);
+    bool ok = obuf_close(ob);
+    return !ok || fflush(f) || ferror(f) ? -EIO : 0;
+}

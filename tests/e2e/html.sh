@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: MIT
+# report --format html and run --html (issue 21): the page in headless Chromium loads without
+# errors or requests; its call tree equals the folded output, its functions the --children
+# table; a click zooms the flame graph and its search gives the SVG's matched share; a URL
+# hash reopens the same view; hostile names stay text; run --html still prints the report.
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+# verdict NAME OUT: pass when the checker printed "ok", else fail with what it printed.
+verdict() { if [ "$2" = ok ]; then pass "$1"; else fail "$1" "$(head -c 600 <<<"$2")"; fi; }
+browse() { timeout 120 node "$HERE/browser.js" "$@" 2>&1; }
+
+build_workload callgraph callgraph -O0 -fno-omit-frame-pointer ||
+    { fail html_build "cannot build tests/workloads/callgraph.c"; exit 0; }
+CG=$WL/callgraph
+if ! "$PROSPECT" record -g -o "$TEST_TMP/p.data" -- "$CG" 1500 >/dev/null 2>&1; then
+    fail html_record "prospect record -g failed"
+    exit 0
+fi
+FILES="p"
+if precord -g -o "$TEST_TMP/perf.data" -- "$CG" 1500; then
+    FILES="p perf"
+else
+    skip html_perf_file "perf record -g failed three times"
+fi
+
+# ---- the file: written whole, one page, nothing outside it --------------------------------
+for f in $FILES; do
+    "$PROSPECT" report -i "$TEST_TMP/$f.data" --format html -o "$TEST_TMP/$f.html"
+    check "html_written_$f" [ $? -eq 0 -a -s "$TEST_TMP/$f.html" ]
+    "$PROSPECT" report -i "$TEST_TMP/$f.data" --format folded >"$TEST_TMP/$f.folded"
+    "$PROSPECT" report -i "$TEST_TMP/$f.data" --children --sort sym >"$TEST_TMP/$f.children"
+done
+# Self-contained: no src= or href= to anything, one script of data, a policy that forbids
+# fetching.
+check html_no_external_reference [ -z "$(grep -Eio '(src|href)=' "$TEST_TMP/p.html")" -a \
+    -n "$(grep -F "default-src 'none'" "$TEST_TMP/p.html")" ]
+"$PROSPECT" report -i "$TEST_TMP/p.data" --format html >"$TEST_TMP/stdout.html"
+check html_to_stdout_equals_file cmp -s "$TEST_TMP/stdout.html" "$TEST_TMP/p.html"
+"$PROSPECT" report -i "$TEST_TMP/p.data" --format html --inverted -o "$TEST_TMP/x.html" 2>/dev/null
+check html_inverted_is_for_svg [ $? -eq 2 -a ! -e "$TEST_TMP/x.html" ]
+"$PROSPECT" report -i "$TEST_TMP/p.data" --format html --title 'My <run>' -o "$TEST_TMP/t.html"
+check html_title_escaped [ -n "$(grep -F '"title":"My \u003crun\u003e"' "$TEST_TMP/t.html")" ]
+
+if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
+    skip html_chromium "chromium or node is not installed"
+    exit 0
+fi
+
+# ---- in Chromium: numbers against the folded output and the --children table ---------------
+# paths: every call-tree node's path (comm first, kernel frames marked _[k] as in the folded
+# output) and total; funcs: every function's name, kind, self and total.
+MODEL='(function(){var P=prospect,N=P.totW.length,path=new Array(N),out=[];path[0]=[];var D=JSON.parse(document.getElementById("profile-data").textContent);for(var n=1;n<N;n++){var w=D.node[2*n+1],k=w<0?1:D.sym[3*w+2];path[n]=path[D.node[2*n]].concat([P.nodeName(n)+(k===3?"_[k]":"")]);if(P.totW[n])out.push([path[n].join(";"),P.totW[n],P.selfW[n]]);}return JSON.stringify({total:P.total(),paths:out,funcs:P.funcs().map(f=>[f.name,f.kind,f.self,f.total])})})()'
+center_js() {
+    echo "(function(){var g=[...document.querySelectorAll('#flame g.f')].find(g=>g.fname==='$1');g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
+}
+for f in $FILES; do
+    browse "file://$TEST_TMP/$f.html" "eval:window.prospect&&prospect.ready" "eval:$MODEL" \
+        "eval:location.hash='v=td'" "wait:document.querySelectorAll('.vbox .row').length" \
+        "eval:[...document.querySelectorAll('.vbox .row')].map(r=>[...r.children].map(c=>c.textContent))" \
+        "eval:location.hash='v=flame'" "wait:document.querySelectorAll('#flame g.f').length" \
+        "click:$(center_js via_b)" "wait:document.getElementById('flame').getAttribute('data-zoomed')" \
+        "eval:search('^via_')" "eval:document.querySelector('#flame #matched').textContent" \
+        "eval:location.hash='v=flame&q=%5Evia_'" "wait:document.getElementById('share').textContent" \
+        >"$TEST_TMP/$f.browser"
+    "$PROSPECT" report -i "$TEST_TMP/$f.data" --format svg -o "$TEST_TMP/$f.svg"
+    browse "file://$TEST_TMP/$f.svg" "eval:search('^via_')" >"$TEST_TMP/$f.svgbrowser"
+    out=$(python3 - "$TEST_TMP/$f.browser" "$TEST_TMP/$f.folded" "$TEST_TMP/$f.children" \
+                    "$TEST_TMP/$f.svgbrowser" <<'PY'
+import json, re, sys
+def steps_of(fn):
+    lines = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    st = {l['step']: l['value'] for l in lines if 'step' in l}
+    errs = [l['failure'] for l in lines if 'failure' in l] + [e for l in lines for e in l.get('errors', [])]
+    reqs = [r for l in lines for r in l.get('requests', [])]
+    return st, errs, reqs
+steps, errs, reqs = steps_of(sys.argv[1])
+res = {}
+def say(k, ok, why=''):
+    res[k] = 'ok' if ok else why or 'failed'
+say('loads', steps.get(0) is True and not errs, '%s %s' % (steps.get(0), errs[:3]))
+say('no_request', not reqs, str(reqs[:3]))
+m = json.loads(steps.get(1) or '{"total":0,"paths":[],"funcs":[]}')
+# Every path prefix of the folded output, and its samples.
+pref, total = {}, 0
+for l in open(sys.argv[2]):
+    path, n = l.rsplit(' ', 1)
+    n = int(n); total += n
+    fr = path.split(';')
+    for i in range(1, len(fr) + 1):
+        pref[';'.join(fr[:i])] = pref.get(';'.join(fr[:i]), 0) + n
+got = {}
+for p, t, s in m['paths']:
+    got[p] = got.get(p, 0) + t
+bad = [(p, got.get(p), n) for p, n in pref.items() if got.get(p) != n]
+bad += [(p, n, None) for p, n in got.items() if p not in pref]
+say('calltree_equals_folded', m['total'] == total and not bad and len(pref) > 5,
+    'total %s/%s %s' % (m['total'], total, bad[:4]))
+# The functions against --children --sort sym (shares to 2 decimals), rows of 0.5% or more.
+ch = {}
+for l in open(sys.argv[3]):
+    r = re.match(r'\s*([\d.]+)%\s+([\d.]+)%\s+.*?\[(.)\]\s+(.*)$', l)
+    if r:
+        key = (r.group(4).strip(), r.group(3) == 'k')
+        ch[key] = (float(r.group(1)), float(r.group(2)))
+fn = {}
+for name, kind, s, t in m['funcs']:
+    if kind == 1:
+        continue
+    k = (name, kind == 3)
+    a = fn.get(k, (0, 0))
+    fn[k] = (a[0] + 100.0 * t / total, a[1] + 100.0 * s / total)
+keys = [k for k in set(ch) | set(fn) if max(ch.get(k, (0, 0))[0], fn.get(k, (0, 0))[0]) >= 0.5]
+bad = [(k, fn.get(k), ch.get(k)) for k in keys
+       if k not in fn or k not in ch or any(abs(a - b) > 0.006 for a, b in zip(fn[k], ch[k]))]
+say('functions_equal_children', not bad and len(keys) >= 4, '%d rows %s' % (len(keys), bad[:4]))
+# The top-down rows in the DOM: Total, Self, Share of the model's nodes.
+rows = steps.get(4) or []
+tot = {p.split(';')[-1]: (t, s) for p, t, s in m['paths'] if len(p.split(';')) <= 3}
+okrows = [r for r in rows if r[4] in tot and r[0] == str(int(tot[r[4]][0])) and
+          r[2] == '%.2f%%' % (100.0 * tot[r[4]][0] / total)]
+say('calltree_rows_shown', len(rows) >= 3 and rows[0][4] in ('callgraph',) and len(okrows) >= 3,
+    str(rows[:4]))
+say('click_zooms', steps.get(8) == 'via_b', str(steps.get(8)))
+svg, serrs, _ = steps_of(sys.argv[4])
+va = svg.get(0)
+say('search_share_equals_svg', isinstance(va, (int, float)) and va > 0 and
+    abs(steps.get(9, -1) - va) < 1e-9 and steps.get(10) == 'Matched: %.2f%%' % va and
+    steps.get(12) == 'Matched: %.2f%%' % va and not serrs,
+    'html %s %s %s svg %s %s' % (steps.get(9), steps.get(10), steps.get(12), va, serrs[:2]))
+print('\n'.join('%s=%s' % kv for kv in res.items()))
+PY
+)
+    for k in loads no_request calltree_equals_folded functions_equal_children calltree_rows_shown \
+             click_zooms search_share_equals_svg; do
+        v=$(sed -n "s/^$k=//p" <<<"$out")
+        verdict "html_${k}_$f" "${v:-$out}"
+    done
+done
+
+# ---- the URL hash: a filtered view's link reopens the same view -----------------------------
+pid=$(awk '/^ *[0-9]+ +callgraph/ { print $1; exit }' <("$PROSPECT" report -i "$TEST_TMP/p.data"))
+VIEW="JSON.stringify([prospect.state(),document.getElementById('f-proc').value,document.getElementById('f-ctx').value,document.getElementById('q').value,document.getElementById('share').textContent,document.querySelector('.main').textContent.length,[...document.querySelectorAll('#callers td')].map(t=>t.textContent)])"
+browse "file://$TEST_TMP/p.html" "eval:prospect.go({v:'fn',p:'$pid',c:'u',q:'^via',f:'leaf'}),1" \
+    "wait:location.hash.length>1&&document.querySelector('#callers')" "eval:location.hash" \
+    "eval:$VIEW" >"$TEST_TMP/h1.browser"
+hash=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    if l.startswith("{\"step\": 2") or l.startswith("{\"step\":2"): print(json.loads(l)["value"])' "$TEST_TMP/h1.browser")
+browse "file://$TEST_TMP/p.html$hash" "wait:document.querySelector('#callers')" "eval:$VIEW" \
+    >"$TEST_TMP/h2.browser"
+out=$(python3 - "$TEST_TMP/h1.browser" "$TEST_TMP/h2.browser" "$pid" <<'PY'
+import json, sys
+def last(fn):
+    v = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    st = {l['step']: l['value'] for l in v if 'step' in l}
+    errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+    return st, errs
+a, ea = last(sys.argv[1]); b, eb = last(sys.argv[2])
+va, vb = json.loads(a.get(3) or 'null'), json.loads(b.get(1) or 'null')
+ok = (va and va == vb and va[0]['p'] == sys.argv[3] and va[1] == sys.argv[3] and va[2] == 'u' and
+      'via_a' in va[6] and not ea and not eb)
+print('ok' if ok else '%s | %s | %s %s' % (va, vb, ea[:2], eb[:2]))
+PY
+)
+verdict html_url_hash_reopens_the_view "$out"
+
+# ---- hostile names: a symbol and a command that try to end the script, stay text ----------
+evil=$'x</script><img src=x onerror="window.pwned=1"><!--\x01\xff\xfe\'"&amp;'
+if ! command -v objcopy >/dev/null; then
+    skip html_hostile_names "objcopy (binutils) is not installed"
+elif gcc -O0 -fno-omit-frame-pointer -o "$TEST_TMP/names0" "$(dirname "$0")/../workloads/names.c" &&
+     objcopy --redefine-sym "hot_name=$evil" "$TEST_TMP/names0" "$TEST_TMP/<b>&\"'" &&
+     "$PROSPECT" record -g -o "$TEST_TMP/n.data" -- "$TEST_TMP/<b>&\"'" 100000000 >/dev/null 2>&1; then
+    "$PROSPECT" report -i "$TEST_TMP/n.data" --format html -o "$TEST_TMP/n.html"
+    check html_hostile_no_raw_markup [ "$(grep -c '</script>' "$TEST_TMP/n.html")" = 3 -a \
+        -z "$(grep -F 'onerror="window' "$TEST_TMP/n.html")" ]
+    browse "file://$TEST_TMP/n.html#v=fn" "wait:document.querySelectorAll('.vbox .row').length" \
+        "eval:JSON.stringify([window.pwned===undefined,document.querySelectorAll('img').length,prospect.funcs().map(f=>f.name).filter(n=>n.indexOf('</script>')>=0),[...document.querySelectorAll('.vbox .name')].some(e=>e.textContent.indexOf('<img src=x')>=0),prospect.funcs().some(f=>f.name==='<b>&\"\\'')])" \
+        >"$TEST_TMP/n.browser"
+    out=$(python3 - "$TEST_TMP/n.browser" <<'PY'
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+r = json.loads(st.get(1) or '[]')
+want = 'x</script><img src=x onerror="window.pwned=1"><!--\ufffd\ufffd\ufffd\'"&amp;'
+ok = r and r[0] is True and r[1] == 0 and len(r[2]) == 1 and r[2][0].startswith('x</script><img') and r[3] and not errs
+print('ok' if ok else '%s %s' % (r, errs[:2]))
+PY
+)
+    verdict html_hostile_names_are_text "$out"
+else
+    skip html_hostile_names "could not build or record the renamed workload"
+fi
+
+# ---- run --html: the text report as before, and the page --------------------------------
+out=$("$PROSPECT" run --html "$TEST_TMP/run.html" -- "$CG" 300 2>&1)
+check html_run_prints_report_and_writes_page [ $? -eq 0 -a -s "$TEST_TMP/run.html" -a \
+    -n "$(grep '^Statistics of Run' <<<"$out")" -a -n "$(grep -F '"samples":' "$TEST_TMP/run.html")" ]
+browse "file://$TEST_TMP/run.html#v=td" "wait:document.querySelectorAll('.vbox .row').length" \
+    "eval:prospect.total()>0" >"$TEST_TMP/run.browser"
+check html_run_page_loads [ -n "$(grep -x '{"step":1,"value":true}' "$TEST_TMP/run.browser")" -a \
+    -n "$(grep -x '{"errors":\[\]}' "$TEST_TMP/run.browser")" ]
+# A path that cannot be written fails before the command runs, as -o does.
+"$PROSPECT" run --html "$TEST_TMP/nodir/x.html" -- echo ran >"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err"
+check html_run_unwritable_said_before_the_run [ $? -eq 1 -a ! -s "$TEST_TMP/run.out" -a \
+    -n "$(grep "cannot write $TEST_TMP/nodir/x.html" "$TEST_TMP/run.err")" ]
+
+# ---- diff --format html: the text table and the differential SVG, in one page --------------
+if "$PROSPECT" record -g -o "$TEST_TMP/q.data" -- "$CG" 800 >/dev/null 2>&1; then
+    d() { "$PROSPECT" diff "$TEST_TMP/p.data" "$TEST_TMP/q.data" "$@"; }
+    d --format html -o "$TEST_TMP/d.html" && d --wide >"$TEST_TMP/d.txt" &&
+        d --format svg -o "$TEST_TMP/d.svg"
+    check html_diff_written [ $? -eq 0 -a -s "$TEST_TMP/d.html" ]
+    GRAPH="JSON.stringify([search('^via_'),[...document.querySelectorAll('g.f')].map(g=>[g.fname,g.fx,g.fv,g.fd,g.querySelector('rect').getAttribute('fill')])])"
+    browse "file://$TEST_TMP/d.html" "eval:document.getElementById('table').textContent" \
+        "eval:$GRAPH" >"$TEST_TMP/d.browser"
+    browse "file://$TEST_TMP/d.svg" "eval:$GRAPH" >"$TEST_TMP/dsvg.browser"
+    out=$(python3 - "$TEST_TMP/d.browser" "$TEST_TMP/dsvg.browser" "$TEST_TMP/d.txt" <<'PY'
+import json, sys
+def steps_of(fn):
+    v = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    st = {l['step']: l['value'] for l in v if 'step' in l}
+    bad = [l['failure'] for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+    bad += [r for l in v for r in l.get('requests', [])]
+    return st, bad
+h, hb = steps_of(sys.argv[1]); s, sb = steps_of(sys.argv[2])
+text = open(sys.argv[3]).read()
+hg, sg = json.loads(h.get(1) or '[0,[]]'), json.loads(s.get(0) or '[1,[]]')
+ok = h.get(0) == text and hg == sg and hg[0] > 0 and len(hg[1]) > 5 and not hb and not sb
+print('ok' if ok else 'table %s graph %s/%s %s %s' % (h.get(0) == text, hg[0], sg[0], hb[:2], sb[:2]))
+PY
+)
+    verdict html_diff_table_and_graph_equal_text_and_svg "$out"
+else
+    skip html_diff "second recording failed"
+fi
