@@ -14,6 +14,7 @@
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
 #include "symbol/shortname.h"
+#include "util/strutil.h"
 #include "unwind/unwind.h"
 
 /* Kernel symbols at the first kernel frame: --kallsyms, else the copy cached for the file's
@@ -152,24 +153,36 @@ static void put_hex(struct obuf *o, uint64_t v)
     obuf_put(o, b + 16 - n, (size_t)n);
 }
 
-/* perf's srcline: "\n  FILE:LINE" when the DWARF knows the address, nothing otherwise. */
-static void put_srcline(struct script *sc, const struct frame_name *fn)
+/* perf's srcline: "\n  FILE:LINE" (the file's base name) where DWARF knows the address, ":0"
+ * where the file has DWARF but not for it, nothing without DWARF; the kernel's:
+ * "[kernel.kallsyms][ADDRESS]". */
+static void put_srcline(struct script *sc, const struct frame_name *fn, bool kernel)
 {
     struct ann_srcpos pos;
-    struct ann_src *s;
-    char line[24];
+    struct ann_src *s = NULL;
+    char line[48];
 
-    if (!fn->map || !(s = ann_src_cache_get(&sc->src, fn->map->dso)) ||
-        ann_src_lookup(s, fn->vaddr, &pos) || !pos.line || !pos.file)
-        return;
+    if (!kernel && (!fn->map || fn->absolute ||
+                    !(s = ann_src_cache_get(&sc->src, fn->map->dso))))
+        return;                   /* perf: nothing for code without DWARF */
     put_str(sc->out, "\n  ");
-    put_str(sc->out, pos.file);
-    snprintf(line, sizeof(line), ":%u", pos.line);
+    if (!kernel) {
+        /* perf: ":0" where the file has DWARF but no line for the address */
+        if (ann_src_lookup(s, fn->vaddr, &pos))
+            pos = (struct ann_srcpos){ NULL, 0, NULL };
+        put_str(sc->out, pos.file ? path_basename(pos.file) : "");
+        snprintf(line, sizeof(line), ":%u", pos.line);
+        put_str(sc->out, line);
+        return;
+    }
+    put_str(sc->out, fn->dso);    /* the kernel: "[kernel.kallsyms][ADDRESS]" */
+    snprintf(line, sizeof(line), "[%" PRIx64 "]", fn->shown);
     put_str(sc->out, line);
 }
 
 /* One address: [ip] [sym[+0xoff]] [(dso)] [srcline], as the fields say. */
-static void put_frame(struct script *sc, unsigned fields, const struct frame_name *fn)
+static void put_frame(struct script *sc, unsigned fields, const struct frame_name *fn,
+                      bool kernel)
 {
     struct obuf *o = sc->out;
 
@@ -189,7 +202,7 @@ static void put_frame(struct script *sc, unsigned fields, const struct frame_nam
         obuf_char(o, ')');
     }
     if (fields & SF_BIT(SF_SRCLINE))
-        put_srcline(sc, fn);
+        put_srcline(sc, fn, kernel);
 }
 
 /* The sample's frames, leaf first, as perf resolves its chain: the context markers set the
@@ -248,7 +261,7 @@ int script_print_code(struct script *sc, unsigned fields, struct process *p,
     if (!sc->chains || !(smp->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
         obuf_char(sc->out, ' ');
         script_name_frame(sc, p, smp->ip, smp->cpumode == PERF_RECORD_MISC_KERNEL, &fn);
-        put_frame(sc, fields, &fn);
+        put_frame(sc, fields, &fn, smp->cpumode == PERF_RECORD_MISC_KERNEL);
         obuf_char(sc->out, '\n');
         return 0;
     }
@@ -264,7 +277,7 @@ int script_print_code(struct script *sc, unsigned fields, struct process *p,
             fn.shown = f->addr - fn.map->start + fn.map->pgoff;
         if (fields & SF_BIT(SF_IP))
             obuf_char(sc->out, '\t');
-        put_frame(sc, fields, &fn);
+        put_frame(sc, fields, &fn, kernel);
         obuf_char(sc->out, '\n');
     }
     obuf_char(sc->out, '\n');

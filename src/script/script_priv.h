@@ -28,13 +28,13 @@ struct script {
     struct hashmap before_exec;   /* pid -> its process before its last exec */
     struct hashmap short_names;   /* a DSO's demangled name -> its short form (malloc'd) */
     struct tracefmt *trace;       /* NULL: no tracepoint in the file */
-    const char *kallsyms;         /* the file's kernel build-id for the kallsyms cache */
-    uint8_t kbid[20];
+    const char *kallsyms;         /* --kallsyms, or NULL */
+    uint8_t kbid[20];             /* the file's kernel build-id, for the kallsyms cache */
     size_t kbid_len;
     uint64_t ktext;               /* _text when recorded ("[kernel.kallsyms]_text" map) */
     struct ksyms *ks;             /* loaded at the first kernel frame */
-    char modname[72];
-    char anon_name[40];           /* "/tmp/perf-PID.map" of the last anonymous frame named */             /* "[module]" of the last kernel frame named */
+    char modname[72];             /* "[module]" of the last kernel frame named */
+    char anon_name[40];           /* "/tmp/perf-PID.map" of the last anonymous frame named */
     bool ks_tried;
     char knote[256];
     struct unwinder *uw;          /* DWARF call graphs (samples with a user stack copy) */

@@ -113,6 +113,21 @@ if "$PROSPECT" record --call-graph dwarf -F 999 -o "$D/pdw.data" -- "$CG" 100 >/
     dwarf_same script_prospect_dwarf_frames_match_perf "$D/pdw.data"
 fi
 
+# srcline: the workload's own lines (built with -g) as perf's; libraries' inlined code is not
+# compared (perf pairs an inlined line with its caller's file: docs/script.md)
+if build_workload callgraph_g callgraph -O0 -g -fno-omit-frame-pointer &&
+   precord -e cpu-clock:u -c 100000 -o "$D/sl.data" -- "$WL/callgraph_g" 100; then
+    perf script -i "$D/sl.data" -F ip,sym,dso,srcline 2>/dev/null |
+        grep -A1 '(.*/callgraph_g)$' > "$D/sl.perf"
+    "$PROSPECT" script -i "$D/sl.data" -F ip,sym,dso,srcline 2>/dev/null |
+        grep -A1 '(.*/callgraph_g)$' > "$D/sl.ours"
+    if ! grep -q '^  callgraph.c:[0-9]' "$D/sl.perf"; then
+        fail script_srcline_matches_perf "perf printed no callgraph.c line"
+    else
+        check script_srcline_matches_perf cmp -s "$D/sl.perf" "$D/sl.ours"
+    fi
+fi
+
 # --header: the file's description as '# ' lines, then the same samples
 "$PROSPECT" script -i "$D/g.data" --header > "$D/h.ours" 2>/dev/null
 check script_header_is_comments grep -q '^# cmdline .*callgraph 200' "$D/h.ours"
