@@ -8,7 +8,7 @@
 # Every .c under src/ is part of the build; tests/unit/test_*.c each become a test binary.
 
 CC      ?= gcc
-PKGS    := libelf libdw libzstd libdebuginfod
+PKGS    := libelf libdw libzstd libdebuginfod libtraceevent
 # Zydis (no .pc file), libpfm4 and libdebuginfod are loaded with dlopen when first needed
 # (src/util/dlib.c, src/lazylib/): their headers are used, they are not linked (their load cost
 # every run).

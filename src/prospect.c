@@ -9,6 +9,7 @@ const struct command prospect_commands[] = {
     { "run", cmd_run, "profile a command (or the whole system) and print the report", &cmd_run_decl },
     { "record", cmd_record, "profile like run, but write a perf.data file", &cmd_record_decl },
     { "report", cmd_report, "read a perf.data file and report it", &cmd_report_decl },
+    { "script", cmd_script, "print every sample of a perf.data file, one line each (perf script)", &cmd_script_decl },
     { "diff", cmd_diff, "compare two perf.data files per symbol (perf diff), or as a differential flame graph", &cmd_diff_decl },
     { "annotate", cmd_annotate, "hits per instruction of a perf.data file's functions, source lines interleaved", &cmd_annotate_decl },
     { "trace", cmd_trace, "trace a program's library calls (malloc, free, ...), like ltrace", &cmd_trace_decl },

@@ -73,6 +73,8 @@ int cmd_record(int argc, char **argv);
 extern const struct cmd_decl cmd_record_decl;
 int cmd_report(int argc, char **argv);
 extern const struct cmd_decl cmd_report_decl;
+int cmd_script(int argc, char **argv);
+extern const struct cmd_decl cmd_script_decl;
 int cmd_check(int argc, char **argv);
 extern const struct cmd_decl cmd_check_decl;
 int cmd_stat(int argc, char **argv);

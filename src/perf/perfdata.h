@@ -77,6 +77,9 @@ struct perfdata_info {
     bool compressed;          /* HEADER_COMPRESSED: records are zstd-compressed */
     /* HEADER_TRACING_DATA's format of sched:sched_switch (where its raw fields are), if any */
     char *sched_switch_format;
+    /* HEADER_TRACING_DATA whole (every tracepoint's format): perfdata_tracepoint_format */
+    uint8_t *tracing_data;
+    size_t tracing_size;
     /* Feature bits this reader does not know (a newer perf), up to 32 of them. */
     unsigned unknown_feats[32];
     size_t nr_unknown_feats;
@@ -140,6 +143,11 @@ enum {
 int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
                      struct perfdata_error *err);
 
+/* The format text (tracefs's "format" file) of tracepoint system:event as the file recorded
+ * it, a malloc'd NUL-terminated copy in *out: 0, -ENOENT (no such event or no tracing data),
+ * -EINVAL (damaged), -ENOMEM. */
+int perfdata_tracepoint_format(const struct perfdata_info *in, const char *system,
+                               const char *event, char **out);
 /* Name of a perf record type, including perf's own (>= 64): "SAMPLE", "FINISHED_ROUND", ... */
 const char *perfdata_record_name(uint32_t type);
 /* Name of a feature bit ("hostname", "build_id", ...), or NULL if unknown. */

@@ -228,12 +228,20 @@ static void parse_pmu_mappings(struct rd *r, struct perfdata_info *info)
     }
 }
 
-/* Only sched_switch's format is kept: off-CPU reads its raw prev_state and next_pid. */
+/* sched_switch's format is parsed now (off-CPU reads its raw prev_state and next_pid); the
+ * section is kept whole for script's tracepoint fields (perfdata_tracepoint_format). */
 static void parse_tracing_data(struct rd *r, struct perfdata_info *info)
 {
+    size_t len = (size_t)(r->end - r->pos);
     int err;
 
     free(info->sched_switch_format);
+    free(info->tracing_data);
+    info->tracing_size = 0;
+    if ((info->tracing_data = malloc(len ? len : 1))) {
+        memcpy(info->tracing_data, r->file + r->pos, len);
+        info->tracing_size = len;
+    }
     err = perfdata_tracing_format(r->file + r->pos, (size_t)(r->end - r->pos), "sched",
                                   "sched_switch", &info->sched_switch_format);
     if (err == -ENOMEM || err == -EINVAL) {
@@ -369,6 +377,7 @@ void perfdata_info_release(struct perfdata_info *info)
         free(info->pmus[i].name);
     free(info->pmus);
     free(info->sched_switch_format);
+    free(info->tracing_data);
     memset(info, 0, sizeof(*info));
 }
 

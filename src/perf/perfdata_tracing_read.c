@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perf/perfdata.h"
 #include "perf/perfdata_tracing.h"
 #include "perf/tp_format.h"
 
@@ -98,4 +99,12 @@ int perfdata_tracing_format(const uint8_t *data, size_t len, const char *system,
         }
     }
     return -ENOENT;
+}
+
+int perfdata_tracepoint_format(const struct perfdata_info *in, const char *system,
+                               const char *event, char **out)
+{
+    if (!in->tracing_data)
+        return -ENOENT;
+    return perfdata_tracing_format(in->tracing_data, in->tracing_size, system, event, out);
 }

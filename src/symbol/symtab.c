@@ -289,7 +289,7 @@ static size_t leading_underscores(const char *s)
 
 /* perf's documented preference between aliases at one address (perf 6.1, choose_best_symbol):
  * non-zero size, then non-weak, then global, then fewer leading underscores, then the longer
- * name; on a full tie the earlier symbol stays. Returns true if b beats a. */
+ * name (C++ names demangled, as perf's are); on a full tie the earlier symbol stays. Returns true if b beats a. */
 static const char *bstr(const struct symtab_builder *b, uint32_t off)
 {
     return off < b->strtab_len ? b->strtab + off : b->arena + (off - b->strtab_len);
@@ -326,10 +326,19 @@ static bool alias_better(const struct symtab_builder *bld, const struct sym_cand
         return bg;
     an = cand_name(bld, a, &ta);
     bn = cand_name(bld, b, &tb);
+    /* perf compares the demangled names: "operator delete[]" beats "cfree" */
+    char *da = !strncmp(an, "_Z", 2) ? symbol_demangle(an) : NULL;
+    char *db = !strncmp(bn, "_Z", 2) ? symbol_demangle(bn) : NULL;
+    if (da)
+        an = da;
+    if (db)
+        bn = db;
     au = leading_underscores(an);
     bu = leading_underscores(bn);
     al = strlen(an);
     bl = strlen(bn);
+    free(da);
+    free(db);
     free(ta);
     free(tb);
     r = au != bu ? bu < au : bl > al;
