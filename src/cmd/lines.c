@@ -29,7 +29,8 @@ enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY };
 
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
-        "count this function (repeatable; gcc clones and .cold parts too)", 0, NULL, 0 },
+        "count this function (repeatable; gcc clones and .cold parts too)", OPTD_COMPLETE_FUNC,
+        NULL, 0 },
     { O_FILE, "file", "SRC",
         "count and show this source file (repeatable; \"fact.c\" matches any\n"
         "path ending in /fact.c); with -f, only show it\n"
