@@ -87,3 +87,22 @@ if build_workload cg_shapes cg_shapes -O0 -g -pthread; then
 else
     skip options_bash_completes_region_functions "cannot build tests/workloads/cg_shapes.c"
 fi
+
+# Completion only looks: with tracefs unmounted (in a mount namespace of its own), completing a
+# tracepoint lists none and leaves tracefs unmounted.
+if unshare -m --propagation private true 2>/dev/null; then
+    mounts=$(unshare -m --propagation private bash -c '
+        for d in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
+            umount -l "$d" 2>/dev/null; done
+        echo "before $(grep -c " tracefs " /proc/self/mounts)"
+        echo "listed $("$1" __complete 3 prospect run -e sched:sched_sw | grep -c .)"
+        echo "after $(grep -c " tracefs " /proc/self/mounts)"' _ "$PROSPECT")
+    if grep -qx 'before 0' <<<"$mounts"; then
+        check options_completion_never_mounts_tracefs grep -qx 'after 0' <<<"$mounts"
+        check options_completion_without_tracefs_lists_none grep -qx 'listed 0' <<<"$mounts"
+    else
+        skip options_completion_never_mounts_tracefs "tracefs stayed mounted after umount"
+    fi
+else
+    skip options_completion_never_mounts_tracefs "no mount namespace (unshare -m) for this user"
+fi
