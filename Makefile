@@ -316,7 +316,7 @@ install: prospect install-lib
 # Man pages (prospect.1, prospect-COMMAND.1) and bash/zsh completion, all from the commands'
 # option tables (src/cmd/options.h): the pages are printed by the binary itself.
 PROSPECT_BIN ?= ./prospect
-MAN_CMDS := $(shell sed -n 's/^    { "\([a-z]*\)", cmd_.*/\1/p' src/prospect.c)
+MAN_CMDS := $(shell sed -n 's/^    { "\([a-z]*\)", cmd_.*/\1/p' src/cmd/commands.c)
 MANDIR  ?= $(PREFIX)/share/man/man1
 .PHONY: install-docs
 install-docs:

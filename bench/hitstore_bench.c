@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "session/hitstore.h"
+#include "model/hitstore.h"
 #include "util/hash.h"
 
 static double now(void)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include "callgraph/capture.h"
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "report/callgraph_out.h"
@@ -45,18 +46,20 @@ void fuzz_callgraph_report(struct perfdata *pd)
     struct perfdata_error err;
     struct session s;
     struct cg_store cs;
+    struct cg_capture cap;
 
     if (!sink())
         return;
     cg_store_init(&cs);
-    cs.unwind = unwinder_new();
-    if (cs.unwind && session_init(&s) == 0) {
-        (void)session_add_sink(&s, cg_store_sink(&cs));   /* room for one */
+    cg_capture_init(&cap, &cs, unwinder_new());
+    if (cap.unwind && session_init(&s) == 0) {
+        (void)session_add_sink(&s, cg_capture_sink(&cap));   /* room for one */
         s.stacks_only = true;
         if (perfdata_process(pd, session_record, &s, 0, &err) == 0)
             render(&cs);
         session_release(&s);
     }
-    unwinder_free(cs.unwind);
+    unwinder_free(cap.unwind);
+    cg_capture_release(&cap);
     cg_store_release(&cs);
 }

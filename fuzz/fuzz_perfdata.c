@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/capture.h"
 #include "callgraph/stacks.h"
 #include "perf/perfdata.h"
 #include "session/session.h"
@@ -64,16 +65,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              * stacks unwound from their copies (src/unwind/). */
             struct session s;
             struct cg_store cs;
+            struct cg_capture cap;
             cg_store_init(&cs);
-            cs.unwind = unwinder_new();
+            cg_capture_init(&cap, &cs, unwinder_new());
             if (session_init(&s) == 0) {
-                if (cs.unwind)
-                    (void)session_add_sink(&s, cg_store_sink(&cs));   /* room for one */
+                if (cap.unwind)
+                    (void)session_add_sink(&s, cg_capture_sink(&cap));   /* room for one */
                 if (perfdata_process(pd, session_record, &s, 0, &err))
                     perfdata_error_str(&err, line, sizeof(line));
                 session_release(&s);
             }
-            unwinder_free(cs.unwind);
+            unwinder_free(cap.unwind);
+            cg_capture_release(&cap);
             cg_store_release(&cs);
         } else if (perfdata_process(pd, consume, &sum, modes[m], &err)) {
             perfdata_error_str(&err, line, sizeof(line));

@@ -8,7 +8,7 @@
 #include "session/session.h"
 #include "session/symbolize.h"
 #include "symbol/dso.h"
-#include "probe/region.h"
+#include "symbol/elf_code.h"
 #include "annotate/kcode.h"
 #include "symbol/ksyms.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "callgraph/inline.h"
-#include "session/session.h"
+#include "model/process.h"
 #include "symbol/dso.h"
 #include "symbol/dwarf_func.h"
 #include "util/hash.h"
@@ -154,7 +154,7 @@ static int grow_chains(struct ctx *c)
 }
 
 /* The inline chain of a user frame (innermost first), looked up once per (DSO, address). */
-static int chain_of(struct ctx *c, const struct cg_frame *f, const struct chain_slot **out)
+static int chain_of(struct ctx *c, const struct frame *f, const struct chain_slot **out)
 {
     static const struct chain_slot none;
     const struct map *m = f->map;
@@ -165,7 +165,7 @@ static int chain_of(struct ctx *c, const struct cg_frame *f, const struct chain_
     Dwarf *dw;
 
     *out = &none;
-    if (!m || m == &cg_kernel_map || dso_kind(m->dso) != DSO_FILE ||
+    if (!m || m == &kernel_map || dso_kind(m->dso) != DSO_FILE ||
         dso_map_to_vaddr(m->dso, m->start, m->pgoff, f->addr, &vaddr))
         return 0;
     if ((c->nchains + 1) * 2 > c->cap_chains && grow_chains(c))
@@ -208,7 +208,7 @@ int cg_expand_inline(const struct cg_store *in, const struct cg_syms *cy, struct
                      struct cg_syms *cy_out)
 {
     struct ctx c = { .cy = cy_out };
-    VEC(struct cg_frame) fr = { 0 };
+    VEC(struct frame) fr = { 0 };
     VEC(uint32_t) fs = { 0 };
     size_t cap_fsym = 0;
     int err = 0;
@@ -228,7 +228,7 @@ int cg_expand_inline(const struct cg_store *in, const struct cg_syms *cy, struct
         fr.n = fs.n = 0;
         for (uint32_t k = 0; k < st->n && !err; k++) {
             const struct chain_slot *ch;
-            const struct cg_frame *fk = cg_frame_at(in, st->off + k);
+            const struct frame *fk = cg_frame_at(in, st->off + k);
             if ((err = chain_of(&c, fk, &ch)))
                 break;
             for (uint32_t q = 0; q < ch->n && !err; q++)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "callgraph/resolve.h"
-#include "session/session.h"
+#include "model/process.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
 #include "symbol/shortname.h"
@@ -79,11 +79,11 @@ struct ftable {
 /* What a frame's symbol depends on: for a file (or the vDSO) the DSO and the offset in it, so
  * one library's frames in every process are resolved once; else the map and the address
  * (JIT maps name absolute addresses, kernel frames resolve through kallsyms). */
-static void frame_key(const struct cg_frame *f, uint64_t *a, uint64_t *b)
+static void frame_key(const struct frame *f, uint64_t *a, uint64_t *b)
 {
     const struct map *m = f->map;
 
-    if (m && m != &cg_kernel_map &&
+    if (m && m != &kernel_map &&
         (dso_kind(m->dso) == DSO_FILE || dso_kind(m->dso) == DSO_VDSO)) {
         *a = f->addr - m->start + m->pgoff;
         *b = (uint64_t)(uintptr_t)m->dso | 1;     /* never a map's (aligned) address */
@@ -156,7 +156,7 @@ struct bases {
 };
 
 /* Frame f's key as (a, base). 0 or -ENOMEM. */
-static int frame_key_numbered(struct bases *bs, const struct cg_frame *f, uint64_t *a,
+static int frame_key_numbered(struct bases *bs, const struct frame *f, uint64_t *a,
                               uint32_t *base)
 {
     const struct map *m = f->map;
@@ -216,10 +216,10 @@ static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
 }
 
 /* A kernel frame's symbol, or a frame outside every map. */
-static void resolve_other(const struct ctx *c, const struct cg_frame *f, struct cg_sym *sym)
+static void resolve_other(const struct ctx *c, const struct frame *f, struct cg_sym *sym)
 {
     memset(sym, 0, sizeof(*sym));
-    if (f->map == &cg_kernel_map) {
+    if (f->map == &kernel_map) {
         struct ksym_res r = {0};
         sym->kernel = true;
         if (c->ks && ksyms_resolve(c->ks, f->addr, &r) == 0) {
@@ -231,7 +231,7 @@ static void resolve_other(const struct ctx *c, const struct cg_frame *f, struct 
 
 /* The address a user frame is looked up by in its DSO: the file offset for files and the
  * vDSO (what dso_map_to_vaddr computes from the map), the address itself for JIT maps. */
-static uint64_t lookup_addr(const struct cg_frame *f)
+static uint64_t lookup_addr(const struct frame *f)
 {
     enum dso_kind k = dso_kind(f->map->dso);
 
@@ -271,7 +271,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *uniq_key, struct ke
     int err = 0;
 
     for (size_t i = 0; i < cs->nuniq && !err; i++) {
-        const struct cg_frame *f = &cs->uniq[i];
+        const struct frame *f = &cs->uniq[i];
         uint64_t ka;
         uint32_t base;
         struct fslot *sl;
@@ -301,7 +301,7 @@ static int collect_keys(const struct cg_store *cs, uint32_t *uniq_key, struct ke
         }
         k->first[k->n] = (uint32_t)i;
         k->pos[k->n] = UINT32_MAX;
-        if (f->map && f->map != &cg_kernel_map) {
+        if (f->map && f->map != &kernel_map) {
             struct slot *js = table_slot(&jobs, (uint64_t)(uintptr_t)f->map->dso, 0);
             if (!js) {
                 err = -ENOMEM;
@@ -406,7 +406,7 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
         err = -ENOMEM;
     /* Pass 2: symbols numbered in the order their keys first appear. */
     for (size_t key = 0; !err && key < k.n; key++) {
-        const struct cg_frame *f = &cs->uniq[k.first[key]];
+        const struct frame *f = &cs->uniq[k.first[key]];
         struct cg_sym sym;
 
         if (k.pos[key] == UINT32_MAX) {

@@ -3,9 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/stacks.h"
-#include "perf/record.h"
-#include "session/session.h"
-#include "unwind/unwind.h"
+#include "model/process.h"
 #include "util/hash.h"
 
 void cg_store_init(struct cg_store *cs)
@@ -61,7 +59,7 @@ void cg_store_drop_frames(struct cg_store *cs)
 
 /* One multiply per frame (the per-sample cost of deep stacks), mixed fully at the end. */
 #define MIX 0x9e3779b97f4a7c15ULL
-static inline uint64_t frame_mix(uint64_t h, const struct cg_frame *f)
+static inline uint64_t frame_mix(uint64_t h, const struct frame *f)
 {
     return (h ^ f->addr ^ ((uint64_t)(uintptr_t)f->map << 17)) * MIX;
 }
@@ -71,7 +69,7 @@ static inline uint64_t stack_hash_end(uint64_t h, uint32_t n, const struct proce
     return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
 }
 
-static uint64_t stack_hash(const struct process *p, const struct cg_frame *f, uint32_t n)
+static uint64_t stack_hash(const struct process *p, const struct frame *f, uint32_t n)
 {
     uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -96,13 +94,13 @@ static inline uint64_t tag_of(uint64_t h)
     return h << 32;
 }
 
-static inline bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
+static inline bool same_frame(const struct frame *a, const struct frame *b)
 {
     return a->addr == b->addr && a->map == b->map;
 }
 
 static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *st,
-                              const struct process *p, const struct cg_frame *f, uint32_t n)
+                              const struct process *p, const struct frame *f, uint32_t n)
 {
     const uint32_t *id;
 
@@ -166,7 +164,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static inline uint64_t frame_hash(const struct cg_frame *f)
+static inline uint64_t frame_hash(const struct frame *f)
 {
     return hash_u64(f->addr ^ ((uint64_t)(uintptr_t)f->map * MIX));
 }
@@ -193,7 +191,7 @@ static int grow_uniq_table(struct cg_store *cs)
 }
 
 /* The index of frame f in uniq, added when new. */
-static int frame_id(struct cg_store *cs, const struct cg_frame *f, uint32_t *id)
+static int frame_id(struct cg_store *cs, const struct frame *f, uint32_t *id)
 {
     size_t j;
 
@@ -215,7 +213,7 @@ static int frame_id(struct cg_store *cs, const struct cg_frame *f, uint32_t *id)
     return 0;
 }
 
-static int add_hashed(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+static int add_hashed(struct cg_store *cs, const struct process *p, const struct frame *f,
                       uint32_t n, uint64_t period, uint64_t h)
 {
     uint32_t *recent = &cs->recent[hash_u64((uint64_t)(uintptr_t)p) &
@@ -274,7 +272,7 @@ found:
     return 0;
 }
 
-int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct frame *f,
                         uint32_t n, uint64_t period)
 {
     if (cs->frames_dropped)
@@ -297,71 +295,6 @@ int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
 {
     int err = load_frames(cs, from, st->off, st->n);
     return err ? err : cg_store_add_frames(cs, st->proc, cs->scratch, st->n, period);
-}
-
-enum ctx { CTX_KERNEL, CTX_USER, CTX_OTHER };
-
-int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *smp,
-                 uint64_t period)
-{
-    enum ctx ctx = smp->cpumode == PERF_RECORD_MISC_KERNEL ? CTX_KERNEL :
-                   smp->cpumode == PERF_RECORD_MISC_USER ? CTX_USER : CTX_OTHER;
-    const uint64_t *ips = smp->callchain;
-    uint64_t nips = smp->nr_callchain, one = smp->ip;
-    struct map *m = NULL;
-    uint64_t h = 0;
-    uint32_t n = 0;
-    bool exact = true;        /* the first frame of a context: where that mode was left */
-
-    if (cs->frames_dropped)
-        return -EINVAL;
-    if (!nips) {
-        ips = &one;
-        nips = 1;
-    }
-    if (grow((void **)&cs->scratch, &cs->cap_scratch, nips, sizeof(*cs->scratch)))
-        return -ENOMEM;
-    for (uint64_t i = 0; i < nips; i++) {
-        uint64_t ip = ips[i];
-        if (ip >= PERF_CONTEXT_MAX) {
-            ctx = ip == PERF_CONTEXT_KERNEL ? CTX_KERNEL :
-                  ip == PERF_CONTEXT_USER ? CTX_USER : CTX_OTHER;
-            exact = true;
-            continue;
-        }
-        if (ctx == CTX_OTHER)
-            continue;
-        /* A caller's frame holds the return address, which may be the first instruction of
-         * the next function (a call at a function's end): ip - 1 is inside the call. The
-         * first frame of each context is no return address: the sampled ip, or the user ip
-         * the kernel was entered at (a fault on a function's first instruction is in that
-         * function, not at the end of the one before). */
-        struct cg_frame *f = &cs->scratch[n];
-        f->addr = exact ? ip : ip - 1;
-        exact = false;
-        if (ctx == CTX_KERNEL) {
-            f->map = &cg_kernel_map;
-        } else {
-            /* Frames of one stack are mostly in one map (recursion, one binary): the map of
-             * the previous frame first, as process_find_map's own cache would answer. */
-            if (!m || ip < m->start || ip >= m->end) {
-                m = process_find_map(p, ip);
-                if (m)
-                    m->in_stack = true;   /* a map replaced later must outlive the stack */
-            }
-            f->map = m;
-        }
-        h = frame_mix(h, f);
-        n++;
-    }
-    if (cs->unwind) {           /* DWARF unwinding, or the caller a frameless leaf hides */
-        int ret = unwind_sample(cs->unwind, p, smp, &cs->scratch, &cs->cap_scratch, &n);
-        if (ret < 0)
-            return ret;
-        if (ret)                /* frames changed: hashed again */
-            return cg_store_add_frames(cs, p, cs->scratch, n, period);
-    }
-    return add_hashed(cs, p, cs->scratch, n, period, stack_hash_end(h, n, p));
 }
 
 int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out)
@@ -396,14 +329,4 @@ int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struc
         out->period += st->period;
     }
     return 0;
-}
-
-static int store_sample(void *cs, struct process *p, const struct sample *smp, uint64_t period)
-{
-    return cg_store_add(cs, p, smp, period);
-}
-
-struct sample_sink cg_store_sink(struct cg_store *cs)
-{
-    return (struct sample_sink){ .sample = store_sample, .arg = cs };
 }

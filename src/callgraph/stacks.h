@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Call stacks of samples (from the kernel's frame-pointer call chains): every distinct
+/* Call stacks of samples (built by callgraph/capture.h): every distinct
  * (process, frames) once, with its samples and period. Frames are kept as addresses in the map
  * they were in when the sample was taken (maps change), and symbolized only at report time,
  * once per distinct frame (callgraph/resolve.h). Reports (folded stacks, the Children/Self
@@ -10,13 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session/frame.h"
-#include "session/sink.h"
+#include "model/frame.h"
 
 struct map;
 struct process;
-struct sample;
-struct unwinder;
 
 struct cg_stack {
     const struct process *proc;
@@ -31,7 +28,7 @@ struct cg_stack {
 struct cg_store {
     uint32_t *ids;            /* every distinct stack's frames, back to back: indexes in uniq */
     size_t nframes, cap_frames;
-    struct cg_frame *uniq;    /* every distinct frame once, in the order first seen */
+    struct frame *uniq;       /* every distinct frame once, in the order first seen */
     size_t nuniq, cap_uniq;
     uint32_t *uniq_table;     /* open addressing over uniq: index + 1, 0 empty */
     size_t uniq_table_cap;
@@ -40,9 +37,7 @@ struct cg_store {
     uint64_t *table;          /* open addressing: hash's low half << 32 | stack index + 1,
                                  0 empty (the tag spares a visit to stacks on a miss) */
     size_t table_cap;
-    struct unwinder *unwind;  /* when set, user frames are unwound or completed there
-                                 (src/unwind/): owned by the caller */
-    struct cg_frame *scratch; /* the sample being added */
+    struct frame *scratch;    /* the stack being copied (cg_store_add_stack, truncate) */
     size_t cap_scratch;
     uint64_t samples, period;
     size_t last;              /* the stack the latest add went to (index in stacks) */
@@ -62,17 +57,9 @@ void cg_store_seal(struct cg_store *cs);
  * counts. cg_frame_at must not be called after; adding fails with -EINVAL. */
 void cg_store_drop_frames(struct cg_store *cs);
 
-/* Adds one sample of process p, weighing `period`: its call chain (context markers switch
- * between kernel and user frames; hypervisor and guest frames are left out), or its ip alone
- * when it has none. 0 or -ENOMEM. */
-int cg_store_add(struct cg_store *cs, struct process *p, const struct sample *smp,
-                 uint64_t period);
-
-/* The sink (session_add_sink) that adds every kept sample to cs, as cg_store_add. */
-struct sample_sink cg_store_sink(struct cg_store *cs);
-
-/* Adds n frames (leaf first) as one sample: the core of cg_store_add, for tests. */
-int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct cg_frame *f,
+/* Adds n frames (leaf first) of process p as one sample weighing period (callgraph/capture.h
+ * builds them from a sample). 0, -EINVAL after cg_store_drop_frames, or -ENOMEM. */
+int cg_store_add_frames(struct cg_store *cs, const struct process *p, const struct frame *f,
                         uint32_t n, uint64_t period);
 
 /* Adds stack st of store `from` (may be cs itself) as one sample weighing period. */
@@ -85,7 +72,7 @@ int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
 int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out);
 
 /* Frame i of the store (a stack's frames are st->off .. st->off + st->n - 1). */
-static inline const struct cg_frame *cg_frame_at(const struct cg_store *cs, size_t i)
+static inline const struct frame *cg_frame_at(const struct cg_store *cs, size_t i)
 {
     return &cs->uniq[cs->ids[i]];
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/symstacks.h"
-#include "session/session.h"
+#include "model/process.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 

@@ -12,7 +12,7 @@
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
 #include "intarget/calltrace_abi.h"
-#include "probe/region.h"
+#include "symbol/elf_code.h"
 
 static struct ct_any_fn fns[CT_ANY_MAX];
 static unsigned nfns;
@@ -200,7 +200,7 @@ static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
         int k = needed(exe, names, sizeof(names));
         for (int i = 0; i < k; i++, p += strlen(p) + 1) {
             int n;
-            if (region_find_library(p, exe, path, sizeof(path)))
+            if (elf_find_library(p, exe, path, sizeof(path)))
                 continue;
             if ((n = scan(s, path, builtin, skipped, err, errlen)) < 0)
                 return n;
@@ -217,7 +217,7 @@ static int one(const struct ct_any_spec *s, const char *exe, uint64_t builtin,
         m += n;
     } else {
         int n;
-        if (region_find_library(s->lib, exe, path, sizeof(path))) {
+        if (elf_find_library(s->lib, exe, path, sizeof(path))) {
             snprintf(err, errlen, "'%s': no library %s in LD_LIBRARY_PATH, the program's or "
                      "the system's directories", s->item, s->lib);
             return -ENOENT;

@@ -19,7 +19,7 @@ struct command {
     const struct cmd_decl *decl;    /* its options, --help, man page, completion (options.h) */
 };
 
-/* The command table (src/prospect.c). */
+/* The command table (src/cmd/commands.c), ended by a NULL name. */
 extern const struct command prospect_commands[];
 const struct command *command_find(const char *name);
 

@@ -21,19 +21,12 @@ const struct command *command_find(const char *name)
 
 const struct command *command_suggest(const char *name)
 {
-    const struct command *best = NULL;
-    size_t best_d = 3;
+    struct nearest_name n;
 
-    for (const struct command *c = prospect_commands; c->name; c++) {
-        size_t d = edit_distance(name, c->name, 3);
-        if (strlen(name) >= 2 && !strncmp(c->name, name, strlen(name)))
-            d = 0;
-        if (d < best_d) {
-            best = c;
-            best_d = d;
-        }
-    }
-    return best;
+    nearest_name_init(&n, name, 2, 2);
+    for (const struct command *c = prospect_commands; c->name; c++)
+        nearest_name_offer(&n, c->name);
+    return n.best ? command_find(n.best) : NULL;
 }
 
 void cmd_error(const char *cmd, const char *fmt, ...)

@@ -9,6 +9,8 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "perf/event.h"
+#include "symbol/elf_code.h"
+#include "util/launch.h"
 
 static void put_if_prefix(const char *word, const char *cur)
 {
@@ -23,7 +25,8 @@ static int put_event(void *arg, const char *name, const struct perf_event_attr *
     return 0;
 }
 
-/* Generic names always; tracepoints (thousands) once the word names a subsystem. */
+/* Generic names always; tracepoints (thousands) once the word names a subsystem, and only
+ * when tracefs is mounted: completion looks, it never mounts. */
 static void complete_events(const char *cur)
 {
     static const char *const kinds[] = { "hardware", "software", "cache" };
@@ -34,7 +37,7 @@ static void complete_events(const char *cur)
 
     for (size_t i = 0; i < 3; i++)
         event_foreach_generic(kinds[i], put_event, (void *)cur);
-    if (!colon || !(dir = event_tracefs_dir()))
+    if (!colon || !(dir = event_tracefs_dir_mounted()))
         return;
     snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(colon - cur), cur);
     if (!(d = opendir(path)))
@@ -48,7 +51,27 @@ static void complete_events(const char *cur)
     closedir(d);
 }
 
-static void complete_value(const struct optdecl *o, const char *cur)
+static void put_function(void *arg, const char *name)
+{
+    put_if_prefix(name, arg);
+}
+
+/* The functions of the program named after "--" (words[from..n)), from its symbol table only:
+ * nothing when there is no such program yet. */
+static void complete_functions(char **words, long from, long n, const char *cur)
+{
+    char exe[4096];
+
+    for (long k = from; k + 1 < n; k++)
+        if (!strcmp(words[k], "--")) {
+            if (!launch_resolve(words[k + 1], exe, sizeof(exe)))
+                (void)elf_function_names(exe, put_function, (void *)cur);
+            return;
+        }
+}
+
+static void complete_value(const struct optdecl *o, const char *cur, char **words, long i,
+                           long n)
 {
     switch (o->complete) {
     case OPTD_COMPLETE_FILE:
@@ -57,6 +80,9 @@ static void complete_value(const struct optdecl *o, const char *cur)
         break;
     case OPTD_COMPLETE_EVENT:
         complete_events(cur);
+        break;
+    case OPTD_COMPLETE_FUNC:
+        complete_functions(words, i + 1, n, cur);
         break;
     case OPTD_COMPLETE_CHOICE: {
         char buf[256], *save, *w;
@@ -134,7 +160,7 @@ int cmd_complete(int argc, char **argv)
         if (!strcmp(words[k], "--"))
             return printf("__files__\n") < 0;
     if ((o = option_wanting_value(c->decl, words[i - 1]))) {
-        complete_value(o, cur);
+        complete_value(o, cur, words, i, argc - 1);
         return 0;
     }
     if (cur[0] == '-')

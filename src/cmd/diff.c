@@ -12,6 +12,7 @@
 #include "callgraph/stacks.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/sinks.h"
 #include "flame/flametree.h"
 #include "flame/svg.h"
 #include "html/diffpage.h"
@@ -20,7 +21,6 @@
 #include "report/diff.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
-#include "unwind/unwind.h"
 #include "util/log.h"
 #include "util/outfile.h"
 
@@ -74,6 +74,7 @@ struct profile {
     struct session s;
     bool session_ok;
     struct cg_store cs;
+    struct profile_sinks sinks;
     struct cg_syms cy;
     bool resolved;
     struct ksyms *ks;
@@ -113,13 +114,9 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
     }
     p->session_ok = true;
     cg_store_init(&p->cs);
-    if (session_add_sink(&p->s, cg_store_sink(&p->cs))) {
-        cmd_error("diff", "too many sample sinks");    /* not reached: one */
-        return 1;
-    }
-    p->cs.unwind = unwinder_new();    /* DWARF files unwound, frameless leaves completed */
-    if (!p->cs.unwind) {
-        cmd_error("diff", "out of memory");
+    /* DWARF files unwound, frameless leaves completed. */
+    if ((e = profile_sinks_wire(&p->sinks, &p->s, &p->cs, NULL, true))) {
+        cmd_error("diff", "%s", profile_sinks_strerror(e));
         return 1;
     }
     if (session_add_build_ids(&p->s, perfdata_info(p->pd))) {
@@ -136,7 +133,7 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
         cmd_error("diff", "%s", line);
         return 1;
     }
-    unwinder_drop_cfi(p->cs.unwind);  /* the samples are in: not held through the output */
+    profile_sinks_done(&p->sinks);    /* the samples are in: not held through the output */
     /* Damage is not fatal (as in report): say what was not read. */
     const struct perfdata_stats *st = perfdata_stats(p->pd);
     if (st->data_size_missing)
@@ -173,7 +170,7 @@ static void unload(struct profile *p)
         cg_syms_release(&p->cy);
     if (p->session_ok) {
         session_release(&p->s);
-        unwinder_free(p->cs.unwind);
+        profile_sinks_release(&p->sinks);
         cg_store_release(&p->cs);
     }
     ksyms_free(p->ks);

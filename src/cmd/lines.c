@@ -33,7 +33,7 @@ enum { O_FILE = 256, O_FORMAT, O_SRCDIR, O_ENTRY, O_ENGINE };
 static const struct optdecl lines_opts[] = {
     { 'f', "function", "NAME",
         "count this function (repeatable; gcc clones and .cold parts too);\n"
-        "LIB:NAME, one of a shared library the program loads", 0, NULL, 0 },
+        "LIB:NAME, one of a shared library the program loads", OPTD_COMPLETE_FUNC, NULL, 0 },
     { O_FILE, "file", "SRC",
         "count and show this source file (repeatable; \"fact.c\" matches any\n"
         "path ending in /fact.c); with -f, only show it; LIB:SRC, a file of\n"

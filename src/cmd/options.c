@@ -58,23 +58,15 @@ const struct optdecl *cmd_option_find(const struct cmd_decl *d, int key)
 
 const char *cmd_option_suggest(const struct cmd_decl *d, const char *name)
 {
-    const char *best = NULL;
-    size_t best_d = (size_t)-1, len = strlen(name);
-    size_t cap = len < 6 ? 1 : len < 12 ? 2 : 3;
+    size_t len = strlen(name);
+    struct nearest_name n;
 
-    for (const struct optdecl *o = d->opts; o->key; o++) {
-        if (!o->name)
-            continue;
-        size_t dist = edit_distance(name, o->name, cap + 1);
-        /* A prefix getopt found ambiguous, or a typo. */
-        if (!strncmp(o->name, name, len) && len >= 3)
-            dist = 0;
-        if (dist <= cap && dist < best_d) {
-            best = o->name;
-            best_d = dist;
-        }
-    }
-    return best;
+    /* A prefix getopt found ambiguous, or a typo. */
+    nearest_name_init(&n, name, len < 6 ? 1 : len < 12 ? 2 : 3, 3);
+    for (const struct optdecl *o = d->opts; o->key; o++)
+        if (o->name)
+            nearest_name_offer(&n, o->name);
+    return n.best;
 }
 
 void cmd_option_label(const struct optdecl *o, char *buf, size_t len)

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/report_stacks.h"
+#include "cmd/sinks.h"
 #include <sys/utsname.h>
 #include "annotate/srcline_report.h"
 #include "callgraph/inline.h"
@@ -511,6 +512,7 @@ struct one_event {
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
+    const struct unwinder *unwind;    /* the sinks' unwinder */
 };
 
 /* Kernel samples, or off-CPU waits (their stacks start in the scheduler). */
@@ -807,8 +809,7 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
             cmd_error("report", "note: the samples of '%s' have no call chains (record with "
                       "-g): every stack is its sampled function alone", sel->name);
-        unwind_notes(o->input, oe->chains ? oe->chains->unwind :
-                               oe->offcpu ? oe->offcpu->opened.unwind : NULL);
+        unwind_notes(o->input, oe->chains || oe->offcpu ? oe->unwind : NULL);
         pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
                  cs->nstacks, (unsigned long long)cs->samples, cs->nframes, cs->nuniq);
         /* Only the names resolved are needed from here on. */
@@ -992,6 +993,7 @@ int cmd_report(int argc, char **argv)
     struct cg_store chains;
     struct offcpu offcpu;
     struct sample_seq seq = { 0 };
+    struct profile_sinks sinks = {0};
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
@@ -1019,12 +1021,6 @@ int cmd_report(int argc, char **argv)
     cg_store_init(&chains);
     offcpu_init(&offcpu, NULL);
     thread_tally_init(&threads);
-    chains.unwind = unwinder_new();   /* call stacks and off-CPU waits: src/unwind/ */
-    if (!chains.unwind) {
-        cmd_error("report", "out of memory");
-        ret = 1;
-        goto out;
-    }
     if (o.children || o.folded || o.callers || o.callees)
         oe.chains = &chains;
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
@@ -1075,13 +1071,15 @@ int cmd_report(int argc, char **argv)
         seq.names = oe.threads = &threads;     /* and the threads' names */
         oe.seq = &seq;
     }
-    if ((oe.chains && session_add_sink(&session, cg_store_sink(oe.chains))) ||
-        (oe.seq && session_add_sink(&session, sample_seq_sink(oe.seq))) ||
-        (oe.offcpu && session_add_sink(&session, offcpu_sink(oe.offcpu)))) {
-        cmd_error("report", "too many sample sinks");   /* not reached: room for both */
+    /* Call stacks and off-CPU waits; user stacks by src/unwind/. Then the samples' order
+     * (after the store: it reads which stack the sample went to). */
+    if ((ret = profile_sinks_wire(&sinks, &session, oe.chains, oe.offcpu, true)) ||
+        (oe.seq && (ret = session_add_sink(&session, sample_seq_sink(oe.seq))))) {
+        cmd_error("report", "%s", profile_sinks_strerror(ret));
         ret = 1;
         goto out;
     }
+    oe.unwind = sinks.unwind;
     if (oe.offcpu && perfdata_info(pd)->sched_switch_format) {
         /* The raw fields where the recording kernel put them (the file's tracing data). */
         const char *f = perfdata_info(pd)->sched_switch_format;
@@ -1089,7 +1087,6 @@ int cmd_report(int argc, char **argv)
         if (note)
             fprintf(stderr, "prospect report: %s: %s\n", o.input, note);
     }
-    offcpu.opened.unwind = chains.unwind;
     /* The Prospect text report: processes it will not detail are freed as the file is read. */
     session.release_exited = !session.nsinks && !o.flat && !o.header &&
                              !o.stats && o.fmt == REPORT_TEXT;
@@ -1111,7 +1108,7 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
-    unwinder_drop_cfi(chains.unwind);   /* the samples are in: not held through the output */
+    profile_sinks_done(&sinks);         /* the samples are in: not held through the output */
     print_warnings(pd, o.input);
     /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
     if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {
@@ -1144,7 +1141,7 @@ out:
     }
     thread_tally_release(&threads);
     session_release(&session);
-    unwinder_free(chains.unwind);
+    profile_sinks_release(&sinks);
     cg_store_release(&chains);
     sample_seq_release(&seq);
     offcpu_release(&offcpu);

@@ -13,6 +13,7 @@
 #include "cmd/options.h"
 #include "cmd/profile_opts.h"
 #include "cmd/report_stacks.h"
+#include "cmd/sinks.h"
 #include "callgraph/resolve.h"
 #include "offcpu/offcpu.h"
 #include "perf/tp_format.h"
@@ -21,7 +22,6 @@
 #include "report/prospect_report.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
-#include "unwind/unwind.h"
 #include "util/launch.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -245,257 +245,341 @@ static int load_kernel_symbols(const struct session *s, const struct offcpu *oc,
     return err == -ENOMEM ? err : 0;
 }
 
-int cmd_run(int argc, char **argv)
-{
+/* One `prospect run`: its options, the stores its samples go to, what it reports from. */
+struct run {
     struct profile_opts po;
-    struct report_opts ro = { .top = 25, .min_percent = 0.5 };
-    struct collect_outlets outlets = { .ordered = run_record, .launched = on_launched };
+    struct report_opts ro;
+    const char *output;           /* -o, or NULL: standard error */
+    const char *html;             /* --html FILE until written, or NULL */
+    const char *event0;           /* the first event's name: the stacks are its samples */
+    struct outfile hof;           /* --html's */
+    bool html_failed;
+    unsigned annotate_top;
+    struct run_sessions *rs;
+    struct cg_store chains;
+    struct profile_sinks sinks;
+    struct offcpu offcpu;
+    struct offcpu_totals ot;
+    struct cg_syms chain_syms, offcpu_syms;
     struct collect_result res;
-    static struct run_sessions rs;
-    struct session *session = &rs.s[0];
-    struct ksyms *ks = NULL;
-    const char *output = NULL, *html = NULL, *event0 = NULL;
-    char err[512], outcome[128], knote[256] = "", pnote[160] = "";
-    char *command = NULL;
-    FILE *out = stderr;
+    struct ksyms *ks;
+    char *command;
+    char knote[256], pnote[160], outcome[128];
+    struct outfile of;
+    FILE *out;
+    bool reported;
+};
+
+/* run's own options (profile_opts takes the shared ones): -1 to go on, else the status. */
+static int parse_args(struct run *r, int argc, char **argv)
+{
     uint64_t v;
     double d;
-    int c, ret, status;
-    bool reported = false, html_failed = false;
-    unsigned annotate_top = 0;
-    struct outfile of, hof;
-    struct cg_store chains;
-    struct cg_syms chain_syms = { 0 }, offcpu_syms = { 0 };
-    struct offcpu offcpu;
-    struct offcpu_totals ot = { 0 };
+    int c, ret;
 
-    cg_store_init(&chains);
-    offcpu_init(&offcpu, NULL);
-    profile_opts_init(&po);
     optind = 1;
     opterr = 0;
     while ((c = cmd_getopt(&cmd_run_decl, argc, argv)) != -1) {
-        ret = profile_opts_parse(&po, "run", c, optarg);
+        ret = profile_opts_parse(&r->po, "run", c, optarg);
         if (ret == 0)
             continue;
         if (ret != -ENOENT)
             return EXIT_USAGE;
         switch (c) {
-        case 'o': output = optarg; break;
+        case 'o': r->output = optarg; break;
         case OPT_HTML:
             if (!*optarg)
                 return cmd_usage_error("run", "empty --html");
-            html = optarg;
+            r->html = optarg;
             break;
         case OPT_TOP:
             if (parse_u64(optarg, &v) || v > 1000000)
                 return cmd_usage_error("run", "invalid --top '%s'", optarg);
-            ro.top = (unsigned)v;
+            r->ro.top = (unsigned)v;
             break;
         case OPT_MIN_PERCENT:
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("run", "invalid --min-percent '%s'", optarg);
-            ro.min_percent = d;
+            r->ro.min_percent = d;
             break;
         case OPT_MIN_TIME:
             if (parse_double(optarg, &d))
                 return cmd_usage_error("run", "invalid --min-time '%s'", optarg);
-            ro.min_time = d;
+            r->ro.min_time = d;
             break;
-        case OPT_WIDE: ro.wide = true; break;
+        case OPT_WIDE: r->ro.wide = true; break;
         case OPT_ANNOTATE:
             if (parse_u64(optarg, &v) || v == 0 || v > 1000)
                 return cmd_usage_error("run", "invalid --annotate '%s' (1 to 1000 routines)",
                                        optarg);
-            annotate_top = (unsigned)v;
+            r->annotate_top = (unsigned)v;
             break;
-        case 'v': log_verbosity++; ro.wide = true; break;
+        case 'v': log_verbosity++; r->ro.wide = true; break;
         case 'h': return cmd_help("run");
         default: return cmd_bad_option("run", argv, optind, optopt, c);
         }
     }
+    return -1;
+}
+
+/* The command after the options, and the checks that need all of them: -1 to go on, else the
+ * status. */
+static int finish_args(struct run *r, int argc, char **argv)
+{
+    int ret;
+
     /* Before "no command given": `run -p PID` lacks no command, it wants another command. */
-    if (po.collect.nr_pids)
+    if (r->po.collect.nr_pids)
         return cmd_usage_error("run", "-p is for 'prospect record' or 'prospect stat'; "
                                "'run' profiles a command or -a");
-    if (optind >= argc && !po.collect.system_wide)
+    if (optind >= argc && !r->po.collect.system_wide)
         return cmd_usage_error("run", "no command given");
     if (optind < argc)
-        po.collect.argv = argv + optind;
-    ret = profile_opts_finish(&po, "run");
-    if (ret)
+        r->po.collect.argv = argv + optind;
+    if ((ret = profile_opts_finish(&r->po, "run")))
         return ret;
-    cmd_warn_setid("run", po.collect.argv ? po.collect.argv[0] : NULL,
+    cmd_warn_setid("run", r->po.collect.argv ? r->po.collect.argv[0] : NULL,
                    "it has no samples after that exec");
-    if (output) {
-        /* Opened now so a bad path fails before the command runs; a previous file is
-         * replaced only by a complete report. */
-        if ((ret = outfile_open(&of, output, 0666))) {
-            cmd_error("run", "cannot write %s: %s", output, outfile_strerror(ret));
-            return 1;
-        }
-        out = of.fp;
-    }
-    if (html && (ret = outfile_open(&hof, html, 0666))) {     /* as -o: fails before the run */
-        cmd_error("run", "cannot write %s: %s", html, outfile_strerror(ret));
-        if (output)
-            outfile_abort(&of);
-        return 1;
-    }
-    for (rs.n = 0; rs.n < 1 + po.collect.nr_more_events; rs.n++) {
-        if (session_init(&rs.s[rs.n])) {
+    return -1;
+}
+
+/* One session per event, and the sinks of the first. 0, or 1 with the error told. */
+static int open_sessions(struct run *r)
+{
+    struct run_sessions *rs = r->rs;
+    int ret;
+
+    for (rs->n = 0; rs->n < 1 + r->po.collect.nr_more_events; rs->n++) {
+        if (session_init(&rs->s[rs->n])) {
             cmd_error("run", "out of memory");
-            for (size_t i = 0; i < rs.n; i++)
-                session_release(&rs.s[i]);
+            for (size_t i = 0; i < rs->n; i++)
+                session_release(&rs->s[i]);
             return 1;
         }
-        rs.s[rs.n].self_pid = getpid();
-        rs.s[rs.n].launcher_argv0 = po.collect.argv ? po.collect.argv[0] : NULL;
+        rs->s[rs->n].self_pid = getpid();
+        rs->s[rs->n].launcher_argv0 = r->po.collect.argv ? r->po.collect.argv[0] : NULL;
     }
     /* Call graphs and off-CPU waits go with the first event's session; user stacks are
      * unwound (--call-graph dwarf) or completed (frameless leaves) by src/unwind/. */
-    if (po.collect.callchain || html) {     /* --html without -g: each stack its sampled ip */
-        chains.unwind = po.collect.callchain ? unwinder_new() : NULL;
-        if (po.collect.callchain && !chains.unwind) {
-            cmd_error("run", "out of memory");
-            return 1;
-        }
-        offcpu.opened.unwind = chains.unwind;
-        if (session_add_sink(&rs.s[0], cg_store_sink(&chains))) {
-            cmd_error("run", "too many sample sinks");    /* not reached: room for two */
-            return 1;
-        }
+    /* --html without -g: each stack its sampled ip. */
+    if ((ret = profile_sinks_wire(&r->sinks, &rs->s[0],
+                                  r->po.collect.callchain || r->html ? &r->chains : NULL,
+                                  r->po.collect.off_cpu ? &r->offcpu : NULL,
+                                  r->po.collect.callchain))) {
+        cmd_error("run", "%s", profile_sinks_strerror(ret));
+        return 1;
     }
-    if (po.collect.off_cpu) {
-        char *f;
-        size_t len;
-        const char *note;
-        if (session_add_sink(&rs.s[0], offcpu_sink(&offcpu))) {
-            cmd_error("run", "too many sample sinks");
-            return 1;
-        }
-        /* The raw fields where this kernel puts them (tracefs' format of the event). */
-        if (!tp_format_load("sched", "sched_switch", &f, &len)) {
-            if ((note = offcpu_apply_format(&offcpu, f, len)))
-                fprintf(stderr, "prospect run: %s\n", note);
-            free(f);
-        }
+    return 0;
+}
+
+/* The raw fields of sched_switch where this kernel puts them (tracefs' format of the event). */
+static void load_offcpu_format(struct offcpu *oc)
+{
+    char *f;
+    size_t len;
+    const char *note;
+
+    if (!tp_format_load("sched", "sched_switch", &f, &len)) {
+        if ((note = offcpu_apply_format(oc, f, len)))
+            fprintf(stderr, "prospect run: %s\n", note);
+        free(f);
     }
-    for (size_t i = 0; i < rs.n; i++) {
-        /* Exited processes the report will not detail are freed as the run goes (memory of
-         * long -a runs); call graphs, off-CPU waits and --annotate read them all. */
-        struct report_opts eo = ro;
-        profile_opts_report_event(&po, i, &eo);
-        rs.s[i].release_exited = !rs.s[i].nsinks && !annotate_top;
-        rs.s[i].limits = (struct show_limits){ .min_percent = ro.min_percent,
-                                               .min_time = ro.min_time,
-                                               .time_event = eo.time_event };
+}
+
+/* Exited processes the report will not detail are freed as the run goes (memory of long -a
+ * runs); call graphs, off-CPU waits and --annotate read them all. */
+static void set_release_limits(struct run *r)
+{
+    for (size_t i = 0; i < r->rs->n; i++) {
+        struct session *s = &r->rs->s[i];
+        struct report_opts eo = r->ro;
+        profile_opts_report_event(&r->po, i, &eo);
+        s->release_exited = !s->nsinks && !r->annotate_top;
+        s->limits = (struct show_limits){ .min_percent = r->ro.min_percent,
+                                          .min_time = r->ro.min_time,
+                                          .time_event = eo.time_event };
     }
-    outlets.ordered_arg = &rs;
-    collect_install_stop_handlers();
-    po.collect.return_at_duration = true;
-    ret = collect_run(&po.collect, &outlets, &res, err, sizeof(err));
-    status = profile_opts_collected(&po, "run", ret, &res, err,
-                                    "the report covers what was collected", "profiling");
-    if (status >= 0)
-        goto done;
-    unwinder_drop_cfi(chains.unwind);   /* the samples are in: not held through the report */
-    for (size_t i = 1; i < rs.n && !session->stats.kernel; i++)
-        if (rs.s[i].stats.kernel)
-            session = &rs.s[i];   /* only to see whether kernel symbols are needed */
-    if (res.kernel_excluded)
-        snprintf(knote, sizeof(knote), "kernel not sampled: kernel.perf_event_paranoid only lets "
-                 "this user sample user space (run as root, or 'sysctl "
+}
+
+/* Kernel symbols, off-CPU totals and the stacks' symbols, into r->ro. 0, or 1 with the error
+ * told. */
+static int resolve_symbols(struct run *r)
+{
+    struct session *session = &r->rs->s[0];
+    bool off_cpu = r->po.collect.off_cpu, chains = r->po.collect.callchain || r->html;
+
+    for (size_t i = 1; i < r->rs->n && !session->stats.kernel; i++)
+        if (r->rs->s[i].stats.kernel)
+            session = &r->rs->s[i];   /* only to see whether kernel symbols are needed */
+    if (r->res.kernel_excluded)
+        snprintf(r->knote, sizeof(r->knote), "kernel not sampled: kernel.perf_event_paranoid "
+                 "only lets this user sample user space (run as root, or 'sysctl "
                  "kernel.perf_event_paranoid=1')");
-    else if (load_kernel_symbols(session, po.collect.off_cpu ? &offcpu : NULL, &ks, knote,
-                                 sizeof(knote))) {
-        cmd_error("run", "out of memory");
-        status = 1;
-        goto done;
+    else if (load_kernel_symbols(session, off_cpu ? &r->offcpu : NULL, &r->ks, r->knote,
+                                 sizeof(r->knote)))
+        goto oom;
+    if (off_cpu) {
+        offcpu_finish(&r->offcpu);
+        r->ot = (struct offcpu_totals){ r->offcpu.ns, r->offcpu.waits, r->offcpu.preempted,
+                                        r->offcpu.unended, r->offcpu.preempted_ns };
+        r->ro.offcpu = &r->offcpu.stacks;
+        r->ro.offcpu_syms = &r->offcpu_syms;
+        r->ro.offcpu_totals = &r->ot;
     }
-    if (po.collect.off_cpu) {
-        offcpu_finish(&offcpu);
-        ot = (struct offcpu_totals){ offcpu.ns, offcpu.waits, offcpu.preempted, offcpu.unended,
-                                     offcpu.preempted_ns };
-        ro.offcpu = &offcpu.stacks;
-        ro.offcpu_syms = &offcpu_syms;
-        ro.offcpu_totals = &ot;
+    if ((chains && cg_resolve(&r->chains, r->ks, &r->chain_syms)) ||
+        (off_cpu && cg_resolve(&r->offcpu.stacks, r->ks, &r->offcpu_syms)))
+        goto oom;
+    if (r->po.collect.callchain) {
+        r->ro.chains = &r->chains;
+        r->ro.chain_syms = &r->chain_syms;
     }
-    if (((po.collect.callchain || html) && cg_resolve(&chains, ks, &chain_syms)) ||
-        (po.collect.off_cpu && cg_resolve(&offcpu.stacks, ks, &offcpu_syms))) {
-        cmd_error("run", "out of memory");
-        status = 1;
-        goto done;
-    }
-    if (po.collect.callchain) {
-        ro.chains = &chains;
-        ro.chain_syms = &chain_syms;
-    }
-    command = po.collect.argv ? join_argv(po.collect.argv) : NULL;
-    describe_outcome(&res, outcome, sizeof(outcome));
-    profile_opts_report(&po, &ro);
-    event0 = ro.event;            /* the first event's: the stacks are its samples */
-    ro.command = command;
-    ro.duration = (double)(res.end_ns - res.start_ns) / 1e9;
-    ro.nr_cpus = res.nr_cpus;
-    ro.outcome = outcome;
-    ro.kernel_note = knote[0] ? knote : NULL;
-    ro.lost_extra = res.bad_records;
-    if (res.proc_unreadable)
-        snprintf(pnote, sizeof(pnote), "%llu /proc entries unreadable (e.g. pid %d): their "
-                 "samples show as ':PID'", (unsigned long long)res.proc_unreadable,
-                 (int)res.proc_first_unreadable);
-    ro.proc_note = pnote[0] ? pnote : NULL;
-    for (size_t i = 0; i < rs.n && (!ret || i == 0); i++) {
+    return 0;
+oom:
+    cmd_error("run", "out of memory");
+    return 1;
+}
+
+/* What the report's header says of the run: command, outcome, duration, notes. */
+static void describe_run(struct run *r)
+{
+    struct report_opts *ro = &r->ro;
+
+    r->command = r->po.collect.argv ? join_argv(r->po.collect.argv) : NULL;
+    describe_outcome(&r->res, r->outcome, sizeof(r->outcome));
+    profile_opts_report(&r->po, ro);
+    r->event0 = ro->event;
+    ro->command = r->command;
+    ro->duration = (double)(r->res.end_ns - r->res.start_ns) / 1e9;
+    ro->nr_cpus = r->res.nr_cpus;
+    ro->outcome = r->outcome;
+    ro->kernel_note = r->knote[0] ? r->knote : NULL;
+    ro->lost_extra = r->res.bad_records;
+    if (r->res.proc_unreadable)
+        snprintf(r->pnote, sizeof(r->pnote), "%llu /proc entries unreadable (e.g. pid %d): "
+                 "their samples show as ':PID'", (unsigned long long)r->res.proc_unreadable,
+                 (int)r->res.proc_first_unreadable);
+    ro->proc_note = r->pnote[0] ? r->pnote : NULL;
+}
+
+/* The Prospect report of each event (and --annotate's routines): 0 or the write's -errno. */
+static int write_reports(struct run *r)
+{
+    struct run_sessions *rs = r->rs;
+    int ret = 0;
+
+    for (size_t i = 0; i < rs->n && (!ret || i == 0); i++) {
         /* -e a,b: one report per event, each headed by its own statistics. */
-        if (rs.n > 1) {
-            profile_opts_report_event(&po, i, &ro);
-            fprintf(out, "%s==== event %zu of %zu: %s ====\n", i ? "\n" : "", i + 1, rs.n,
-                    ro.event);
+        if (rs->n > 1) {
+            profile_opts_report_event(&r->po, i, &r->ro);
+            fprintf(r->out, "%s==== event %zu of %zu: %s ====\n", i ? "\n" : "", i + 1, rs->n,
+                    r->ro.event);
         }
-        ret = report_prospect(out, &rs.s[i], ks, &ro);
-        if (!ret && annotate_top) {
-            struct ann_top_opts ao = { .top = annotate_top, .wide = ro.wide, .title = command,
-                                       .event = ro.event, .ks = ks };
-            ret = ann_write_top(out, &rs.s[i], &ao);
+        ret = report_prospect(r->out, &rs->s[i], r->ks, &r->ro);
+        if (!ret && r->annotate_top) {
+            struct ann_top_opts ao = { .top = r->annotate_top, .wide = r->ro.wide,
+                                       .title = r->command, .event = r->ro.event, .ks = r->ks };
+            ret = ann_write_top(r->out, &rs->s[i], &ao);
         }
-        ro.offcpu = NULL;         /* once, after the first event's report */
+        r->ro.offcpu = NULL;      /* once, after the first event's report */
     }
-    if (!ret && html) {
-        html_failed = write_html(&hof, &chains, &chain_syms, &ro, event0, &res) != 0;
-        html = NULL;              /* committed or aborted */
+    return ret;
+}
+
+/* The report after the command: its symbols, the reports, -o committed, the rest of the
+ * command waited for. Returns the exit status. */
+static int report_run(struct run *r)
+{
+    int ret, status;
+
+    profile_sinks_done(&r->sinks);      /* the samples are in: not held through the report */
+    if (resolve_symbols(r))
+        return 1;
+    describe_run(r);
+    ret = write_reports(r);
+    if (!ret && r->html) {
+        r->html_failed = write_html(&r->hof, &r->chains, &r->chain_syms, &r->ro, r->event0,
+                                    &r->res) != 0;
+        r->html = NULL;           /* committed or aborted */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
-    reported = !ret || ret == -EIO;
-    if (ret && (out == stderr || ret != -EIO))
+    r->reported = !ret || ret == -EIO;
+    if (ret && (r->out == stderr || ret != -EIO))
         cmd_error("run", "writing the report: %s", strerror(-ret));
-    if (end_output(&of, &out, reported, output))
+    if (end_output(&r->of, &r->out, r->reported, r->output))
         ret = -EIO;
-    if (res.running)
-        wait_for_rest(&res, po.collect.duration, out);
-    status = collect_exit_status(&res);
-    if ((ret || html_failed) && status == 0)
+    if (r->res.running)
+        wait_for_rest(&r->res, r->po.collect.duration, r->out);
+    status = collect_exit_status(&r->res);
+    return (ret || r->html_failed) && status == 0 ? 1 : status;
+}
+
+static void release_run(struct run *r)
+{
+    free(r->command);
+    ksyms_free(r->ks);
+    collect_release(&r->res);
+    for (size_t i = 0; i < r->rs->n; i++)
+        session_release(&r->rs->s[i]);
+    cg_syms_release(&r->chain_syms);
+    cg_syms_release(&r->offcpu_syms);
+    profile_sinks_release(&r->sinks);
+    cg_store_release(&r->chains);
+    offcpu_release(&r->offcpu);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static struct run_sessions rs;
+    static struct run r;
+    struct collect_outlets outlets = { .ordered = run_record, .ordered_arg = &rs,
+                                       .launched = on_launched };
+    char err[512];
+    int ret, status;
+
+    r = (struct run){ .ro = { .top = 25, .min_percent = 0.5 }, .rs = &rs, .out = stderr };
+    cg_store_init(&r.chains);
+    offcpu_init(&r.offcpu, NULL);
+    profile_opts_init(&r.po);
+    if ((status = parse_args(&r, argc, argv)) >= 0 ||
+        (status = finish_args(&r, argc, argv)) >= 0)
+        return status;
+    if (r.output) {
+        /* Opened now so a bad path fails before the command runs; a previous file is
+         * replaced only by a complete report. */
+        if ((ret = outfile_open(&r.of, r.output, 0666))) {
+            cmd_error("run", "cannot write %s: %s", r.output, outfile_strerror(ret));
+            return 1;
+        }
+        r.out = r.of.fp;
+    }
+    if (r.html && (ret = outfile_open(&r.hof, r.html, 0666))) {    /* as -o: before the run */
+        cmd_error("run", "cannot write %s: %s", r.html, outfile_strerror(ret));
+        if (r.output)
+            outfile_abort(&r.of);
+        return 1;
+    }
+    if (open_sessions(&r))
+        return 1;
+    if (r.po.collect.off_cpu)
+        load_offcpu_format(&r.offcpu);
+    set_release_limits(&r);
+    collect_install_stop_handlers();
+    r.po.collect.return_at_duration = true;
+    ret = collect_run(&r.po.collect, &outlets, &r.res, err, sizeof(err));
+    status = profile_opts_collected(&r.po, "run", ret, &r.res, err,
+                                    "the report covers what was collected", "profiling");
+    if (status < 0)
+        status = report_run(&r);
+    if (end_output(&r.of, &r.out, r.reported, r.output) && status == 0)
         status = 1;
-done:
-    if (end_output(&of, &out, reported, output) && status == 0)
-        status = 1;
-    if (html)                     /* not written: the previous file stays */
-        outfile_abort(&hof);
-    if (res.running)   /* a failure after collecting: still never leave the command behind */
-        wait_for_rest(&res, po.collect.duration, out);
-    free(command);
-    ksyms_free(ks);
-    collect_release(&res);
-    for (size_t i = 0; i < rs.n; i++)
-        session_release(&rs.s[i]);
-    cg_syms_release(&chain_syms);
-    cg_syms_release(&offcpu_syms);
-    unwinder_free(chains.unwind);
-    cg_store_release(&chains);
-    offcpu_release(&offcpu);
+    if (r.html)                   /* not written: the previous file stays */
+        outfile_abort(&r.hof);
+    if (r.res.running)   /* a failure after collecting: still never leave the command behind */
+        wait_for_rest(&r.res, r.po.collect.duration, r.out);
+    release_run(&r);
     /* Ctrl-C: after the report, die of the same signal so callers (shells, make) see it. */
-    if (res.stop_signal == SIGINT && res.child && WIFSIGNALED(res.child_status) &&
-        WTERMSIG(res.child_status) == SIGINT) {
+    if (r.res.stop_signal == SIGINT && r.res.child && WIFSIGNALED(r.res.child_status) &&
+        WTERMSIG(r.res.child_status) == SIGINT) {
         signal(SIGINT, SIG_DFL);
         raise(SIGINT);
     }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "callgraph/symstacks.h"
 #include "flame/flametree.h"
-#include "session/session.h"
+#include "model/process.h"
 #include "util/hash.h"
 
 static uint64_t edge_hash(uint32_t parent, uint32_t name, uint8_t kind)

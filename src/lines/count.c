@@ -19,6 +19,7 @@
 #include "probe/uprobe.h"
 #include "perf/ringbuf.h"
 #include "symbol/dso.h"
+#include "symbol/elf_code.h"
 #include "util/cpulist.h"
 #include "util/file.h"
 #include "util/log.h"

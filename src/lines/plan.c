@@ -16,6 +16,7 @@
 #include "probe/region.h"
 #include "probe/region_names.h"
 #include "symbol/dso.h"
+#include "symbol/elf_code.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -290,7 +291,7 @@ static int by_name(struct lines_plan *p, struct dso *dso, const char *exe, const
     for (long i = 0; i < n; i++) {
         if ((e = add_func(p, &m[i])))
             return e;
-        if (region_cold_part(dso, m[i].name, &cold) && (e = add_func(p, &cold)))
+        if (symbol_cold_part(dso, m[i].name, &cold) && (e = add_func(p, &cold)))
             return e;
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "lines/lines.h"
 #include "probe/region.h"
+#include "symbol/elf_code.h"
 
 /* The ':' that ends a library's name: a single one, not C++'s "::". */
 static const char *lib_colon(const char *s)
@@ -38,7 +39,7 @@ static int one_name(const char *exe, const char **name, char *lib, size_t liblen
     }
     memcpy(want, *name, (size_t)(colon - *name));
     want[colon - *name] = '\0';
-    if (region_find_library(want, exe, path, sizeof(path))) {
+    if (elf_find_library(want, exe, path, sizeof(path))) {
         snprintf(err, errlen, "no library '%s' found (looked in LD_LIBRARY_PATH, the "
                  "program's directory and the system library directories)", want);
         return -ENOENT;

@@ -44,6 +44,7 @@ void offcpu_init(struct offcpu *oc, const struct evsel *sel)
     oc->has_prev_state = oc->has_next_pid = true;
     cg_store_init(&oc->stacks);
     cg_store_init(&oc->opened);
+    cg_capture_init(&oc->capture, &oc->opened, NULL);
     hashmap_init(&oc->threads);
 }
 
@@ -91,6 +92,7 @@ void offcpu_release(struct offcpu *oc)
     hashmap_release(&oc->threads);
     cg_store_release(&oc->stacks);
     cg_store_release(&oc->opened);
+    cg_capture_release(&oc->capture);
     memset(oc, 0, sizeof(*oc));
 }
 
@@ -182,7 +184,7 @@ static int sample(struct offcpu *oc, struct process *p, const struct sample *smp
     t->runnable = false;
     t->hidden = !p;
     if (p) {
-        if ((err = cg_store_add(&oc->opened, p, smp, 0)))
+        if ((err = cg_capture_sample(&oc->capture, p, smp, 0)))
             return err;
         t->stack = oc->opened.last;
     }

@@ -12,6 +12,7 @@
 #define PROSPECT_OFFCPU_OFFCPU_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "callgraph/capture.h"
 #include "callgraph/stacks.h"
 #include "perf/tp_format.h"
 #include "session/sink.h"
@@ -29,6 +30,7 @@ struct offcpu {
     bool has_prev_state, has_next_pid;
     struct cg_store stacks;       /* ended waits: samples = waits, period = ns off CPU */
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
+    struct cg_capture capture;    /* switch-outs -> opened; its unwinder set by the caller */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
     uint64_t preempted_ns;        /* preempted until switched in again: runnable, not running */

@@ -120,10 +120,10 @@ static int parse_cache(const char *name, struct perf_event_attr *a)
     return -ENOENT;
 }
 
-const char *event_tracefs_dir(void)
+/* dir's events directory, or NULL with errno EACCES. */
+static const char *events_dir(const char *dir)
 {
-    static char path[64];
-    const char *dir = tracefs_dir();
+    static char path[300];
 
     if (!dir)
         return NULL;
@@ -133,6 +133,16 @@ const char *event_tracefs_dir(void)
         return NULL;
     }
     return path;
+}
+
+const char *event_tracefs_dir(void)
+{
+    return events_dir(tracefs_dir());
+}
+
+const char *event_tracefs_dir_mounted(void)
+{
+    return events_dir(tracefs_mounted_dir());
 }
 
 static int parse_tracepoint(const char *name, struct perf_event_attr *a)

@@ -60,6 +60,9 @@ void event_describe(const char *name, char *buf, size_t len);
 
 /* Directory of tracefs events ("/sys/kernel/tracing/events" or the debugfs one), or NULL. */
 const char *event_tracefs_dir(void);
+/* The same directory only if tracefs is mounted already (never mounts it), or NULL: for
+ * completion, which only looks. */
+const char *event_tracefs_dir_mounted(void);
 
 /* Thin perf_event_open(2) wrapper: returns the fd or -errno. */
 int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu, int group_fd,

@@ -188,7 +188,7 @@ static bool same_file(const char *a, const char *b)
 static bool split_function(struct dso *dso, const char *name)
 {
     struct symbol_match cold;
-    return symbol_is_cold_part(name) || region_cold_part(dso, name, &cold);
+    return symbol_is_cold_part(name) || symbol_cold_part(dso, name, &cold);
 }
 
 /* The code a candidate is checked against: a function entry's function, or the function that

@@ -13,6 +13,7 @@
 #include "symbol/dso.h"
 #include "symbol/dwarf_inline.h"
 #include "symbol/dwarf_lines.h"
+#include "symbol/elf_code.h"
 #include "symbol/ifunc.h"
 #include "probe/jump_code.h"
 #include "probe/region.h"
@@ -20,7 +21,6 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-#define MAX_FUNC_CODE (1u << 20)   /* longer functions are not decoded for their exits */
 
 void region_list_init(struct region_list *rl)
 {
@@ -45,113 +45,6 @@ void region_list_release(struct region_list *rl)
     vec_free(&rl->probes);
     dso_cache_free(rl->dsos);
     memset(rl, 0, sizeof(*rl));
-}
-
-int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset)
-{
-    size_t n = 0;
-    int fd, ret = -ENOENT;
-    Elf *e;
-
-    elf_version(EV_CURRENT);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    e = elf_begin(fd, ELF_C_READ, NULL);
-    if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
-        ret = -ENOEXEC;
-        n = 0;
-    }
-    for (size_t i = 0; i < n && i < 4096; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-            continue;
-        if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-            *offset = vaddr - ph.p_vaddr + ph.p_offset;
-            ret = 0;
-            break;
-        }
-    }
-    if (e)
-        elf_end(e);
-    close(fd);
-    return ret;
-}
-
-/* Development symlinks may be linker scripts ("libc.so"): only ELF files count. */
-static bool is_elf(const char *path)
-{
-    unsigned char m[4];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    bool ok;
-    if (fd < 0)
-        return false;
-    ok = read(fd, m, 4) == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
-    close(fd);
-    return ok;
-}
-
-static int try_lib(const char *dir, const char *name, char *out, size_t outlen)
-{
-    static const char *const pre[] = { "", "", "lib" }, *const suf[] = { "", ".so", ".so" };
-    char p[PATH_MAX];
-
-    for (size_t f = 0; f < 3; f++) {
-        snprintf(p, sizeof(p), "%s/%s%s%s", dir, pre[f], name, suf[f]);
-        if (is_elf(p)) {
-            str_copy(out, outlen, p);
-            return 0;
-        }
-    }
-    /* "libc" -> "libc.so.6", "m" -> "libm.so.6": versioned names. */
-    for (int v = 0; v < 10; v++) {
-        snprintf(p, sizeof(p), "%s/%s.so.%d", dir, name, v);
-        if (is_elf(p))
-            goto found;
-        snprintf(p, sizeof(p), "%s/lib%s.so.%d", dir, name, v);
-        if (is_elf(p))
-            goto found;
-    }
-    return -ENOENT;
-found:
-    str_copy(out, outlen, p);
-    return 0;
-}
-
-int region_find_library(const char *name, const char *exe, char *out, size_t outlen)
-{
-    static const char *const std_dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                            "/lib64", "/usr/lib64", "/lib", "/usr/lib",
-                                            "/usr/local/lib" };
-    const char *llp = getenv("LD_LIBRARY_PATH");
-    char dir[PATH_MAX];
-
-    if (strchr(name, '/')) {
-        if (!is_elf(name))
-            return -ENOENT;
-        str_copy(out, outlen, name);
-        return 0;
-    }
-    while (llp && *llp) {
-        size_t len = strcspn(llp, ":");
-        if (len && len < sizeof(dir)) {
-            memcpy(dir, llp, len);
-            dir[len] = '\0';
-            if (try_lib(dir, name, out, outlen) == 0)
-                return 0;
-        }
-        llp += len + (llp[len] == ':');
-    }
-    if (exe && strchr(exe, '/')) {
-        str_copy(dir, sizeof(dir), exe);
-        *strrchr(dir, '/') = '\0';
-        if (try_lib(dir[0] ? dir : "/", name, out, outlen) == 0)
-            return 0;
-    }
-    for (size_t i = 0; i < sizeof(std_dirs) / sizeof(*std_dirs); i++)
-        if (try_lib(std_dirs[i], name, out, outlen) == 0)
-            return 0;
-    return -ENOENT;
 }
 
 static int add_site_text(struct region *r, const char *fmt, ...)
@@ -249,54 +142,6 @@ static void resolve_ifunc(struct dso *dso, const char *path, struct symbol_match
     m->start = impl;
 }
 
-struct cold_find {
-    const char *name;
-    size_t len;
-    bool found;
-    struct symbol_match m;
-};
-
-static void find_cold_part(void *arg, const struct symbol_match *m)
-{
-    struct cold_find *cf = arg;
-    if (!cf->found && !strncmp(m->name, cf->name, cf->len) &&
-        (!strncmp(m->name + cf->len, ".cold", 5) ||
-         !strncmp(m->name + cf->len, " [clone .cold", 13))) {
-        cf->found = true;
-        cf->m = *m;
-    }
-}
-
-bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *out)
-{
-    struct cold_find cf = { .name = name, .len = strlen(name) };
-    if (symbol_is_cold_part(name))
-        return false;
-    dso_foreach_symbol(dso, find_cold_part, &cf);
-    if (cf.found)
-        *out = cf.m;
-    return cf.found;
-}
-
-uint8_t *elf_read_code(const char *path, uint64_t vaddr, uint64_t size)
-{
-    uint64_t off;
-    uint8_t *buf;
-    int fd;
-
-    if (!size || size > MAX_FUNC_CODE || elf_vaddr_to_offset(path, vaddr, &off))
-        return NULL;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return NULL;
-    buf = malloc(size);
-    if (buf && pread(fd, buf, size, (off_t)off) != (ssize_t)size) {
-        free(buf);
-        buf = NULL;
-    }
-    close(fd);
-    return buf;
-}
-
 /* The exits of function f (and of its cold part) from its machine code. 0 with *n set, or
  * -EINVAL with the reason in why (the caller falls back to a return probe), -ENOMEM. */
 static int function_exits(struct dso *dso, const char *path, const struct symbol_match *f,
@@ -307,14 +152,14 @@ static int function_exits(struct dso *dso, const char *path, const struct symbol
     size_t np = 1;
     int e;
 
-    if (region_cold_part(dso, f->name, &cold))
+    if (symbol_cold_part(dso, f->name, &cold))
         parts[np++] = (struct code_part){ .vaddr = cold.start, .n = cold.size };
     for (size_t i = 0; i < np; i++)
         parts[i].code = elf_read_code(path, parts[i].vaddr, parts[i].n);
     for (size_t i = 0; i < np; i++)
         if (!parts[i].code) {
             snprintf(why, whylen, "%s", !parts[i].n ? "its symbol has no size"
-                     : parts[i].n > MAX_FUNC_CODE ? "it is too large to decode"
+                     : parts[i].n > ELF_CODE_MAX ? "it is too large to decode"
                      : "its code cannot be read from the file");
             e = -EINVAL;
             goto out;
@@ -668,7 +513,7 @@ int region_add(struct region_list *rl, const char *spec, const char *exe, bool k
             snprintf(err, errlen, "region '%s' has no end: write FILE:LINE-FILE:LINE", spec);
             return -EINVAL;
         }
-        bool found = !region_find_library(libname, exe, lib, sizeof(lib));
+        bool found = !elf_find_library(libname, exe, lib, sizeof(lib));
         if (!found && is_source_name(libname)) {
             snprintf(err, errlen, "region '%s': '%s' is not a line number (a line region is "
                      "FILE:LINE-FILE:LINE or FILE:LINE-LINE)", spec, colon + 1);

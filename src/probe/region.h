@@ -70,20 +70,4 @@ void region_list_release(struct region_list *rl);
 int region_add(struct region_list *rl, const char *spec, const char *exe, bool keep_missing,
                char *err, size_t errlen);
 
-/* Finds a shared library by name the way users write it ("libc.so.6", "libc", "m"), in
- * LD_LIBRARY_PATH, the program's directory and the standard library directories. Writes a
- * path; 0 or -ENOENT. */
-int region_find_library(const char *name, const char *exe, char *out, size_t outlen);
-
-/* ELF virtual address -> file offset through the PT_LOAD segment containing it. */
-int elf_vaddr_to_offset(const char *path, uint64_t vaddr, uint64_t *offset);
-/* `size` bytes (at most 1 MiB) of `path` at ELF address `vaddr`: malloc'd, or NULL. */
-uint8_t *elf_read_code(const char *path, uint64_t vaddr, uint64_t size);
-
-/* The cold part gcc split off function `name` ("f.cold", "f(int) [clone .cold]"), if any:
- * true with *out set. */
-struct dso;
-struct symbol_match;
-bool region_cold_part(struct dso *dso, const char *name, struct symbol_match *out);
-
 #endif

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/process.h"
 #include "report/callgraph_out.h"
-#include "session/session.h"
 #include "util/strutil.h"
 
 enum { COLS = 100 };

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph/symstacks.h"
+#include "model/process.h"
 #include "report/callgraph_out.h"
-#include "session/session.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <zlib.h>
 #include "flame/strtab.h"
+#include "model/process.h"
 #include "report/pbwire.h"
 #include "report/pprof.h"
-#include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -118,7 +118,7 @@ static uint64_t mapping(struct enc *e, const struct map *m, const struct pprof_o
     sl->id = ++e->nmaps;
     pb_reset(&e->msg);
     pb_uint(&e->msg, 1, sl->id);
-    if (m == &cg_kernel_map) {
+    if (m == &kernel_map) {
         /* One mapping for the kernel, over the upper half of the address space. */
         pb_uint(&e->msg, 2, 0xffff800000000000ULL);
         pb_uint(&e->msg, 3, UINT64_MAX);
@@ -144,7 +144,7 @@ static uint64_t mapping(struct enc *e, const struct map *m, const struct pprof_o
 static uint64_t location(struct enc *e, const struct cg_store *cs, const struct cg_syms *cy,
                          size_t i, const struct pprof_opts *o)
 {
-    const struct cg_frame *f = cg_frame_at(cs, i);
+    const struct frame *f = cg_frame_at(cs, i);
     uint32_t *id = &e->loc_of[cs->ids[i]];    /* the store's frames are distinct already */
     uint64_t map;
 
@@ -331,7 +331,7 @@ static void main_mapping_first(struct enc *e, const struct cg_store *cs,
         for (uint32_t k = 0; k < st->n; k++) {
             const struct map *m = cg_frame_at(cs, st->off + k)->map;
             const char *base;
-            if (!m || m == &cg_kernel_map)
+            if (!m || m == &kernel_map)
                 continue;
             base = strrchr(dso_path(m->dso), '/');
             base = base ? base + 1 : dso_path(m->dso);

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/process.h"
 #include "report/profile.h"
-#include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hash.h"
 

@@ -24,7 +24,7 @@ struct sample_seq {
     bool broken;              /* a sample the store did not count: the sequence is unusable */
 };
 
-/* The sink to add right after cs's own (cg_store_sink). */
+/* The sink to add right after cs's own (the capture step's, cg_capture_sink). */
 struct sample_sink sample_seq_sink(struct sample_seq *q);
 /* The sequence, when it is whole and matches cs (the store it was taken from), else NULL. */
 const struct sample_seq *sample_seq_for(const struct sample_seq *q, const struct cg_store *cs);

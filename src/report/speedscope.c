@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flame/escape.h"
+#include "model/process.h"
 #include "report/speedscope.h"
-#include "session/session.h"
 #include "symbol/dso.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "perf/evlist.h"
 #include "script/script_priv.h"
-#include "session/frame.h"
+#include "model/frame.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
@@ -215,7 +215,7 @@ static int chain_frames(struct script *sc, struct process *p, const struct sampl
 
     if (smp->nr_callchain + 1 > sc->cap_frames) {
         size_t cap = smp->nr_callchain + 64;
-        struct cg_frame *f = realloc(sc->frames, cap * sizeof(*f));
+        struct frame *f = realloc(sc->frames, cap * sizeof(*f));
         if (!f)
             return -ENOMEM;
         sc->frames = f;
@@ -234,7 +234,7 @@ static int chain_frames(struct script *sc, struct process *p, const struct sampl
             continue;
         }
         sc->frames[k].addr = ip;
-        sc->frames[k++].map = kernel ? &cg_kernel_map : NULL;
+        sc->frames[k++].map = kernel ? &kernel_map : NULL;
     }
     *n = k;
     if (smp->stack_user && smp->regs_user && smp->regs_abi && sc->uw) {
@@ -243,7 +243,7 @@ static int chain_frames(struct script *sc, struct process *p, const struct sampl
             return ret;
         /* perf's DWARF unwind gives no user frame when the first one is in no map (an exec) */
         uint32_t u = 0;
-        while (u < *n && sc->frames[u].map == &cg_kernel_map)
+        while (u < *n && sc->frames[u].map == &kernel_map)
             u++;
         if (u < *n && !sc->frames[u].map)
             *n = u;
@@ -269,8 +269,8 @@ int script_print_code(struct script *sc, unsigned fields, struct process *p,
     if ((err = chain_frames(sc, p, smp, &n)))
         return err;
     for (uint32_t i = 0; i < n; i++) {
-        const struct cg_frame *f = &sc->frames[i];
-        bool kernel = f->map == &cg_kernel_map;
+        const struct frame *f = &sc->frames[i];
+        bool kernel = f->map == &kernel_map;
         script_name_frame(sc, p, f->addr, kernel, &fn);
         /* perf prints a user frame's address in its file (the map's offset), not in memory */
         if (fn.map && !fn.absolute)

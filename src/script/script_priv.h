@@ -8,7 +8,7 @@
 #include "util/hashmap.h"
 #include "util/obuf.h"
 
-struct cg_frame;
+struct frame;
 struct ksyms;
 struct map;
 struct process;
@@ -38,7 +38,7 @@ struct script {
     bool ks_tried;
     char knote[256];
     struct unwinder *uw;          /* DWARF call graphs (samples with a user stack copy) */
-    struct cg_frame *frames;
+    struct frame *frames;
     size_t cap_frames;
     struct ann_src_cache src;     /* srcline: each DSO's DWARF */
     uint64_t printed;

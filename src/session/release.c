@@ -6,7 +6,7 @@
 #define LOG_PREFIX "release"
 #include <errno.h>
 #include <string.h>
-#include "session/process.h"
+#include "model/process.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "util/log.h"
@@ -36,15 +36,6 @@ static bool releasable(const struct session *s, const struct process *p, uint64_
 {
     return p->exited && !p->tids.n && !p->is_self && grace_over(p->last_time, now) &&
            !process_shown(p, s->stats.period_total, &s->limits);
-}
-
-void process_drop_tid(struct process *p, uint32_t tid)
-{
-    for (size_t i = 0; i < p->tids.n; i++)
-        if (p->tids.v[i] == tid) {
-            p->tids.v[i] = p->tids.v[--p->tids.n];
-            return;
-        }
 }
 
 /* Threads whose EXIT is a grace second old leave by_tid and their process's list. */

@@ -2,13 +2,14 @@
 /* Updates the system model from the record stream. */
 #define LOG_PREFIX "session"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "model/process.h"
 #include "perf/collect.h"
 #include "perf/evlist.h"
 #include "perf/perfdata.h"
-#include "session/process.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "util/log.h"
@@ -80,13 +81,9 @@ static struct process *new_process(struct session *s, pid_t pid, const char *com
         snprintf(unknown, sizeof(unknown), pid == 0 ? "swapper" : ":%d", (int)pid);
         comm = unknown;
     }
-    p = process_new(pid, comm);
+    p = process_next(old, pid, comm);
     if (!p)
         return NULL;
-    if (old) {
-        p->incarnation = old->incarnation + 1;
-        p->ppid = old->ppid;
-    }
     p->is_self = s->self_pid && pid == s->self_pid;
     p->is_idle = pid == 0;
     if (vec_push(&s->procs, p) || hashmap_put(&s->by_pid, (uint32_t)pid, p) ||

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "model/process.h"
 #include "perf/record.h"
-#include "session/hitstore.h"
 #include "session/sink.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
@@ -17,32 +17,6 @@
 struct dso;
 struct dso_cache;
 struct evlist;
-
-struct map {
-    uint64_t start, end, pgoff;
-    struct dso *dso;              /* never NULL for maps made from records */
-    uint32_t prot, flags;
-    struct hitstore hits;         /* user hits at absolute addresses in [start, end) */
-    bool in_stack;                /* a kept call stack has a frame in it: keep it when retired */
-};
-
-struct process {
-    pid_t pid, ppid;
-    char comm[32];
-    int incarnation;              /* 0 for the first image of this pid, +1 per exec or reuse */
-    bool exited, execed, is_self, is_idle;
-    bool is_launcher;             /* Prospect's child before its exec: the exec renames it */
-    VEC(uint32_t) tids;           /* its other threads by_tid maps here (until a grace second
-                                     after their EXIT: see session_release_exited) */
-    VEC(struct map *) maps;       /* live maps, sorted by start, non-overlapping */
-    VEC(struct map *) retired;    /* replaced or unmapped maps, kept for their hits */
-    struct map *last_map;         /* lookup cache */
-    struct hitstore unmapped;     /* user hits outside every known map */
-    struct hitstore khits;        /* kernel hits (addresses in the kernel) */
-    uint64_t user_samples, kernel_samples, other_samples;
-    uint64_t user_period, kernel_period;
-    uint64_t first_time, last_time;
-};
 
 /* Samples outside these bounds are counted (filtered) but not stored; used by reports. */
 struct session_filter {
@@ -147,12 +121,6 @@ struct perfdata_info;
  * rebuilt since (see dso_cache_add_build_id). 0 or -ENOMEM. */
 int session_add_build_ids(struct session *s, const struct perfdata_info *in);
 
-/* Samples of any mode taken in process p. */
-static inline uint64_t process_samples(const struct process *p)
-{
-    return p->user_samples + p->kernel_samples + p->other_samples;
-}
-
 /* The processes that got samples, most first (ties by pid), as a malloc'd array in *out.
  * Returns the count, or -ENOMEM. */
 long session_sampled_processes(const struct session *s, struct process ***out);
@@ -171,6 +139,4 @@ int session_kernel_hits(const struct session *s, struct hitstore *out);
 
 /* The process a pid currently is (after the latest exec), or NULL. */
 struct process *session_find_process(struct session *s, pid_t pid);
-/* The map of p that contains addr, or NULL. */
-struct map *process_find_map(struct process *p, uint64_t addr);
 #endif

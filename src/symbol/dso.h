@@ -183,4 +183,7 @@ char *symbol_demangle(const char *name);
 /* Is this the cold part gcc splits out of a function ("f.cold", "f.cold.1", demangled
  * "f(int) [clone .cold]")? Not a function of its own: it is reached by jumps from f. */
 bool symbol_is_cold_part(const char *name);
+/* The cold part gcc split off function `name` ("f.cold", "f(int) [clone .cold]") among dso's
+ * symbols, if any: true with *out set (symbol/cold_part.c). */
+bool symbol_cold_part(struct dso *dso, const char *name, struct symbol_match *out);
 #endif

@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session/frame.h"
+#include "model/frame.h"
+#include "model/process.h"
 #include "perf/evlist.h"
 #include "perf/record.h"
-#include "session/session.h"
 #include "symbol/dso.h"
 #include "unwind/callsite.h"
 #include "unwind/cfi.h"
@@ -138,18 +138,18 @@ static struct uw_cfi *cfi_of(struct unwinder *uw, const struct map *m)
     return v;
 }
 
-static int push_frame(struct cg_frame **frames, size_t *cap, uint32_t *n, uint64_t addr,
+static int push_frame(struct frame **frames, size_t *cap, uint32_t *n, uint64_t addr,
                       struct map *m)
 {
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 64;
-        struct cg_frame *f = realloc(*frames, c * sizeof(*f));
+        struct frame *f = realloc(*frames, c * sizeof(*f));
         if (!f)
             return -ENOMEM;
         *frames = f;
         *cap = c;
     }
-    (*frames)[(*n)++] = (struct cg_frame){ .addr = addr, .map = m };
+    (*frames)[(*n)++] = (struct frame){ .addr = addr, .map = m };
     if (m)
         m->in_stack = true;            /* a map replaced later must outlive the stack */
     return 0;
@@ -244,7 +244,7 @@ static int fp_step(struct unwinder *uw, struct process *p, const struct uw_stack
 
 /* The user frames of a sample with registers and a stack copy, appended to frames. */
 static int unwind_dwarf(struct unwinder *uw, struct process *p, const struct sample *smp,
-                        struct uw_regs regs, struct cg_frame **frames, size_t *cap,
+                        struct uw_regs regs, struct frame **frames, size_t *cap,
                         uint32_t *n)
 {
     struct uw_stack stk;
@@ -368,7 +368,7 @@ static int calls_leaf(struct unwinder *uw, struct uw_cfi *rc, struct dso *cdso, 
 
 /* The hidden caller of the frameless user leaf f[u] whose kernel walk gave f[u + 1] next:
  * 1 with its address and map, 0 when f[u] has its frame (or nothing says), -ENOMEM. */
-static int hidden_caller(struct unwinder *uw, struct process *p, const struct cg_frame *f,
+static int hidden_caller(struct unwinder *uw, struct process *p, const struct frame *f,
                          uint32_t u, uint64_t *abs_out, struct map **tm_out)
 {
     struct map *m = (struct map *)f[u].map, *rm = (struct map *)f[u + 1].map, *tm;
@@ -409,21 +409,21 @@ static int hidden_caller(struct unwinder *uw, struct process *p, const struct cg
 /* A frame-pointer chain whose user leaf has no frame of its own: the kernel's walk started at
  * the caller's frame and gave the caller's return address first, so the caller is missing.
  * The call just before that return address names it. */
-static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct cg_frame **frames,
+static int fix_fp_leaf(struct unwinder *uw, struct process *p, struct frame **frames,
                        size_t *cap, uint32_t *n)
 {
-    struct cg_frame *f = *frames;
+    struct frame *f = *frames;
     struct leaf_memo *e = NULL;
     uint32_t u = 0;
     uint64_t abs = 0;
     struct map *tm = NULL;
     int ret;
 
-    while (u < *n && f[u].map == &cg_kernel_map)
+    while (u < *n && f[u].map == &kernel_map)
         u++;
     /* A kernel frame after the user leaf (a chain out of order, as in some -a files) is no
-     * caller to look through: cg_kernel_map has no DSO. */
-    if (u + 1 >= *n || !f[u].map || !f[u + 1].map || f[u + 1].map == &cg_kernel_map)
+     * caller to look through: kernel_map has no DSO. */
+    if (u + 1 >= *n || !f[u].map || !f[u + 1].map || f[u + 1].map == &kernel_map)
         return 0;
     if (!uw->memo)
         uw->memo = calloc(LEAF_MEMO, sizeof(*uw->memo));
@@ -455,14 +455,14 @@ insert:
         return ret;
     f = *frames;
     memmove(&f[u + 2], &f[u + 1], (*n - u - 2) * sizeof(*f));
-    f[u + 1] = (struct cg_frame){ .addr = abs, .map = tm };
+    f[u + 1] = (struct frame){ .addr = abs, .map = tm };
     tm->in_stack = true;
     uw->st.leaf_fixed++;
     return 1;
 }
 
 int unwind_sample(struct unwinder *uw, struct process *p, const struct sample *smp,
-                  struct cg_frame **frames, size_t *cap, uint32_t *n)
+                  struct frame **frames, size_t *cap, uint32_t *n)
 {
     if (smp->regs_abi && smp->regs_user && smp->stack_user && smp->evsel) {
         struct uw_regs regs;
@@ -472,7 +472,7 @@ int unwind_sample(struct unwinder *uw, struct process *p, const struct sample *s
             return 0;
         }
         /* Kernel frames stay; the user part comes from the stack copy. */
-        while (k < *n && (*frames)[k].map == &cg_kernel_map)
+        while (k < *n && (*frames)[k].map == &kernel_map)
             k++;
         *n = k;
         int err = unwind_dwarf(uw, p, smp, regs, frames, cap, n);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct cg_frame;
+struct frame;
 struct process;
 struct sample;
 struct unwinder;
@@ -46,11 +46,11 @@ const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
 /* The statistics in one line at -v (why unwinds ended). */
 void unwinder_log_stats(const struct unwinder *uw);
 
-/* The call-out of cg_store_add: *frames holds the *n frames built from the sample's call
- * chain (leaf first, kernel frames marked with cg_kernel_map); replaces their user part by
+/* The call-out of cg_capture_sample (callgraph/capture.h): *frames holds the *n frames built from the sample's call
+ * chain (leaf first, kernel frames marked with kernel_map); replaces their user part by
  * the DWARF unwind when the sample carries a stack copy, or adds the hidden caller to a
  * frame-pointer chain. *frames may be reallocated (capacity *cap). 1 when the frames changed, 0 when
  * not, -ENOMEM. */
 int unwind_sample(struct unwinder *uw, struct process *p, const struct sample *smp,
-                  struct cg_frame **frames, size_t *cap, uint32_t *n);
+                  struct frame **frames, size_t *cap, uint32_t *n);
 #endif

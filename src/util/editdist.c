@@ -48,3 +48,25 @@ size_t edit_distance_nocase(const char *a, const char *b, size_t cap)
 {
     return distance(a, b, cap, true);
 }
+
+void nearest_name_init(struct nearest_name *n, const char *name, size_t cap, size_t min_prefix)
+{
+    n->name = name;
+    n->len = strlen(name);
+    n->cap = cap;
+    n->min_prefix = min_prefix;
+    n->best_dist = cap + 1;
+    n->best = NULL;
+}
+
+void nearest_name_offer(struct nearest_name *n, const char *cand)
+{
+    size_t d = edit_distance(n->name, cand, n->cap + 1);
+
+    if (n->len >= n->min_prefix && !strncmp(cand, n->name, n->len))
+        d = 0;
+    if (d < n->best_dist) {
+        n->best = cand;
+        n->best_dist = d;
+    }
+}

@@ -2,6 +2,7 @@
 #define LOG_PREFIX "tracefs"
 #include <dirent.h>
 #include <errno.h>
+#include <mntent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,27 @@ const char *tracefs_dir(void)
     if (!dir)
         errno = err;
     return dir;
+}
+
+const char *tracefs_mounted_dir(void)
+{
+    static char dir[256];
+    FILE *f = setmntent("/proc/self/mounts", "r");
+    struct mntent *m;
+    bool found = false;
+
+    if (!f)
+        return NULL;
+    /* The usual mount point first, else the first tracefs mount listed. */
+    while ((m = getmntent(f)))
+        if (!strcmp(m->mnt_type, "tracefs") &&
+            (!found || !strcmp(m->mnt_dir, TRACEFS_MOUNT_POINT)) &&
+            strlen(m->mnt_dir) < sizeof(dir)) {
+            snprintf(dir, sizeof(dir), "%s", m->mnt_dir);
+            found = true;
+        }
+    endmntent(f);
+    return found && access(dir, R_OK | X_OK) == 0 ? dir : NULL;
 }
 
 const char *tracefs_advice(int err)

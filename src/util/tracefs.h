@@ -14,6 +14,9 @@
  * mount point), EPERM not mounted and this user may not mount it, EBUSY not mounted and the
  * mount point is not empty, EACCES mounted but not readable by this user. The answer is computed once. */
 const char *tracefs_dir(void);
+/* Where tracefs is mounted already, or NULL: never mounts it, nor touches debugfs's tracing
+ * directory (which the kernel automounts on access); for callers that only look (completion). */
+const char *tracefs_mounted_dir(void);
 /* One sentence saying what `err` (an errno from tracefs_dir, positive) means and what to do. */
 const char *tracefs_advice(int err);
 #endif

@@ -66,3 +66,43 @@ check options_bash_completes_command grep -qx report <<<"$(complete_line 'prospe
 check options_bash_completes_option grep -qx -- --children <<<"$(complete_line 'prospect report --chi')"
 check options_bash_completes_event grep -qx task-clock <<<"$(complete_line 'prospect run -e task-c')"
 check options_bash_completes_choice grep -qx folded <<<"$(complete_line 'prospect report --format fo')"
+
+# -r/-f FUNC: the functions of the program after "--" (the cursor before it, where the line is
+# edited), from its symbol table; readelf's FUNC entries of .symtab are the oracle.
+complete_at() {   # LINE WORD-INDEX: the completions of that word
+    PATH=$bindir:$PATH bash --norc -ic "source '$inst/share/bash-completion/completions/prospect'
+        read -ra COMP_WORDS <<<\"\$1\"; COMP_CWORD=\$2; COMP_LINE=\$1; COMP_POINT=\${#1}
+        _prospect; printf '%s\n' \"\${COMPREPLY[@]}\"" _ "$1" "$2" 2>/dev/null | sort -u
+}
+if build_workload cg_shapes cg_shapes -O0 -g -pthread; then
+    want=$(readelf -sW "$WL/cg_shapes" | awk '/^Symbol table/ { on = /.symtab/ }
+           on && $4 == "FUNC" && $7 != "UND" && $8 ~ /^d/ { print $8 }' | sort -u)
+    got=$(complete_at "prospect stat -r d -- $WL/cg_shapes deep" 3)
+    check options_bash_completes_region_functions [ -n "$want" ] && [ "$got" = "$want" ]
+    [ "$got" = "$want" ] || echo "completed: $(echo $got) readelf: $(echo $want)"
+    check options_bash_completes_lines_function \
+        grep -qx work <<<"$(complete_at "prospect lines -f wor -- $WL/cg_shapes" 3)"
+    check options_no_functions_without_program \
+        [ -z "$(complete_at "prospect stat -r d" 3)" ]
+else
+    skip options_bash_completes_region_functions "cannot build tests/workloads/cg_shapes.c"
+fi
+
+# Completion only looks: with tracefs unmounted (in a mount namespace of its own), completing a
+# tracepoint lists none and leaves tracefs unmounted.
+if unshare -m --propagation private true 2>/dev/null; then
+    mounts=$(unshare -m --propagation private bash -c '
+        for d in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
+            umount -l "$d" 2>/dev/null; done
+        echo "before $(grep -c " tracefs " /proc/self/mounts)"
+        echo "listed $("$1" __complete 3 prospect run -e sched:sched_sw | grep -c .)"
+        echo "after $(grep -c " tracefs " /proc/self/mounts)"' _ "$PROSPECT")
+    if grep -qx 'before 0' <<<"$mounts"; then
+        check options_completion_never_mounts_tracefs grep -qx 'after 0' <<<"$mounts"
+        check options_completion_without_tracefs_lists_none grep -qx 'listed 0' <<<"$mounts"
+    else
+        skip options_completion_never_mounts_tracefs "tracefs stayed mounted after umount"
+    fi
+else
+    skip options_completion_never_mounts_tracefs "no mount namespace (unshare -m) for this user"
+fi

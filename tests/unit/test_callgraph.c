@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /* Call stacks from samples (callgraph/stacks.c) and the reports made of them (folded stacks,
- * the Children/Self table). */
+ * the Children/Self table); samples go in through callgraph/capture.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/capture.h"
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "callgraph/tree.h"
+#include "model/process.h"
 #include "perf/record.h"
 #include "report/callgraph_out.h"
-#include "session/process.h"
 #include "symbol/dso.h"
 #include "test.h"
 
+/* One sample into cs through the capture step, as the session's sink hands it on. */
+static int add_sample(struct cg_store *cs, struct process *p, const struct sample *smp,
+                      uint64_t period)
+{
+    struct cg_capture c;
+    int err;
+
+    cg_capture_init(&c, cs, NULL);
+    err = cg_capture_sample(&c, p, smp, period);
+    cg_capture_release(&c);
+    return err;
+}
+
 /* Stack s's frames, copied out of the store's distinct frames. */
-static const struct cg_frame *stack_frames(const struct cg_store *cs, size_t s,
-                                           struct cg_frame *buf)
+static const struct frame *stack_frames(const struct cg_store *cs, size_t s,
+                                        struct frame *buf)
 {
     for (uint32_t k = 0; k < cs->stacks[s].n; k++)
         buf[k] = *cg_frame_at(cs, cs->stacks[s].off + k);
@@ -30,19 +44,19 @@ TEST(chain_markers_and_return_addresses)
     struct sample smp = { .cpumode = PERF_RECORD_MISC_KERNEL, .ip = 0xffffffff81000010ull,
                           .nr_callchain = 8, .callchain = chain };
     struct cg_store cs;
-    const struct cg_frame *f;
-    struct cg_frame buf[16];
+    const struct frame *f;
+    struct frame buf[16];
 
     CHECK(p);
     cg_store_init(&cs);
-    CHECK(cg_store_add(&cs, p, &smp, 10) == 0);
+    CHECK(add_sample(&cs, p, &smp, 10) == 0);
     CHECK_EQ_U64(cs.nstacks, 1);
     CHECK_EQ_U64(cs.stacks[0].n, 4);      /* the hypervisor frame is left out */
     f = stack_frames(&cs, 0, buf);
     CHECK_EQ_U64(f[0].addr, 0xffffffff81000010ull);   /* the sampled ip as it is */
-    CHECK(f[0].map == &cg_kernel_map);
+    CHECK(f[0].map == &kernel_map);
     CHECK_EQ_U64(f[1].addr, 0xffffffff810001ffull);   /* callers: return address - 1 */
-    CHECK(f[1].map == &cg_kernel_map);
+    CHECK(f[1].map == &kernel_map);
     CHECK_EQ_U64(f[2].addr, 0x401010);   /* the user ip the kernel was entered at, as it is */
     CHECK(f[2].map == NULL);                           /* user, outside every map */
     CHECK_EQ_U64(f[3].addr, 0x40201f);
@@ -62,9 +76,9 @@ TEST(equal_stacks_are_stored_once_per_process)
     CHECK(p && q);
     cg_store_init(&cs);
     for (int i = 0; i < 3000; i++)       /* past the first table growth */
-        CHECK(cg_store_add(&cs, p, &smp, 2) == 0);
-    CHECK(cg_store_add(&cs, q, &smp, 5) == 0);
-    CHECK(cg_store_add(&cs, q, &bare, 1) == 0);   /* no call chain: the ip alone */
+        CHECK(add_sample(&cs, p, &smp, 2) == 0);
+    CHECK(add_sample(&cs, q, &smp, 5) == 0);
+    CHECK(add_sample(&cs, q, &bare, 1) == 0);   /* no call chain: the ip alone */
     CHECK_EQ_U64(cs.nstacks, 3);
     CHECK_EQ_U64(cs.stacks[0].samples, 3000);
     CHECK_EQ_U64(cs.stacks[0].period, 6000);
@@ -87,13 +101,13 @@ TEST(a_replaced_map_outlives_the_stacks_through_it)
     struct sample smp = { .cpumode = PERF_RECORD_MISC_USER, .ip = 0x9000, .nr_callchain = 3,
                           .callchain = chain };
     struct cg_store cs;
-    const struct cg_frame *f;
-    struct cg_frame buf[16];
+    const struct frame *f;
+    struct frame buf[16];
 
     CHECK(p && d);
     cg_store_init(&cs);
     CHECK(process_add_map(p, 0x10000, 0x1000, 0, d, 5, 0) == 0);
-    CHECK(cg_store_add(&cs, p, &smp, 1) == 0);
+    CHECK(add_sample(&cs, p, &smp, 1) == 0);
     /* The caller's map has no hit of its own; a new mapping over it retires it. */
     CHECK(process_add_map(p, 0x10000, 0x1000, 0, d, 5, 0) == 0);
     f = stack_frames(&cs, 0, buf);
@@ -118,11 +132,11 @@ enum { S_MAIN, S_REC, S_LEAF, S_KFUNC };
 static int add(struct fixture *fx, const struct process *p, const uint32_t *syms, uint32_t n,
                uint64_t period, uint64_t base)
 {
-    struct cg_frame f[64];
+    struct frame f[64];
     size_t before = fx->cs.nframes;
     for (uint32_t i = 0; i < n; i++) {
         f[i].addr = base + i;
-        f[i].map = syms[i] == S_KFUNC ? &cg_kernel_map : NULL;
+        f[i].map = syms[i] == S_KFUNC ? &kernel_map : NULL;
     }
     int err = cg_store_add_frames(&fx->cs, p, f, n, period);
     for (size_t i = before; i < fx->cs.nframes; i++)
@@ -292,11 +306,11 @@ TEST(folded_lines_sort_as_their_text)
 TEST(frames_are_stored_once_and_stacks_found_after_sealing)
 {
     struct process *p = process_new(4, "p");
-    struct cg_frame a[] = { { 0x10, NULL }, { 0x20, NULL }, { 0x30, NULL } };
-    struct cg_frame b[] = { { 0x11, NULL }, { 0x20, NULL }, { 0x30, NULL } };
+    struct frame a[] = { { 0x10, NULL }, { 0x20, NULL }, { 0x30, NULL } };
+    struct frame b[] = { { 0x11, NULL }, { 0x20, NULL }, { 0x30, NULL } };
     struct cg_store cs, copy;
-    struct cg_frame buf[16];
-    const struct cg_frame *f;
+    struct frame buf[16];
+    const struct frame *f;
 
     CHECK(p);
     cg_store_init(&cs);

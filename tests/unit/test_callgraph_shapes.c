@@ -7,12 +7,12 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "callgraph/symstacks.h"
-#include "session/process.h"
+#include "model/process.h"
 #include "test.h"
 
 /* Stack s's frames, copied out of the store's distinct frames. */
-static const struct cg_frame *stack_frames(const struct cg_store *cs, size_t s,
-                                           struct cg_frame *buf)
+static const struct frame *stack_frames(const struct cg_store *cs, size_t s,
+                                        struct frame *buf)
 {
     for (uint32_t k = 0; k < cs->stacks[s].n; k++)
         buf[k] = *cg_frame_at(cs, cs->stacks[s].off + k);
@@ -23,9 +23,9 @@ static const struct cg_frame *stack_frames(const struct cg_store *cs, size_t s,
 static int add(struct cg_store *cs, const struct process *p, uint64_t base, uint32_t n,
                uint64_t period)
 {
-    struct cg_frame f[64];
+    struct frame f[64];
     for (uint32_t i = 0; i < n; i++)
-        f[i] = (struct cg_frame){ .addr = base + i };
+        f[i] = (struct frame){ .addr = base + i };
     return cg_store_add_frames(cs, p, f, n, period);
 }
 
@@ -33,8 +33,8 @@ TEST(max_stack_keeps_outermost_with_the_leaf_or_innermost)
 {
     struct process *p = process_new(1, "deep");
     struct cg_store cs, outer, inner;
-    const struct cg_frame *f;
-    struct cg_frame buf[16];
+    const struct frame *f;
+    struct frame buf[16];
 
     CHECK(p);
     cg_store_init(&cs);

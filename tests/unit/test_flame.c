@@ -13,11 +13,11 @@
 #include "flame/svg.h"
 #include "html/html.h"
 #include "html/paths.h"
+#include "model/process.h"
 #include "report/diff.h"
 #include "report/pbwire.h"
 #include "report/pprof.h"
 #include "report/speedscope.h"
-#include "session/process.h"
 #include "test.h"
 
 static int bytes_are(const struct pbuf *b, const char *hex)
@@ -115,9 +115,9 @@ static void fixture_init(struct fixture *fx)
 static int add(struct fixture *fx, const struct process *p, const uint32_t *syms, uint32_t n,
                int times, uint64_t base)
 {
-    struct cg_frame f[16];
+    struct frame f[16];
     for (uint32_t i = 0; i < n; i++)
-        f[i] = (struct cg_frame){ .addr = base + i, .map = syms[i] == S_KFUNC ? &cg_kernel_map
+        f[i] = (struct frame){ .addr = base + i, .map = syms[i] == S_KFUNC ? &kernel_map
                                                                               : NULL };
     for (int t = 0; t < times; t++) {
         size_t before = fx->cs.nframes;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include "model/hitstore.h"
 #include "test.h"
-#include "session/hitstore.h"
 #include "util/hash.h"
 
 TEST(counts_samples_and_periods_per_address)

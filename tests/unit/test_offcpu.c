@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/process.h"
 #include "offcpu/offcpu.h"
 #include "perf/record.h"
-#include "session/process.h"
 #include "test.h"
 
 /* A sched_switch raw record (tracefs' layout): prev_state and next_pid set. */

@@ -9,7 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/replay_out.h"
 
-const struct command prospect_commands[] = { { 0 } };   /* cmd/common.c's table: unused here */
+const struct command prospect_commands[] = { { 0 } };   /* cmd/commands.c's table: unused here */
 
 /* The table of n allocators (floors[i] ticks, one malloc of 100 ticks each), as printed. */
 static char *table(const uint64_t *floors, size_t n)

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "test.h"
+#include "model/process.h"
 #include "perf/evlist.h"
-#include "session/process.h"
 #include "session/session.h"
 #include "symbol/dso.h"
+#include "test.h"
 
 static struct evlist evl;
 

@@ -9,16 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 #include "callgraph/stacks.h"
+#include "model/process.h"
 #include "perf/evlist.h"
 #include "perf/proc_synth.h"
 #include "perf/record.h"
-#include "session/process.h"
 #include "symbol/dso.h"
+#include "test.h"
 #include "unwind/eval.h"
 #include "unwind/regs.h"
 #include "unwind/unwind.h"
 #include "util/file.h"
-#include "test.h"
 
 TEST(regs_in_perf_order)
 {
@@ -157,7 +157,7 @@ __attribute__((noinline)) static void level3(struct snap *s) { capture(s); __asm
 __attribute__((noinline)) static void level2(struct snap *s) { level3(s); __asm__ volatile(""); }
 __attribute__((noinline)) static void level1(struct snap *s) { level2(s); __asm__ volatile(""); }
 
-static const char *frame_name(const struct cg_frame *f)
+static const char *frame_name(const struct frame *f)
 {
     struct symres sr;
     uint64_t va;
@@ -175,7 +175,7 @@ TEST(unwinds_own_stack_from_cfi)
     struct process *p = dc ? self_process(dc) : NULL;
     struct unwinder *uw = unwinder_new();
     struct evsel sel = { 0 };
-    struct cg_frame *frames = NULL;
+    struct frame *frames = NULL;
     size_t cap = 0;
     uint32_t n = 0;
     const char *want[] = { "capture", "level3", "level2", "level1" };
@@ -241,7 +241,7 @@ TEST(frameless_leaf_gets_its_caller_back)
     struct dso_cache *dc = dso_cache_new();
     struct process *p = dc ? self_process(dc) : NULL;
     struct unwinder *uw = unwinder_new();
-    struct cg_frame *frames = malloc(2 * sizeof(*frames));
+    struct frame *frames = malloc(2 * sizeof(*frames));
     size_t cap = 2;
     uint32_t n = 2;
     const uint64_t chain[] = { PERF_CONTEXT_USER, 0, 0 };
@@ -250,8 +250,8 @@ TEST(frameless_leaf_gets_its_caller_back)
 
     CHECK(dc && p && uw && frames);
     fl_top();
-    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, NULL };
-    frames[1] = (struct cg_frame){ fl_ret - 1, NULL };
+    frames[0] = (struct frame){ (uint64_t)(uintptr_t)fl_leaf, NULL };
+    frames[1] = (struct frame){ fl_ret - 1, NULL };
     frames[0].map = process_find_map(p, frames[0].addr);
     frames[1].map = process_find_map(p, frames[1].addr);
     CHECK(frames[0].map && frames[1].map);
@@ -265,24 +265,24 @@ TEST(frameless_leaf_gets_its_caller_back)
     uint64_t leaf_ret = frames[2].addr;
     const struct map *leaf_map = frames[2].map;
     n = 2;
-    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
-    frames[1] = (struct cg_frame){ leaf_ret, leaf_map };
+    frames[0] = (struct frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
+    frames[1] = (struct frame){ leaf_ret, leaf_map };
     CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 1);
     CHECK_EQ_U64(n, 3);
     CHECK_STR(frame_name(&frames[1]), "fl_mid");
     CHECK_STR(frame_name(&frames[2]), "fl_top");
     CHECK_EQ_U64(unwinder_stats(uw)->leaf_fixed, 2);
     /* A kernel frame after the user leaf (a chain out of order in a -a file): no caller to
-     * look for, no crash (cg_kernel_map has no DSO). */
+     * look for, no crash (kernel_map has no DSO). */
     n = 2;
-    frames[0] = (struct cg_frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
-    frames[1] = (struct cg_frame){ 12, &cg_kernel_map };
+    frames[0] = (struct frame){ (uint64_t)(uintptr_t)fl_leaf, leaf_map };
+    frames[1] = (struct frame){ 12, &kernel_map };
     CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
     CHECK_EQ_U64(n, 2);
     /* A chain whose leaf has its frame (inside fl_top's body, past its prologue) is kept. */
     n = 2;
-    frames[0] = (struct cg_frame){ fl_ret, frames[1].map };
-    frames[1] = (struct cg_frame){ fl_ret - 1, frames[1].map };
+    frames[0] = (struct frame){ fl_ret, frames[1].map };
+    frames[1] = (struct frame){ fl_ret - 1, frames[1].map };
     CHECK(unwind_sample(uw, p, &smp, &frames, &cap, &n) == 0);
     CHECK_EQ_U64(n, 2);
     free(frames);

@@ -2,15 +2,16 @@
 /* Processes and their address-space maps. */
 #define LOG_PREFIX "process"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session/frame.h"
-#include "session/process.h"
+#include "model/frame.h"
+#include "model/process.h"
 #include "symbol/dso.h"
 #include "util/log.h"
 
 /* No map of any process: its address is the sentinel of kernel frames. */
-const struct map cg_kernel_map;
+const struct map kernel_map;
 
 struct process *process_new(pid_t pid, const char *comm)
 {
@@ -23,6 +24,26 @@ struct process *process_new(pid_t pid, const char *comm)
     hitstore_init(&p->unmapped);
     hitstore_init(&p->khits);
     return p;
+}
+
+struct process *process_next(const struct process *old, pid_t pid, const char *comm)
+{
+    struct process *p = process_new(pid, comm);
+
+    if (p && old) {
+        p->incarnation = old->incarnation + 1;
+        p->ppid = old->ppid;
+    }
+    return p;
+}
+
+void process_drop_tid(struct process *p, uint32_t tid)
+{
+    for (size_t i = 0; i < p->tids.n; i++)
+        if (p->tids.v[i] == tid) {
+            p->tids.v[i] = p->tids.v[--p->tids.n];
+            return;
+        }
 }
 
 static void map_free(struct map *m)

@@ -5,8 +5,8 @@
  * open-addressing hash takes inserts at O(1) and is sorted once (radix sort) when the report
  * needs address order; symbolization is then one merge walk over sorted symbols. `make bench`
  * compares this with a Judy array (the trie's descendant): bytes per address, inserts/s. */
-#ifndef PROSPECT_SESSION_HITSTORE_H
-#define PROSPECT_SESSION_HITSTORE_H
+#ifndef PROSPECT_MODEL_HITSTORE_H
+#define PROSPECT_MODEL_HITSTORE_H
 #include <stddef.h>
 #include <stdint.h>
 

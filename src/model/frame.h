@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* One frame of a call stack, as samples and the unwinder produce it and the call-graph store
- * keeps it: below both, so that the unwinder never needs the store. */
-#ifndef PROSPECT_SESSION_FRAME_H
-#define PROSPECT_SESSION_FRAME_H
+ * keeps it: in the model, below both, so that the unwinder never needs the store. */
+#ifndef PROSPECT_MODEL_FRAME_H
+#define PROSPECT_MODEL_FRAME_H
 #include <stdint.h>
 
 struct map;
 
 /* The map of kernel frames (kernel addresses resolve through kallsyms). */
-extern const struct map cg_kernel_map;
+extern const struct map kernel_map;
 
-struct cg_frame {
+struct frame {
     uint64_t addr;            /* the sampled ip for the leaf, return address - 1 for callers */
-    const struct map *map;    /* &cg_kernel_map, the user map, or NULL (outside every map) */
+    const struct map *map;    /* &kernel_map, the user map, or NULL (outside every map) */
 };
 
 #endif

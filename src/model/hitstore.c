@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session/hitstore.h"
+#include "model/hitstore.h"
 #include "util/hash.h"
 
 void hitstore_init(struct hitstore *hs)
