@@ -95,7 +95,8 @@ static const struct optdecl report_opts[] = {
     { OPT_STATS, "stats", NULL,
         "the number of records of each type", 0, NULL, 0 },
     { OPT_FORMAT, "format", "FMT",
-        "text (default), csv or json (every table); the call stacks:\n"
+        "text (default), csv or json (every table, --children too); the\n"
+        "call stacks:\n"
         "folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
         "svg: interactive flame graph (click to zoom, search, hover)\n"
         "pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
@@ -291,7 +292,7 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
             return cmd_usage_error("report", "--children rows are per symbol (--sort "
                                    "comm,dso,sym, dso,sym or sym); pid and tid are not "
                                    "implemented yet");
-    if (!o->folded && o->fmt != REPORT_TEXT)
+    if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
     if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
@@ -952,7 +953,7 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .no_children = o->no_children, .symbols = o->symbols,
                                 .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
                                 .wide = o->flat_opts.wide, .total_period = total_period,
-                                .chains = &chains };
+                                .chains = &chains, .fmt = o->fmt };
 
     if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !oe->offcpu)
         chains.mode = CHAIN_NONE;       /* as perf: no chains, no trees */

@@ -8,6 +8,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "report/chaingraph.h"
+#include "report/format.h"
 
 /* One line per distinct stack, "comm;outer;...;leaf COUNT" (samples), sorted as
  * stackcollapse-perf.pl sorts them; kernel frames end in "_[k]". 0 or -ENOMEM/-EIO. */
@@ -30,6 +31,7 @@ struct children_opts {
                                             NULL or CHAIN_NONE: none */
     bool skip_first;          /* the sort starts with sym: the tree's root is not repeated */
     const char *symbols;      /* -S: only rows of these symbols (comma-separated), or NULL */
+    enum report_format fmt;   /* text, csv or json (children_export.c) */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the

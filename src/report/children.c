@@ -7,19 +7,12 @@
 #include "callgraph/chaintree.h"
 #include "callgraph/symstacks.h"
 #include "report/callgraph_out.h"
+#include "report/children_rows.h"
 #include "session/session.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"
 #include "util/strutil.h"
 
-struct row {
-    const char *comm;         /* by_comm: the command, else NULL */
-    uint32_t sym;
-    uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
-    uint32_t chain_seen;      /* the last stack (+1) that gave it a chain */
-    uint64_t children, self, samples, self_samples;
-    struct chaintree *tree;   /* its call chains, when they are printed */
-};
 
 struct rows {
     VEC(struct row) v;
@@ -325,13 +318,34 @@ static int print_tree(struct obuf *ob, const struct row *r, uint64_t total,
     return 0;
 }
 
+/* csv and json: the shown rows (children_export.c). */
+static int export_rows(FILE *f, const struct row *rows, size_t n, uint64_t total,
+                       const struct cg_syms *cy, const struct children_opts *o)
+{
+    const struct row **shown = malloc((n ? n : 1) * sizeof(*shown));
+    size_t k = 0;
+    int err;
+
+    if (!shown)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (row_shown(&rows[i], total, cy, o))
+            shown[k++] = &rows[i];
+    err = children_export(f, shown, k, total, cy, o);
+    free(shown);
+    return err;
+}
+
 static int print_rows(FILE *f, const struct row *rows, size_t n, const struct cg_store *cs,
                        const struct cg_syms *cy, const struct children_opts *o)
 {
     uint64_t total = o->total_period ? o->total_period : cs->period;
-    struct widths w = column_widths(rows, n, total, cy, o);
+    struct widths w;
     int err = 0;
 
+    if (o->fmt != REPORT_TEXT)
+        return export_rows(f, rows, n, total, cy, o);
+    w = column_widths(rows, n, total, cy, o);
     print_header(f, cs, &w, o);
     /* The rows (most of the output) through one buffer: an fprintf per field was a tenth of
      * the report's time. Padding as printf's %-*s pads: in bytes. */
