@@ -452,15 +452,15 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     if ((o->chains_given || o->inverted) && !(o->children || o->folded || o->callers ||
                                                o->callees))
         o->children = true;   /* perf's -g and -G are for its default report, --children */
-    if ((o->chains_given || o->symbols) && (!o->children || o->folded))
-        return cmd_usage_error("report", "%s is for --children and --no-children",
-                               o->chains_given ? "-g" : "-S");
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
         o->children = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
+    if ((o->chains_given || o->symbols) && !o->children)
+        return cmd_usage_error("report", "%s is for --children and --no-children",
+                               o->chains_given ? "-g" : "-S");
     if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope)");

@@ -18,7 +18,7 @@ if ! "$PROSPECT" record --call-graph fp -o "$TEST_TMP/p.data" -- "$CG" 2000 >/de
     exit 0
 fi
 
-out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children -g none --format folded 2>&1)
+out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children --format folded 2>&1)
 check report_children_and_folded_exclude_each_other [ $? -eq 2 -a -n "$(grep "choose one" <<<"$out")" ]
 
 # A file without call chains: said, and every stack is the sampled function alone.
