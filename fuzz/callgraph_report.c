@@ -18,10 +18,14 @@ static FILE *sink(void)
     return f;
 }
 
-/* The stored stacks through the three renderers, and through --max-stack's cut. */
+/* The stored stacks through the renderers (--children with its trees, --no-children with
+ * fractal callee trees), and through --max-stack's cut. */
 static void render(struct cg_store *cs)
 {
-    struct children_opts co = { .event = "fuzz" };
+    struct chain_params graph = { .mode = CHAIN_GRAPH, .min_percent = 0.5 };
+    struct chain_params fractal = { .mode = CHAIN_FRACTAL, .callee = true };
+    struct children_opts co = { .event = "fuzz", .chains = &graph };
+    struct children_opts cn = { .event = "fuzz", .chains = &fractal, .no_children = true };
     struct pprof_opts po = { .event = "fuzz", .period = 1 };
     struct cg_store cut;
     struct cg_syms cy;
@@ -31,6 +35,7 @@ static void render(struct cg_store *cs)
         (void)report_pprof(sink(), cs, &cy, &po);
         (void)report_folded(sink(), cs, &cy);
         (void)report_children(sink(), cs, &cy, &co);
+        (void)report_children(sink(), cs, &cy, &cn);
         cg_syms_release(&cy);
     }
     cg_store_init(&cut);

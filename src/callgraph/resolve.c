@@ -225,6 +225,7 @@ static void resolve_other(const struct ctx *c, const struct frame *f, struct cg_
         if (c->ks && ksyms_resolve(c->ks, f->addr, &r) == 0) {
             sym->name = r.name;
             sym->module = r.module;
+            sym->at = r.start;
         }
     }
 }
@@ -418,6 +419,7 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
             sym.name = l->name;
             sym.bracket = l->bracket;
             sym.demangled = l->demangled;
+            sym.at = l->addr;
         }
         err = sym_index(&c, &sym, &key_sym[key]);
     }

@@ -29,6 +29,7 @@
 #include "report/prospect_export.h"
 #include "report/prospect_report.h"
 #include "report/thread_tally.h"
+#include "report/timerange.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
@@ -40,7 +41,7 @@
 enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-       OPT_CALLEES, OPT_INVERTED, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
+       OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
 
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
@@ -82,6 +83,10 @@ static const struct optdecl report_opts[] = {
         "only samples taken on this CPU", 0, NULL, 0 },
     { OPT_DSO, "dso", "NAME",
         "only rows of this shared object (name or path)", 0, NULL, 0 },
+    { OPT_TIME, "time", "RANGES",
+        "only samples in these time ranges, as perf's --time: START,STOP\n"
+        "in seconds (either may be empty; several: space-separated), P%/N\n"
+        "(the N-th P% slice of the recording), A%-B%; comma-separated", 0, NULL, 0 },
     { 'e', "event", "NAME",
         "the event whose samples to report, for files with several\n"
         "(default: the first)", OPTD_COMPLETE_EVENT, NULL, 0 },
@@ -91,7 +96,8 @@ static const struct optdecl report_opts[] = {
     { OPT_STATS, "stats", NULL,
         "the number of records of each type", 0, NULL, 0 },
     { OPT_FORMAT, "format", "FMT",
-        "text (default), csv or json (every table); the call stacks:\n"
+        "text (default), csv or json (every table, --children too); the\n"
+        "call stacks:\n"
         "folded: FlameGraph's collapsed stacks, 'comm;outer;...;leaf COUNT'\n"
         "svg: interactive flame graph (click to zoom, search, hover)\n"
         "pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
@@ -102,15 +108,30 @@ static const struct optdecl report_opts[] = {
     { 'o', "output", "FILE",
         "write the folded, svg, pprof, speedscope or html output to FILE (- is\n"
         "standard output; a symlink is refused; replaced whole or not at all)", OPTD_COMPLETE_FILE, NULL, 0 },
-    { OPT_INVERTED, "inverted", NULL,
+    { 'G', "inverted", NULL,
+        "--children/--no-children: chains in caller order (as -g caller);\n"
         "svg: an icicle graph of inverted stacks, hot functions on top and\n"
         "their callers below (perf's --inverted: callers of the leaf)", 0, NULL, 0 },
     { OPT_TITLE, "title", "TEXT",
         "svg, html: the graph's or page's title", 0, NULL, 0 },
     { OPT_CHILDREN, "children", NULL,
-        "perf's Children/Self table from the call chains (-g files):\n"
+        "perf's Children/Self table from the call chains (-g files), each\n"
+        "row's call chains below it as perf prints them (-g, -G):\n"
         "-n and --percent-limit apply; --sort comm,dso,sym (default),\n"
         "dso,sym or sym", 0, NULL, 0 },
+    { OPT_NO_CHILDREN, "no-children", NULL,
+        "perf's --no-children table from the call chains: Overhead (the\n"
+        "sampled function's share), each row's chains below it (callee\n"
+        "order); options as --children", 0, NULL, 0 },
+    { 'g', "call-graph", "PARAMS",
+        "the chains below --children/--no-children rows, as perf's -g:\n"
+        "MODE[,THRESHOLD][,ORDER], MODE graph (default: % of the whole),\n"
+        "fractal (% of the parent), flat, folded or none; THRESHOLD in %\n"
+        "(default 0.5, or --percent-limit); ORDER caller (--children's\n"
+        "default) or callee (--no-children's)", 0, NULL, 0 },
+    { 'S', "symbols", "NAMES",
+        "--children/--no-children: only the rows of these functions\n"
+        "(comma-separated names); shares stay of every sample", 0, NULL, 0 },
     { OPT_CALLERS, "callers", "NAME",
         "the tree of who calls function NAME (from -g files)", 0, NULL, 0 },
     { OPT_CALLEES, "callees", "NAME",
@@ -167,6 +188,11 @@ struct report_cmd_opts {
     bool header, stats, flat, wide;
     bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
     bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
+    bool no_children;             /* --no-children (children is set too) */
+    struct chain_params chains;   /* -g: the chains under --children rows */
+    bool chains_given, limit_given;
+    const char *symbols;          /* -S */
+    const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
     const char *output, *title;   /* -o, --title */
@@ -270,12 +296,12 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
             return cmd_usage_error("report", "--children rows are per symbol (--sort "
                                    "comm,dso,sym, dso,sym or sym); pid and tid are not "
                                    "implemented yet");
-    if (!o->folded && o->fmt != REPORT_TEXT)
+    if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
     if ((o->callers || o->callees) && (o->flat_opts.show_nr_samples || o->sort_given))
         return cmd_usage_error("report", "%s takes --percent-limit, not -n or --sort", what);
-    if ((o->output && !o->folded) || (o->inverted && o->stacks != STACKS_SVG) ||
+    if ((o->output && !o->folded) || (o->inverted && !o->children && o->stacks != STACKS_SVG) ||
         (o->title && o->stacks != STACKS_SVG && o->stacks != STACKS_HTML))
         return cmd_usage_error("report", "%s is for %s", o->output ? "-o" : o->inverted ?
                                "--inverted" : "--title", o->output ? "--format folded, svg, "
@@ -283,6 +309,20 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
                                "--format svg or html");
     o->flat = false;
     return 0;
+}
+
+/* perf's: graph,0.5,caller for --children, callee for --no-children; --percent-limit is the
+ * chains' threshold too unless -g gave one; -G makes the order caller's. */
+static void chain_defaults(struct report_cmd_opts *o)
+{
+    if (!o->chains.mode_set)
+        o->chains.mode = CHAIN_GRAPH;
+    if (!o->chains.min_set)
+        o->chains.min_percent = o->limit_given ? o->flat_opts.percent_limit : 0.5;
+    if (!o->chains.order_set)
+        o->chains.callee = o->no_children;
+    if (o->inverted)
+        o->chains.callee = false;
 }
 
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
@@ -312,6 +352,14 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->flat = o->sort_given = true;
             break;
         case OPT_CHILDREN: o->children = true; break;
+        case OPT_NO_CHILDREN: o->children = o->no_children = true; break;
+        case 'S': o->symbols = optarg; break;
+        case OPT_TIME: o->time = optarg; break;
+        case 'g':
+            if (chain_params_parse(optarg, &o->chains, why, sizeof(why)))
+                return cmd_usage_error("report", "%s", why);
+            o->chains_given = true;
+            break;
         case OPT_CALLERS: o->callers = optarg; break;
         case OPT_CALLEES: o->callees = optarg; break;
         case OPT_OFF_CPU: o->off_cpu = true; break;
@@ -333,7 +381,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             if (parse_double(optarg, &d) || d > 100)
                 return cmd_usage_error("report", "invalid --percent-limit '%s'", optarg);
             o->flat_opts.percent_limit = d;
-            o->flat = true;
+            o->flat = o->limit_given = true;
             break;
         case OPT_NO_BRACKET: o->flat_opts.no_bracket = o->flat = true; break;
         case 't':
@@ -394,7 +442,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
                 return cmd_usage_error("report", "empty -o");
             o->output = optarg;
             break;
-        case OPT_INVERTED: o->inverted = true; break;
+        case 'G': o->inverted = true; break;
         case OPT_TITLE: o->title = optarg; break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
@@ -406,12 +454,19 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     for (size_t k = 0; k < o->flat_opts.nkeys; k++)
         if (o->flat_opts.keys[k] == FLAT_TID && o->flat_opts.dso)
             return cmd_usage_error("report", "--dso selects symbol rows; --sort tid has none");
+    if ((o->chains_given || o->inverted) && !(o->children || o->folded || o->callers ||
+                                               o->callees))
+        o->children = true;   /* perf's -g and -G are for its default report, --children */
+    chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
         o->children = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
-    if ((o->output || o->inverted || o->title) && !o->folded)
+    if ((o->chains_given || o->symbols) && !o->children)
+        return cmd_usage_error("report", "%s is for --children and --no-children",
+                               o->chains_given ? "-g" : "-S");
+    if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope, html)");
     if ((o->max_stack || o->inline_frames) &&
@@ -510,6 +565,7 @@ struct one_event {
     struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
     struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
+    const struct time_ranges *times;   /* --time, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
     const struct unwinder *unwind;    /* the sinks' unwinder */
@@ -542,6 +598,9 @@ static int session_one_event(void *arg, const struct evlist *evl,
                              const struct perf_event_header *h, uint64_t time)
 {
     struct one_event *oe = arg;
+    /* Outside --time the sample is not in the file for the report (nor in its total). */
+    if (h->type == PERF_RECORD_SAMPLE && time_ranges_skip(oe->times, time))
+        return 0;
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
         !(oe->offcpu && offcpu_wants(oe->offcpu, evlist_evsel_for(evl, h)))) {
         oe->other_samples++;
@@ -730,19 +789,308 @@ static void unwind_notes(const char *input, const struct unwinder *uw)
                   us->bad_dyn_size == 1 ? "it" : "they", us->bad_dyn_size == 1 ? "ies" : "y");
 }
 
+/* The kernel symbols the report needs (NULL: none, or unavailable, said in knote and on
+ * stderr). -ENOMEM, else 0. */
+static int report_kernel_symbols(const struct perfdata_info *in, const struct one_event *oe,
+                                 struct ksyms_job *kjob, struct ksyms **ks, char *knote,
+                                 size_t len)
+{
+    int kerr;
+
+    *ks = NULL;
+    if (!needs_kernel_symbols(oe))
+        return 0;
+    *ks = ksyms_job_finish(kjob, oe->kernel_text, &kerr);
+    if (kerr == -ENOMEM)
+        return kerr;
+    if (kerr == -EACCES)
+        snprintf(knote, len, "%.160s: kernel addresses are hidden (all zero: "
+                 "kernel.kptr_restrict)", kjob->source);
+    else if (kerr)
+        snprintf(knote, len, "cannot read %.160s: %s", kjob->source,
+                 kerr == -EINVAL ? "not a regular file" : strerror(-kerr));
+    else
+        kernel_note(in, *ks, oe->kernel_text, kjob->path != NULL, knote, len);
+    if (knote[0])
+        cmd_error("report", "note: %s", knote);
+    return 0;
+}
+
+/* The off-CPU waits' totals, and their symbols when the Prospect report shows them. */
+static int finish_offcpu(const struct report_cmd_opts *o, const struct one_event *oe,
+                         const struct ksyms *ks, struct offcpu_totals *ot, struct cg_syms *ocy)
+{
+    struct offcpu *off = oe->offcpu;
+    int err = 0;
+
+    offcpu_finish(off);
+    *ot = (struct offcpu_totals){ off->ns, off->waits, off->preempted, off->unended,
+                                  off->preempted_ns };
+    if (!oe->chains && o->fmt == REPORT_TEXT)
+        err = cg_resolve(&off->stacks, ks, ocy);
+    /* Without switch-in records only a switch to another traced thread ends a wait. */
+    if (!err && !off->switch_ins && off->unended > off->waits)
+        cmd_error("report", "note: %" PRIu64 " of %" PRIu64 " waits of '%s' never ended: "
+                  "the file has no switch-in records (record --off-cpu; perf: "
+                  "--switch-events or -a)", off->unended, off->unended + off->waits,
+                  off->sel->name);
+    return err;
+}
+
+/* The call stacks a call-graph report reads (--max-stack cut, --inline expanded) and their
+ * symbols; the frames are dropped once only symbols are needed. */
+struct cg_input {
+    struct cg_store cut, inl;
+    const struct cg_store *cs;
+    struct cg_syms cy;
+};
+
+static void cg_input_release(struct cg_input *in)
+{
+    cg_syms_release(&in->cy);
+    cg_store_release(&in->cut);
+    cg_store_release(&in->inl);
+}
+
+static int cg_input_prepare(const struct report_cmd_opts *o, const struct one_event *oe,
+                            const struct evsel *sel, const struct ksyms *ks,
+                            struct cg_input *in)
+{
+    struct cg_store *mcs = oe->offcpu ? &oe->offcpu->stacks : oe->chains, *src = NULL;
+    struct cg_syms icy = { 0 };
+    int err;
+
+    cg_store_init(&in->cut);
+    cg_store_init(&in->inl);
+    if (oe->chains)                   /* every sample is in: no lookups from here */
+        cg_store_seal(oe->chains);
+    if (oe->offcpu)
+        cg_store_seal(&oe->offcpu->stacks);
+    if (o->max_stack) {
+        if ((err = cg_store_truncate(mcs, o->max_stack, !o->folded, &in->cut)))
+            return err;
+        mcs = &in->cut;
+    }
+    in->cs = mcs;
+    if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+        cmd_error("report", "note: the samples of '%s' have no call chains (record with "
+                  "-g): every stack is its sampled function alone", sel->name);
+    unwind_notes(o->input, oe->chains || oe->offcpu ? oe->unwind : NULL);
+    pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
+             mcs->nstacks, (unsigned long long)mcs->samples, mcs->nframes, mcs->nuniq);
+    /* Only the names resolved are needed from here on. */
+    if ((err = cg_resolve_lean(mcs, ks, &in->cy)))
+        return err;
+    pr_debug("symbols: %zu", in->cy.nsyms);
+    /* After --max-stack: it counts the frames of the chain, not inlined ones. */
+    if (o->inline_frames && !(err = cg_expand_inline(mcs, &in->cy, &in->inl, &icy))) {
+        cg_syms_release(&in->cy);
+        in->cy = icy;
+        src = mcs;
+        in->cs = mcs = &in->inl;
+    }
+    /* Every report here but pprof reads symbols only: the frames go before the reports
+     * make their own tables (the peak of a --children report). */
+    if (!err && !(o->folded && o->stacks == STACKS_PPROF)) {
+        cg_store_drop_frames(mcs);
+        if (src)
+            cg_store_drop_frames(src);
+    }
+    return err;
+}
+
+/* --callers / --callees; a name on no stack is said (1), with gcc's clone of it if any
+ * (NAME.constprop.0, .isra.0, .part.0, .cold). */
+static int print_calltree_report(const struct report_cmd_opts *o, const struct cg_input *in,
+                                 uint64_t total_period)
+{
+    struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
+                                .callers = o->callers != NULL,
+                                .percent_limit = o->flat_opts.percent_limit,
+                                .total_period = total_period, .wide = o->flat_opts.wide };
+    const char *clone = NULL;
+    char nb[256];
+    size_t len = strlen(to.name);
+    int err = report_calltree(stdout, in->cs, &in->cy, &to);
+
+    if (err != -ENOENT)
+        return err;
+    for (size_t i = 0; i < in->cy.nsyms && !clone && len; i++) {
+        const char *sn = cg_sym_name(&in->cy.syms[i], nb, sizeof(nb));
+        if (!strncmp(sn, to.name, len) && sn[len] == '.')
+            clone = sn;
+    }
+    cmd_error("report", "no call stack holds a function named '%s'%s%s%s", to.name,
+              clone ? "; its gcc clone '" : "", clone ? clone : "", clone ? "' is there" : "");
+    return 1;
+}
+
+/* --format html: the page's summary notes (the kernel's, lost events, no call chains). */
+static void html_notes(const struct perfdata_stats *st, const struct evsel *sel,
+                       const char *knote, char lost[96], char nocg[160], const char *notes[3],
+                       size_t *n)
+{
+    *n = 0;
+    if (knote[0])
+        notes[(*n)++] = knote;
+    if (st->lost || st->lost_samples) {
+        snprintf(lost, 96, "%" PRIu64 " events lost (the ring buffer was full)",
+                 st->lost + st->lost_samples);
+        notes[(*n)++] = lost;
+    }
+    if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+        snprintf(nocg, 160, "the samples of '%.60s' have no call chains (record with -g): "
+                 "every stack is its sampled function alone", sel->name);
+        notes[(*n)++] = nocg;
+    }
+}
+
+/* --format folded, svg, pprof, speedscope, html. */
+static int print_stack_outputs(const struct report_cmd_opts *o, const struct perfdata *pd,
+                               const struct one_event *oe, const struct evsel *sel,
+                               const struct cg_input *in, const char *knote)
+{
+    const struct perfdata_info *info = perfdata_info(pd);
+    const struct perfdata_stats *st = perfdata_stats(pd);
+    struct stacks_out_req rq = { .fmt = o->stacks, .output = o->output, .title = o->title,
+                                 .inverted = o->inverted, .input = o->input, .sel = sel };
+    char lost[96], nocg[160], *command = NULL;
+    const char *notes[3];
+    int err;
+
+    if (st->nr_samples > 1)
+        rq.duration_ns = st->last_sample_time - st->first_sample_time;
+    for (size_t i = 0; i < info->nr_build_ids; i++)
+        if (!strcmp(info->build_ids[i].path, "[kernel.kallsyms]")) {
+            rq.kernel_build_id = info->build_ids[i].id;
+            rq.kernel_build_id_len = info->build_ids[i].size;
+        }
+    rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
+    rq.seq = sample_seq_for(oe->seq, in->cs);  /* NULL for cut or expanded stacks */
+    if (o->stacks == STACKS_HTML) {
+        rq.command = command = join_cmdline(info);
+        rq.nr_cpus = info->has_nrcpus ? info->nr_cpus_online : 0;
+        html_notes(st, sel, knote, lost, nocg, notes, &rq.nnotes);
+        rq.notes = notes;
+    }
+    err = report_write_stacks(&rq, in->cs, &in->cy);   /* 1: said */
+    free(command);
+    return err;
+}
+
+/* --children / --no-children, each row's chains below it. */
+static int print_children_report(const struct report_cmd_opts *o, const struct one_event *oe,
+                                 const struct evsel *sel, const struct cg_input *in,
+                                 uint64_t total_period)
+{
+    struct chain_params chains = o->chains;
+    struct children_opts co = { .event = sel ? sel->name : NULL,
+                                .percent_limit = o->flat_opts.percent_limit,
+                                .show_nr_samples = o->flat_opts.show_nr_samples,
+                                .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
+                                .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
+                                .no_children = o->no_children, .symbols = o->symbols,
+                                .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
+                                .wide = o->flat_opts.wide, .total_period = total_period,
+                                .chains = &chains, .fmt = o->fmt };
+
+    if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !oe->offcpu)
+        chains.mode = CHAIN_NONE;       /* as perf: no chains, no trees */
+    if (oe->offcpu)
+        co.event = "off-CPU time in ns, from sched:sched_switch";
+    return report_children(stdout, in->cs, &in->cy, &co);
+}
+
+/* The reports of call stacks: --children, --callers/--callees, the stack outputs. */
+static int print_callgraph_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
+                                   const struct one_event *oe, const struct evsel *sel,
+                                   const struct ksyms *ks, const char *knote)
+{
+    uint64_t total = oe->filtered ? oe->all_period : 0;
+    struct cg_input in = { 0 };
+    int err;
+
+    if (oe->offcpu && oe->filtered)   /* of every wait's ns, hidden or shown */
+        total = oe->offcpu->ns + oe->offcpu->ns_hidden;
+    err = cg_input_prepare(o, oe, sel, ks, &in);
+    if (!err && (o->callers || o->callees))
+        err = print_calltree_report(o, &in, total);
+    else if (!err && o->folded)
+        err = print_stack_outputs(o, pd, oe, sel, &in, knote);
+    else if (!err)
+        err = print_children_report(o, oe, sel, &in, total);
+    cg_input_release(&in);
+    return err;
+}
+
+static int print_flat_report(const struct report_cmd_opts *o, struct session *s,
+                             const struct ksyms *ks, const struct one_event *oe,
+                             const struct evsel *sel)
+{
+    struct flat_opts fo = o->flat_opts;
+
+    fo.event = sel ? sel->name : NULL;
+    if (oe->filtered) {
+        fo.total_samples = oe->all_samples;
+        fo.total_period = oe->all_period;
+    }
+    fo.threads = oe->threads;
+    return o->srcline ? report_srcline(stdout, s, ks, &fo) : report_flat(stdout, s, ks, &fo);
+}
+
+/* The Prospect report (text, or exported as csv/json). */
+static int print_prospect_report(const struct report_cmd_opts *o, const struct perfdata *pd,
+                                 struct session *s, const struct ksyms *ks,
+                                 const struct one_event *oe, const struct evsel *sel,
+                                 const char *knote, const struct offcpu_totals *ot,
+                                 const struct cg_syms *ocy)
+{
+    const struct perfdata_info *in = perfdata_info(pd);
+    const struct perfdata_stats *st = perfdata_stats(pd);
+    struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
+                              .wide = o->flat_opts.wide };
+    char *command = join_cmdline(in);
+    int err;
+
+    ro.command = command;
+    ro.system_wide = cmdline_has(in, "-a", "--all-cpus");
+    if (sel) {
+        ro.event = sel->name;
+        ro.freq_mode = sel->attr.freq;
+        ro.freq = sel->attr.sample_freq;
+        ro.period = sel->attr.sample_period;
+        ro.time_event = sel->attr.type == PERF_TYPE_SOFTWARE &&
+                        (sel->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+                         sel->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+    }
+    if (st->nr_samples > 1)
+        ro.duration = (double)(st->last_sample_time - st->first_sample_time) / 1e9;
+    ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
+    ro.kernel_note = knote[0] ? knote : NULL;
+    ro.lost_extra = st->bad;
+    if (oe->offcpu) {
+        ro.offcpu = &oe->offcpu->stacks;
+        ro.offcpu_syms = ocy;
+        ro.offcpu_totals = ot;
+    }
+    if (o->fmt == REPORT_TEXT)
+        err = report_prospect(stdout, s, ks, &ro);
+    else
+        err = report_prospect_export(stdout, s, ks, &ro, o->fmt);
+    free(command);
+    return err;
+}
+
 static int print_reports(const struct report_cmd_opts *o, const struct perfdata *pd,
                          struct session *s, struct ksyms_job *kjob,
                          const struct one_event *oe)
 {
-    const struct perfdata_info *in = perfdata_info(pd);
-    const struct perfdata_stats *st = perfdata_stats(pd);
     const struct evsel *sel = pick_evsel(perfdata_evlist(pd), o->event);
     struct ksyms *ks = NULL;
     char knote[256] = "";
-    char *command = NULL;
     struct cg_syms ocy = { 0 };
     struct offcpu_totals ot = { 0 };
-    int err = 0;
+    int err;
 
     if (o->stats)
         report_record_stats(stdout, pd, o->fmt);
@@ -750,194 +1098,38 @@ static int print_reports(const struct report_cmd_opts *o, const struct perfdata 
         report_file_header(stdout, pd, o->fmt);
     if ((o->stats || o->header) && !o->flat)
         return 0;
-    if (needs_kernel_symbols(oe)) {
-        int kerr;
-        ks = ksyms_job_finish(kjob, oe->kernel_text, &kerr);
-        if (kerr == -ENOMEM)
-            return kerr;
-        if (kerr == -EACCES)
-            snprintf(knote, sizeof(knote), "%.160s: kernel addresses are hidden (all zero: "
-                     "kernel.kptr_restrict)", kjob->source);
-        else if (kerr)
-            snprintf(knote, sizeof(knote), "cannot read %.160s: %s", kjob->source,
-                     kerr == -EINVAL ? "not a regular file" : strerror(-kerr));
-        else
-            kernel_note(in, ks, oe->kernel_text, kjob->path != NULL, knote, sizeof(knote));
-        if (knote[0])
-            cmd_error("report", "note: %s", knote);
-    }
-    if (oe->offcpu) {
-        offcpu_finish(oe->offcpu);
-        ot = (struct offcpu_totals){ oe->offcpu->ns, oe->offcpu->waits, oe->offcpu->preempted,
-                                     oe->offcpu->unended, oe->offcpu->preempted_ns };
-        if (!oe->chains && o->fmt == REPORT_TEXT &&
-            (err = cg_resolve(&oe->offcpu->stacks, ks, &ocy)))
-            goto out;
-        /* Without switch-in records only a switch to another traced thread ends a wait. */
-        if (!oe->offcpu->switch_ins && oe->offcpu->unended > oe->offcpu->waits)
-            cmd_error("report", "note: %" PRIu64 " of %" PRIu64 " waits of '%s' never ended: "
-                      "the file has no switch-in records (record --off-cpu; perf: "
-                      "--switch-events or -a)", oe->offcpu->unended,
-                      oe->offcpu->unended + oe->offcpu->waits, oe->offcpu->sel->name);
-    }
-    if (o->children || o->folded || o->callers || o->callees) {
-        struct children_opts co = { .event = sel ? sel->name : NULL,
-                                    .percent_limit = o->flat_opts.percent_limit,
-                                    .show_nr_samples = o->flat_opts.show_nr_samples,
-                                    .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
-                                    .wide = o->flat_opts.wide,
-                                    .total_period = oe->filtered ? oe->all_period : 0 };
-        if (oe->offcpu && oe->filtered)   /* of every wait's ns, hidden or shown */
-            co.total_period = oe->offcpu->ns + oe->offcpu->ns_hidden;
-        struct cg_syms cy, icy = { 0 };
-        struct cg_store cut, inl;
-        if (oe->chains)                   /* every sample is in: no lookups from here */
-            cg_store_seal(oe->chains);
-        if (oe->offcpu)
-            cg_store_seal(&oe->offcpu->stacks);
-        struct cg_store *mcs = oe->offcpu ? &oe->offcpu->stacks : oe->chains, *src = NULL;
-        const struct cg_store *cs = mcs;
-        cg_store_init(&cut);
-        cg_store_init(&inl);
-        if (o->max_stack) {
-            if ((err = cg_store_truncate(cs, o->max_stack, !o->folded, &cut)))
-                goto out;
-            cs = mcs = &cut;
-        }
-        if (oe->offcpu)
-            co.event = "off-CPU time in ns, from sched:sched_switch";
-        if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
-            cmd_error("report", "note: the samples of '%s' have no call chains (record with "
-                      "-g): every stack is its sampled function alone", sel->name);
-        unwind_notes(o->input, oe->chains || oe->offcpu ? oe->unwind : NULL);
-        pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
-                 cs->nstacks, (unsigned long long)cs->samples, cs->nframes, cs->nuniq);
-        /* Only the names resolved are needed from here on. */
-        err = cg_resolve_lean(cs, ks, &cy);
-        if (!err)
-            pr_debug("symbols: %zu", cy.nsyms);
-        if (!err && o->inline_frames) {
-            /* After --max-stack: it counts the frames of the chain, not inlined ones. */
-            if (!(err = cg_expand_inline(cs, &cy, &inl, &icy))) {
-                cg_syms_release(&cy);
-                cy = icy;
-                memset(&icy, 0, sizeof(icy));
-                src = mcs;
-                cs = mcs = &inl;
-            }
-        }
-        /* Every report here but pprof reads symbols only: the frames go before the reports
-         * make their own tables (the peak of a --children report). */
-        if (!err && !(o->folded && o->stacks == STACKS_PPROF)) {
-            cg_store_drop_frames(mcs);
-            if (src)
-                cg_store_drop_frames(src);
-        }
-        struct calltree_opts to = { .name = o->callers ? o->callers : o->callees,
-                                    .callers = o->callers != NULL,
-                                    .percent_limit = co.percent_limit,
-                                    .total_period = co.total_period, .wide = co.wide };
-        if (!err && (o->callers || o->callees)) {
-            err = report_calltree(stdout, cs, &cy, &to);
-            if (err == -ENOENT) {
-                /* gcc's clones of it (NAME.constprop.0, .isra.0, .part.0, .cold) are named. */
-                const char *clone = NULL;
-                char nb[256];
-                size_t len = strlen(to.name);
-                for (size_t i = 0; i < cy.nsyms && !clone && len; i++) {
-                    const char *sn = cg_sym_name(&cy.syms[i], nb, sizeof(nb));
-                    if (!strncmp(sn, to.name, len) && sn[len] == '.')
-                        clone = sn;
-                }
-                cmd_error("report", "no call stack holds a function named '%s'%s%s%s", to.name,
-                          clone ? "; its gcc clone '" : "", clone ? clone : "",
-                          clone ? "' is there" : "");
-                err = 1;        /* said: exit status 1 */
-            }
-        } else if (!err && o->folded) {
-            struct stacks_out_req rq = { .fmt = o->stacks, .output = o->output,
-                                         .title = o->title, .inverted = o->inverted,
-                                         .input = o->input, .sel = sel };
-            if (st->nr_samples > 1)
-                rq.duration_ns = st->last_sample_time - st->first_sample_time;
-            for (size_t i = 0; i < in->nr_build_ids; i++)
-                if (!strcmp(in->build_ids[i].path, "[kernel.kallsyms]")) {
-                    rq.kernel_build_id = in->build_ids[i].id;
-                    rq.kernel_build_id_len = in->build_ids[i].size;
-                }
-            rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
-            rq.seq = sample_seq_for(oe->seq, cs);  /* NULL for cut or expanded stacks */
-            char lost[96], nocg[160];
-            const char *notes[3];
-            if (o->stacks == STACKS_HTML) {
-                rq.command = command = join_cmdline(in);
-                rq.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
-                if (knote[0])
-                    notes[rq.nnotes++] = knote;
-                if (st->lost || st->lost_samples) {
-                    snprintf(lost, sizeof(lost), "%" PRIu64 " events lost (the ring buffer was "
-                             "full)", st->lost + st->lost_samples);
-                    notes[rq.nnotes++] = lost;
-                }
-                if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
-                    snprintf(nocg, sizeof(nocg), "the samples of '%.60s' have no call chains "
-                             "(record with -g): every stack is its sampled function alone",
-                             sel->name);
-                    notes[rq.nnotes++] = nocg;
-                }
-                rq.notes = notes;
-            }
-            err = report_write_stacks(&rq, cs, &cy);   /* 1: said */
-        } else if (!err) {
-            err = report_children(stdout, cs, &cy, &co);
-        }
-        cg_syms_release(&cy);
-        cg_store_release(&cut);
-        cg_store_release(&inl);
-    } else if (o->flat) {
-        struct flat_opts fo = o->flat_opts;
-        fo.event = sel ? sel->name : NULL;
-        if (oe->filtered) {
-            fo.total_samples = oe->all_samples;
-            fo.total_period = oe->all_period;
-        }
-        fo.threads = oe->threads;
-        err = o->srcline ? report_srcline(stdout, s, ks, &fo) : report_flat(stdout, s, ks, &fo);
-    } else {
-        struct report_opts ro = { .top = o->top, .min_percent = o->min_percent,
-                                  .wide = o->flat_opts.wide };
-        command = join_cmdline(in);
-        ro.command = command;
-        ro.system_wide = cmdline_has(in, "-a", "--all-cpus");
-        if (sel) {
-            ro.event = sel->name;
-            ro.freq_mode = sel->attr.freq;
-            ro.freq = sel->attr.sample_freq;
-            ro.period = sel->attr.sample_period;
-            ro.time_event = sel->attr.type == PERF_TYPE_SOFTWARE &&
-                            (sel->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-                             sel->attr.config == PERF_COUNT_SW_TASK_CLOCK);
-        }
-        if (st->nr_samples > 1)
-            ro.duration = (double)(st->last_sample_time - st->first_sample_time) / 1e9;
-        ro.nr_cpus = in->has_nrcpus ? in->nr_cpus_online : 0;
-        ro.kernel_note = knote[0] ? knote : NULL;
-        ro.lost_extra = st->bad;
-        if (oe->offcpu) {
-            ro.offcpu = &oe->offcpu->stacks;
-            ro.offcpu_syms = &ocy;
-            ro.offcpu_totals = &ot;
-        }
-        if (o->fmt == REPORT_TEXT)
-            err = report_prospect(stdout, s, ks, &ro);
-        else
-            err = report_prospect_export(stdout, s, ks, &ro, o->fmt);
-    }
+    err = report_kernel_symbols(perfdata_info(pd), oe, kjob, &ks, knote, sizeof(knote));
+    if (!err && oe->offcpu)
+        err = finish_offcpu(o, oe, ks, &ot, &ocy);
+    if (err)
+        goto out;
+    if (o->children || o->folded || o->callers || o->callees)
+        err = print_callgraph_reports(o, pd, oe, sel, ks, knote);
+    else if (o->flat)
+        err = print_flat_report(o, s, ks, oe, sel);
+    else
+        err = print_prospect_report(o, pd, s, ks, oe, sel, knote, &ot, &ocy);
 out:
-    free(command);
     cg_syms_release(&ocy);
     ksyms_free(ks);
     return err;
+}
+
+/* --time's ranges (percentages of the file's recorded span): 0, or the exit status, said. */
+static int time_ranges_of(const struct report_cmd_opts *o, const struct perfdata *pd,
+                          struct time_ranges *r)
+{
+    const struct perfdata_info *in = perfdata_info(pd);
+    char why[256];
+    int err = time_ranges_parse(o->time, in->has_sample_time ? in->first_sample_time : 0,
+                                in->has_sample_time ? in->last_sample_time : 0, r, why,
+                                sizeof(why));
+
+    if (err == -ENODATA) {
+        cmd_error("report", "%s: %s", o->input, why);
+        return 1;
+    }
+    return err ? cmd_usage_error("report", "%s", why) : 0;
 }
 
 /* A file with several sampling events and no --event: one report per event, each as
@@ -994,6 +1186,7 @@ int cmd_report(int argc, char **argv)
     struct offcpu offcpu;
     struct sample_seq seq = { 0 };
     struct profile_sinks sinks = {0};
+    struct time_ranges times;
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
@@ -1008,10 +1201,12 @@ int cmd_report(int argc, char **argv)
                   "or 'perf record', or name it with -i)" : "");
         return 1;
     }
-    if ((ret = report_each_event(argc, argv, &o, pd)) >= 0) {
+    if ((ret = report_each_event(argc, argv, &o, pd)) >= 0 ||
+        (o.time && (ret = time_ranges_of(&o, pd, &times)))) {
         perfdata_close(pd);
         return ret;
     }
+    oe.times = o.time ? &times : NULL;
     if (session_init(&session)) {
         cmd_error("report", "out of memory");
         perfdata_close(pd);

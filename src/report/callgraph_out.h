@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "report/chaingraph.h"
+#include "report/format.h"
 
 /* One line per distinct stack, "comm;outer;...;leaf COUNT" (samples), sorted as
  * stackcollapse-perf.pl sorts them; kernel frames end in "_[k]". 0 or -ENOMEM/-EIO. */
@@ -22,12 +24,21 @@ struct children_opts {
     double percent_limit;     /* hide rows whose Children is below */
     bool show_nr_samples;
     bool by_comm;             /* rows per (command, DSO, symbol), perf's default sort */
+    bool no_dso;              /* --sort sym: no Shared Object column */
+    bool no_children;         /* perf's --no-children: Overhead (Self) rows, their own chains */
     bool wide;                /* no eliding to 100 columns */
+    const struct chain_params *chains;   /* the trees under the rows (report/chaingraph.h);
+                                            NULL or CHAIN_NONE: none */
+    bool skip_first;          /* the sort starts with sym: the tree's root is not repeated */
+    const char *symbols;      /* -S: only rows of these symbols (comma-separated), or NULL */
+    enum report_format fmt;   /* text, csv or json (children_export.c) */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the
  * samples whose stack holds it (once per sample, however deep it recurses) and of those where
- * it is the leaf; sorted by Children, then Self. 0 or -ENOMEM/-EIO. */
+ * it is the leaf; sorted by Children, then Self; each row followed by its call chains as perf
+ * shows them (o->chains). With o->no_children, perf's --no-children table of the sampled
+ * functions. 0 or -ENOMEM/-EIO. */
 int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                     const struct children_opts *o);
 

@@ -4,19 +4,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callgraph/chaintree.h"
 #include "callgraph/symstacks.h"
 #include "model/process.h"
 #include "report/callgraph_out.h"
+#include "report/children_rows.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"
 #include "util/strutil.h"
 
-struct row {
-    const char *comm;         /* by_comm: the command, else NULL */
-    uint32_t sym;
-    uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
-    uint64_t children, self, samples;
-};
 
 struct rows {
     VEC(struct row) v;
@@ -24,6 +20,18 @@ struct rows {
     VEC(const char *) comms;  /* distinct command names; ids are indices */
     struct hashmap comm_of;   /* process -> comm id + 1 */
 };
+
+/* --no-children: by Self. */
+static int cmp_self(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c;
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    if (x->comm && (c = strcmp(x->comm, y->comm)))
+        return c;
+    return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -72,11 +80,59 @@ static struct row *row_of(struct rows *r, long comm, const char *name, uint32_t 
     return &r->v.v[r->v.n - 1];
 }
 
-static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *fs,
-                     const struct cg_symstack *weight, size_t i, bool by_comm)
+static int add_chain(struct row *w, const uint32_t *fs, long from, long step, size_t n,
+                     uint64_t period)
 {
-    long comm = by_comm ? comm_id(r, st->proc) : 0;
-    const char *name = by_comm && comm >= 0 ? r->comms.v[comm] : NULL;
+    if (!w->tree) {
+        if (!(w->tree = malloc(sizeof(*w->tree))))
+            return -ENOMEM;
+        if (chaintree_init(w->tree)) {
+            free(w->tree);
+            w->tree = NULL;
+            return -ENOMEM;
+        }
+    }
+    return chaintree_add(w->tree, fs, from, step, n, period);
+}
+
+/* perf's chains of a stack (fs: leaf first): the leaf's row has the whole chain; with
+ * children, every other row of the stack (once, at its first frame in the chain's order) the
+ * chain from its frame to the chain's end: towards the leaf (caller order) or the outermost
+ * frame (callee order). */
+static int add_chains(struct rows *r, long comm, const char *name, const uint32_t *fs, long n,
+                      uint64_t period, uint32_t mark, const struct children_opts *o)
+{
+    bool callee = o->chains->callee;
+    struct row *w = row_of(r, comm, name, fs[0]);
+    int err;
+
+    if (!w)
+        return -ENOMEM;
+    err = add_chain(w, fs, callee ? 0 : n - 1, callee ? 1 : -1, (size_t)n, period);
+    w->chain_seen = mark;
+    for (long j = 0; j < n && !err && !o->no_children; j++) {
+        long k = callee ? j : n - 1 - j;
+        if (!(w = row_of(r, comm, name, fs[k])))
+            return -ENOMEM;
+        if (w->chain_seen == mark)
+            continue;
+        w->chain_seen = mark;
+        err = callee ? add_chain(w, fs, k, 1, (size_t)(n - k), period)
+                     : add_chain(w, fs, k, -1, (size_t)(k + 1), period);
+    }
+    return err;
+}
+
+static bool wants_chains(const struct children_opts *o)
+{
+    return o->chains && o->chains->mode != CHAIN_NONE;
+}
+
+static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *fs,
+                     const struct cg_symstack *weight, size_t i, const struct children_opts *o)
+{
+    long comm = o->by_comm ? comm_id(r, st->proc) : 0;
+    const char *name = o->by_comm && comm >= 0 ? r->comms.v[comm] : NULL;
 
     if (comm < 0)
         return -ENOMEM;
@@ -84,30 +140,34 @@ static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *
         struct row *w = row_of(r, comm, name, fs[k]);
         if (!w)
             return -ENOMEM;
-        if (!k)
+        if (!k) {
             w->self += weight->period;
+            w->self_samples += weight->samples;
+        }
         if (w->seen == (uint32_t)(i + 1))   /* a symbol once per stack, however it recurses */
             continue;
         w->seen = (uint32_t)(i + 1);
         w->children += weight->period;
         w->samples += weight->samples;
     }
+    if (wants_chains(o) && st->n)
+        return add_chains(r, comm, name, fs, st->n, weight->period, (uint32_t)(i + 1), o);
     return 0;
 }
 
 static int add_stacks(struct rows *r, const struct cg_store *cs, const struct cg_syms *cy,
-                      bool by_comm)
+                      const struct children_opts *o)
 {
     struct cg_symstack *ss;
     size_t nss;
-    int err = cg_symstacks(cs, cy, by_comm, &ss, &nss);
+    int err = cg_symstacks(cs, cy, o->by_comm, &ss, &nss);
 
     if (err)
         return err;
     /* Per stack in symbols: every frame is one row update, on far fewer stacks. */
     for (size_t i = 0; i < nss && !err; i++) {
         const struct cg_stack *st = &cs->stacks[ss[i].stack];
-        err = add_stack(r, st, cy->frame_sym + st->off, &ss[i], i, by_comm);
+        err = add_stack(r, st, cy->frame_sym + st->off, &ss[i], i, o);
     }
     free(ss);
     return err;
@@ -128,74 +188,180 @@ static void put_padded(struct obuf *ob, const char *s, size_t width)
     }
 }
 
-static int print_rows(FILE *f, const struct row *rows, size_t n, const struct cg_store *cs,
-                       const struct cg_syms *cy, const struct children_opts *o)
+/* A row's share as the table shows it: Children, or Self with --no-children. */
+static uint64_t row_value(const struct row *r, const struct children_opts *o)
 {
-    char dbuf[256], nbuf[256], pbuf[1024], ebuf[1024], ibuf[1100];
-    size_t dw = strlen("Shared Object"), cw = strlen("Command"), fixed;
-    uint64_t total = o->total_period ? o->total_period : cs->period;
+    return o->no_children ? r->self : r->children;
+}
+
+/* Whether name is one of the comma-separated list's. */
+static bool in_list(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *at = list; *at; at += *at == ',') {
+        size_t n = strcspn(at, ",");
+        if (n == len && !memcmp(at, name, len))
+            return true;
+        at += n;
+    }
+    return false;
+}
+
+static bool row_shown(const struct row *r, uint64_t total, const struct cg_syms *cy,
+                      const struct children_opts *o)
+{
+    char nbuf[256];
+
+    if (pct(row_value(r, o), total) < o->percent_limit || (o->no_children && !r->self))
+        return false;
+    return !o->symbols || in_list(o->symbols, cg_sym_name(&cy->syms[r->sym], nbuf, sizeof(nbuf)));
+}
+
+struct widths {
+    size_t dso, comm, fixed;  /* the columns' widths; fixed: all but the symbol's */
+};
+
+static struct widths column_widths(const struct row *rows, size_t n, uint64_t total,
+                                   const struct cg_syms *cy, const struct children_opts *o)
+{
+    struct widths w = { strlen("Shared Object"), strlen("Command"), 0 };
+    char dbuf[256], pbuf[1024];
 
     for (size_t i = 0; i < n; i++) {
         const char *d = str_printable(cg_sym_dso(&cy->syms[rows[i].sym], dbuf, sizeof(dbuf)),
                                       pbuf, sizeof(pbuf));
-        if (pct(rows[i].children, total) < o->percent_limit)
+        if (!row_shown(&rows[i], total, cy, o))
             continue;
-        if (str_width(d) > dw)
-            dw = str_width(d);
+        if (str_width(d) > w.dso)
+            w.dso = str_width(d);
         d = rows[i].comm ? str_printable(rows[i].comm, pbuf, sizeof(pbuf)) : "";
-        if (str_width(d) > cw)
-            cw = str_width(d);
+        if (str_width(d) > w.comm)
+            w.comm = str_width(d);
     }
-    if (dw > 24 && !o->wide)
-        dw = 24;
-    if (cw > 16 && !o->wide)
-        cw = 16;
+    if (w.dso > 24 && !o->wide)
+        w.dso = 24;
+    if (w.comm > 16 && !o->wide)
+        w.comm = 16;
+    w.fixed = (o->no_children ? 10 : 20) + (o->show_nr_samples ? 9 : 0) +
+              (o->by_comm ? 2 + w.comm : 0) + (o->no_dso ? 0 : 2 + w.dso) + 2 + 4;
+    return w;
+}
+
+static void print_header(FILE *f, const struct cg_store *cs, const struct widths *w,
+                         const struct children_opts *o)
+{
     fprintf(f, "# Samples: %" PRIu64 "%s%s%s\n#\n", cs->samples, o->event ? " of event '" : "",
             o->event ? o->event : "", o->event ? "'" : "");
-    fprintf(f, "# Children      Self%s", o->show_nr_samples ? "  Samples" : "");
+    fprintf(f, "# %s%s", o->no_children ? "Overhead" : "Children      Self",
+            o->show_nr_samples ? "  Samples" : "");
     if (o->by_comm)
-        fprintf(f, "  %-*s", (int)cw, "Command");
-    fprintf(f, "  %-*s  Symbol\n", (int)dw, "Shared Object");
-    fixed = 20 + (o->show_nr_samples ? 9 : 0) + (o->by_comm ? 2 + cw : 0) + 2 + dw + 2 + 4;
+        fprintf(f, "  %-*s", (int)w->comm, "Command");
+    if (!o->no_dso)
+        fprintf(f, "  %-*s", (int)w->dso, "Shared Object");
+    fprintf(f, "  Symbol\n");
+}
+
+static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
+                      const struct widths *w, const struct cg_syms *cy,
+                      const struct children_opts *o)
+{
+    char dbuf[256], nbuf[256], pbuf[1024], ebuf[1024], ibuf[1100], num[64];
+    const struct cg_sym *s = &cy->syms[r->sym];
+    const char *d, *name;
+    int len;
+
+    if (o->no_children)
+        len = snprintf(num, sizeof(num), "%9.2f%%", pct(r->self, total));
+    else
+        len = snprintf(num, sizeof(num), "%9.2f%%%9.2f%%", pct(r->children, total),
+                       pct(r->self, total));
+    obuf_put(ob, num, (size_t)len);
+    if (o->show_nr_samples) {
+        len = snprintf(num, sizeof(num), "  %7" PRIu64,
+                       o->no_children ? r->self_samples : r->samples);
+        obuf_put(ob, num, (size_t)len);
+    }
+    if (r->comm) {
+        name = str_printable(r->comm, pbuf, sizeof(pbuf));
+        put_padded(ob, o->wide ? name : str_elide(name, w->comm, ebuf, sizeof(ebuf)), w->comm);
+    }
+    if (!o->no_dso) {
+        d = str_printable(cg_sym_dso(s, dbuf, sizeof(dbuf)), pbuf, sizeof(pbuf));
+        put_padded(ob, o->wide ? d : str_elide(d, w->dso, ebuf, sizeof(ebuf)), w->dso);
+    }
+    obuf_put(ob, s->kernel ? "  [k] " : "  [.] ", 6);
+    name = str_printable(cg_sym_name(s, nbuf, sizeof(nbuf)), pbuf, sizeof(pbuf));
+    if (s->inlined) {
+        snprintf(ibuf, sizeof(ibuf), "%s (inlined)", name);
+        name = ibuf;
+    }
+    if (!o->wide && w->fixed < 100)
+        name = str_elide(name, 100 - w->fixed, ebuf, sizeof(ebuf));
+    obuf_put(ob, name, strlen(name));
+    obuf_char(ob, '\n');
+}
+
+/* The row's call chains below it, as perf prints them. */
+static int print_tree(struct obuf *ob, const struct row *r, uint64_t total,
+                      const struct cg_syms *cy, const struct children_opts *o)
+{
+    struct chain_print cp = { .params = o->chains, .total = total,
+                              .entry = row_value(r, o), .skip_first = o->skip_first,
+                              .cy = cy };
+
+    if (!r->tree)
+        return 0;
+    if (chaintree_sort(r->tree, cy))
+        return -ENOMEM;
+    chaingraph_print(ob, r->tree, &cp);
+    return 0;
+}
+
+/* csv and json: the shown rows (children_export.c). */
+static int export_rows(FILE *f, const struct row *rows, size_t n, uint64_t total,
+                       const struct cg_syms *cy, const struct children_opts *o)
+{
+    const struct row **shown = malloc((n ? n : 1) * sizeof(*shown));
+    size_t k = 0;
+    int err;
+
+    if (!shown)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (row_shown(&rows[i], total, cy, o))
+            shown[k++] = &rows[i];
+    err = children_export(f, shown, k, total, cy, o);
+    free(shown);
+    return err;
+}
+
+static int print_rows(FILE *f, const struct row *rows, size_t n, const struct cg_store *cs,
+                       const struct cg_syms *cy, const struct children_opts *o)
+{
+    uint64_t total = o->total_period ? o->total_period : cs->period;
+    struct widths w;
+    int err = 0;
+
+    if (o->fmt != REPORT_TEXT)
+        return export_rows(f, rows, n, total, cy, o);
+    w = column_widths(rows, n, total, cy, o);
+    print_header(f, cs, &w, o);
     /* The rows (most of the output) through one buffer: an fprintf per field was a tenth of
      * the report's time. Padding as printf's %-*s pads: in bytes. */
     struct obuf *ob = obuf_new(f);
     if (!ob)
         return -ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        const struct row *r = &rows[i];
-        const struct cg_sym *s = &cy->syms[r->sym];
-        const char *d, *name;
-        char num[64];
-        int len;
-
-        if (pct(r->children, total) < o->percent_limit)
+    for (size_t i = 0; i < n && !err; i++) {
+        if (!row_shown(&rows[i], total, cy, o))
             continue;
-        len = snprintf(num, sizeof(num), "%9.2f%%%9.2f%%", pct(r->children, total),
-                       pct(r->self, total));
-        obuf_put(ob, num, (size_t)len);
-        if (o->show_nr_samples) {
-            len = snprintf(num, sizeof(num), "  %7" PRIu64, r->samples);
-            obuf_put(ob, num, (size_t)len);
-        }
-        if (r->comm) {
-            name = str_printable(r->comm, pbuf, sizeof(pbuf));
-            put_padded(ob, o->wide ? name : str_elide(name, cw, ebuf, sizeof(ebuf)), cw);
-        }
-        d = str_printable(cg_sym_dso(s, dbuf, sizeof(dbuf)), pbuf, sizeof(pbuf));
-        put_padded(ob, o->wide ? d : str_elide(d, dw, ebuf, sizeof(ebuf)), dw);
-        obuf_put(ob, s->kernel ? "  [k] " : "  [.] ", 6);
-        name = str_printable(cg_sym_name(s, nbuf, sizeof(nbuf)), pbuf, sizeof(pbuf));
-        if (s->inlined) {
-            snprintf(ibuf, sizeof(ibuf), "%s (inlined)", name);
-            name = ibuf;
-        }
-        if (!o->wide && fixed < 100)
-            name = str_elide(name, 100 - fixed, ebuf, sizeof(ebuf));
-        obuf_put(ob, name, strlen(name));
-        obuf_char(ob, '\n');
+        print_row(ob, &rows[i], total, &w, cy, o);
+        if (wants_chains(o))
+            err = print_tree(ob, &rows[i], total, cy, o);
     }
-    return obuf_close(ob) ? 0 : -EIO;
+    if (!obuf_close(ob) && !err)
+        err = -EIO;
+    return err;
 }
 
 int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
@@ -206,14 +372,19 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
 
     hashmap_init(&r.index);
     hashmap_init(&r.comm_of);
-    err = add_stacks(&r, cs, cy, o->by_comm);
+    err = add_stacks(&r, cs, cy, o);
     if (!err) {
         if (r.v.n)   /* a file without samples has no rows, and qsort(NULL, 0) is undefined */
-            qsort(r.v.v, r.v.n, sizeof(*r.v.v), cmp_row);
+            qsort(r.v.v, r.v.n, sizeof(*r.v.v), o->no_children ? cmp_self : cmp_row);
         err = print_rows(f, r.v.v, r.v.n, cs, cy, o);
         if (!err && (fflush(f) || ferror(f)))
             err = -EIO;
     }
+    for (size_t i = 0; i < r.v.n; i++)
+        if (r.v.v[i].tree) {
+            chaintree_release(r.v.v[i].tree);
+            free(r.v.v[i].tree);
+        }
     vec_free(&r.v);
     vec_free(&r.comms);
     hashmap_release(&r.index);

@@ -23,7 +23,7 @@ check report_children_and_folded_exclude_each_other [ $? -eq 2 -a -n "$(grep "ch
 
 # A file without call chains: said, and every stack is the sampled function alone.
 "$PROSPECT" record -o "$TEST_TMP/flat.data" -- "$CG" 300 >/dev/null 2>&1
-out=$("$PROSPECT" report -i "$TEST_TMP/flat.data" --children 2>&1 >"$TEST_TMP/flat.out")
+out=$("$PROSPECT" report -i "$TEST_TMP/flat.data" --children -g none 2>&1 >"$TEST_TMP/flat.out")
 check children_without_chains_says_so [ -n "$(grep "have no call chains (record with -g)" <<<"$out")" \
     -a -n "$(grep "\[\.\] leaf$" "$TEST_TMP/flat.out")" ]
 # ... and so no row has more Children than Self: no caller is credited (via_a may still show
@@ -32,7 +32,7 @@ check children_without_chains_self_only [ -z "$(awk '!/^#/ && NF && $1 != $2' "$
 
 # share FILE SYMBOL [OPTIONS]: the Children percentage of SYMBOL in our table.
 share() {
-    "$PROSPECT" report -i "$1" --children "${@:3}" |
+    "$PROSPECT" report -i "$1" --children -g none "${@:3}" |
         awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
 }
 in_range() { awk -v v="${1:-x}" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "x" && v >= lo && v <= hi) }'; }
@@ -47,7 +47,7 @@ check children_known_structure_main_and_leaf_whole in_range "$(awk -v m="${m:-0}
 "$PROSPECT" report -i "$TEST_TMP/p.data" --format folded > "$TEST_TMP/p.folded"
 check folded_has_path_via_a grep -q '^callgraph;.*;main;via_a;leaf [0-9]*$' "$TEST_TMP/p.folded"
 check folded_has_path_via_b grep -q '^callgraph;.*;main;via_b;leaf [0-9]*$' "$TEST_TMP/p.folded"
-total=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children | awk '/^# Samples:/ { print $3 }')
+total=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children -g none | awk '/^# Samples:/ { print $3 }')
 check folded_counts_add_up_to_samples [ "$(awk '{ n += $NF } END { print n + 0 }' \
     "$TEST_TMP/p.folded")" = "${total:-x}" ]
 
@@ -96,7 +96,7 @@ perf_children() {
                      k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
 }
 our_children() {
-    "$PROSPECT" report -i "$1" --children --sort "$2" --wide | grep -v '^#' |
+    "$PROSPECT" report -i "$1" --children -g none --sort "$2" --wide | grep -v '^#' |
         awk -v n="$(tr ',' '\n' <<<"$2" | grep -vc sym)" '{ c = $1; sub("%", "", c); k = ""
             for (i = 3; i < 3 + n; i++) k = k $i "|"
             s = $0; for (i = 0; i < 2 + n; i++) sub(/^ *[^ ]+/, "", s); sub(/^ +/, "", s)

@@ -37,7 +37,7 @@ else
         fi
         pass "pprof_go_tool_reads_$f"
         check "pprof_type_cpu_nanoseconds_$f" grep -q '^Type: cpu$' "$TEST_TMP/$f.top"
-        "$PROSPECT" report -i "$TEST_TMP/$f.data" --children --sort sym >"$TEST_TMP/$f.children"
+        "$PROSPECT" report -i "$TEST_TMP/$f.data" --children -g none --sort sym >"$TEST_TMP/$f.children"
         # Every row of either table with 0.5% or more is in the other with the same shares
         # (one file, one set of samples: equal to the rounding of the two printouts).
         out=$(python3 - "$TEST_TMP/$f.top" "$TEST_TMP/$f.children" <<'PY'
@@ -224,7 +224,7 @@ PY
             "wait:document.body.innerText.includes('callgraph (')" "key:3" \
             "wait:document.body.innerText.includes('via_b')" "eval:document.body.innerText" \
             >"$TEST_TMP/ss.browser" 2>&1
-        "$PROSPECT" report -i "$TEST_TMP/p.data" --children --sort sym >"$TEST_TMP/p.children2"
+        "$PROSPECT" report -i "$TEST_TMP/p.data" --children -g none --sort sym >"$TEST_TMP/p.children2"
         out=$(python3 - "$TEST_TMP/ss.browser" "$TEST_TMP/p.children2" <<'PY'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
@@ -265,7 +265,7 @@ echo keep >"$TEST_TMP/victim"
 out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --format svg -o "$TEST_TMP/link.svg" 2>&1)
 check output_symlink_refused [ $? -eq 1 -a "$(cat "$TEST_TMP/victim")" = keep -a \
     -n "$(grep "cannot write $TEST_TMP/link.svg" <<<"$out")" ]
-out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children -o "$TEST_TMP/x" 2>&1)
+out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --children -g none -o "$TEST_TMP/x" 2>&1)
 check output_only_for_stack_formats [ $? -eq 2 -a ! -e "$TEST_TMP/x" ]
 "$PROSPECT" report -i "$TEST_TMP/p.data" --format pprof --inverted -o "$TEST_TMP/x" >/dev/null 2>&1
 check inverted_only_for_svg [ $? -eq 2 -a ! -e "$TEST_TMP/x" ]
@@ -279,7 +279,7 @@ else for fmt in svg pprof speedscope; do
 done
     # The Children table of no samples: headers only, no undefined behaviour (the ASan/UBSan
     # binary reported qsort of a NULL array).
-    out=$("$PROSPECT" report -i "$TEST_TMP/empty.data" --children 2>&1)
+    out=$("$PROSPECT" report -i "$TEST_TMP/empty.data" --children -g none 2>&1)
     check empty_input_children_clean [ $? -le 1 -a -z "$(grep -E 'runtime error|Sanitizer' <<<"$out")" ]
 fi
 # A stripped library's hits after its last dynamic symbol are the bracket "tail_entry->(end)" in

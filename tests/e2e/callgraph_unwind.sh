@@ -33,7 +33,7 @@ fi
 
 # share FILE SYMBOL: the Children percentage of SYMBOL.
 share() {
-    "$PROSPECT" report -i "$1" --children --sort sym |
+    "$PROSPECT" report -i "$1" --children -g none --sort sym |
         awk -v s="$2" '$NF == s { sub("%", "", $1); print $1; exit }'
 }
 in_range() { awk -v v="${1:-x}" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "x" && v >= lo && v <= hi) }'; }
@@ -222,7 +222,7 @@ out=$("$PROSPECT" report -i "$TEST_TMP/dyn.data" --format folded 2>&1 >"$TEST_TM
 check hostile_dyn_size_clamped_and_said [ $? -eq 0 -a -n "$(grep ';rec;leaf ' "$TEST_TMP/dyn.out")" -a \
     -n "$(grep "dyn.data: note: 1 sample claims more user stack than it carries" <<<"$out")" ]
 patch "$TEST_TMP/rec.data" "$TEST_TMP/trunc.data" size
-out=$("$PROSPECT" report -i "$TEST_TMP/trunc.data" --children 2>&1 >/dev/null)
+out=$("$PROSPECT" report -i "$TEST_TMP/trunc.data" --children -g none 2>&1 >/dev/null)
 check hostile_truncated_stack_named [ $? -eq 0 -a \
     -n "$(grep "trunc.data: offset 0x[0-9a-f]*: sample does not match" <<<"$out")" ]
 # A stack size of 2^64 - 7 (once rounded up to 0 words: the unwinder read far past the
@@ -237,7 +237,7 @@ for how in "children --children" "folded --format folded" \
         -a -z "$(grep -E 'runtime error|Sanitizer' "$TEST_TMP/wrap.err")" ]
 done
 patch "$TEST_TMP/rec.data" "$TEST_TMP/mask.data" mask
-out=$("$PROSPECT" report -i "$TEST_TMP/mask.data" --children 2>&1 >/dev/null)
+out=$("$PROSPECT" report -i "$TEST_TMP/mask.data" --children -g none 2>&1 >/dev/null)
 check hostile_regs_mask_without_ip_said [ $? -eq 0 -a \
     -n "$(grep "mask.data: note: [0-9]* samples' user registers lack ip or sp" <<<"$out")" ]
 
@@ -245,8 +245,8 @@ check hostile_regs_mask_without_ip_said [ $? -eq 0 -a \
 # its --inline form print an empty table and exit 0 (qsort/memcpy of nothing used to be
 # undefined behaviour that UBSan stopped on).
 head -c 1000 "$TEST_TMP/rec.data" >"$TEST_TMP/cut.data"
-out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children 2>&1)
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children -g none 2>&1)
 check hostile_cut_before_samples_children [ $? -eq 0 -a -n "$(grep '^# Samples: 0 ' <<<"$out")" -a \
     -z "$(grep 'runtime error' <<<"$out")" ]
-out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children --inline 2>&1)
+out=$("$PROSPECT" report -i "$TEST_TMP/cut.data" --children -g none --inline 2>&1)
 check hostile_cut_before_samples_inline [ $? -eq 0 -a -z "$(grep 'runtime error' <<<"$out")" ]

@@ -52,7 +52,7 @@ perf report -i "$D" --stdio --no-children --sort sym -g none 2>/dev/null |
     sed -n 's/^ *[0-9.]*%  \[\.\] //p' | sed 's/ *$//' | sort >"$TEST_TMP/perf.syms"
 "$PROSPECT" report -i "$D" --sort sym 2>/dev/null |
     sed -n 's/^ *[0-9.]*%  \[\.\] //p' | sed 's/ *$//' | sort >"$TEST_TMP/ours.syms"
-"$PROSPECT" report -i "$D" --children 2>/dev/null >"$TEST_TMP/children.txt"
+"$PROSPECT" report -i "$D" --children -g none 2>/dev/null >"$TEST_TMP/children.txt"
 "$PROSPECT" report -i "$D" --format svg -o "$TEST_TMP/g.svg" 2>/dev/null
 "$PROSPECT" report -i "$D" --format pprof -o "$TEST_TMP/g.pprof" 2>/dev/null
 "$PROSPECT" report -i "$D" --format speedscope -o "$TEST_TMP/g.json" 2>/dev/null

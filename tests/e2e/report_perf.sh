@@ -97,7 +97,7 @@ if "$PROSPECT" record -e cpu-clock -F 2000 -g -o - -- "$WL/split_O2" 60 >"$d/ppi
     check prospect_pipe_mode_command_output_to_stderr grep -q '^elapsed_s' "$d/ppipe.err"
     check prospect_pipe_mode_said grep -q 'wrote [0-9]* samples .* to standard output' "$d/ppipe.err"
     "$PROSPECT" record -e cpu-clock -F 2000 -g -o - -- "$WL/split_O2" 60 2>/dev/null |
-        "$PROSPECT" report -i - --children >"$d/ppipe.children" 2>/dev/null
+        "$PROSPECT" report -i - --children -g none >"$d/ppipe.children" 2>/dev/null
     check prospect_pipe_mode_streamed grep -qE '^ +[0-9.]+% +[0-9.]+% +split_O2 +split_O2 +\[\.\] work_fifty$' \
         "$d/ppipe.children"
 else

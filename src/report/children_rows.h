@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The rows of perf's Children/Self table (children.c) and their machine-readable forms
+ * (children_export.c). */
+#ifndef PROSPECT_REPORT_CHILDREN_ROWS_H
+#define PROSPECT_REPORT_CHILDREN_ROWS_H
+#include <stdint.h>
+#include <stdio.h>
+#include "callgraph/chaintree.h"
+#include "report/callgraph_out.h"
+
+struct row {
+    const char *comm;         /* by_comm: the command, else NULL */
+    uint32_t sym;
+    uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
+    uint32_t chain_seen;      /* the last stack (+1) that gave it a chain */
+    uint64_t children, self, samples, self_samples;
+    struct chaintree *tree;   /* its call chains, when they are printed */
+};
+
+/* The rows as csv or json (o->fmt), each with its chains when o->chains asks for them: one
+ * per chain end, its share (the period ending there) and its frames in the chains' order,
+ * hidden below the threshold as perf's flat and folded modes hide them. 0, -ENOMEM, -EIO. */
+int children_export(FILE *f, const struct row *const *rows, size_t n, uint64_t total,
+                    const struct cg_syms *cy, const struct children_opts *o);
+#endif
