@@ -25,9 +25,10 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-/* What one counted execution costs the program, ns, per kind (REGION_ENTRY_*): medians of
- * bench/bench_lines.sh on the development VM (docs/lines.md, "Cost"). */
-static const double cost_ns[3] = { 1000, 1000, 11000 };
+/* What one counted execution costs the program, ns, per kind (REGION_ENTRY_*, then
+ * LINES_COST_INPROC): medians of bench/bench_lines.sh on the development VM (docs/lines.md,
+ * "Cost"). */
+static const double cost_ns[4] = { 1000, 1000, 11000, 5 };
 
 struct image_count {
     uint32_t pid;

@@ -44,13 +44,15 @@ int lines_counter_read(struct lines_counter *c, struct lines_plan *p, uint64_t *
 /* Closes the events and deletes the probes (one grace period). */
 void lines_counter_free(struct lines_counter *c);
 
-/* Probes per kind (jump, emulated uprobe, single-stepped uprobe), and what one counted
+/* Probes per kind (jump, emulated uprobe, single-stepped uprobe; the in-process counters are
+ * the fourth, LINES_COST_INPROC, filled by lines_inproc_cost), and what one counted
  * execution costs the program for each kind (ns; docs/lines.md, measured by
  * bench/bench_lines.sh on the development VM). */
+#define LINES_COST_INPROC 3     /* the fourth kind: a counter the program increments */
 struct lines_cost {
-    size_t probes[3];
-    uint64_t hits[3];
-    double ns[3];
+    size_t probes[4];
+    uint64_t hits[4];
+    double ns[4];
 };
 void lines_cost_of(const struct region_list *rl, const struct lines_plan *p,
                    struct lines_cost *out);

@@ -372,11 +372,10 @@ int lines_inproc_read(struct lines_inproc *ip, struct lines_plan *p,
 void lines_inproc_cost(const struct lines_inproc *ip, const struct lines_plan *p,
                        struct lines_cost *cost)
 {
-    cost->ns[0] = INPROC_COST_NS;
     for (size_t i = 0; ip && i < ip->nprobes && i < p->probed.n; i++)
         if (ip->counts[i]) {
-            cost->probes[0]++;
-            cost->hits[0] += p->blocks.v[p->probed.v[i]].count;
+            cost->probes[LINES_COST_INPROC]++;
+            cost->hits[LINES_COST_INPROC] += p->blocks.v[p->probed.v[i]].count;
         }
 }
 

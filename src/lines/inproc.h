@@ -37,9 +37,7 @@ int lines_inproc_watch(const struct lines_inproc *ip, struct image_watch *w);
 /* Copies the counters into the probed blocks' counts; the hook's failures to fn. 0 or -errno. */
 int lines_inproc_read(struct lines_inproc *ip, struct lines_plan *p,
                       void (*fn)(void *, const char *), void *arg);
-/* What one counter increment costs (ns; docs/lines.md, bench/bench_lines.sh). */
-#define INPROC_COST_NS 5.0
-/* Adds its counters to the cost's first kind (the header's "jump": a jump to the copy). */
+/* Adds its counters to the cost as the in-process kind (LINES_COST_INPROC). */
 void lines_inproc_cost(const struct lines_inproc *ip, const struct lines_plan *p,
                        struct lines_cost *cost);
 /* Deletes the directory. */

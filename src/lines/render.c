@@ -179,9 +179,10 @@ static uint64_t block_executions(const struct lines_plan *p)
 static void header(FILE *f, const struct lines_report *r)
 {
     const struct lines_cost *k = r->cost;
-    uint64_t hits = k->hits[0] + k->hits[1] + k->hits[2];
+    uint64_t hits = k->hits[0] + k->hits[1] + k->hits[2] + k->hits[LINES_COST_INPROC];
     double ns = (double)k->hits[0] * k->ns[0] + (double)k->hits[1] * k->ns[1] +
-                (double)k->hits[2] * k->ns[2];
+                (double)k->hits[2] * k->ns[2] +
+                (double)k->hits[LINES_COST_INPROC] * k->ns[LINES_COST_INPROC];
     bool approx = false, optimized = false;
 
     for (size_t i = 0; i < r->n; i++) {
@@ -193,14 +194,15 @@ static void header(FILE *f, const struct lines_report *r)
             str_printable(r->plan->exe, exe, sizeof(exe)));
     fprintf(f, "# count = gcov's: entries into the line from another line or function, plus "
                "the turns\n#   of loops within the line (docs/lines.md)\n");
-    fprintf(f, "# %zu blocks, %zu with a counting probe (%zu jump, %zu emulated, %zu "
+    fprintf(f, "# %zu blocks, %zu counted (%zu in the process, %zu jump, %zu emulated, %zu "
                "single-stepped),\n#   the others summed from their predecessors\n",
-            r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2], k->probes[0],
+            r->plan->blocks.n, k->probes[0] + k->probes[1] + k->probes[2] +
+            k->probes[LINES_COST_INPROC], k->probes[LINES_COST_INPROC], k->probes[0],
             k->probes[1], k->probes[2]);
-    fprintf(f, "# cost per counted execution (estimate, this VM): %.1f us by jump, %.1f us "
-               "emulated,\n#   %.1f us single-stepped\n", k->ns[0] / 1000, k->ns[1] / 1000,
-            k->ns[2] / 1000);
-    fprintf(f, "# this run: %llu probe hits for %llu block executions, ~%.1f ms of probes\n",
+    fprintf(f, "# cost per counted execution (estimate, this VM): %.0f ns in the process, %.1f us "
+               "by jump,\n#   %.1f us emulated, %.1f us single-stepped\n",
+            k->ns[LINES_COST_INPROC], k->ns[0] / 1000, k->ns[1] / 1000, k->ns[2] / 1000);
+    fprintf(f, "# this run: %llu counts for %llu block executions, ~%.1f ms of counting\n",
             (unsigned long long)hits, (unsigned long long)block_executions(r->plan), ns / 1e6);
     fprintf(f, "# ##### = executable, never run%s\n",
             approx ? "; ~N = upper bound (a transfer within the line could not be derived)"
@@ -244,14 +246,17 @@ void lines_render_json(FILE *f, const struct lines_report *r)
     json_str(&j, "count_means", "gcov's: entries into the line from another line or "
              "function, plus the turns of loops within the line");
     json_begin_object(&j, "cost_ns_per_execution");
+    json_double(&j, "in_process", k->ns[LINES_COST_INPROC], 0);
     json_double(&j, "jump", k->ns[0], 0);
     json_double(&j, "emulated", k->ns[1], 0);
     json_double(&j, "single_stepped", k->ns[2], 0);
     json_end_object(&j);
     json_begin_object(&j, "probes");
+    json_u64(&j, "in_process", k->probes[LINES_COST_INPROC]);
     json_u64(&j, "jump", k->probes[0]);
     json_u64(&j, "emulated", k->probes[1]);
     json_u64(&j, "single_stepped", k->probes[2]);
+    json_u64(&j, "hits_in_process", k->hits[LINES_COST_INPROC]);
     json_u64(&j, "hits_jump", k->hits[0]);
     json_u64(&j, "hits_emulated", k->hits[1]);
     json_u64(&j, "hits_single_stepped", k->hits[2]);
