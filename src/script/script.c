@@ -45,7 +45,10 @@ static const char *thread_comm(const struct script *sc, uint32_t tid, char *buf,
 
     if (c)
         return c;
-    snprintf(buf, len, ":%d", (int)tid);   /* perf's name of a thread it never saw named */
+    /* perf's names: the idle task, and a thread it never saw named. */
+    if (tid == 0)
+        return "swapper";
+    snprintf(buf, len, ":%d", (int)tid);
     return buf;
 }
 
