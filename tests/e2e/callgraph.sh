@@ -93,7 +93,12 @@ perf_children() {
         awk -F'|' '{ for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i); sub("%", "", $1);
                      if ($NF == "[.] _dl_start_user" && $(NF - 1) ~ /^ld-linux/) $NF = "[.] _start"
                      if ($NF ~ /^\[[.k]\] (0x)?[0-9a-f]+$/ && $(NF - 1) == "[unknown]") next
-                     k = $3; for (i = 4; i <= NF; i++) k = k "|" $i; print k "|" $1 }'
+                     k = $3; for (i = 4; i <= NF; i++) k = k "|" $i
+                     # perf may print both ld.so rows (disjoint samples): the one _start row of
+                     # Prospect holds their sum
+                     if ($NF == "[.] _start" && $(NF - 1) ~ /^ld-linux/) { ld[k] += $1; next }
+                     print k "|" $1 }
+                   END { for (k in ld) print k "|" ld[k] }'
 }
 our_children() {
     "$PROSPECT" report -i "$1" --children -g none --sort "$2" --wide | grep -v '^#' |
