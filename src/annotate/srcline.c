@@ -167,6 +167,12 @@ size_t ann_src_inline_chain(const struct ann_src *s, uint64_t addr, const char *
     return n < max ? n : max;
 }
 
+bool ann_src_covers(struct ann_src *s, uint64_t addr)
+{
+    Dwarf_Die cu;
+    return dwarf_addrdie(s->dw, addr, &cu) != NULL;
+}
+
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos)
 {
     Dwarf_Die cu;

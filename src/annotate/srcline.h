@@ -4,6 +4,7 @@
 #ifndef PROSPECT_ANNOTATE_SRCLINE_H
 #define PROSPECT_ANNOTATE_SRCLINE_H
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include "util/vec.h"
 
@@ -26,6 +27,9 @@ int ann_src_function(struct ann_src *s, uint64_t lo);
  * the innermost inlined subroutine there (of the function last prepared). 0, or -ENOENT when
  * no unit covers addr. */
 int ann_src_lookup(struct ann_src *s, uint64_t addr, struct ann_srcpos *pos);
+/* Whether a compilation unit covers addr (its DWARF knows the address, with or without a
+ * line for it). */
+bool ann_src_covers(struct ann_src *s, uint64_t addr);
 
 /* The inlined subroutines around addr in the function last prepared, innermost first (at most
  * max names, owned by the handle): names[0] is ann_src_lookup's `inlined`, names[1] the

@@ -154,8 +154,8 @@ static void put_hex(struct obuf *o, uint64_t v)
 }
 
 /* perf's srcline: "\n  FILE:LINE" (the file's base name) where DWARF knows the address, ":0"
- * where the file has DWARF but not for it, nothing without DWARF; the kernel's:
- * "[kernel.kallsyms][ADDRESS]". */
+ * where a compilation unit covers it without a line for it, nothing where none covers it (a
+ * program's _start from crt1.o) or without DWARF; the kernel's: "[kernel.kallsyms][ADDRESS]". */
 static void put_srcline(struct script *sc, const struct frame_name *fn, bool kernel)
 {
     struct ann_srcpos pos;
@@ -163,7 +163,8 @@ static void put_srcline(struct script *sc, const struct frame_name *fn, bool ker
     char line[48];
 
     if (!kernel && (!fn->map || fn->absolute ||
-                    !(s = ann_src_cache_get(&sc->src, fn->map->dso))))
+                    !(s = ann_src_cache_get(&sc->src, fn->map->dso)) ||
+                    !ann_src_covers(s, fn->vaddr)))
         return;                   /* perf: nothing for code without DWARF */
     put_str(sc->out, "\n  ");
     if (!kernel) {
