@@ -238,7 +238,9 @@ static int chain_frames(struct script *sc, struct process *p, const struct sampl
         sc->frames[k++].map = kernel ? &kernel_map : NULL;
     }
     *n = k;
-    if (smp->stack_user && smp->regs_user && smp->regs_abi && sc->uw) {
+    /* as perf: no user frames from a sample whose stack copy is empty (the kernel could not
+     * read the user stack, e.g. in a page fault at exec), though its registers are there */
+    if (smp->stack_user && smp->stack_dyn_size && smp->regs_user && smp->regs_abi && sc->uw) {
         int ret = unwind_sample(sc->uw, p, smp, &sc->frames, &sc->cap_frames, n);
         if (ret < 0)
             return ret;
