@@ -219,6 +219,11 @@ static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
 static void resolve_other(const struct ctx *c, const struct frame *f, struct cg_sym *sym)
 {
     memset(sym, 0, sizeof(*sym));
+    if (!f->map && (f->addr == FRAME_MARK_OFFCPU || f->addr == FRAME_MARK_RUNNABLE)) {
+        sym->name = f->addr == FRAME_MARK_OFFCPU ? "[off-cpu]" : "[runnable]";
+        sym->marker = true;
+        return;
+    }
     if (f->map == &kernel_map) {
         struct ksym_res r = {0};
         sym->kernel = true;
@@ -463,6 +468,8 @@ void cg_syms_release(struct cg_syms *cy)
 
 const char *cg_sym_dso(const struct cg_sym *s, char *buf, size_t len)
 {
+    if (s->marker)
+        return "[wall]";
     if (s->kernel) {
         if (!s->module)
             return "[kernel.kallsyms]";

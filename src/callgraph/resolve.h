@@ -19,6 +19,7 @@ struct cg_sym {
     bool kernel;
     bool bracket;             /* name is an a->b bracket (a stripped DSO's gap) */
     bool inlined;             /* a function inlined at this frame (callgraph/inline.h) */
+    bool marker;              /* a wall-clock view's marker: [off-cpu], [runnable] (DSO "[wall]") */
     bool demangled;           /* name was a demangled C++ name, now made short (shortname.h) */
     uint64_t at;              /* an address inside it (kernel: its start): symbols of one DSO
                                  order as their code does (perf's order of equal chains) */

@@ -297,6 +297,19 @@ int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
     return err ? err : cg_store_add_frames(cs, st->proc, cs->scratch, st->n, period);
 }
 
+int cg_store_add_whole(struct cg_store *cs, const struct process *p, const struct frame *f,
+                       uint32_t n, uint64_t samples, uint64_t period)
+{
+    int err = cg_store_add_frames(cs, p, f, n, period);
+
+    if (err || !samples)
+        return err;
+    /* One add for the whole stack: its samples are the stack's, not one. */
+    cs->stacks[cs->last].samples += samples - 1;
+    cs->samples += samples - 1;
+    return 0;
+}
+
 int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struct cg_store *out)
 {
     cg_store_init(out);
@@ -310,23 +323,20 @@ int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struc
             err = load_frames(out, in, st->off + (n - max) - 1, max + 1);
             if (!err) {
                 out->scratch[0] = *cg_frame_at(in, st->off);
-                err = cg_store_add_frames(out, st->proc, out->scratch, max + 1, 0);
+                err = cg_store_add_whole(out, st->proc, out->scratch, max + 1, st->samples,
+                                         st->period);
             }
         } else {
             n = n > max ? max : n;
             err = load_frames(out, in, st->off, n);
             if (!err)
-                err = cg_store_add_frames(out, st->proc, out->scratch, n, 0);
+                err = cg_store_add_whole(out, st->proc, out->scratch, n, st->samples,
+                                         st->period);
         }
         if (err) {
             cg_store_release(out);
             return err;
         }
-        /* One add per stack: its samples and period are the stack's, not one sample's. */
-        out->stacks[out->last].samples += st->samples - 1;
-        out->stacks[out->last].period += st->period;
-        out->samples += st->samples - 1;
-        out->period += st->period;
     }
     return 0;
 }

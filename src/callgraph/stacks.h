@@ -66,6 +66,11 @@ int cg_store_add_frames(struct cg_store *cs, const struct process *p, const stru
 int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
                        const struct cg_stack *st, uint64_t period);
 
+/* Adds n frames of process p as one stack of `samples` samples weighing `period` in all (a
+ * stack copied whole from another store). 0, -EINVAL after cg_store_drop_frames, -ENOMEM. */
+int cg_store_add_whole(struct cg_store *cs, const struct process *p, const struct frame *f,
+                       uint32_t n, uint64_t samples, uint64_t period);
+
 /* perf's --max-stack N: a copy of `in` whose stacks keep at most max frames, equal results
  * merged. outer: the sampled frame and the max outermost callers (perf report's Children and
  * caller trees), else the max innermost frames (perf script's). 0 or -ENOMEM. */

@@ -20,6 +20,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "offcpu/offcpu.h"
+#include "offcpu/wall.h"
 #include "perf/perfdata.h"
 #include "perf/perfdata_write.h"
 #include "report/callgraph_out.h"
@@ -41,7 +42,7 @@
 enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-       OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE };
+       OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE, OPT_WALL };
 
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
@@ -148,6 +149,12 @@ static const struct optdecl report_opts[] = {
         "with --off-cpu (or perf's sched:sched_switch -g): weights are ns\n"
         "off CPU (folded: ns); alone, --children of them (the Prospect\n"
         "report has its Off-CPU Time section by itself)", 0, NULL, 0 },
+    { OPT_WALL, "wall", NULL,
+        "these call-graph reports of wall-clock time, of a file recorded with\n"
+        "--off-cpu and a clock event: on-CPU samples (ns of cpu-clock) and\n"
+        "off-CPU time in one graph, each wait below an [off-cpu] frame, the\n"
+        "time a preempted thread waited to run below [runnable]; weights are\n"
+        "ns; alone, --children of them", 0, NULL, 0 },
     { OPT_TOP, "top", "N",
         "routines shown per profile (default 25, 0 for all)", 0, NULL, 0 },
     { OPT_MIN_PERCENT, "min-percent", "P",
@@ -198,6 +205,7 @@ struct report_cmd_opts {
     const char *output, *title;   /* -o, --title */
     bool inverted;
     bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
+    bool wall;                    /* ... of on-CPU samples and off-CPU time (offcpu/wall.h) */
     uint32_t max_stack;           /* --max-stack: 0 none */
     bool inline_frames;           /* --inline: expand inlined functions (callgraph/inline.h) */
     const char *report_only;      /* an option of the Prospect report given, for --flat */
@@ -363,6 +371,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_CALLERS: o->callers = optarg; break;
         case OPT_CALLEES: o->callees = optarg; break;
         case OPT_OFF_CPU: o->off_cpu = true; break;
+        case OPT_WALL: o->wall = true; break;
         case OPT_INLINE: o->inline_frames = true; break;
         case OPT_MAX_STACK:
             if (parse_u64(optarg, &v) || v == 0 || v > 65535)
@@ -459,7 +468,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->children = true;   /* perf's -g and -G are for its default report, --children */
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
-    if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
+    if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
         o->children = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
@@ -475,6 +484,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
                                "--callees", o->max_stack ? "--max-stack" : "--inline");
     if (o->off_cpu && o->event)
         return cmd_usage_error("report", "--off-cpu reads the sched:sched_switch event: no -e");
+    if (o->off_cpu && o->wall)
+        return cmd_usage_error("report", "--wall shows the off-CPU time with the on-CPU "
+                               "samples: not with --off-cpu");
     if (o->flat && o->report_only)
         return cmd_usage_error("report", "%s applies to the Prospect report, not to the flat "
                                "table (--flat, or an option of it: --sort, -n, --percentage, "
@@ -567,6 +579,7 @@ struct one_event {
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
     const struct time_ranges *times;   /* --time, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
+    struct cg_store *wall;    /* --wall: chains and offcpu merged (after the walk), or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
     const struct unwinder *unwind;    /* the sinks' unwinder */
 };
@@ -592,6 +605,40 @@ static int session_and_threads(struct one_event *oe, const struct evlist *evl,
         err = thread_tally_sample(oe->threads, (pid_t)smp.pid, (pid_t)smp.tid,
                                   oe->s->stats.period_total - period);
     return err;
+}
+
+/* --wall: the clock event whose samples are the on-CPU side (--event NAME, else the first),
+ * the switch event whose samples are the waits, the preemptions' stacks kept too. 0, or the
+ * exit status, said. */
+static int wall_setup(struct report_cmd_opts *o, const struct perfdata *pd,
+                      struct one_event *oe, struct offcpu *oc)
+{
+    const struct evlist *evl = perfdata_evlist(pd);
+    const struct evsel *sw = switch_evsel(evl), *on = NULL;
+
+    for (size_t i = 0; i < evl->nr && !on; i++) {
+        const struct evsel *e = &evl->sel[i];
+        if (o->event ? !strcmp(e->name, o->event)
+                     : e != sw && !(e->attr.type == PERF_TYPE_SOFTWARE &&
+                                    e->attr.config == PERF_COUNT_SW_DUMMY))
+            on = e;
+    }
+    if (!sw) {
+        cmd_error("report", "%s: no sched:sched_switch event with call chains: --wall needs "
+                  "the off-CPU time (record with 'prospect record --off-cpu -g')", o->input);
+        return 1;
+    }
+    if (!on || !wall_clock_event(on)) {
+        cmd_error("report", "%s: --wall weighs on-CPU samples in ns: it needs a cpu-clock or "
+                  "task-clock event%s%s%s", o->input, on ? " (this file samples '" : "",
+                  on ? on->name : "", on ? "')" : "");
+        return 1;
+    }
+    oe->sel = on;
+    o->event = on->name;
+    offcpu_init(oc, sw);
+    oc->keep_runnable = true;
+    return 0;
 }
 
 static int session_one_event(void *arg, const struct evlist *evl,
@@ -856,7 +903,8 @@ static int cg_input_prepare(const struct report_cmd_opts *o, const struct one_ev
                             const struct evsel *sel, const struct ksyms *ks,
                             struct cg_input *in)
 {
-    struct cg_store *mcs = oe->offcpu ? &oe->offcpu->stacks : oe->chains, *src = NULL;
+    struct cg_store *mcs = oe->wall ? oe->wall : oe->offcpu ? &oe->offcpu->stacks : oe->chains;
+    struct cg_store *src = NULL;
     struct cg_syms icy = { 0 };
     int err;
 
@@ -866,6 +914,8 @@ static int cg_input_prepare(const struct report_cmd_opts *o, const struct one_ev
         cg_store_seal(oe->chains);
     if (oe->offcpu)
         cg_store_seal(&oe->offcpu->stacks);
+    if (oe->wall)
+        cg_store_seal(oe->wall);
     if (o->max_stack) {
         if ((err = cg_store_truncate(mcs, o->max_stack, !o->folded, &in->cut)))
             return err;
@@ -965,7 +1015,7 @@ static int print_stack_outputs(const struct report_cmd_opts *o, const struct per
             rq.kernel_build_id = info->build_ids[i].id;
             rq.kernel_build_id_len = info->build_ids[i].size;
         }
-    rq.by_period = oe->offcpu != NULL;    /* off-CPU: ns, not samples */
+    rq.by_period = oe->offcpu != NULL;    /* off-CPU, wall-clock: ns, not samples */
     rq.seq = sample_seq_for(oe->seq, in->cs);  /* NULL for cut or expanded stacks */
     if (o->stacks == STACKS_HTML) {
         rq.command = command = join_cmdline(info);
@@ -996,7 +1046,9 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
 
     if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !oe->offcpu)
         chains.mode = CHAIN_NONE;       /* as perf: no chains, no trees */
-    if (oe->offcpu)
+    if (oe->wall)
+        co.event = "wall-clock time in ns: on-CPU samples and off-CPU time (sched:sched_switch)";
+    else if (oe->offcpu)
         co.event = "off-CPU time in ns, from sched:sched_switch";
     return report_children(stdout, in->cs, &in->cy, &co);
 }
@@ -1012,6 +1064,9 @@ static int print_callgraph_reports(const struct report_cmd_opts *o, const struct
 
     if (oe->offcpu && oe->filtered)   /* of every wait's ns, hidden or shown */
         total = oe->offcpu->ns + oe->offcpu->ns_hidden;
+    if (oe->wall)                     /* of the time shown (hidden threads' runnable time is not
+                                         counted) */
+        total = 0;
     err = cg_input_prepare(o, oe, sel, ks, &in);
     if (!err && (o->callers || o->callees))
         err = print_calltree_report(o, &in, total);
@@ -1143,7 +1198,8 @@ static int report_each_event(int argc, char **argv, const struct report_cmd_opts
     size_t n = 0, k = 0;
     int status = 0;
 
-    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded || o->off_cpu)
+    if (o->event || o->header || o->stats || o->fmt != REPORT_TEXT || o->folded || o->off_cpu ||
+        o->wall)
         return -1;
     /* --off-cpu's sched_switch is no event of its own: its waits are the Off-CPU section. */
     for (size_t i = 0; i < evl->nr; i++)
@@ -1184,6 +1240,7 @@ int cmd_report(int argc, char **argv)
     struct thread_tally threads;
     struct cg_store chains;
     struct offcpu offcpu;
+    struct cg_store wall;
     struct sample_seq seq = { 0 };
     struct profile_sinks sinks = {0};
     struct time_ranges times;
@@ -1214,6 +1271,7 @@ int cmd_report(int argc, char **argv)
     }
     session.filter = o.filter;
     cg_store_init(&chains);
+    cg_store_init(&wall);
     offcpu_init(&offcpu, NULL);
     thread_tally_init(&threads);
     if (o.children || o.folded || o.callers || o.callees)
@@ -1248,12 +1306,16 @@ int cmd_report(int argc, char **argv)
         ret = 1;
         goto out;
     }
-    if (oe.sel && oe.sel == auto_switch_evsel(pd) && oe.chains) {
+    if (o.wall && (ret = wall_setup(&o, pd, &oe, &offcpu)))
+        goto out;
+    if (!o.wall && oe.sel && oe.sel == auto_switch_evsel(pd) && oe.chains) {
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
     session.stacks_only = oe.chains != NULL;
-    if (o.off_cpu) {
+    if (o.wall) {
+        oe.offcpu = &offcpu;
+    } else if (o.off_cpu) {
         offcpu_init(&offcpu, oe.sel);
         oe.chains = NULL;
         oe.offcpu = &offcpu;
@@ -1261,7 +1323,7 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = auto_switch_evsel(pd))) {
         oe.offcpu = &offcpu;          /* the Prospect report's Off-CPU Time section */
     }
-    if (oe.chains && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE)) {
+    if (oe.chains && !o.wall && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE)) {
         seq.cs = oe.chains;       /* per-thread exports: the samples in order, after the store */
         seq.names = oe.threads = &threads;     /* and the threads' names */
         oe.seq = &seq;
@@ -1304,6 +1366,13 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     profile_sinks_done(&sinks);         /* the samples are in: not held through the output */
+    if (o.wall && wall_merge(&chains, &offcpu, &wall)) {
+        cmd_error("report", "out of memory");
+        ret = 1;
+        goto out;
+    }
+    if (o.wall)
+        oe.wall = &wall;
     print_warnings(pd, o.input);
     /* Only when the event was not chosen: with --event (or a section per event) it is noise. */
     if (oe.other_samples && !o.header && !o.stats && !o.off_cpu && !o.event) {
@@ -1338,6 +1407,7 @@ out:
     session_release(&session);
     profile_sinks_release(&sinks);
     cg_store_release(&chains);
+    cg_store_release(&wall);
     sample_seq_release(&seq);
     offcpu_release(&offcpu);
     perfdata_close(pd);

@@ -44,6 +44,7 @@ void offcpu_init(struct offcpu *oc, const struct evsel *sel)
     oc->has_prev_state = oc->has_next_pid = true;
     cg_store_init(&oc->stacks);
     cg_store_init(&oc->opened);
+    cg_store_init(&oc->runnable);
     cg_capture_init(&oc->capture, &oc->opened, NULL);
     hashmap_init(&oc->threads);
 }
@@ -92,6 +93,7 @@ void offcpu_release(struct offcpu *oc)
     hashmap_release(&oc->threads);
     cg_store_release(&oc->stacks);
     cg_store_release(&oc->opened);
+    cg_store_release(&oc->runnable);
     cg_capture_release(&oc->capture);
     memset(oc, 0, sizeof(*oc));
 }
@@ -105,9 +107,13 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
         return 0;
     t->open = false;
     if (t->runnable) {            /* runnable, not running: time lost to other threads */
-        if (!t->hidden)
-            oc->preempted_ns += time - t->since;
-        return 0;
+        if (t->hidden)
+            return 0;
+        oc->preempted_ns += time - t->since;
+        if (!oc->keep_runnable)
+            return 0;
+        st = &oc->opened.stacks[t->stack];
+        return cg_store_add_stack(&oc->runnable, &oc->opened, st, time - t->since);
     }
     if (t->hidden) {
         oc->ns_hidden += time - t->since;
@@ -153,6 +159,12 @@ static int open_runnable(struct offcpu *oc, struct process *p, const struct samp
     t->open = t->runnable = true;
     t->hidden = !p;
     t->since = smp->time;
+    if (p && oc->keep_runnable) {
+        int err = cg_capture_sample(&oc->capture, p, smp, 0);
+        if (err)
+            return err;
+        t->stack = oc->opened.last;
+    }
     return 0;
 }
 

@@ -30,6 +30,8 @@ struct offcpu {
     bool has_prev_state, has_next_pid;
     struct cg_store stacks;       /* ended waits: samples = waits, period = ns off CPU */
     struct cg_store opened;       /* stacks of open waits (deduplicated), by index */
+    bool keep_runnable;           /* the wall-clock view: preemptions' stacks too (runnable) */
+    struct cg_store runnable;     /* with keep_runnable: period = ns runnable, not running */
     struct cg_capture capture;    /* switch-outs -> opened; its unwinder set by the caller */
     struct hashmap threads;       /* tid -> struct offcpu_thread * */
     uint64_t waits, preempted, unended, ns;
