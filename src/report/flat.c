@@ -46,6 +46,10 @@ struct flat_ctx {
     struct hashmap index;     /* key hash (+ probe) -> ents index + 1 */
     struct intern names;
     bool want[FLAT_NKEYS];
+    /* The row the previous hit went to, and its key as pointers: hits come in address order,
+     * so a function's hits follow each other and skip the interning and the row lookup. */
+    struct flat_ent last;
+    size_t last_row;          /* + 1, 0 none */
 };
 
 static void intern_release(struct intern *in)
@@ -96,6 +100,16 @@ static uint64_t key_hash(const struct flat_ent *e)
     return hash_u64(h ^ e->addr ^ ((uint64_t)e->dso_module << 62) ^ ((uint64_t)e->kernel << 63));
 }
 
+/* Whether e has the previous hit's key, compared as the pointers and values add_hit set. */
+static bool same_as_last(const struct flat_ctx *c, const struct flat_ent *e)
+{
+    const struct flat_ent *l = &c->last;
+
+    return c->last_row && e->comm == l->comm && e->pid == l->pid && e->dso == l->dso &&
+           e->dso_module == l->dso_module && e->kernel == l->kernel && e->sym == l->sym &&
+           e->addr == l->addr && e->demangled == l->demangled && e->bracket == l->bracket;
+}
+
 /* Adds e to the row with its key, or makes it a new row. */
 static int aggregate(struct flat_ctx *c, const struct flat_ent *e)
 {
@@ -107,11 +121,13 @@ static int aggregate(struct flat_ctx *c, const struct flat_ent *e)
         if (same_key(r, e)) {
             r->samples += e->samples;
             r->period += e->period;
+            c->last_row = idx;
             return 0;
         }
     }
     if (vec_push(&c->ents, *e) || hashmap_put(&c->index, h, (void *)(uintptr_t)c->ents.n))
         return -ENOMEM;
+    c->last_row = c->ents.n;
     return 0;
 }
 
@@ -199,6 +215,13 @@ static int add_hit(void *arg, const struct sym_hit *h)
     }
     if (!c->want[FLAT_SYM])
         e.kernel = c->want[FLAT_DSO] ? e.kernel : false;
+    if (same_as_last(c, &e)) {
+        c->ents.v[c->last_row - 1].samples += e.samples;
+        c->ents.v[c->last_row - 1].period += e.period;
+        return 0;
+    }
+    c->last = e;
+    c->last_row = 0;
     e.comm_id = intern_id(&c->names, e.comm, &err);
     e.dso_id = intern_id(&c->names, e.dso, &err);
     e.sym_id = intern_id(&c->names, e.sym, &err);
