@@ -1054,6 +1054,7 @@ static void tracer_free(struct tracer *t)
     ct_callers_free(t->ucallers);
     vec_free(&t->pend);
     ct_summary_free(t->sum);
+    tracefile_writer_release(&t->tw);
 }
 
 /* The summary (-c), the files committed, the command's signal said. The exit status. */
