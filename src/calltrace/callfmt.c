@@ -248,11 +248,13 @@ const char *ct_func_proto(unsigned id)
 }
 
 size_t ct_format_line(const struct ct_call *k, const char *obj, const char *sym, uint64_t dur_ns,
-                      char *buf, size_t len)
+                      unsigned indent, char *buf, size_t len)
 {
     const char *name = ct_func_name(k->func);
     size_t o = put_udec(buf, len, 0, k->tid, false);
     o = put_raw(buf, len, o, " ", 1);
+    while (indent-- && o + 1 < len)
+        buf[o++] = ' ';
     o = put_raw(buf, len, o, obj, strlen(obj));
     if (sym && *sym) {
         o = put_raw(buf, len, o, "(", 1);
