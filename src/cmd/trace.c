@@ -24,6 +24,7 @@
 #include "calltrace/preload.h"
 #include "calltrace/summary.h"
 #include "calltrace/nest.h"
+#include "calltrace/protoconf.h"
 #include "calltrace/tracefile.h"
 #include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
@@ -39,6 +40,8 @@
 #include "util/outfile.h"
 #include "util/proc_owner.h"
 #include "util/vec.h"
+
+enum { OPT_FORMAT = 256 };
 
 static const struct optdecl trace_opts[] = {
     { 'e', "filter", "SPEC",
@@ -60,10 +63,14 @@ static const struct optdecl trace_opts[] = {
         "when the interposer cannot be loaded)", 0, NULL, OPTD_LONG_ONLY },
     { 'o', "output", "FILE",
         "write the lines (or the csv, or the summary) to FILE", OPTD_COMPLETE_FILE, NULL, 0 },
-    { 'F', "format", "F",
+    { OPT_FORMAT, "format", "F",
         "text (default), csv: time_ns,pid,tid,caller,function,args,ret,\n"
         "duration_ns; or json: one object a line with these keys (jq reads it)",
-        OPTD_COMPLETE_CHOICE, "text csv json", OPTD_LONG_ONLY },
+        OPTD_COMPLETE_CHOICE, "text csv json", 0 },
+    { 'F', "config", "FILE",
+        "prototypes in ltrace's config syntax ('file fopen(string, string);'),\n"
+        "over the built-in ones, for functions traced by uprobes (-e libc:fopen):\n"
+        "their string arguments shown as text (repeatable)", OPTD_COMPLETE_FILE, NULL, 0 },
     { 'v', "verbose", NULL, "add the calling function: prog(main+0x1f)->malloc(...)", 0, NULL, 0 },
     { 'n', "indent", "N",
         "indent a call made inside another traced call of its thread (malloc\n"
@@ -644,6 +651,12 @@ static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opt
 
     opterr = 0;
     optind = 1;
+    ct_protoconf_reset();
+    if ((e = ct_protoconf_builtin(err, sizeof(err)))) {
+        cmd_error("trace", "%s", err);
+        *status = 1;
+        return true;
+    }
     while ((c = cmd_getopt(&cmd_trace_decl, argc, argv)) != -1) {
         switch (c) {
         case 'e':
@@ -665,6 +678,13 @@ static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opt
         }
         case 'o': o->out_path = optarg; break;
         case 'F':
+            if ((e = ct_protoconf_file(optarg, err, sizeof(err)))) {
+                *status = e == -EINVAL ? cmd_usage_error("trace", "%s", err)
+                                       : (cmd_error("trace", "%s", err), 1);
+                return true;
+            }
+            break;
+        case OPT_FORMAT:
             if (!strcmp(optarg, "text"))
                 t->fmt = FMT_TEXT;
             else if (!strcmp(optarg, "csv"))
@@ -796,9 +816,15 @@ static int resolve_anyfuncs(struct tracer *t, struct trace_opts *o)
         return cmd_usage_error("trace", "%s", err);
     }
     ct_any_fns(&nany);
-    if (nany)
+    unsigned nproto = 0;
+    for (unsigned i = 0; i < nany; i++)
+        nproto += ct_any_proto(CT_NFUNCS + i) != NULL;
+    if (nany && !nproto)
         fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
                 "~10-20 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
+    else if (nany)
+        fprintf(stderr, "prospect trace: %s%s (%u, %u with a prototype): uprobes, ~10-20 us a "
+                "call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany, nproto);
     if (skipped)
         fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
                 "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
@@ -1088,6 +1114,7 @@ static void tracer_free(struct tracer *t)
     ct_summary_free(t->sum);
     ct_nest_free(t->nest);
     tracefile_writer_release(&t->tw);
+    ct_protoconf_reset();
 }
 
 /* The summary (-c), the files committed, the command's signal said. The exit status. */
