@@ -63,7 +63,7 @@ static const char *skip_group(const char *s)
     return NULL;
 }
 
-static int base_type(const char *name, const char *group, uint8_t *t)
+static int base_type(const char *name, uint8_t *t)
 {
     static const struct { const char *n; uint8_t t; } map[] = {
         { "void", CT_T_VOID }, { "int", CT_T_INT }, { "short", CT_T_INT }, { "bool", CT_T_INT },
@@ -76,8 +76,7 @@ static int base_type(const char *name, const char *group, uint8_t *t)
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (!strcmp(name, map[i].n)) {
-            *t = map[i].t;
-            /* oct(int) is octal; hex(...) hex; string(array(char, arg3)*) a string */
+            *t = map[i].t;      /* oct(int) octal, hex(...) hex, string(...) a string */
             return 0;
         }
     if (!strncmp(name, "string", 6) && isdigit((unsigned char)name[6])) {
@@ -89,7 +88,6 @@ static int base_type(const char *name, const char *group, uint8_t *t)
             *t = aliases[i].type;
             return 0;
         }
-    (void)group;
     return -EINVAL;
 }
 
@@ -111,7 +109,7 @@ static int parse_type(const char **s, uint8_t *t, const char **why)
             return -EINVAL;
         }
     }
-    if (base_type(name, group, t)) {
+    if (base_type(name, t)) {
         *why = "unknown type";
         return -EINVAL;
     }
