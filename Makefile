@@ -95,9 +95,11 @@ build/gen/calltrace_preload_so.c: build/intarget/calltrace_preload.so
 	  echo 'const unsigned long prospect_calltrace_preload_so_len = sizeof(prospect_calltrace_preload_so);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-# The scripts and styles of the browser outputs (flame graph SVG, HTML page), kept as real
-# files and embedded as NUL-terminated arrays: prospect_<file name, "." as "_">[] (flame_js).
-WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css
+# The scripts and styles of the browser outputs (flame graph SVG, HTML page) and trace's
+# prototype table (protos.conf, ltrace's syntax), kept as real files and embedded as
+# NUL-terminated arrays: prospect_<file name, "." as "_">[] (flame_js, protos_conf).
+WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css \
+              src/calltrace/protos.conf
 build/gen/assets.c: $(WEB_ASSETS)
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $(WEB_ASSETS) by the Makefile. */'; \

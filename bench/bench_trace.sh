@@ -79,6 +79,10 @@ add_sum=$(sub "$pt_sum_w" "$base_w"); add_cpu=$(sub "$pt_sum_c" "$base_c")
 echo "launched: prospect adds $add_sum ns wall, $add_cpu ns cpu per call (target <= 50 ns)"
 [ $have_uftrace = 1 ] && echo "  uftrace/prospect (added wall): $(ratio "$(sub "$uf_w" "$base_w")" "$add_sum")x"
 [ $have_ltrace = 1 ] && echo "  ltrace/prospect (added wall): $(ratio "$(sub "$lt_w" "$base_slow_w")" "$add_sum")x"
+# Issue 23: a trace written to disk at most half of uftrace record's cost per call.
+[ $have_uftrace = 1 ] && echo "written trace: prospect trace -w adds $(sub "$pt_w_w" "$base_w") ns," \
+     "uftrace record $(sub "$uf_w" "$base_w") ns per call:" \
+     "$(ratio "$(sub "$pt_w_w" "$base_w")" "$(sub "$uf_w" "$base_w")")x (target <= 0.5x)"
 echo "attached: prospect -p adds $(sub "$pg_w" "$pg_bw") ns per call (GOT; target <= 2000 ns)," \
      "$(sub "$pa_w" "$pa_bw") ns with --uprobes"
 [ $have_ltrace = 1 ] && echo "  ltrace -p/prospect -p: $(ratio "$(sub "$la_w" "$la_bw")" "$(sub "$pg_w" "$pg_bw")")x (target >= 200x)," \

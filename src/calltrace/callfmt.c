@@ -6,6 +6,8 @@
 #include <string.h>
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
+#include "calltrace/protoconf.h"
+#include "calltrace/uprobe_str.h"
 #include "intarget/calltrace_abi.h"
 
 static const struct ct_proto protos[CT_NFUNCS] = {
@@ -183,28 +185,19 @@ static size_t put_int(char *buf, size_t len, size_t o, uint64_t v)
     return put_hex(buf, len, o, v);
 }
 
-void ct_format_args(const struct ct_call *k, char *buf, size_t len)
+/* Arguments by types (string arguments: the call's strings in order, else their address). */
+static void format_typed(const struct ct_call *k, unsigned nargs, const uint8_t *types,
+                         char *buf, size_t len)
 {
-    if (k->func >= CT_NFUNCS) {
-        size_t o = 0;
-        buf[0] = 0;
-        for (unsigned i = 0; i < CT_ANY_NARGS; i++) {
-            if (i)
-                o = put_raw(buf, len, o, ", ", 2);
-            o = put_int(buf, len, o, k->args[i]);
-        }
-        return;
-    }
-    const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
     size_t o = 0;
     unsigned s = 0;
     buf[0] = 0;
-    for (unsigned i = 0; i < p->nargs; i++) {
-        unsigned t = p->arg[i];
+    for (unsigned i = 0; i < nargs; i++) {
+        unsigned t = types[i];
         if (i)
             o = put_raw(buf, len, o, ", ", 2);
         if (t == CT_T_STR || t == CT_T_STRN) {
-            if (s < k->nstr)
+            if (s < k->nstr && k->str[s][0] != CT_USTR_UNREADABLE)
                 o = put_str(buf, len, o, k->str[s]);
             else
                 o = put_value(buf, len, o, CT_T_ADDR, k->args[i]);
@@ -215,11 +208,43 @@ void ct_format_args(const struct ct_call *k, char *buf, size_t len)
     }
 }
 
+void ct_format_args(const struct ct_call *k, char *buf, size_t len)
+{
+    const struct ct_uproto *u;
+    if (k->func < CT_NFUNCS) {
+        format_typed(k, protos[k->func].nargs, protos[k->func].arg, buf, len);
+    } else if ((u = ct_any_proto(k->func))) {
+        format_typed(k, u->nargs, u->arg, buf, len);
+    } else {
+        size_t o = 0;
+        buf[0] = 0;
+        for (unsigned i = 0; i < CT_ANY_NARGS; i++) {
+            if (i)
+                o = put_raw(buf, len, o, ", ", 2);
+            o = put_int(buf, len, o, k->args[i]);
+        }
+    }
+}
+
+/* A return value of type t: strings (getenv's) are not fetched, so shown as addresses. */
+static void format_ret_typed(uint8_t t, uint64_t v, char *buf, size_t len)
+{
+    if (t == CT_T_VOID)
+        put_raw(buf, len, 0, "<void>", 6);
+    else if (t == CT_T_STR && !v)
+        put(buf, len, 0, "nil");
+    else
+        put_value(buf, len, 0, t == CT_T_STR ? CT_T_ADDR : t, v);
+}
+
 void ct_format_ret(const struct ct_call *k, char *buf, size_t len)
 {
     const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
+    const struct ct_uproto *u;
     buf[0] = 0;
-    if (k->func >= CT_NFUNCS)
+    if (k->func >= CT_NFUNCS && (u = ct_any_proto(k->func)))
+        format_ret_typed(u->ret, k->ret, buf, len);
+    else if (k->func >= CT_NFUNCS)
         put_int(buf, len, 0, k->ret);
     else if (p->ret == CT_T_VOID)
         put_raw(buf, len, 0, "<void>", 6);
@@ -248,11 +273,13 @@ const char *ct_func_proto(unsigned id)
 }
 
 size_t ct_format_line(const struct ct_call *k, const char *obj, const char *sym, uint64_t dur_ns,
-                      char *buf, size_t len)
+                      unsigned indent, char *buf, size_t len)
 {
     const char *name = ct_func_name(k->func);
     size_t o = put_udec(buf, len, 0, k->tid, false);
     o = put_raw(buf, len, o, " ", 1);
+    while (indent-- && o + 1 < len)
+        buf[o++] = ' ';
     o = put_raw(buf, len, o, obj, strlen(obj));
     if (sym && *sym) {
         o = put_raw(buf, len, o, "(", 1);

@@ -20,9 +20,9 @@ void ct_format_args(const struct ct_call *k, char *buf, size_t len);
 /* "0x5590..." / "<void>" / "11" / "nil". */
 void ct_format_ret(const struct ct_call *k, char *buf, size_t len);
 /* The whole text line, "TID obj(sym)->func(args)   = ret <s.nnnnnnnnn>\n" (sym may be NULL or
- * empty), into buf; returns its length. */
+ * empty; indent spaces after TID, ltrace's -n), into buf; returns its length. */
 size_t ct_format_line(const struct ct_call *k, const char *obj, const char *sym, uint64_t dur_ns,
-                      char *buf, size_t len);
+                      unsigned indent, char *buf, size_t len);
 /* Escapes s (n bytes) as ltrace does: \n \t \\ and \ooo, '"' kept as is; into buf. */
 void ct_escape(const uint8_t *s, size_t n, char *buf, size_t len);
 #endif

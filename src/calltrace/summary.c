@@ -12,10 +12,16 @@ struct fstat_ {
     uint64_t calls, total_ns, max_ns;
 };
 
+struct run { uint64_t size, count; };
+
+/* Request sizes counted in a hash table (open addressing, a power of two, at most half full):
+ * memory by distinct sizes, not by calls, and nothing to sort while the program runs. */
 struct ct_summary {
     struct fstat_ f[CT_NFUNCS + CT_ANY_MAX];   /* built-ins, then anyfunc.h's */
-    uint64_t *sizes;
-    size_t nsizes, cap;
+    struct run *runs;               /* count 0: empty */
+    size_t nruns, cap;
+    uint64_t nsizes;                /* allocation calls */
+    size_t last;                    /* the slot of the last size (loops repeat it) */
 };
 
 struct ct_summary *ct_summary_new(void)
@@ -26,9 +32,54 @@ struct ct_summary *ct_summary_new(void)
 void ct_summary_free(struct ct_summary *s)
 {
     if (s) {
-        free(s->sizes);
+        free(s->runs);
         free(s);
     }
+}
+
+static size_t size_slot(const struct ct_summary *s, uint64_t size)
+{
+    size_t i = (size_t)((size * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    while (s->runs[i].count && s->runs[i].size != size)
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static int sizes_grow(struct ct_summary *s)
+{
+    struct ct_summary old = *s;
+    s->cap = old.cap ? old.cap * 2 : 256;
+    s->runs = calloc(s->cap, sizeof(*s->runs));
+    if (!s->runs) {
+        *s = old;
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.runs[i].count)
+            s->runs[size_slot(s, old.runs[i].size)] = old.runs[i];
+    free(old.runs);
+    s->last = 0;
+    return 0;
+}
+
+static int size_add(struct ct_summary *s, uint64_t size)
+{
+    size_t i;
+    if (s->cap && s->runs[s->last].count && s->runs[s->last].size == size) {
+        i = s->last;
+    } else {
+        if (2 * (s->nruns + 1) > s->cap && sizes_grow(s))
+            return -ENOMEM;
+        i = size_slot(s, size);
+        if (!s->runs[i].count) {
+            s->runs[i].size = size;
+            s->nruns++;
+        }
+    }
+    s->runs[i].count++;
+    s->last = i;
+    s->nsizes++;
+    return 0;
 }
 
 int ct_summary_add(struct ct_summary *s, const struct ct_call *k, uint64_t dur_ns)
@@ -40,27 +91,8 @@ int ct_summary_add(struct ct_summary *s, const struct ct_call *k, uint64_t dur_n
     s->f[k->func].total_ns += dur_ns;
     if (dur_ns > s->f[k->func].max_ns)
         s->f[k->func].max_ns = dur_ns;
-    if (ct_alloc_size(k, &size)) {
-        if (s->nsizes == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 4096;
-            uint64_t *v = realloc(s->sizes, nc * sizeof(*v));
-            if (!v)
-                return -ENOMEM;
-            s->sizes = v;
-            s->cap = nc;
-        }
-        s->sizes[s->nsizes++] = size;
-    }
-    return 0;
+    return ct_alloc_size(k, &size) ? size_add(s, size) : 0;
 }
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct run { uint64_t size, count; };
 
 static int cmp_run(const void *a, const void *b)
 {
@@ -95,21 +127,24 @@ void ct_summary_print(struct ct_summary *s, FILE *f, unsigned top)
     if (!s->nsizes)
         return;
 
-    qsort(s->sizes, s->nsizes, sizeof(*s->sizes), cmp_u64);
     /* Power-of-two buckets: [0], [1], [2,3], [4,7], ... */
     uint64_t bucket[65] = { 0 }, bmax = 0;
     size_t nruns = 0;
-    for (size_t i = 0; i < s->nsizes; i++) {
-        uint64_t v = s->sizes[i];
-        unsigned b = v ? 64 - (unsigned)__builtin_clzll(v) : 0;
-        bucket[b]++;
-        if (!i || v != s->sizes[i - 1])
-            nruns++;
+    struct run *runs = malloc(s->nruns * sizeof(*runs));
+    if (!runs)
+        return;
+    for (size_t i = 0; i < s->cap; i++) {
+        uint64_t v = s->runs[i].size;
+        if (!s->runs[i].count)
+            continue;
+        bucket[v ? 64 - (unsigned)__builtin_clzll(v) : 0] += s->runs[i].count;
+        runs[nruns++] = s->runs[i];
     }
     for (unsigned b = 0; b < 65; b++)
         if (bucket[b] > bmax)
             bmax = bucket[b];
-    fprintf(f, "\nrequest sizes of %zu allocation calls (%zu distinct):\n", s->nsizes, nruns);
+    fprintf(f, "\nrequest sizes of %llu allocation calls (%zu distinct):\n",
+            (unsigned long long)s->nsizes, nruns);
     fprintf(f, "%22s %12s %7s\n", "bytes", "calls", "share");
     for (unsigned b = 0; b < 65; b++) {
         char range[48];
@@ -126,15 +161,6 @@ void ct_summary_print(struct ct_summary *s, FILE *f, unsigned top)
                 100.0 * (double)bucket[b] / (double)s->nsizes);
         bar(f, bucket[b], bmax);
         fputc('\n', f);
-    }
-    struct run *runs = malloc(nruns * sizeof(*runs));
-    if (!runs)
-        return;
-    size_t r = 0;
-    for (size_t i = 0; i < s->nsizes; i++) {
-        if (!i || s->sizes[i] != s->sizes[i - 1])
-            runs[r++] = (struct run){ s->sizes[i], 0 };
-        runs[r - 1].count++;
     }
     qsort(runs, nruns, sizeof(*runs), cmp_run);
     fprintf(f, "\ntop sizes:\n%22s %12s %7s\n", "bytes", "calls", "share");

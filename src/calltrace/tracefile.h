@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Library-call traces in memory and on disk (`prospect trace -w`, read by `prospect replay`).
  *
- * File format (little-endian, version 1), a stream so a tracer can write while it drains:
- *   header   "PRSPCTRC" (8 bytes), u32 version (1), u32 reserved (0)
- *   records  each starts with u16 kind:
- *     kind 1, function name: u16 index, u16 length (1..255), then the name's bytes (no NUL).
+ * File format (little-endian), a stream so a tracer can write while it drains:
+ *   header   "PRSPCTRC" (8 bytes), u32 version (2; 1 is still read), u32 reserved (0)
+ *   version 2 records (written), each starts with a tag byte:
+ *     tag 1, function name: u16 index, u16 length (1..255), then the name's bytes (no NUL).
  *             Indexes are dense from 0, each defined once, before its first call.
+ *     tag 0x80 | mask, call: varint function index, zigzag varint time_ns minus the previous
+ *             call's, varint dur_ns; when mask bit 6: varint pid, tid, flags (else the previous
+ *             call's); for each of mask bits 0-5 set: args[0..3], ret, caller as the zigzag
+ *             varint of the value minus the same field of the previous call of that function
+ *             (else equal to it). Varints: LEB128, at most 10 bytes. Everything starts at 0.
+ *             A loop of malloc(144)/free is ~5 bytes a call (version 1: 80), which is what
+ *             `trace -w` costs: the kernel's copy into the page cache.
+ *   version 1 records, each starts with u16 kind:
+ *     kind 1, function name: as version 2's tag 1.
  *     kind 2, call: u16 flags, u32 function index, u32 pid, u32 tid, u64 time_ns, u64 dur_ns,
  *             u64 args[4], u64 ret, u64 caller  (4+4+4+4+8+8+32+8+8 = 80 bytes with the kind)
  * Calls are in the order they were made in each thread (time order across threads where the
@@ -44,12 +53,23 @@ int call_trace_func(struct call_trace *t, const char *name);
 /* Appends a copy of r. 0 or -ENOMEM. */
 int call_trace_add(struct call_trace *t, const struct call_rec *r);
 
+/* What version 2's calls are coded against: the previous call, and each function's last. */
+struct tracefile_state {
+    uint64_t time;
+    uint32_t pid, tid, flags;
+    uint32_t nfuncs;
+    uint64_t (*last)[6];        /* by function: args[0..3], ret, caller */
+};
+
 /* Streaming writer on an open stream (e.g. an outfile's fp). */
 struct tracefile_writer {
     FILE *fp;
     uint32_t nfuncs_written;   /* names 0..n-1 are in the file */
+    struct tracefile_state st;
 };
+/* Starts w on fp (w's memory released by tracefile_writer_release). */
 int tracefile_write_header(struct tracefile_writer *w, FILE *fp);
+void tracefile_writer_release(struct tracefile_writer *w);
 /* Writes name `idx`; indexes must come in order 0, 1, 2... -EINVAL otherwise. */
 int tracefile_write_func(struct tracefile_writer *w, uint32_t idx, const char *name);
 /* Writes one call; its function must have been written. 0, -EINVAL or -EIO. */
@@ -65,7 +85,7 @@ struct tracefile_error {
 /* Whether buf (the file's first bytes) starts a Prospect trace. */
 int tracefile_is_trace(const void *buf, size_t len);
 /* Reads a whole trace file into t (initialized here). 0; -EINVAL (not a trace, corrupt or
- * truncated: err says where and what), -ENOMEM or -errno of the read. */
+ * truncated: err says where and what), -ENOMEM or -errno of the read. Reads versions 1 and 2. */
 int tracefile_read(const char *path, struct call_trace *t, struct tracefile_error *err);
 int tracefile_read_buf(const void *buf, size_t len, struct call_trace *t,
                        struct tracefile_error *err);

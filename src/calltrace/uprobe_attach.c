@@ -15,7 +15,9 @@
 #include <unistd.h>
 #include "calltrace/anyfunc.h"
 #include "calltrace/callfmt.h"
+#include "calltrace/protoconf.h"
 #include "calltrace/uprobe_attach.h"
+#include "calltrace/uprobe_str.h"
 #include "intarget/calltrace_abi.h"
 #include "perf/close_many.h"
 #include "perf/event.h"
@@ -54,11 +56,13 @@ struct sample {
     unsigned func;
     bool ret;
     uint64_t v[5];          /* entry: a0..a3, return address; return: value */
+    uint8_t str[CT_ANY_NARGS][CT_USTR_SLOT];  /* entry: the fetched string arguments */
 };
 
 struct frame {
     unsigned func;
     uint64_t t0, args[4], ra;
+    uint8_t str[CT_ANY_NARGS][CT_USTR_SLOT];
 };
 
 struct thread {
@@ -69,6 +73,7 @@ struct thread {
 
 struct attach {
     struct ct_attach_opts *o;
+    unsigned sbits, nsbits;     /* argument registers fetched as strings (uprobe_str.h) */
     uint64_t ev_id[NEV];        /* tracepoint ids of the two events */
     bool has_ev[NEV];
     bool probed[NFN];           /* functions with probes: the only `fn` values a hit may carry */
@@ -119,9 +124,11 @@ static int find_libc(pid_t pid, char *out, size_t len)
 static int add_pair(struct attach *a, struct uprobe_set *us, const char *path, uint64_t off,
                     unsigned f)
 {
-    char fetch[128];
+    char fetch[256];
     for (int ev = 0; ev < NEV; ev++) {
         snprintf(fetch, sizeof(fetch), ev == EV_RET ? RET_FETCH : ENTRY_FETCH, f);
+        if (ev == EV_ENTRY)
+            ct_ustr_fetch_args(a->sbits, fetch, sizeof(fetch));
         int e = uprobe_set_append(us, ev_name[ev], path, off, ev == EV_RET, fetch,
                                   &a->ev_id[ev]);
         if (e == -EEXIST)
@@ -345,10 +352,13 @@ static int on_record(void *arg, const struct perf_event_header *h)
         memcpy(&s.v[0], p + RET_ARGS_OFF, 8);
         memcpy(&fn, p + RET_ARGS_OFF + 8, 4);
     } else if (a->has_ev[EV_ENTRY] && type == a->ev_id[EV_ENTRY]) {
-        if (rawsz < ENTRY_ARGS_OFF + 44)
+        if (rawsz < ENTRY_ARGS_OFF + 44 + 4 * a->nsbits)
             return 0;
         memcpy(s.v, p + ENTRY_ARGS_OFF, 40);
         memcpy(&fn, p + ENTRY_ARGS_OFF + 40, 4);
+        for (unsigned i = 0, j = 0; i < CT_ANY_NARGS; i++)
+            if (a->sbits & (1u << i))
+                ct_ustr_take(p, rawsz, ENTRY_ARGS_OFF + 44 + 4 * j, s.v[i], s.str[j]), j++;
     } else {
         return 0;
     }
@@ -401,10 +411,13 @@ static int process(struct attach *a, uint64_t upto)
             t->pid = s->pid;
         }
         if (!s->ret) {
-            if (t->depth < MAX_DEPTH)
+            if (t->depth < MAX_DEPTH) {
                 t->f[t->depth] = (struct frame){ s->func, s->time,
                                                  { s->v[0], s->v[1], s->v[2], s->v[3] },
-                                                 s->v[4] };
+                                                 s->v[4], { { 0 } } };
+                if (a->nsbits)
+                    memcpy(t->f[t->depth].str, s->str, sizeof(s->str));
+            }
             t->depth++;
             continue;
         }
@@ -427,6 +440,8 @@ static int process(struct attach *a, uint64_t upto)
         k.ret = s->v[0];
         k.caller = f->ra;
         k.ring = proc_ring(a, s->pid);
+        if (a->nsbits)
+            ct_ustr_to_call(&k, a->sbits, f->str);
         if (vec_push(&a->out, k))
             return -ENOMEM;
     }
@@ -460,6 +475,8 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
     if (!a)
         return -ENOMEM;
     a->o = o;
+    a->sbits = ct_any_string_args();
+    a->nsbits = (unsigned)__builtin_popcount(a->sbits);
     hashmap_init(&a->threads);
     a->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
     if (a->ncpu < 1 || a->ncpu > MAX_CPUS)

@@ -23,6 +23,8 @@
 #include "calltrace/inject.h"
 #include "calltrace/preload.h"
 #include "calltrace/summary.h"
+#include "calltrace/nest.h"
+#include "calltrace/protoconf.h"
 #include "calltrace/tracefile.h"
 #include "calltrace/uprobe_attach.h"
 #include "cmd/cmd.h"
@@ -38,6 +40,8 @@
 #include "util/outfile.h"
 #include "util/proc_owner.h"
 #include "util/vec.h"
+
+enum { OPT_FORMAT = 256 };
 
 static const struct optdecl trace_opts[] = {
     { 'e', "filter", "SPEC",
@@ -59,11 +63,18 @@ static const struct optdecl trace_opts[] = {
         "when the interposer cannot be loaded)", 0, NULL, OPTD_LONG_ONLY },
     { 'o', "output", "FILE",
         "write the lines (or the csv, or the summary) to FILE", OPTD_COMPLETE_FILE, NULL, 0 },
-    { 'F', "format", "F",
+    { OPT_FORMAT, "format", "F",
         "text (default), csv: time_ns,pid,tid,caller,function,args,ret,\n"
         "duration_ns; or json: one object a line with these keys (jq reads it)",
-        OPTD_COMPLETE_CHOICE, "text csv json", OPTD_LONG_ONLY },
+        OPTD_COMPLETE_CHOICE, "text csv json", 0 },
+    { 'F', "config", "FILE",
+        "prototypes in ltrace's config syntax ('file fopen(string, string);'),\n"
+        "over the built-in ones, for functions traced by uprobes (-e libc:fopen):\n"
+        "their string arguments shown as text (repeatable)", OPTD_COMPLETE_FILE, NULL, 0 },
     { 'v', "verbose", NULL, "add the calling function: prog(main+0x1f)->malloc(...)", 0, NULL, 0 },
+    { 'n', "indent", "N",
+        "indent a call made inside another traced call of its thread (malloc\n"
+        "inside fopen or strdup) by N spaces a level, as ltrace -n", 0, NULL, 0 },
     { 'c', "summary", NULL,
         "no lines: per function calls, total/mean/max time, and the request\n"
         "sizes of allocation calls (histogram and top sizes)", 0, NULL, 0 },
@@ -110,6 +121,8 @@ struct pend_call {
 struct tracer {
     enum fmt fmt;
     bool verbose, summary;
+    unsigned indent;                /* -n: spaces a nesting level */
+    struct ct_nest *nest;
     FILE *out;
     struct ct_callers *callers;
     struct ct_summary *sum;
@@ -125,6 +138,7 @@ struct tracer {
      * anyfunc.h): both sources append here under mu; emitted in time order once older than
      * MERGE_HOLD_NS (each source hands its calls over within a few ms). */
     bool merge;
+    bool hold;                      /* calls pass through pend: merge, or -n (start order) */
     pthread_mutex_t mu;
     VEC(struct pend_call) pend;
     uint64_t mono0;                 /* CLOCK_MONOTONIC read next to tsc0 */
@@ -167,12 +181,20 @@ static int write_rec(struct tracer *t, const struct ct_call *k, uint64_t time_ns
 }
 
 static void print_text(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
-                       uint64_t dur_ns)
+                       uint64_t time_ns, uint64_t dur_ns)
 {
     char line[1024];
     const char *obj, *sym;
+    int depth = 0;
+    /* Nesting needs the calls in the order they began: only calls that went through pend. */
+    if (t->indent && t->hold && (depth = ct_nest_depth(t->nest, k->tid, time_ns,
+                                                       time_ns + dur_ns)) < 0) {
+        t->err = depth;
+        depth = 0;
+    }
     ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
-    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns, line, sizeof(line));
+    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns,
+                              t->indent * (unsigned)depth, line, sizeof(line));
     fwrite_unlocked(line, 1, n, t->out);
 }
 
@@ -245,7 +267,7 @@ static int emit(struct tracer *t, struct ct_callers *cs, const struct ct_call *k
     else if (t->fmt == FMT_JSON)
         print_json(t, cs, k, time_ns, dur_ns);
     else
-        print_text(t, cs, k, dur_ns);
+        print_text(t, cs, k, time_ns, dur_ns);
     return 0;
 }
 
@@ -312,16 +334,16 @@ static int on_batch(void *arg, const struct ct_call *calls, size_t n)
 {
     struct tracer *t = arg;
     int e = 0;
-    if (t->merge)
+    if (t->hold)
         pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < n && !e; i++) {
         const struct ct_call *k = &calls[i];
         uint64_t time_ns = k->t0 > t->tsc0 ? ticks_ns(t, k->t0 - t->tsc0) : 0;
         uint64_t dur_ns = k->t1 > k->t0 ? ticks_ns(t, k->t1 - k->t0) : 0;
-        e = t->merge ? pend_push(t, k, time_ns, dur_ns, false) : emit(t, t->callers, k, time_ns,
-                                                                         dur_ns);
+        e = t->hold ? pend_push(t, k, time_ns, dur_ns, false) : emit(t, t->callers, k, time_ns,
+                                                                        dur_ns);
     }
-    if (t->merge)
+    if (t->hold)
         pthread_mutex_unlock(&t->mu);
     return e ? e : t->err;
 }
@@ -416,7 +438,7 @@ static int tick(void *arg, int timeout_ms, int wake_fd)
         return e;
     }
     s->busy = ct_collect_had_calls(s->c);
-    if (s->t->merge && (e = merge_flush(s->t, false)))
+    if (s->t->hold && (e = merge_flush(s->t, false)))
         s->err = e;
     if (!e && s->execs && (e = ct_exec_watch_drain(s->execs)))
         s->err = e;
@@ -629,6 +651,12 @@ static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opt
 
     opterr = 0;
     optind = 1;
+    ct_protoconf_reset();
+    if ((e = ct_protoconf_builtin(err, sizeof(err)))) {
+        cmd_error("trace", "%s", err);
+        *status = 1;
+        return true;
+    }
     while ((c = cmd_getopt(&cmd_trace_decl, argc, argv)) != -1) {
         switch (c) {
         case 'e':
@@ -650,6 +678,13 @@ static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opt
         }
         case 'o': o->out_path = optarg; break;
         case 'F':
+            if ((e = ct_protoconf_file(optarg, err, sizeof(err)))) {
+                *status = e == -EINVAL ? cmd_usage_error("trace", "%s", err)
+                                       : (cmd_error("trace", "%s", err), 1);
+                return true;
+            }
+            break;
+        case OPT_FORMAT:
             if (!strcmp(optarg, "text"))
                 t->fmt = FMT_TEXT;
             else if (!strcmp(optarg, "csv"))
@@ -663,6 +698,18 @@ static bool parse_args(int argc, char **argv, struct tracer *t, struct trace_opt
             }
             break;
         case 'v': t->verbose = true; break;
+        case 'n': {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || n < 0 || n > 16) {
+                *status = cmd_usage_error("trace", "-n needs a number of spaces 0-16, not '%s'",
+                                          optarg);
+                return true;
+            }
+            t->indent = (unsigned)n;
+            break;
+        }
         case 'c': t->summary = true; break;
         case 'w': o->trace_path = optarg; break;
         case 'L': list_builtins(); *status = 0; return true;
@@ -769,9 +816,15 @@ static int resolve_anyfuncs(struct tracer *t, struct trace_opts *o)
         return cmd_usage_error("trace", "%s", err);
     }
     ct_any_fns(&nany);
-    if (nany)
+    unsigned nproto = 0;
+    for (unsigned i = 0; i < nany; i++)
+        nproto += ct_any_proto(CT_NFUNCS + i) != NULL;
+    if (nany && !nproto)
         fprintf(stderr, "prospect trace: %s%s (%u, no prototype): uprobes, 4 integer args, "
                 "~10-20 us a call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany);
+    else if (nany)
+        fprintf(stderr, "prospect trace: %s%s (%u, %u with a prototype): uprobes, ~10-20 us a "
+                "call\n", ct_any_name(CT_NFUNCS), nany > 1 ? ", ..." : "", nany, nproto);
     if (skipped)
         fprintf(stderr, "prospect trace: %u IFUNC%s matched by -e left out (the "
                 "implementation is chosen per CPU)\n", skipped, skipped > 1 ? "s" : "");
@@ -907,6 +960,8 @@ static int launch_setup(struct tracer *t, const struct trace_opts *o, struct lau
     }
     t->tsc0 = prospect_tsc_start();
     t->mono0 = mono_ns();
+    /* -n: the lines in the order the calls began (a ring has them in the order they ended). */
+    t->hold = t->merge || (t->indent && !t->summary && t->fmt == FMT_TEXT);
     if ((e = probe_target_prepare(&L->pt, env, &step))) {
         cmd_prepare_error("trace", o->argv[0], step, e);
         return 1;
@@ -1008,7 +1063,7 @@ static enum trace_end trace_launched(struct tracer *t, const struct trace_opts *
     struct tick_state ts = { .t = t };
     struct probe_wait pw = { .tick = tick, .tick_arg = &ts };
     bool running;
-    int e;
+    int e, fe;
 
     probe_target_init(&L.pt, 0, o->argv);
     if ((e = launch_setup(t, o, &L, status))) {
@@ -1026,6 +1081,8 @@ static enum trace_end trace_launched(struct tracer *t, const struct trace_opts *
         e = drain_rest(L.col, o->follow);
     if (t->merge)
         e = up_end(t, &L, e);
+    else if (t->hold && (fe = merge_flush(t, true)) && !e)
+        e = fe;
     ct_preload_remove(&L.pre);
     if (L.execs && !e)
         e = exec_notes(L.execs);
@@ -1040,8 +1097,9 @@ static int tracer_init(struct tracer *t)
     pthread_mutex_init(&t->mu, NULL);
     t->callers = ct_callers_new(t->verbose);
     t->sum = ct_summary_new();
+    t->nest = ct_nest_new();
     t->ucallers = ct_callers_new(t->verbose);
-    if (!t->callers || !t->sum || !t->ucallers) {
+    if (!t->callers || !t->sum || !t->ucallers || !t->nest) {
         cmd_error("trace", "out of memory");
         return 1;
     }
@@ -1054,6 +1112,9 @@ static void tracer_free(struct tracer *t)
     ct_callers_free(t->ucallers);
     vec_free(&t->pend);
     ct_summary_free(t->sum);
+    ct_nest_free(t->nest);
+    tracefile_writer_release(&t->tw);
+    ct_protoconf_reset();
 }
 
 /* The summary (-c), the files committed, the command's signal said. The exit status. */

@@ -298,12 +298,15 @@ EOF
 
     # Hostile binary traces: cut inside a record, an unknown record kind, a call of a
     # function with no name record. One line naming the file and the offset; never a crash.
-    head -c 100 "$T/b.trace" >"$T/cut.trace"
+    head -c -1 "$T/b.trace" >"$T/cut.trace"
     python3 - "$T/b.trace" "$T/kind.trace" "$T/idx.trace" <<'EOF'
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 k = bytearray(b); k[16] = 9; open(sys.argv[2], 'wb').write(k)
-i = bytearray(b); off = b.index(b'\x02\x00\x00\x00', 16); i[off + 4] = 77; open(sys.argv[3], 'wb').write(i)
+off = 16
+while b[off] == 1:                              # name records: tag, u16 index, u16 length
+    off += 5 + (b[off + 3] | b[off + 4] << 8)
+i = bytearray(b); i[off + 1] = 77; open(sys.argv[3], 'wb').write(i)   # the first call's function
 EOF
     ok=1
     for f in cut kind idx; do

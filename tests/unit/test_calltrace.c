@@ -10,6 +10,7 @@
 #include "calltrace/callfmt.h"
 #include "calltrace/collect.h"
 #include "calltrace/funcsel.h"
+#include "calltrace/nest.h"
 #include "calltrace/summary.h"
 #include "intarget/calltrace_abi.h"
 #include "test.h"
@@ -241,12 +242,31 @@ TEST(collector_drops_damaged_rings)
     ct_collect_free(c);
 }
 
+/* -n's depth: a call inside another of the same thread is one deeper; a call after the
+ * outer one returned is back at 0; threads do not nest in each other. */
+TEST(nesting_depth_per_thread)
+{
+    struct ct_nest *n = ct_nest_new();
+    CHECK(n);
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 100, 200), 0);      /* fopen */
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 110, 120), 1);      /*   malloc */
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 121, 150), 1);      /*   malloc */
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 130, 140), 2);      /*     inside that one */
+    CHECK_EQ_U64(ct_nest_depth(n, 8, 130, 140), 0);      /* another thread meanwhile */
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 200, 210), 0);      /* after fopen returned */
+    for (uint32_t tid = 1; tid < 100; tid++)             /* many threads: the table grows */
+        CHECK_EQ_U64(ct_nest_depth(n, tid, 1000, 2000), 0);
+    CHECK_EQ_U64(ct_nest_depth(n, 7, 1500, 1600), 1);
+    ct_nest_free(n);
+}
+
 int main(void)
 {
     RUN(format_like_ltrace);
     RUN(format_never_trusts_lengths);
     RUN(filter_specs);
     RUN(summary_sizes);
+    RUN(nesting_depth_per_thread);
     RUN(collector_merges_threads_in_time_order);
     RUN(collector_drops_damaged_rings);
     return 0;

@@ -41,7 +41,10 @@ TEST(trace_round_trip)
     size_t len;
     sample_trace(&t);
     CHECK(write_mem(&t, &buf, &len) == 0);
-    CHECK_EQ_U64(len, 16 + (6 + 6) + (6 + 4) + 2 * 80);
+    /* names: tag, u16 index, u16 length, bytes; calls: tag, function, time delta, duration,
+     * pid, tid, flags, then the changed fields (malloc: arg 144, ret, caller; free: arg). */
+    CHECK_EQ_U64(len, 16 + (5 + 6) + (5 + 4) + (1 + 1 + 1 + 1 + 3 + 2 + 2 + 4) +
+                          (1 + 1 + 1 + 1 + 2));
     CHECK(tracefile_read_buf(buf, len, &back, &e) == 0);
     CHECK_EQ_U64(back.nfuncs, 2);
     CHECK_STR(back.funcs[0], "malloc");
@@ -61,10 +64,10 @@ TEST(trace_truncated_names_offset)
     size_t len;
     sample_trace(&t);
     CHECK(write_mem(&t, &buf, &len) == 0);
-    /* Every cut inside the last call record is an error at that record's offset. */
-    for (size_t cut = len - 79; cut < len; cut++) {
+    /* Every cut inside the last call record (free's, 6 bytes) is an error at its offset. */
+    for (size_t cut = len - 5; cut < len; cut++) {
         CHECK(tracefile_read_buf(buf, cut, &back, &e) == -EINVAL);
-        CHECK_EQ_U64(e.offset, len - 80);
+        CHECK_EQ_U64(e.offset, len - 6);
         CHECK(strstr(e.msg, "truncated"));
     }
     call_trace_release(&t);
@@ -79,16 +82,74 @@ TEST(trace_corrupt_index_and_kind)
     size_t len;
     sample_trace(&t);
     CHECK(write_mem(&t, &buf, &len) == 0);
-    size_t first_call = 16 + 12 + 10;
-    buf[first_call + 4] = 9;                         /* function 9 was never named */
+    size_t first_call = 16 + 11 + 9;   /* the header, two names */
+    buf[first_call + 1] = 9;                         /* function 9 was never named */
     CHECK(tracefile_read_buf(buf, len, &back, &e) == -EINVAL);
     CHECK_EQ_U64(e.offset, first_call);
-    buf[first_call + 4] = 0;
+    CHECK(strstr(e.msg, "no name record"));
+    buf[first_call + 1] = 0;
     buf[first_call] = 7;                             /* no such record kind */
     CHECK(tracefile_read_buf(buf, len, &back, &e) == -EINVAL);
     CHECK(strstr(e.msg, "kind"));
     CHECK(tracefile_read_buf("PRSPCTRX", 8, &back, &e) == -EINVAL);
     CHECK_EQ_U64(e.offset, 0);
+    call_trace_release(&t);
+    free(buf);
+}
+
+/* A version 1 file (80-byte calls, as Prospect wrote before) still reads. */
+TEST(trace_reads_version_1)
+{
+    static const unsigned char v1[] = {
+        'P', 'R', 'S', 'P', 'C', 'T', 'R', 'C', 1, 0, 0, 0, 0, 0, 0, 0,
+        1, 0, 0, 0, 4, 0, 'f', 'r', 'e', 'e',
+        2, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 7, 0, 0, 0,
+        20, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+        0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 0x40, 0, 0, 0, 0, 0,
+    };
+    struct call_trace back;
+    struct tracefile_error e;
+    CHECK(tracefile_read_buf(v1, sizeof(v1), &back, &e) == 0);
+    CHECK_EQ_U64(back.nrecs, 1);
+    CHECK_STR(back.funcs[0], "free");
+    CHECK_EQ_U64(back.recs[0].tid, 7);
+    CHECK_EQ_U64(back.recs[0].time_ns, 20);
+    CHECK_EQ_U64(back.recs[0].args[0], 0x1000);
+    CHECK_EQ_U64(back.recs[0].caller, 0x401234);
+    call_trace_release(&back);
+    CHECK(tracefile_read_buf(v1, sizeof(v1) - 1, &back, &e) == -EINVAL);
+    CHECK_EQ_U64(e.offset, 16 + 10);
+}
+
+/* A loop's repeated call costs a few bytes, and values far apart (times going back across
+ * threads, pointers of every width, all-ones) read back exact. */
+TEST(trace_compact_and_exact)
+{
+    struct call_trace t, back;
+    struct tracefile_error e;
+    char *buf;
+    size_t len;
+    call_trace_init(&t);
+    int m = call_trace_func(&t, "malloc");
+    for (uint64_t i = 0; i < 1000; i++) {
+        struct call_rec r = {.time_ns = 1000 + 40 * i, .dur_ns = 20, .pid = 5, .tid = 7,
+                             .func = (uint32_t)m, .args = {144}, .ret = 0x55d0c4e4c2c0,
+                             .caller = 0x401234};
+        CHECK(call_trace_add(&t, &r) == 0);
+    }
+    struct call_rec odd = {.time_ns = 5, .dur_ns = UINT64_MAX, .pid = UINT32_MAX, .tid = 1,
+                           .func = (uint32_t)m, .flags = 1, .args = {UINT64_MAX, 1, 0, 1ull << 63},
+                           .ret = 0, .caller = UINT64_MAX};
+    CHECK(call_trace_add(&t, &odd) == 0);
+    CHECK(call_trace_add(&t, &t.recs[0]) == 0);
+    CHECK(write_mem(&t, &buf, &len) == 0);
+    CHECK(len < 16 + 11 + 1000 * 5 + 200);
+    CHECK(tracefile_read_buf(buf, len, &back, &e) == 0);
+    CHECK_EQ_U64(back.nrecs, t.nrecs);
+    CHECK(memcmp(back.recs, t.recs, t.nrecs * sizeof(*t.recs)) == 0);
+    call_trace_release(&back);
     call_trace_release(&t);
     free(buf);
 }
@@ -106,6 +167,7 @@ TEST(trace_writer_refuses_unnamed_function)
     CHECK(tracefile_write_func(&w, 1, "free") == -EINVAL);
     CHECK(tracefile_write_func(&w, 0, "malloc") == 0);
     CHECK(tracefile_write_call(&w, &r) == 0);
+    tracefile_writer_release(&w);
     fclose(f);
     free(buf);
 }
@@ -129,6 +191,8 @@ int main(void)
     RUN(trace_round_trip);
     RUN(trace_truncated_names_offset);
     RUN(trace_corrupt_index_and_kind);
+    RUN(trace_reads_version_1);
+    RUN(trace_compact_and_exact);
     RUN(trace_writer_refuses_unnamed_function);
     RUN(trace_read_refuses_fifo);
     return 0;
