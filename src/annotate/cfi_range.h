@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Function extents of code no symbol covers (a program stripped of every symbol, as Debian's
  * gzip), from the file's call-frame information: each function compiled with unwind tables
- * has an .eh_frame FDE giving its [start, end), read with libdw's dwarf_next_cfi. */
+ * has an .eh_frame FDE giving its [start, end) (symbol/elf_fde.h). */
 #ifndef PROSPECT_ANNOTATE_CFI_RANGE_H
 #define PROSPECT_ANNOTATE_CFI_RANGE_H
+#include <stddef.h>
 #include <stdint.h>
+#include "symbol/elf_fde.h"
 #include "util/vec.h"
 
 struct dso;
 
-struct ann_fde {
-    uint64_t lo, hi;        /* [lo, hi): one FDE's code, ELF virtual addresses */
-};
-
 struct ann_cfi_entry {
     struct dso *dso;
-    VEC(struct ann_fde) fdes;   /* sorted by lo; empty: no .eh_frame (or unreadable) */
+    struct elf_fde *fdes;       /* sorted by lo; none: no .eh_frame (or unreadable) */
+    size_t nfdes;
 };
 
 struct ann_cfi_cache {

@@ -101,8 +101,10 @@ const struct cmd_decl cmd_annotate_decl = {
 "Disassembles the functions of a perf.data file (written by 'prospect record' or 'perf\n"
 "record') and shows the samples of each instruction, with the source file:line of the code\n"
 "interleaved when the file has DWARF line information (-g). Without SYMBOL, the functions\n"
-"that got samples, hottest first: user code (a stripped file's a->b brackets over their\n"
-"range) and kernel code.\n"
+"that got samples, hottest first: user code (a stripped file's a->b brackets, split at\n"
+"its unwind tables' function starts into a->b+0xOFF parts) and kernel code. A SYMBOL is a\n"
+"name as the report prints it, a bracket's a->b (all its parts), or an ELF address 0x...\n"
+"inside the function.\n"
 "\n",
     .outro =
 "\n"
@@ -305,10 +307,32 @@ static bool name_is(const char *name, const char *want)
     return name && (!strcmp(name, want) || (!strncmp(name, want, n) && name[n] == '('));
 }
 
+/* A bracket part ("a->b+0x170", symbol/symtab.h) is also found by its whole bracket's name. */
+static bool part_of(const struct ann_func *f, const char *name, const char *want)
+{
+    size_t n = strlen(want);
+    return f->bracket && name && !strncmp(name, want, n) && !strncmp(name + n, "+0x", 3);
+}
+
+/* A SYMBOL "0x16a00" is an ELF virtual address inside the function. */
+static bool holds_address(const struct ann_func *f, const char *want)
+{
+    char *end;
+    unsigned long long a;
+
+    if (strncmp(want, "0x", 2))
+        return false;
+    errno = 0;
+    a = strtoull(want, &end, 16);
+    return !errno && !*end && end != want + 2 && a >= f->start && a - f->start < f->size;
+}
+
 /* The function's name, or the report's name for its code ("(start)->a"). */
 static bool name_matches(const struct ann_func *f, const char *want)
 {
-    return name_is(f->name, want) || name_is(f->report_name, want);
+    return name_is(f->name, want) || name_is(f->report_name, want) ||
+           part_of(f, f->name, want) || part_of(f, f->report_name, want) ||
+           holds_address(f, want);
 }
 
 static bool dso_matches(const struct ann_func *f, const char *dso)

@@ -184,7 +184,7 @@ static void names_from(struct dso *dso, const struct elf_file *e, const char *pa
 }
 
 /* The symbols of an open ELF whose segments are already read: its own .symtab, else the
- * separate debug info's, else .dynsym with brackets. Corrupt symbols leave the DSO without
+ * separate debug info's, else .dynsym with brackets split at the FDE starts. Corrupt symbols leave the DSO without
  * symbols (DSO_BAD_ELF); its segments stay, they were valid. 0 or -ENOMEM. */
 static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
 {
@@ -228,8 +228,11 @@ static int load_syms(struct dso *dso, struct elf_file *ef, const char *path)
         err = (int)n;
         goto out;
     }
-    if (n > 0)
+    if (n > 0) {
         names_from(dso, ef, dso->code_path);
+        if ((err = symtab_read_parts(&dso->tab, ef->elf)))   /* only -ENOMEM */
+            goto out;
+    }
     dso->status = n > 0 ? DSO_OK_DYNSYM : DSO_NO_SYMBOLS;
     pr_debug("%s: %s", path, dso_status_str(dso->status));
     return 0;

@@ -146,9 +146,19 @@ static bool special_name(const char *s)
     return false;
 }
 
+/* Where a bracket part's "+0xOFF" begins (symtab.h: symtab_bracket_part), else n. */
+static size_t part_suffix(const char *s, size_t n)
+{
+    size_t i = n;
+
+    while (i > 0 && isxdigit((unsigned char)s[i - 1]))
+        i--;
+    return i < n && i >= 3 && !strncmp(s + i - 3, "+0x", 3) ? i - 3 : n;
+}
+
 void symbol_short_name(const char *full, bool bracket, char *out)
 {
-    size_t n = strlen(full), pos = 0, o = 0;
+    size_t n = strlen(full), pos = 0, o = 0, whole = n;
 
     if (!bracket && special_name(full)) {
         memcpy(out, full, n + 1);
@@ -156,10 +166,13 @@ void symbol_short_name(const char *full, bool bracket, char *out)
     }
     if (!bracket && n > 4 && !strcmp(full + n - 4, "@plt"))
         n -= 4;                   /* "f(int)@plt": "f@plt" */
+    if (bracket)
+        n = part_suffix(full, n);
     while (pos <= n) {
         const char *s = full + pos;
         size_t start, end, stop;
-        if (bracket && (!strncmp(s, "(start)", 7) || !strcmp(s, "(end)"))) {
+        bool end_mark = n - pos == 5 && !strncmp(s, "(end)", 5);
+        if (bracket && (!strncmp(s, "(start)", 7) || end_mark)) {
             start = 0;
             stop = end = !strncmp(s, "(start)", 7) ? 7 : 5;
         } else {
@@ -173,9 +186,9 @@ void symbol_short_name(const char *full, bool bracket, char *out)
         o += 2;
         pos += stop + 2;
     }
-    if (n < strlen(full)) {
-        memcpy(out + o, "@plt", 4);
-        o += 4;
+    if (n < whole) {              /* "@plt", or a bracket part's "+0xOFF" */
+        memcpy(out + o, full + n, whole - n);
+        o += whole - n;
     }
     out[o] = '\0';
 }

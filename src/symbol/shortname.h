@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 /* out has room for strlen(full) + 1 bytes (the short name is never longer). A bracket
- * ("lo->hi", "(start)->hi", "lo->(end)") has each end made short. */
+ * ("lo->hi", "(start)->hi", "lo->(end)") has each end made short; a bracket part's "+0xOFF"
+ * stays. */
 void symbol_short_name(const char *full, bool bracket, char *out);
 #endif

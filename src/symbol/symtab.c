@@ -434,6 +434,7 @@ void symtab_release(struct symtab *t)
             free(t->gaps[i]);
         free(t->gaps);
     }
+    symtab_release_parts(t);
     free_names(t->dem, t->n);
     free_names(t->dem_aliases, t->naliases);
     for (size_t i = 0; i < t->ncopies; i++)
@@ -514,7 +515,7 @@ int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *
     out->start = idx >= 0 ? t->syms[idx].start : 0;
     out->gap_start = idx >= 0 ? t->syms[idx].start + t->syms[idx].size : 0;
     out->gap_end = (size_t)(idx + 1) < t->n ? t->syms[idx + 1].start : 0;
-    return 0;
+    return t->nparts ? symtab_bracket_part(t, idx, addr, out) : 0;
 }
 
 /* "ns::func" matches the demangled "ns::func(int) const". */

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 #include "symbol/dso.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
@@ -69,6 +70,11 @@ struct symtab {
     char **dem;            /* demangled names of syms, made on first use (most are never shown) */
     char **dem_aliases;    /* the same for aliases */
     bool brackets;         /* stripped DSO: name the gaps between symbols */
+    uint64_t *parts;       /* its FDE starts, ascending: the gaps split there (bracket_part.c) */
+    size_t nparts;
+    struct hashmap part_names; /* a part's start -> its interned "lo->hi+0xOFF" */
+    struct symres last_part;   /* the part found last (sorted lookups meet it again), and */
+    long last_part_idx;        /* its gap's symbol index; valid when last_part.name is set */
 };
 
 void symtab_builder_release(struct symtab_builder *b);
@@ -110,6 +116,15 @@ int symtab_load_names(struct symtab *t);
 long symtab_index(const struct symtab *t, uint64_t addr);
 /* Fills out for addr given its symtab_index; 0 or -ENOMEM (bracket interning). */
 int symtab_resolve_at(struct symtab *t, long idx, uint64_t addr, struct symres *out);
+/* Reads e's FDE starts (symbol/elf_fde.h) as the points where the brackets split. 0 or
+ * -ENOMEM. */
+int symtab_read_parts(struct symtab *t, Elf *e);
+/* Narrows out, the bracket for addr in the gap after symbol idx, to the part holding addr when
+ * the gap holds two FDE starts or more: a part runs from one FDE start to the next (the
+ * first from the gap's start), named "lo->hi+0xOFF", OFF its start less lo's (0 for
+ * "(start)"), with start and gap_start/gap_end its range. 0 or -ENOMEM. */
+int symtab_bracket_part(struct symtab *t, long idx, uint64_t addr, struct symres *out);
+void symtab_release_parts(struct symtab *t);
 size_t symtab_find(struct symtab *t, const char *name, struct symbol_match *out, size_t max);
 void symtab_foreach(struct symtab *t, void (*fn)(void *arg, const struct symbol_match *m),
                     void *arg);

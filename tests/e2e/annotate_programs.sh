@@ -104,11 +104,11 @@ if b:
     else
         fail annotate_xz_bracket_listed "no a->b bracket was listed"
     fi
-    # A "(start)->a" or "a->(end)" bracket of the report (no gap known: listed over its FDEs)
-    # is found by the report's name, with the report's samples.
+    # A "(start)->a" or "a->(end)" bracket of the report, or its part (no gap known: listed
+    # over its FDEs) is found by the report's name, with the report's samples.
     IFS='|' read -r rs rn < <("$PROSPECT" report -i "$TEST_TMP/xz.data" --flat -n -t '|' \
         --dso "$(basename "${lib:-liblzma.so.5}")" 2>/dev/null |
-        awk -F'|' '$5 ~ /\(end\)$|^\[\.\] \(start\)/ { sub("^\\[\\.\\] ", "", $5); print $2 "|" $5; exit }')
+        awk -F'|' '$5 ~ /\(end\)(\+0x[0-9a-f]+)?$|^\[\.\] \(start\)/ { sub("^\\[\\.\\] ", "", $5); print $2 "|" $5; exit }')
     if [ -n "${rn:-}" ]; then
         as=$("$PROSPECT" annotate -i "$TEST_TMP/xz.data" --format json "$rn" 2>/dev/null |
              python3 -c "import json,sys; print(sum(f['samples'] for f in json.load(sys.stdin)['functions']))")

@@ -71,6 +71,11 @@ TEST(brackets_shorten_each_end)
     CHECK_STR(out, "(start)->first<int>");
     symbol_short_name("Foo::operator->() const->(end)", true, out);
     CHECK_STR(out, "Foo::operator->->(end)");
+    /* A bracket part (symbol/bracket_part.c): its offset stays after the short ends. */
+    symbol_short_name("ns::f(int) const->ns::g<char>(char)+0x1a40", true, out);
+    CHECK_STR(out, "ns::f->ns::g<char>+0x1a40");
+    symbol_short_name("void h<1>(long)->(end)+0x20", true, out);
+    CHECK_STR(out, "h<1>->(end)+0x20");
     symbol_short_name("a->b", true, out);
     CHECK_STR(out, "a->b");
 }

@@ -80,6 +80,46 @@ TEST(brackets_and_edges)
     symtab_release(&t);
 }
 
+/* A gap holding two functions or more is split at their FDE starts (bracket_part.c): parts
+ * named after the gap with their offset from lo, the first taking the padding before the
+ * first FDE; a gap with one FDE (or none) stays whole. */
+TEST(bracket_parts_at_fde_starts)
+{
+    struct symtab_builder b = {0};
+    struct symtab t;
+    struct symres r1, r2;
+    static const uint64_t fdes[] = { 0x800, 0x1040, 0x1060, 0x10c0, 0x1140, 0x1330, 0x1400 };
+
+    CHECK(symtab_add(&b, "recv", 0x1000, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "recvfrom", 0x1100, 0x20, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "send", 0x1200, 0x10, STB_GLOBAL) == 0);
+    CHECK(symtab_add(&b, "sendmsg", 0x1300, 0x10, STB_GLOBAL) == 0);
+    CHECK(symtab_finish(&b, &t, true) == 0);
+    t.parts = malloc(sizeof(fdes));
+    CHECK(t.parts != NULL);
+    memcpy(t.parts, fdes, sizeof(fdes));
+    t.nparts = sizeof(fdes) / sizeof(fdes[0]);
+    CHECK_STR(name_at(&t, 0x1010), "recv");
+    CHECK_STR(name_at(&t, 0x1020), "recv->recvfrom+0x20");       /* padding: the first part */
+    CHECK_STR(name_at(&t, 0x105f), "recv->recvfrom+0x20");
+    CHECK_STR(name_at(&t, 0x1060), "recv->recvfrom+0x60");
+    CHECK_STR(name_at(&t, 0x10ff), "recv->recvfrom+0xc0");
+    CHECK_STR(name_at(&t, 0x1180), "recvfrom->send");             /* one FDE: whole */
+    CHECK_STR(name_at(&t, 0x1250), "send->sendmsg");              /* none: whole */
+    CHECK_STR(name_at(&t, 0x0900), "(start)->recv");              /* one FDE */
+    CHECK_STR(name_at(&t, 0x1310), "sendmsg->(end)+0x10");
+    CHECK_STR(name_at(&t, 0x9999), "sendmsg->(end)+0x100");
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x1070), 0x1070, &r1) == 0);
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x10bf), 0x10bf, &r2) == 0);
+    CHECK(r1.name == r2.name && r1.bracket);                    /* one interned name */
+    CHECK(r1.start == 0x1060 && r1.gap_start == 0x1060 && r1.gap_end == 0x10c0);
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x1030), 0x1030, &r1) == 0);
+    CHECK(r1.start == 0x1020 && r1.gap_start == 0x1020 && r1.gap_end == 0x1040 + 0x20);
+    CHECK(symtab_resolve_at(&t, symtab_index(&t, 0x1500), 0x1500, &r1) == 0);
+    CHECK(r1.gap_start == 0x1400 && r1.gap_end == 0);           /* open-ended: unknown */
+    symtab_release(&t);
+}
+
 TEST(empty_table)
 {
     struct symtab_builder b = {0};
@@ -128,6 +168,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);   /* results survive a sanitizer exit */
     RUN(alias_rules_in_order);
     RUN(brackets_and_edges);
+    RUN(bracket_parts_at_fde_starts);
     RUN(empty_table);
     RUN(large_scrambled_table_sorts_like_small);
     return 0;
