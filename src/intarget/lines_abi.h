@@ -32,6 +32,8 @@ struct lines_abi_head {
 };
 /* Without the copies' unwind table registered, patch nothing (C++ copies that call). */
 #define LINES_ABI_NEED_UNWIND 1
+/* `lock incq` from the start: the program may start threads the hook does not see (clone). */
+#define LINES_ABI_LOCK_ALWAYS 2
 
 enum { LINES_FIX_PROGRAM = 0, LINES_FIX_COUNTER = 1, LINES_FIX_ADDRESS = 2 };
 

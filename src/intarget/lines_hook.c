@@ -245,7 +245,7 @@ static int lh_apply(const struct lines_abi_head *h, const uint8_t *plan)
     /* A slot of its own: no other process adds into it unless it forks (or the slots ran
      * out: the last one is shared, with `lock` from the start). */
     slot = __atomic_fetch_add((uint64_t *)(base + csize), 1, __ATOMIC_SEQ_CST);
-    lh_locked = slot >= h->nslots - 1;
+    lh_locked = slot >= h->nslots - 1 || (h->flags & LINES_ABI_LOCK_ALWAYS);
     slot = slot < h->nslots ? slot : h->nslots - 1;
     if (lh_map("counters", base + csize + PAGE, nsize, PROT_READ | PROT_WRITE, MAP_SHARED,
                PAGE + slot * nsize) || !(lh_sites = malloc(h->nfix * sizeof(*lh_sites) + 4))) {

@@ -35,6 +35,7 @@ struct lines_inproc {
     uint32_t eh_frame;            /* their .eh_frame in rc.code, 0: none */
     size_t nrelocated, nsites;    /* functions relocated; return sites among funcs */
     bool need_unwind;             /* a C++ copy with calls: no patch without its unwind table */
+    bool lock_always;             /* threads the hook does not see: `lock incq` throughout */
 };
 
 /* "in-process: FUNC WHAT" */
@@ -219,7 +220,8 @@ static int write_plan(struct lines_inproc *ip)
 {
     struct lines_abi_head h = { .magic = LINES_ABI_MAGIC, .nfix = (uint32_t)ip->rc.fixes.n,
                                 .nfunc = (uint32_t)ip->funcs.n, .eh_frame = ip->eh_frame,
-                                .flags = ip->need_unwind ? LINES_ABI_NEED_UNWIND : 0,
+                                .flags = (ip->need_unwind ? LINES_ABI_NEED_UNWIND : 0) |
+                                         (ip->lock_always ? LINES_ABI_LOCK_ALWAYS : 0),
                                 .dev = ip->exe_st.st_dev,
                                 .ino = ip->exe_st.st_ino, .code_size = ip->rc.code.n,
                                 .ncounters = ip->nprobes,
@@ -313,6 +315,14 @@ int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, con
         (e = inproc_read_code(&c, exe)) || (e = relocate_all(ip, p, &c)) ||
         (e = inproc_cfi_table(&ip->cfi, &ip->rc, &ip->eh_frame)))
         goto out;
+    if ((why = inproc_hidden_threads(ip->cfi.elf))) {
+        char s[200];
+        snprintf(s, sizeof(s), "in-process: counters locked throughout: the program calls %s "
+                 "(threads the hook does not see)", why);
+        if (note)
+            note(arg, s);
+        ip->lock_always = true;
+    }
     if (!ip->funcs.n) {
         snprintf(err, errlen, "in-process counting: no function could be relocated");
         goto out;

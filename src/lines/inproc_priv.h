@@ -57,4 +57,7 @@ int inproc_eh_read(struct inproc_cfi *c);
 /* Does an FDE with an LSDA (landing pads: the unwinder would resume in the original's code)
  * cover part of [lo, hi)? */
 bool inproc_eh_has_lsda(const struct inproc_cfi *c, uint64_t lo, uint64_t hi);
+/* The function the program imports that starts a thread the hook's wrappers do not see
+ * (clone, POSIX AIO, ...: inproc_threads.c), or NULL. */
+const char *inproc_hidden_threads(Elf *elf);
 #endif

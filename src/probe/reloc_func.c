@@ -15,6 +15,11 @@
 #define FLAG_SCAN 64               /* instructions looked at for a flags reader */
 
 enum kind { K_PLAIN, K_JCC, K_JMP, K_CALL, K_CALLI, K_RET, K_STOP };
+/* How the copy makes a call: as a call (the return address is the copy's); by a jmp to the
+ * original's own call instruction, left intact, whose return site jumps back to the copy
+ * (the return stack buffer stays paired); by pushing the original's return address and
+ * jumping (where the original's call is overwritten). */
+enum how { HOW_COPY, HOW_ORIG, HOW_PUSH };
 
 /* One instruction of the function, as the copy needs it. */
 struct rinsn {
@@ -25,11 +30,11 @@ struct rinsn {
     uint32_t tested, written;      /* INC_FLAGS read, written */
     long counter;                  /* -1: none */
     bool slow, calls;
-    bool can_orig;                 /* a call that may push the original's return address */
-    bool via_orig;                 /* ... and does: push slot(%rip); jmp */
+    bool can_push;                 /* a call that may become push slot(%rip); jmp */
+    uint8_t how;                   /* a call: enum how */
     uint8_t modrm_off;             /* an indirect call's ModRM byte */
-    uint32_t slot;                 /* via_orig: the return address's slot (copy offset) */
-    uint64_t hop;                  /* via_orig: struct reloc_site's */
+    uint32_t slot;                 /* HOW_PUSH: the return address's slot (copy offset) */
+    uint64_t hop;                  /* struct reloc_site's */
 };
 
 typedef VEC(struct rinsn) rinsn_vec;
@@ -94,7 +99,7 @@ static int classify(const struct x86_insn *in, struct rinsn *r, bool no_calls, c
     if (x86_direct_target(in, &t)) {
         r->target = t;
         r->kind = x86_is_call(in) ? K_CALL : x86_is_uncond_jump(in) ? K_JMP : K_JCC;
-        r->can_orig = r->kind == K_CALL;
+        r->can_push = r->kind == K_CALL;
         r->cc = in->d.opcode & 0xf;
         return 0;
     }
@@ -108,7 +113,7 @@ static int classify(const struct x86_insn *in, struct rinsn *r, bool no_calls, c
         r->kind = K_STOP;                  /* a tail call through a pointer */
     } else if (x86_is_call(in)) {
         r->kind = K_CALLI;
-        r->can_orig = calli_can_jump(in);
+        r->can_push = calli_can_jump(in);
         r->modrm_off = in->d.raw.modrm.offset;
     } else if (x86_is_ret(in)) {
         r->kind = K_RET;
@@ -182,7 +187,9 @@ static bool flags_live(const rinsn_vec *v, size_t i)
 
 static uint32_t new_len(const struct rinsn *r)
 {
-    uint32_t push = r->via_orig ? RELOC_PUSH_LEN : 0;
+    uint32_t push = r->how == HOW_PUSH ? RELOC_PUSH_LEN : 0;
+    if (r->how == HOW_ORIG)
+        return 5;                          /* jmp to the original's call */
     return push + (r->kind == K_JCC ? 6 : r->kind == K_JMP || r->kind == K_CALL ? 5 : r->len);
 }
 
@@ -210,9 +217,10 @@ static long hop_window(const uint8_t *used, size_t n, size_t from, size_t near)
     return best;
 }
 
-/* The calls whose return site can take a jmp back to the copy: 5 free bytes of the original
- * there, or 2 there and 5 within a short jmp's reach (the original never runs again but at
- * its entry's jmp and the return sites' jmps). 0 or -ENOMEM. */
+/* How each call is made, and the original's bytes its return site takes: its own call
+ * instruction kept and 5 bytes after it, else 5 bytes after it, else 2 there and 5 within a
+ * short jmp's reach (the original never runs again but at its entry's jmp, the calls kept
+ * and the return sites' jmps). 0 or -ENOMEM. */
 static int choose_sites(rinsn_vec *v, uint64_t vaddr, size_t n)
 {
     uint8_t *used = calloc(n + 1, 1);
@@ -221,21 +229,26 @@ static int choose_sites(rinsn_vec *v, uint64_t vaddr, size_t n)
     memset(used, 1, n < RELOC_SITE_LEN ? n : RELOC_SITE_LEN);    /* the entry's jmp */
     for (size_t i = 0; i < v->n; i++) {
         struct rinsn *r = &v->v[i];
-        size_t site = r->addr + r->len - vaddr;
+        size_t at = r->addr - vaddr, site = at + r->len;
         long w;
-        if (!r->can_orig)
+        if (r->kind != K_CALL && r->kind != K_CALLI)
             continue;
-        if (bytes_free(used, n, site, RELOC_SITE_LEN)) {
+        if (bytes_free(used, n, at, r->len + RELOC_SITE_LEN)) {
+            memset(used + at, 1, r->len + RELOC_SITE_LEN);
+            r->how = HOW_ORIG;
+        } else if (!r->can_push) {
+            continue;
+        } else if (bytes_free(used, n, site, RELOC_SITE_LEN)) {
             memset(used + site, 1, RELOC_SITE_LEN);
-            r->via_orig = true;
+            r->how = HOW_PUSH;
         } else if (bytes_free(used, n, site, RELOC_HOP_LEN)) {
             memset(used + site, 1, RELOC_HOP_LEN);
-            if ((w = hop_window(used, n, site + RELOC_HOP_LEN, r->addr - vaddr)) < 0) {
+            if ((w = hop_window(used, n, site + RELOC_HOP_LEN, at)) < 0) {
                 memset(used + site, 0, RELOC_HOP_LEN);
                 continue;
             }
             memset(used + w, 1, RELOC_SITE_LEN);
-            r->via_orig = true;
+            r->how = HOW_PUSH;
             r->hop = vaddr + (uint64_t)w;
         }
     }
@@ -264,7 +277,7 @@ static int lay_out(rinsn_vec *v, const struct reloc_counter *cnt, size_t ncnt, s
             return -ENOMEM;
     }
     for (size_t i = 0; i < v->n; i++)      /* the return addresses' slots, after the code */
-        if (v->v[i].via_orig) {
+        if (v->v[i].how == HOW_PUSH) {
             at = (at + 7) & ~(size_t)7;
             v->v[i].slot = (uint32_t)at;
             at += 8;
@@ -340,14 +353,17 @@ static int emit_slots(struct reloc_code *out, const rinsn_vec *v)
     for (size_t i = 0; i < v->n && !e; i++) {
         const struct rinsn *r = &v->v[i];
         uint64_t site = r->addr + r->len;
-        if (!r->via_orig)
+        if (r->how == HOW_COPY)
             continue;
-        while (out->code.n % 8)
-            out->code.v[out->code.n++] = 0xcc;
-        memset(out->code.v + out->code.n, 0, 8);
-        out->code.n += 8;
-        if (!(e = vec_push(&out->fixes, ((struct reloc_fix){ r->slot, r->slot, false, true,
-                                                             site }))))
+        if (r->how == HOW_PUSH) {
+            while (out->code.n % 8)
+                out->code.v[out->code.n++] = 0xcc;
+            memset(out->code.v + out->code.n, 0, 8);
+            out->code.n += 8;
+            e = vec_push(&out->fixes, ((struct reloc_fix){ r->slot, r->slot, false, true,
+                                                           site }));
+        }
+        if (!e)
             e = vec_push(&out->sites, ((struct reloc_site){ site, v->v[index_of(v, site)].copy,
                                                             r->hop }));
     }
@@ -366,13 +382,20 @@ static int emit(struct reloc_code *out, const rinsn_vec *v, const uint8_t *code,
         if (r->counter >= 0 && (e = emit_counter(out, r)))
             break;
         pl.pre = (uint8_t)(out->code.n - pl.copy);
-        pl.pushed = r->via_orig;
+        pl.pushed = r->how == HOW_PUSH;
         out->calls |= r->calls;
         if ((e = vec_push(&out->places, pl)))
             break;
         p = out->code.v + out->code.n;
         at = out->code.n;
-        if (r->via_orig) {
+        if (r->how == HOW_ORIG) {           /* jmp to the original's call */
+            p[0] = 0xe9;
+            out->code.n += 5;
+            e = vec_push(&out->fixes, ((struct reloc_fix){ (uint32_t)at + 1, (uint32_t)at + 5,
+                                                           false, false, r->addr }));
+            continue;
+        }
+        if (r->how == HOW_PUSH) {
             emit_push(out, r);
             p = out->code.v + out->code.n;
             at = out->code.n;
@@ -383,13 +406,13 @@ static int emit(struct reloc_code *out, const rinsn_vec *v, const uint8_t *code,
                 p[0] = 0x0f;
                 p[1] = (uint8_t)(0x80 | r->cc);
             } else {
-                p[0] = r->kind == K_JMP || r->via_orig ? 0xe9 : 0xe8;
+                p[0] = r->kind == K_JMP || r->how == HOW_PUSH ? 0xe9 : 0xe8;
             }
             out->code.n += op + 4;
             e = branch_to(out, v, at + op, at + op + 4, r->target, why, whylen);
         } else {
             memcpy(p, code + (r->addr - vaddr), r->len);
-            if (r->via_orig)                   /* ff /2 (call) -> ff /4 (jmp) */
+            if (r->how == HOW_PUSH)            /* ff /2 (call) -> ff /4 (jmp) */
                 p[r->modrm_off] = (uint8_t)((p[r->modrm_off] & ~0x38) | 0x20);
             out->code.n += r->len;
             if (r->rip)

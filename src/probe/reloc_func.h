@@ -13,11 +13,12 @@
  * threads. Where the flags it changes may still be read (a `jcc`
  * after a block start, testing flags set before it), the increment is wrapped in `pushfq` and
  * `popfq` below the red zone. The stack is otherwise as in the original at every instruction,
- * so the original function's unwind rules hold in the copy. A call pushes the original's
- * return address and jumps (`push slot(%rip); jmp callee`), where the return site can take a
- * `jmp` back to the copy (5 bytes of the original's own, apart from the others and its
- * entry's, or 2 bytes of a short jmp to such 5 bytes elsewhere in the original, which never
- * runs again: struct reloc_site); the callee returns there and goes on in the copy. Other calls
+ * so the original function's unwind rules hold in the copy. A call returns to the original:
+ * the copy jumps to the original's own call instruction (kept intact), or pushes the
+ * original's return address and jumps (`push slot(%rip); jmp callee`) where that is
+ * overwritten, and the return site takes a `jmp` back to the copy (5 bytes of the original's
+ * own, apart from the others and its entry's, or 2 bytes of a short jmp to such 5 bytes
+ * elsewhere in the original, which never runs again: struct reloc_site). Other calls
  * push an address in the copy, which only the copy's own unwind table describes
  * (src/lines/inproc_cfi.c): the caller refuses functions with calls where unwinding through
  * them must find exception tables (C++).

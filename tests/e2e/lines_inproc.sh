@@ -124,6 +124,22 @@ else
     skip throw_equals_uprobe_engine "g++ does not build here"
 fi
 
+# --- a raw clone() (no wrapper sees it): counters locked from the start, no increment lost ---
+build_workload lines_clone lines_clone -O0 -g || { fail build lines_clone; exit 0; }
+"$PROSPECT" lines -v --format csv -o "$TEST_TMP/clone.csv" -- "$W/lines_clone" \
+    >"$TEST_TMP/clone.out" 2>"$err"
+check clone_exit_status_kept [ $? = 6 ] && grep -qx "two flows done" "$TEST_TMP/clone.out"
+check clone_locked_throughout \
+    grep -q "in-process: counters locked throughout: the program calls clone" "$err"
+check clone_spin_relocated grep -q "^prospect lines: in-process: spin relocated" "$err"
+cl_body=$(grep -n "/\* L:spin_body \*/" "$SRC/lines_clone.c" | cut -d: -f1)
+cl_for=$(grep -n "/\* L:spin_for \*/" "$SRC/lines_clone.c" | cut -d: -f1)
+check clone_counts_exact [ "$(count "$TEST_TMP/clone.csv" "$cl_body")" = 600000 ] && \
+    [ "$(count "$TEST_TMP/clone.csv" "$cl_for")" = 600002 ]
+"$PROSPECT" lines --engine uprobe --format csv -o "$TEST_TMP/clone_up.csv" -- \
+    "$W/lines_clone" >/dev/null 2>"$err"
+check clone_equals_uprobe_engine cmp -s "$TEST_TMP/clone.csv" "$TEST_TMP/clone_up.csv"
+
 # --- self-inspection: backtrace() from counted functions names the same frames --------------
 build_workload lines_backtrace lines_backtrace -O0 -g -rdynamic ||
     { fail build lines_backtrace; exit 0; }
