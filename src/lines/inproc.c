@@ -132,8 +132,8 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
     e = reloc_function(&ip->rc, code, fn->size, fn->start, cnt.v, cnt.n, c->prog.cxx &&
                        inproc_eh_has_lsda(&ip->cfi, fn->start, fn->start + fn->size),
                        &af.copy, why, sizeof(why));
-    if (!e && (e = give_unwind(ip, fn->name, mark)) == -ENOMEM)
-        goto out;
+    if ((e && e != -EINVAL) || (!e && (e = give_unwind(ip, fn->name, mark)) < 0))
+        goto out;                        /* -ENOMEM, -ELIBACC */
     if (e == 1 && c->prog.cxx && ip->rc.calls) {
         reloc_code_truncate(&ip->rc, mark);
         snprintf(why, sizeof(why), "a call, and no unwind rules for its copy (C++ exceptions)");
@@ -144,10 +144,9 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
         return add_note(ip, fn->name, (snprintf(why2, sizeof(why2), "keeps uprobes: %s", why), why2));
     }
     ip->need_unwind |= c->prog.cxx && ip->rc.calls;
-    e = 0;
     af.len = fn->size < LINES_ABI_CHECK ? (uint32_t)fn->size : LINES_ABI_CHECK;
     memcpy(af.bytes, code, af.len);
-    if (!e && !(e = vec_push(&ip->funcs, af)) && !(e = add_sites(ip, fn, code, mark))) {
+    if (!(e = vec_push(&ip->funcs, af)) && !(e = add_sites(ip, fn, code, mark))) {
         for (size_t k = 0; k < cnt.n; k++)
             ip->counts[cnt.v[k].index] = true;
         ip->nrelocated++;

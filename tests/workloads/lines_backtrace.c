@@ -1,9 +1,12 @@
 /* A program that inspects its own stack from inside counted functions: backtrace() and
  * backtrace_symbols() (built with -rdynamic, so its functions have names there), called at
- * the bottom of a chain of calls, in a recursion and in a signal handler. It prints each
- * frame's function name (no offsets: the same with and without Prospect is the point), so
- * tests/e2e/lines_inproc.sh compares its output with and without `prospect lines`. */
+ * the bottom of a chain of calls, in a recursion, in a signal handler and in the handler of
+ * a fault inside a counted function. It prints each frame's function name (no offsets: the
+ * same with and without Prospect is the point; for the fault, the frame count and the
+ * handler's two names), so tests/e2e/lines_inproc.sh compares its output with and without
+ * `prospect lines`. */
 #include <execinfo.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,10 @@ void show(const char *where)
     int n = backtrace(pc, 64);
     char **syms = backtrace_symbols(pc, n);
     printf("%s: %d frames:", where, n);
+    if (!strcmp(where, "fault")) {   /* the faulting frame's pc is inside a copy: no name */
+        n = n > 2 ? 2 : n;
+        printf(" (first two)");
+    }
     for (int i = 0; syms && i < n; i++) {
         char name[128];
         frame_name(syms[i], name, sizeof(name));
@@ -71,10 +78,30 @@ void on_signal(int sig)
     show("handler");
 }
 
+static sigjmp_buf back;
+
+void on_fault(int sig)
+{
+    (void)sig;
+    show("fault");
+    siglongjmp(back, 1);
+}
+
+/* Faults at a known instruction of its own: the handler's backtrace goes through the
+ * interrupted frame (with Prospect, the copy's: its unwind table is the copy's own). */
+void poke(volatile int *p)
+{
+    *p = 1;                              /* L:poke */
+}
+
 int top(void)
 {
     signal(SIGUSR1, on_signal);
     raise(SIGUSR1);
+    signal(SIGSEGV, on_fault);
+    if (!sigsetjmp(back, 1))
+        poke(NULL);
+    signal(SIGSEGV, SIG_DFL);
     return middle(1) + down(4);
 }
 
