@@ -231,9 +231,11 @@ static int choose_sites(rinsn_vec *v, uint64_t vaddr, size_t n)
         struct rinsn *r = &v->v[i];
         size_t at = r->addr - vaddr, site = at + r->len;
         long w;
+        /* A call into the function's own body must go to the copy's. */
+        bool inner = r->kind == K_CALL && r->target > vaddr && r->target < vaddr + n;
         if (r->kind != K_CALL && r->kind != K_CALLI)
             continue;
-        if (bytes_free(used, n, at, r->len + RELOC_SITE_LEN)) {
+        if (!inner && bytes_free(used, n, at, r->len + RELOC_SITE_LEN)) {
             memset(used + at, 1, r->len + RELOC_SITE_LEN);
             r->how = HOW_ORIG;
         } else if (!r->can_push) {

@@ -176,11 +176,30 @@ TEST(a_call_kept_in_the_original_returns_there)
     run_call(test_name_, keeps, sizeof(keeps), 7);
 }
 
+TEST(a_call_into_its_own_body_goes_to_the_copy)
+{
+    /* 5 nops; call 10 (its own ret); ret; 4 nops; ret */
+    static const uint8_t inner[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0xe8, 0, 0, 0, 0, 0xc3,
+                                     0x90, 0x90, 0x90, 0x90, 0xc3 };
+    struct reloc_code rc = { 0 };
+    char why[200];
+    uint32_t entry;
+
+    CHECK(reloc_function(&rc, inner, sizeof(inner), 0x2000, NULL, 0, false, &entry, why,
+                         sizeof(why)) == 0);
+    CHECK_EQ_U64(rc.sites.n, 1);                /* returns through the original's 0x200a */
+    CHECK_EQ_U64(rc.fixes.n, 1);                /* the pushed address; no jmp to 0x2005 */
+    CHECK(rc.fixes.v[0].abs);
+    CHECK_EQ_U64(rc.fixes.v[0].target, 0x200a);
+    reloc_code_release(&rc);
+}
+
 int main(void)
 {
     RUN(a_relocated_function_runs_and_counts_its_blocks);
     RUN(a_jump_table_and_a_call_when_refused_are_refused);
     RUN(a_call_of_the_copy_returns_through_the_original);
     RUN(a_call_kept_in_the_original_returns_there);
+    RUN(a_call_into_its_own_body_goes_to_the_copy);
     return 0;
 }
