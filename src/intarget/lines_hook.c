@@ -141,10 +141,17 @@ static int lh_map(const char *name, void *at, uint64_t size, int prot, int flags
 }
 
 static int lh_fix(uint8_t *code, const struct lines_abi_head *h, const struct lines_abi_fix *f,
-                  uint64_t bias, uint64_t counters)
+                  uint64_t bias, uint64_t vmax, uint64_t counters)
 {
     uint64_t end = (uint64_t)code + f->end, to;
     int32_t d;
+    if (f->kind == LINES_FIX_ADDRESS) {
+        if (f->at != f->end || f->at % 8 || f->at + 8 > h->code_size || f->target >= vmax)
+            return -1;
+        to = bias + f->target;
+        memcpy(code + f->at, &to, 8);
+        return 0;
+    }
     if (f->end > h->code_size || f->at + 4 > f->end || f->at < 4 ||
         (f->kind == LINES_FIX_COUNTER && f->target >= h->ncounters))
         return -1;
@@ -156,22 +163,61 @@ static int lh_fix(uint8_t *code, const struct lines_abi_head *h, const struct li
     return 0;
 }
 
-/* Redirects one function to its copy; 0, or -1 (left alone). */
+/* Writes n bytes of code at fn. */
+static int lh_write(uint64_t fn, const uint8_t *bytes, size_t n)
+{
+    uint64_t lo = fn & ~(PAGE - 1), hi = (fn + n + PAGE - 1) & ~(PAGE - 1);
+    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
+        return -1;
+    memcpy((void *)fn, bytes, n);
+    return mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC) ? -1 : 0;
+}
+
+/* A return site's 2-byte jmp to the 5-byte one at f->hop. */
+static int lh_hop(const struct lh_exe *e, const struct lines_abi_func *f)
+{
+    uint64_t at = e->bias + f->vaddr;
+    int64_t d = (int64_t)(f->hop - (f->vaddr + 2));
+    uint8_t jmp[2] = { 0xeb, (uint8_t)(int8_t)d };
+    if (f->len != 2 || d < -128 || d > 127 || at < e->lo || at + 2 > e->hi ||
+        memcmp((void *)at, f->bytes, 2))
+        return -1;
+    return lh_write(at, jmp, 2);
+}
+
+/* Redirects one function (or return site) to its copy; 0, or -1 (left alone). */
 static int lh_patch(const struct lh_exe *e, const struct lines_abi_func *f, uint8_t *code,
                     uint64_t code_size)
 {
-    uint64_t fn = e->bias + f->vaddr, lo = fn & ~(PAGE - 1), hi = (fn + 5 + PAGE - 1) & ~(PAGE - 1);
+    uint64_t fn = e->bias + f->vaddr;
     uint8_t jmp[5] = { 0xe9 };
     int32_t d = (int32_t)(int64_t)((uint64_t)code + f->copy - (fn + 5));
+    if (f->hop)
+        return lh_hop(e, f);
     if (f->len < 5 || f->len > LINES_ABI_CHECK || f->copy >= code_size || fn < e->lo ||
         fn + f->len > e->hi || memcmp((void *)fn, f->bytes, f->len) ||
         !lh_near((uint64_t)code + f->copy, fn + 5))
         return -1;
     memcpy(jmp + 1, &d, 4);
-    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
+    return lh_write(fn, jmp, 5);
+}
+
+/* Hands the copies' unwind table to the program's unwinder (libgcc_s: backtrace(), C++
+ * exceptions), loading it as glibc's backtrace() would when the program has not yet. Looked
+ * up, not linked: the hook adds no dependency to programs that never unwind. */
+static int lh_register_unwind(const struct lines_abi_head *h, uint8_t *code)
+{
+    void (*reg)(void *) = NULL;
+    void *lib;
+    if (!h->eh_frame || h->eh_frame + 4 > h->code_size)
         return -1;
-    memcpy((void *)fn, jmp, 5);
-    return mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC) ? -1 : 0;
+    *(void **)&reg = dlsym(RTLD_DEFAULT, "__register_frame");
+    if (!reg && (lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL)))
+        *(void **)&reg = dlsym(lib, "__register_frame");
+    if (!reg)
+        return -1;
+    reg(code + h->eh_frame);
+    return 0;
 }
 
 static int lh_apply(const struct lines_abi_head *h, const uint8_t *plan)
@@ -199,7 +245,7 @@ static int lh_apply(const struct lines_abi_head *h, const uint8_t *plan)
     /* A slot of its own: no other process adds into it unless it forks (or the slots ran
      * out: the last one is shared, with `lock` from the start). */
     slot = __atomic_fetch_add((uint64_t *)(base + csize), 1, __ATOMIC_SEQ_CST);
-    lh_locked = slot >= h->nslots - 1;
+    lh_locked = slot >= h->nslots - 1 || (h->flags & LINES_ABI_LOCK_ALWAYS);
     slot = slot < h->nslots ? slot : h->nslots - 1;
     if (lh_map("counters", base + csize + PAGE, nsize, PROT_READ | PROT_WRITE, MAP_SHARED,
                PAGE + slot * nsize) || !(lh_sites = malloc(h->nfix * sizeof(*lh_sites) + 4))) {
@@ -208,7 +254,7 @@ static int lh_apply(const struct lines_abi_head *h, const uint8_t *plan)
         return -1;
     }
     for (uint32_t i = 0; i < h->nfix; i++) {
-        if (lh_fix(base, h, &fix[i], e.bias, (uint64_t)base + csize + PAGE)) {
+        if (lh_fix(base, h, &fix[i], e.bias, e.hi - e.bias, (uint64_t)base + csize + PAGE)) {
             lh_say("fail bad-fix", i);
             munmap(base, csize + PAGE + nsize);
             return -1;
@@ -223,7 +269,14 @@ static int lh_apply(const struct lines_abi_head *h, const uint8_t *plan)
     /* Executable only now: the mapping Prospect sees says this image is counted. */
     if (mprotect(base, csize, PROT_READ | PROT_EXEC)) {
         lh_say("fail cannot-protect", 0);
-        munmap(base, csize + nsize);
+        lh_code = NULL;
+        munmap(base, csize + PAGE + nsize);
+        return -1;
+    }
+    if (lh_register_unwind(h, base) && (h->flags & LINES_ABI_NEED_UNWIND)) {
+        lh_say("fail no-unwinder", 0);
+        lh_code = NULL;
+        munmap(base, csize + PAGE + nsize);
         return -1;
     }
     for (uint32_t i = 0; i < h->nfunc; i++) {

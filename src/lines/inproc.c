@@ -31,6 +31,11 @@ struct lines_inproc {
     void *note_arg;
     char *env[3];
     struct stat exe_st;
+    struct inproc_cfi cfi;        /* the copies' unwind rules */
+    uint32_t eh_frame;            /* their .eh_frame in rc.code, 0: none */
+    size_t nrelocated, nsites;    /* functions relocated; return sites among funcs */
+    bool need_unwind;             /* a C++ copy with calls: no patch without its unwind table */
+    bool lock_always;             /* threads the hook does not see: `lock incq` throughout */
 };
 
 /* "in-process: FUNC WHAT" */
@@ -58,6 +63,41 @@ static int func_counters(const struct lines_plan *p, size_t f, const long *probe
     return 0;
 }
 
+/* The unwind rules of the copy just made (from `mark` on); without them, a frame of the copy
+ * stops backtrace() and debuggers where a call returns into the copy (-v says so). 0, 1
+ * (none), -ENOMEM. */
+static int give_unwind(struct lines_inproc *ip, const char *func, struct reloc_mark mark)
+{
+    int e = inproc_cfi_add(&ip->cfi, &ip->rc, mark.places, (uint32_t)ip->rc.code.n);
+    if (e == -ENOMEM)
+        return e;
+    if (e)
+        add_note(ip, func, e == -ENOTSUP ? "has no unwind table in the process (a rule its "
+                 "copy cannot take over)" : "has no unwind table in the process (none in "
+                 "the program)");
+    return e ? 1 : 0;
+}
+
+/* The return sites of the copy just made (from `mark` on), patched after its entry (whose
+ * check reads 16 bytes). */
+static int add_sites(struct lines_inproc *ip, const struct lines_func *fn, const uint8_t *code,
+                     struct reloc_mark mark)
+{
+    int e = 0;
+    for (size_t i = mark.sites; i < ip->rc.sites.n && !e; i++) {
+        const struct reloc_site *s = &ip->rc.sites.v[i];
+        uint64_t at = s->hop ? s->hop : s->addr;
+        struct lines_abi_func af = { .vaddr = at, .copy = s->copy, .len = RELOC_SITE_LEN };
+        struct lines_abi_func hop = { .vaddr = s->addr, .len = RELOC_HOP_LEN, .hop = s->hop };
+        memcpy(af.bytes, code + (at - fn->start), RELOC_SITE_LEN);
+        memcpy(hop.bytes, code + (s->addr - fn->start), RELOC_HOP_LEN);
+        if (!(e = vec_push(&ip->funcs, af)) && s->hop)
+            e = vec_push(&ip->funcs, hop);
+        ip->nsites++;
+    }
+    return e;
+}
+
 /* Relocates function f, or says why not. */
 static int take_function(struct lines_inproc *ip, const struct lines_plan *p, size_t f,
                          const struct inproc_code *c, bool entered, const long *probe_of)
@@ -67,6 +107,7 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
     counter_vec cnt = { 0 };
     struct lines_abi_func af = { .vaddr = fn->start };
     char why[200] = "", why2[220];
+    struct reloc_mark mark;
     int e = 0;
 
     if (!code)
@@ -85,19 +126,33 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
         vec_free(&cnt);
         return 0;
     }
-    e = reloc_function(&ip->rc, code, fn->size, fn->start, cnt.v, cnt.n, c->prog.cxx,
+    mark = reloc_code_mark(&ip->rc);
+    /* C++: an exception unwinding through a call would resume at a landing pad of the
+     * original, which then runs over the return sites' jmps. */
+    e = reloc_function(&ip->rc, code, fn->size, fn->start, cnt.v, cnt.n, c->prog.cxx &&
+                       inproc_eh_has_lsda(&ip->cfi, fn->start, fn->start + fn->size),
                        &af.copy, why, sizeof(why));
+    if ((e && e != -EINVAL) || (!e && (e = give_unwind(ip, fn->name, mark)) < 0))
+        goto out;                        /* -ENOMEM, -ELIBACC */
+    if (e == 1 && c->prog.cxx && ip->rc.calls) {
+        reloc_code_truncate(&ip->rc, mark);
+        snprintf(why, sizeof(why), "a call, and no unwind rules for its copy (C++ exceptions)");
+        e = -EINVAL;
+    }
     if (e == -EINVAL) {
         vec_free(&cnt);
         return add_note(ip, fn->name, (snprintf(why2, sizeof(why2), "keeps uprobes: %s", why), why2));
     }
+    ip->need_unwind |= c->prog.cxx && ip->rc.calls;
     af.len = fn->size < LINES_ABI_CHECK ? (uint32_t)fn->size : LINES_ABI_CHECK;
     memcpy(af.bytes, code, af.len);
-    if (!e && !(e = vec_push(&ip->funcs, af))) {
+    if (!(e = vec_push(&ip->funcs, af)) && !(e = add_sites(ip, fn, code, mark))) {
         for (size_t k = 0; k < cnt.n; k++)
             ip->counts[cnt.v[k].index] = true;
+        ip->nrelocated++;
         e = add_note(ip, fn->name, "relocated: a counter at each probed block");
     }
+out:
     vec_free(&cnt);
     return e;
 }
@@ -163,7 +218,10 @@ static int write_counters(struct lines_inproc *ip)
 static int write_plan(struct lines_inproc *ip)
 {
     struct lines_abi_head h = { .magic = LINES_ABI_MAGIC, .nfix = (uint32_t)ip->rc.fixes.n,
-                                .nfunc = (uint32_t)ip->funcs.n, .dev = ip->exe_st.st_dev,
+                                .nfunc = (uint32_t)ip->funcs.n, .eh_frame = ip->eh_frame,
+                                .flags = (ip->need_unwind ? LINES_ABI_NEED_UNWIND : 0) |
+                                         (ip->lock_always ? LINES_ABI_LOCK_ALWAYS : 0),
+                                .dev = ip->exe_st.st_dev,
                                 .ino = ip->exe_st.st_ino, .code_size = ip->rc.code.n,
                                 .ncounters = ip->nprobes,
                                 .nslots = slots_for(ip->nprobes) };
@@ -181,8 +239,8 @@ static int write_plan(struct lines_inproc *ip)
     at += ip->rc.code.n;
     for (size_t i = 0; i < ip->rc.fixes.n; i++, at += sizeof(struct lines_abi_fix)) {
         const struct reloc_fix *f = &ip->rc.fixes.v[i];
-        struct lines_abi_fix af = { f->at, f->end, f->counter ? LINES_FIX_COUNTER
-                                                              : LINES_FIX_PROGRAM, 0, f->target };
+        struct lines_abi_fix af = { f->at, f->end, f->counter ? LINES_FIX_COUNTER : f->abs ?
+                                    LINES_FIX_ADDRESS : LINES_FIX_PROGRAM, 0, f->target };
         memcpy(at, &af, sizeof(af));
     }
     memcpy(at, ip->funcs.v, ip->funcs.n * sizeof(struct lines_abi_func));
@@ -239,6 +297,7 @@ int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, con
         free(ip);
         return -ENOMEM;
     }
+    ip->cfi.fd = -1;
     ip->nprobes = p->probed.n;
     ip->note = note;
     ip->note_arg = arg;
@@ -251,8 +310,18 @@ int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, con
         snprintf(err, errlen, "in-process counting: %s", why ? why : "the program is gone");
         goto out;
     }
-    if ((e = inproc_read_code(&c, exe)) || (e = relocate_all(ip, p, &c)))
+    if ((e = inproc_cfi_open(&ip->cfi, exe)) == -ENOMEM ||
+        (e = inproc_read_code(&c, exe)) || (e = relocate_all(ip, p, &c)) ||
+        (e = inproc_cfi_table(&ip->cfi, &ip->rc, &ip->eh_frame)))
         goto out;
+    if ((why = inproc_hidden_threads(ip->cfi.elf))) {
+        char s[200];
+        snprintf(s, sizeof(s), "in-process: counters locked throughout: the program calls %s "
+                 "(threads the hook does not see)", why);
+        if (note)
+            note(arg, s);
+        ip->lock_always = true;
+    }
     if (!ip->funcs.n) {
         snprintf(err, errlen, "in-process counting: no function could be relocated");
         goto out;
@@ -297,7 +366,8 @@ void lines_inproc_drop_probes(const struct lines_inproc *ip, struct region_list 
 void lines_inproc_summary(const struct lines_inproc *ip, char *buf, size_t len)
 {
     snprintf(buf, len, "in-process: %zu functions relocated, %zu bytes of copies, %zu of "
-             "their counters save the flags", ip->funcs.n, ip->rc.code.n, ip->rc.slow);
+             "their counters save the flags, %zu calls return through the original",
+             ip->nrelocated, ip->rc.code.n, ip->rc.slow, ip->nsites);
 }
 
 char *const *lines_inproc_env(const struct lines_inproc *ip)
@@ -387,6 +457,7 @@ void lines_inproc_free(struct lines_inproc *ip)
         jump_remove_dir(ip->dir);
     vec_free(&ip->funcs);
     reloc_code_release(&ip->rc);
+    inproc_cfi_close(&ip->cfi);
     free(ip->env[0]);
     free(ip->env[1]);
     free(ip->counts);

@@ -5,8 +5,9 @@
 # counters, a C11 thread, a forked child, recursion, longjmp out of nested calls, a signal
 # handler and a switch whose jump table keeps its function on uprobes: every line equals
 # gcov's (a --coverage build) and the uprobe engine's, at -O0; at -O2 the two engines agree.
-# A C++ program that throws through its functions: those with calls keep uprobes, the program
-# runs as without Prospect. Nothing is left behind.
+# A C++ program that throws through its functions: those with landing pads and calls keep
+# uprobes, the others are relocated; the program runs as without Prospect. A program calling
+# backtrace() from counted functions prints the same frames. Nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/stat_lib.sh"
 if ! uprobes_ready; then
@@ -111,13 +112,52 @@ if g++ -O0 -g -o "$W/lines_throw" "$SRC/stat_throw.cc" 2>/dev/null; then
         >"$TEST_TMP/throw.out" 2>"$err"
     check throw_exit_status_kept [ $? = $st ]
     check throw_stdout_untouched cmp -s "$TEST_TMP/throw.plain" "$TEST_TMP/throw.out"
-    check throw_calls_keep_uprobes grep -q "keeps uprobes: a call (the program unwinds" "$err"
+    # mid() only calls: counted in the process now, exceptions pass through its copy (its
+    # calls return through the original); nest() catches: landing pads keep it on uprobes.
+    check throw_caller_relocated grep -q "^prospect lines: in-process: mid(int) relocated" "$err"
+    check throw_landing_pads_keep_uprobes \
+        grep -q "nest(int) keeps uprobes: a call in a function with landing pads" "$err"
     "$PROSPECT" lines --engine uprobe --format csv -o "$TEST_TMP/throw_up.csv" -- \
         "$W/lines_throw" >/dev/null 2>"$err"
     check throw_equals_uprobe_engine cmp -s "$TEST_TMP/throw.csv" "$TEST_TMP/throw_up.csv"
 else
     skip throw_equals_uprobe_engine "g++ does not build here"
 fi
+
+# --- a raw clone() (no wrapper sees it): counters locked from the start, no increment lost ---
+build_workload lines_clone lines_clone -O0 -g || { fail build lines_clone; exit 0; }
+"$PROSPECT" lines -v --format csv -o "$TEST_TMP/clone.csv" -- "$W/lines_clone" \
+    >"$TEST_TMP/clone.out" 2>"$err"
+check clone_exit_status_kept [ $? = 6 ] && grep -qx "two flows done" "$TEST_TMP/clone.out"
+check clone_locked_throughout \
+    grep -q "in-process: counters locked throughout: the program calls clone" "$err"
+check clone_spin_relocated grep -q "^prospect lines: in-process: spin relocated" "$err"
+cl_body=$(grep -n "/\* L:spin_body \*/" "$SRC/lines_clone.c" | cut -d: -f1)
+cl_for=$(grep -n "/\* L:spin_for \*/" "$SRC/lines_clone.c" | cut -d: -f1)
+check clone_counts_exact [ "$(count "$TEST_TMP/clone.csv" "$cl_body")" = 600000 ] && \
+    [ "$(count "$TEST_TMP/clone.csv" "$cl_for")" = 600002 ]
+"$PROSPECT" lines --engine uprobe --format csv -o "$TEST_TMP/clone_up.csv" -- \
+    "$W/lines_clone" >/dev/null 2>"$err"
+check clone_equals_uprobe_engine cmp -s "$TEST_TMP/clone.csv" "$TEST_TMP/clone_up.csv"
+
+# --- self-inspection: backtrace() from counted functions names the same frames --------------
+build_workload lines_backtrace lines_backtrace -O0 -g -rdynamic ||
+    { fail build lines_backtrace; exit 0; }
+"$W/lines_backtrace" >"$TEST_TMP/bt.plain"
+st=$?
+"$PROSPECT" lines -v --format csv -o "$TEST_TMP/bt.csv" -- "$W/lines_backtrace" \
+    >"$TEST_TMP/bt.out" 2>"$err"
+check backtrace_exit_status_kept [ $? = $st ] && [ $st = 4 ]
+check backtrace_relocated grep -q "^prospect lines: in-process: on_signal relocated" "$err"
+check backtrace_returns_through_the_original \
+    grep -q "in-process: .* [1-9][0-9]* calls return through the original" "$err"
+if ! cmp -s "$TEST_TMP/bt.plain" "$TEST_TMP/bt.out"; then
+    diff "$TEST_TMP/bt.plain" "$TEST_TMP/bt.out" | head -6
+fi
+check backtrace_same_frames cmp -s "$TEST_TMP/bt.plain" "$TEST_TMP/bt.out"
+"$PROSPECT" lines --engine uprobe --format csv -o "$TEST_TMP/bt_up.csv" -- \
+    "$W/lines_backtrace" >/dev/null 2>"$err"
+check backtrace_equals_uprobe_engine cmp -s "$TEST_TMP/bt.csv" "$TEST_TMP/bt_up.csv"
 
 # --- the uprobe engine and --entry trap stay reachable; -p keeps uprobes -----------------------
 "$PROSPECT" lines --engine bogus -- true >/dev/null 2>"$err"
