@@ -327,6 +327,40 @@ print('ok' if ok else 'table %s graph %s/%s %s %s' % (h.get(0) == text, hg[0], s
 PY
 )
     verdict html_diff_table_and_graph_equal_text_and_svg "$out"
+    # The table: sorted by a click on a column as `diff --format csv` sorted likewise, filtered
+    # by the search box (which searches the graph too).
+    d --format csv >"$TEST_TMP/d.csv"
+    ROWS="JSON.stringify([...document.querySelectorAll('#rows tr')].slice(1).map(r=>[...r.cells].map(c=>c.textContent)))"
+    th() { echo "eval:document.querySelectorAll('#rows th')[$1].click(),1"; }
+    browse "file://$TEST_TMP/d.html" "eval:$ROWS" "$(th 2)" "eval:$ROWS" "$(th 2)" "eval:$ROWS" \
+        "$(th 4)" "eval:$ROWS" "$(th 0)" "eval:$ROWS" \
+        "eval:(q=>(q.value='^leaf\$',q.dispatchEvent(new Event('input')),1))(document.getElementById('dq'))" \
+        "eval:$ROWS" "eval:[document.getElementById('dq-note').textContent,document.querySelector('#matched').textContent]" \
+        >"$TEST_TMP/dt.browser"
+    out=$(python3 - "$TEST_TMP/dt.browser" "$TEST_TMP/d.csv" <<'PY'
+import csv, json, re, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+bad = [l['failure'] for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+want = [(float(r[0]), float(r[1]), float(r[2]), r[3], r[4]) for r in list(csv.reader(open(sys.argv[2])))[1:]]
+def rows(i):
+    return [(float(r[0][:-1]), float(r[1][:-1]), float(r[2][:-1]), r[3], r[4])
+            for r in json.loads(st.get(i) or '[]')]
+def same(got, exp):
+    return len(got) == len(exp) and all(g[3:] == e[3:] and all(abs(a - b) < 0.0051 for a, b in
+                                        zip(g[:3], e[:3])) for g, e in zip(got, exp))
+checks = [(0, want), (2, sorted(want, key=lambda r: -r[2])), (4, sorted(want, key=lambda r: r[2])),
+          (6, sorted(want, key=lambda r: r[4])), (8, sorted(want, key=lambda r: -r[0]))]
+failed = [(i, rows(i)[:3], e[:3]) for i, e in checks if not same(rows(i), e)]
+flt = [r for r in sorted(want, key=lambda r: -r[0])
+       if re.search('^leaf$', r[3]) or re.search('^leaf$', r[4])]
+note = st.get(11) or ['', '']
+ok = (not failed and len(want) > 3 and same(rows(10), flt) and len(flt) > 0 and
+      note[0] == '%d of %d rows' % (len(flt), len(want)) and note[1].startswith('Matched: ') and not bad)
+print('ok' if ok else 'sorts %s filter %s/%s %s %s' % (failed[:2], rows(10)[:3], flt[:3], note, bad[:2]))
+PY
+)
+    verdict html_diff_table_sorts_and_filters_as_csv "$out"
 else
     skip html_diff "second recording failed"
 fi

@@ -7,7 +7,8 @@
 (function () {
 "use strict";
 var JUMP_TARGET = 1, JUMP_DOWN = 2, JUMP_UP = 4, CALL = 8;
-var MAX_OPEN = 5000;          /* "Expand all" opens every line up to this many instructions */
+var MAX_OPEN = 500;  /* "Expand all" opens every line up to this many instructions, else the
+                         lines with hits (the layout of thousands of rows takes seconds) */
 var src = null;
 
 function data() {
