@@ -67,6 +67,13 @@ static void insn_text(const struct ann_out *o, const struct ann_listing *l,
     snprintf(buf, len, "%-6s %" PRIx64 " <%s>", in->mnemonic, in->target, shown);
 }
 
+void ann_insn_text(const struct ann_listing *l, const struct ann_line *ln, char *buf, size_t len)
+{
+    const struct ann_out whole = { .fmt = REPORT_JSON };
+
+    insn_text(&whole, l, ln, buf, len);
+}
+
 void ann_render_begin(struct ann_out *o, const struct ann_set *set, const char *input,
                       const char *event)
 {

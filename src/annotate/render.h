@@ -57,6 +57,8 @@ void ann_json_func_head(struct ann_out *o, const struct ann_set *set, const stru
 void ann_render_source_notes(struct ann_out *o, const struct ann_listing *l);
 /* Cuts printable text to at most width columns, ending it with "..." when cut. */
 const char *ann_cut_text(const char *s, size_t width, char *buf, size_t len);
+/* An instruction as the listings show it, branch targets named in full ("jmp 11b8 <f+0x18>"). */
+void ann_insn_text(const struct ann_listing *l, const struct ann_line *ln, char *buf, size_t len);
 /* Ends the output; returns -EIO on a write error. */
 int ann_render_end(struct ann_out *o);
 #endif

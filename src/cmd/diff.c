@@ -203,26 +203,33 @@ static int write_html(FILE *f, struct profile *old, struct profile *nw, const ch
     struct diff_side a = { &old->cs, &old->cy, old->path };
     struct diff_side b = { &nw->cs, &nw->cy, nw->path };
     struct diff_opts o = { .wide = true, .event = nw->sel->name };
-    char *table = NULL, *svg = NULL, deftitle[512];
-    size_t tlen = 0, slen = 0;
+    struct diff_opts co = { .csv = true };
+    char *table = NULL, *csv = NULL, *svg = NULL, deftitle[512];
+    size_t tlen = 0, clen = 0, slen = 0;
     FILE *tf = open_memstream(&table, &tlen), *sf = open_memstream(&svg, &slen);
-    int err = tf && sf ? 0 : -ENOMEM;
+    FILE *cf = open_memstream(&csv, &clen);
+    int err = tf && sf && cf ? 0 : -ENOMEM;
     bool stacks = nw->cs.nstacks && old->cs.nstacks;
 
     if (!err)
         err = report_diff(tf, &a, &b, &o);
+    if (!err)
+        err = report_diff(cf, &a, &b, &co);
     if (!err && stacks)
         err = write_svg(sf, old, nw, title);
     if (tf && fclose(tf) && !err)
         err = -ENOMEM;
     if (sf && fclose(sf) && !err)
         err = -ENOMEM;
+    if (cf && fclose(cf) && !err)
+        err = -ENOMEM;
     snprintf(deftitle, sizeof(deftitle), "prospect diff %s %s", old->path, nw->path);
     if (!err)
-        err = html_diff_page(f, title ? title : deftitle, table, stacks ? svg : NULL,
+        err = html_diff_page(f, title ? title : deftitle, table, csv, stacks ? svg : NULL,
                              "no differential flame graph: a file has no call stacks "
                              "(record with -g)");
     free(table);
+    free(csv);
     free(svg);
     return err;
 }

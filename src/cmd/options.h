@@ -48,6 +48,10 @@ struct cmd_decl {
 #define OPTD_EVENT(text) { 'e', "event", "NAME", text, OPTD_COMPLETE_EVENT, NULL, 0 }
 #define OPTD_FORMAT(key, arg, choices, text) \
     { key, "format", arg, text, OPTD_COMPLETE_CHOICE, choices, 0 }
+#define OPTD_HTML_SOURCE_TOP(key) \
+    { key, "html-source-top", "N", \
+        "html: source and assembly of the N hottest functions (by self\n" \
+        "samples; default 50, 0 none), from annotate's engine", 0, NULL, 0 }
 
 /* The next option's key as getopt_long returns it ('?' unknown, ':' value missing, -1 at the
  * end), from the table: the caller sets optind and opterr as for getopt_long. */

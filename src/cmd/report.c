@@ -42,7 +42,8 @@
 enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
-       OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE, OPT_WALL };
+       OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE,
+       OPT_HTML_SOURCE_TOP, OPT_WALL };
 
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
@@ -115,6 +116,7 @@ static const struct optdecl report_opts[] = {
         "their callers below (perf's --inverted: callers of the leaf)", 0, NULL, 0 },
     { OPT_TITLE, "title", "TEXT",
         "svg, html: the graph's or page's title", 0, NULL, 0 },
+    OPTD_HTML_SOURCE_TOP(OPT_HTML_SOURCE_TOP),
     { OPT_CHILDREN, "children", NULL,
         "perf's Children/Self table from the call chains (-g files), each\n"
         "row's call chains below it as perf prints them (-g, -G):\n"
@@ -203,6 +205,7 @@ struct report_cmd_opts {
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
     const char *output, *title;   /* -o, --title */
+    unsigned source_top;          /* --html-source-top */
     bool inverted;
     bool off_cpu;                 /* call-graph reports of the off-CPU waits (src/offcpu/) */
     bool wall;                    /* ... of on-CPU samples and off-CPU time (offcpu/wall.h) */
@@ -344,6 +347,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     o->filter.pid = o->filter.tid = -1;
     o->filter.cpu = -1;
     o->top = 25;
+    o->source_top = 50;
     o->min_percent = 0.5;
     flat_parse_sort("comm,dso,sym", &o->flat_opts, why, sizeof(why));
     opterr = 0;
@@ -453,6 +457,12 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             break;
         case 'G': o->inverted = true; break;
         case OPT_TITLE: o->title = optarg; break;
+        case OPT_HTML_SOURCE_TOP:
+            if (parse_u64(optarg, &v) || v > 1000)
+                return cmd_usage_error("report", "invalid --html-source-top '%s' (0 to 1000)",
+                                       optarg);
+            o->source_top = (unsigned)v;
+            break;
         case 'v': log_verbosity++; break;
         case 'h': return -1;
         default: return cmd_bad_option("report", argv, optind, optopt, c);
@@ -998,7 +1008,8 @@ static void html_notes(const struct perfdata_stats *st, const struct evsel *sel,
 /* --format folded, svg, pprof, speedscope, html. */
 static int print_stack_outputs(const struct report_cmd_opts *o, const struct perfdata *pd,
                                const struct one_event *oe, const struct evsel *sel,
-                               const struct cg_input *in, const char *knote)
+                               const struct cg_input *in, const struct ksyms *ks,
+                               const char *knote)
 {
     const struct perfdata_info *info = perfdata_info(pd);
     const struct perfdata_stats *st = perfdata_stats(pd);
@@ -1022,6 +1033,8 @@ static int print_stack_outputs(const struct report_cmd_opts *o, const struct per
         rq.nr_cpus = info->has_nrcpus ? info->nr_cpus_online : 0;
         html_notes(st, sel, knote, lost, nocg, notes, &rq.nnotes);
         rq.notes = notes;
+        rq.source = (struct html_source_req){ .session = oe->s, .ks = ks,
+                                              .top = o->source_top };
     }
     err = report_write_stacks(&rq, in->cs, &in->cy);   /* 1: said */
     free(command);
@@ -1071,7 +1084,7 @@ static int print_callgraph_reports(const struct report_cmd_opts *o, const struct
     if (!err && (o->callers || o->callees))
         err = print_calltree_report(o, &in, total);
     else if (!err && o->folded)
-        err = print_stack_outputs(o, pd, oe, sel, &in, knote);
+        err = print_stack_outputs(o, pd, oe, sel, &in, ks, knote);
     else if (!err)
         err = print_children_report(o, oe, sel, &in, total);
     cg_input_release(&in);
@@ -1312,7 +1325,10 @@ int cmd_report(int argc, char **argv)
         o.off_cpu = true;     /* call graphs of switch-outs are off-CPU waits, weighed in ns */
         o.event = oe.sel->name;
     }
-    session.stacks_only = oe.chains != NULL;
+    /* The page's source view lists the hottest functions from their per-address hits (not
+     * of waits: an off-CPU page has no source view). */
+    session.stacks_only = oe.chains != NULL &&
+                          !(o.stacks == STACKS_HTML && o.source_top && !o.off_cpu);
     if (o.wall) {
         oe.offcpu = &offcpu;
     } else if (o.off_cpu) {

@@ -101,6 +101,8 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
                                 .command = r->command, .by_period = r->by_period,
                                 .duration_ns = r->duration_ns, .nr_cpus = r->nr_cpus,
                                 .notes = r->notes, .nnotes = r->nnotes };
+        if (r->source.session && r->source.top && !r->by_period)
+            ho.source = &r->source;
         return html_write(f, cs, cy, &ho);
     }
     default:

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "html/source.h"
 #include "report/sample_seq.h"
 
 struct evsel;
@@ -40,6 +41,7 @@ struct stacks_out_req {
     unsigned nr_cpus;         /* html: 0 unknown */
     const char *const *notes; /* html: the summary's notes */
     size_t nnotes;
+    struct html_source_req source;  /* html: the source view's hits (session NULL: none) */
 };
 
 /* Writes the export; prints its own errors ("prospect report: ..."). 0, or 1 when said. */

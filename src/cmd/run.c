@@ -27,7 +27,8 @@
 #include "util/outfile.h"
 #include "util/strutil.h"
 
-enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE, OPT_HTML };
+enum { OPT_TOP = 1000, OPT_MIN_PERCENT, OPT_MIN_TIME, OPT_WIDE, OPT_ANNOTATE, OPT_HTML,
+       OPT_HTML_SOURCE_TOP };
 
 static const struct optdecl run_opts[] = {
     PROFILE_OPTDECLS,
@@ -46,7 +47,9 @@ static const struct optdecl run_opts[] = {
         "'prospect annotate')", 0, NULL, 0 },
     { OPT_HTML, "html", "FILE",
         "also write the profile as one self-contained HTML page to FILE:\n"
-        "call trees, caller/callee, flame graph (docs/html.md)", OPTD_COMPLETE_FILE, NULL, 0 },
+        "call trees, caller/callee, flame graph, source (docs/html.md)", OPTD_COMPLETE_FILE,
+        NULL, 0 },
+    OPTD_HTML_SOURCE_TOP(OPT_HTML_SOURCE_TOP),
     { OPT_WIDE, "wide", NULL,
         "full names; by default report lines fit 100 columns (long names\n"
         "elided in the middle)", 0, NULL, 0 },
@@ -117,7 +120,7 @@ static int on_launched(void *arg, pid_t pid)
 /* --html FILE: the page of the first event's stacks, after the text report. 0, or 1 (said). */
 static int write_html(struct outfile *of, const struct cg_store *cs, const struct cg_syms *cy,
                       const struct report_opts *ro, const char *event,
-                      const struct collect_result *res)
+                      const struct collect_result *res, const struct html_source_req *src)
 {
     const char *notes[2];
     struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = of->path, .opened = of,
@@ -125,7 +128,7 @@ static int write_html(struct outfile *of, const struct cg_store *cs, const struc
                                  .input = ro->command, .command = ro->command,
                                  .event = event,
                                  .duration_ns = res->end_ns - res->start_ns,
-                                 .nr_cpus = res->nr_cpus, .notes = notes };
+                                 .nr_cpus = res->nr_cpus, .notes = notes, .source = *src };
 
     if (ro->kernel_note)
         notes[rq.nnotes++] = ro->kernel_note;
@@ -255,6 +258,7 @@ struct run {
     struct outfile hof;           /* --html's */
     bool html_failed;
     unsigned annotate_top;
+    unsigned source_top;          /* --html-source-top */
     struct run_sessions *rs;
     struct cg_store chains;
     struct profile_sinks sinks;
@@ -308,6 +312,12 @@ static int parse_args(struct run *r, int argc, char **argv)
             r->ro.min_time = d;
             break;
         case OPT_WIDE: r->ro.wide = true; break;
+        case OPT_HTML_SOURCE_TOP:
+            if (parse_u64(optarg, &v) || v > 1000)
+                return cmd_usage_error("run", "invalid --html-source-top '%s' (0 to 1000)",
+                                       optarg);
+            r->source_top = (unsigned)v;
+            break;
         case OPT_ANNOTATE:
             if (parse_u64(optarg, &v) || v == 0 || v > 1000)
                 return cmd_usage_error("run", "invalid --annotate '%s' (1 to 1000 routines)",
@@ -394,7 +404,7 @@ static void set_release_limits(struct run *r)
         struct session *s = &r->rs->s[i];
         struct report_opts eo = r->ro;
         profile_opts_report_event(&r->po, i, &eo);
-        s->release_exited = !s->nsinks && !r->annotate_top;
+        s->release_exited = !s->nsinks && !r->annotate_top && !r->html;
         s->limits = (struct show_limits){ .min_percent = r->ro.min_percent,
                                           .min_time = r->ro.min_time,
                                           .time_event = eo.time_event };
@@ -497,8 +507,10 @@ static int report_run(struct run *r)
     describe_run(r);
     ret = write_reports(r);
     if (!ret && r->html) {
+        struct html_source_req src = { .session = &r->rs->s[0], .ks = r->ks,
+                                       .top = r->source_top };
         r->html_failed = write_html(&r->hof, &r->chains, &r->chain_syms, &r->ro, r->event0,
-                                    &r->res) != 0;
+                                    &r->res, &src) != 0;
         r->html = NULL;           /* committed or aborted */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
@@ -536,7 +548,8 @@ int cmd_run(int argc, char **argv)
     char err[512];
     int ret, status;
 
-    r = (struct run){ .ro = { .top = 25, .min_percent = 0.5 }, .rs = &rs, .out = stderr };
+    r = (struct run){ .ro = { .top = 25, .min_percent = 0.5 }, .rs = &rs, .out = stderr,
+                      .source_top = 50 };
     cg_store_init(&r.chains);
     offcpu_init(&r.offcpu, NULL);
     profile_opts_init(&r.po);

@@ -5,4 +5,6 @@
 #define PROSPECT_HTML_ASSETS_H
 extern const char prospect_html_js[];
 extern const char prospect_html_css[];
+extern const char prospect_source_js[];
+extern const char prospect_diff_js[];
 #endif

@@ -126,7 +126,7 @@ static void write_paths(struct obuf *ob, const struct html_paths *p)
         obuf_char(ob, ',');
         obuf_u64(ob, s->weight);
     }
-    obuf_put(ob, "]}", 2);
+    obuf_char(ob, ']');
 }
 
 int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
@@ -149,8 +149,15 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     write_meta(ob, cs, o);
     write_tables(ob, &p, cy);
     write_paths(ob, &p);
-    PUT_LIT(ob, "</script>\n<script>\n");
+    if (o->source && (err = html_source_write(ob, o->source))) {
+        html_paths_release(&p);
+        obuf_close(ob);
+        return err;
+    }
+    PUT_LIT(ob, "}</script>\n<script>\n");
     obuf_put(ob, prospect_flame_js, strlen(prospect_flame_js));
+    PUT_LIT(ob, "</script>\n<script>\n");
+    obuf_put(ob, prospect_source_js, strlen(prospect_source_js));   /* a view html.js adds */
     PUT_LIT(ob, "</script>\n<script>\n");
     obuf_put(ob, prospect_html_js, strlen(prospect_html_js));
     PUT_LIT(ob, "</script>\n</body></html>\n");

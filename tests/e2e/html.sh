@@ -2,7 +2,8 @@
 # report --format html and run --html (issue 21): the page in headless Chromium loads without
 # errors or requests; its call tree equals the folded output, its functions the --children
 # table; a click zooms the flame graph and its search gives the SVG's matched share; a URL
-# hash reopens the same view; hostile names stay text; run --html still prints the report.
+# hash reopens the same view; hostile names stay text; run --html still prints the report; the
+# source view's hits equal annotate's, its reasons annotate's, hostile source text stays text.
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 # verdict NAME OUT: pass when the checker printed "ok", else fail with what it printed.
@@ -172,7 +173,7 @@ elif gcc -O0 -fno-omit-frame-pointer -o "$TEST_TMP/names0" "$(dirname "$0")/../w
      objcopy --redefine-sym "hot_name=$evil" "$TEST_TMP/names0" "$TEST_TMP/<b>&\"'" &&
      "$PROSPECT" record -g -o "$TEST_TMP/n.data" -- "$TEST_TMP/<b>&\"'" 100000000 >/dev/null 2>&1; then
     "$PROSPECT" report -i "$TEST_TMP/n.data" --format html -o "$TEST_TMP/n.html"
-    check html_hostile_no_raw_markup [ "$(grep -c '</script>' "$TEST_TMP/n.html")" = 3 -a \
+    check html_hostile_no_raw_markup [ "$(grep -c '</script>' "$TEST_TMP/n.html")" = 4 -a \
         -z "$(grep -F 'onerror="window' "$TEST_TMP/n.html")" ]
     browse "file://$TEST_TMP/n.html#v=fn" "wait:document.querySelectorAll('.vbox .row').length" \
         "eval:JSON.stringify([window.pwned===undefined,document.querySelectorAll('img').length,prospect.funcs().map(f=>f.name).filter(n=>n.indexOf('</script>')>=0),[...document.querySelectorAll('.vbox .name')].some(e=>e.textContent.indexOf('<img src=x')>=0),prospect.funcs().some(f=>f.name==='<b>&\"\\'')])" \
@@ -191,6 +192,100 @@ PY
     verdict html_hostile_names_are_text "$out"
 else
     skip html_hostile_names "could not build or record the renamed workload"
+fi
+
+# ---- source and assembly: annotate's numbers, its reasons, hostile source text ------------
+# hot's loop line carries markup that tries to end the script and run code.
+mkdir -p "$TEST_TMP/srcv" "$TEST_TMP/gone"
+cat >"$TEST_TMP/srcv/hostile.c" <<'EOF'
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline)) static void hot(unsigned long n)
+{
+    for (unsigned long i = 0; i < n; i++)
+        sink += i * 3; /* x</script><img src=x onerror="window.pwned=1"><!-- & */
+}
+int main(int argc, char **argv)
+{
+    unsigned long n = argc > 1 ? strtoul(argv[1], 0, 10) : 100000000;
+    for (int k = 0; k < 4; k++)
+        hot(n);
+    return 0;
+}
+EOF
+cp "$TEST_TMP/srcv/hostile.c" "$TEST_TMP/gone/gone.c"
+if gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/srcv/hostile" "$TEST_TMP/srcv/hostile.c" &&
+   gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/gone/gone" "$TEST_TMP/gone/gone.c" &&
+   rm "$TEST_TMP/gone/gone.c" &&
+   "$PROSPECT" record -g -o "$TEST_TMP/s.data" -- "$TEST_TMP/srcv/hostile" 30000000 >/dev/null 2>&1 &&
+   "$PROSPECT" record -g -o "$TEST_TMP/g.data" -- "$TEST_TMP/gone/gone" 30000000 >/dev/null 2>&1; then
+    for f in s g; do "$PROSPECT" report -i "$TEST_TMP/$f.data" --format html -o "$TEST_TMP/$f.html"; done
+    "$PROSPECT" annotate -i "$TEST_TMP/s.data" --source --format json hot >"$TEST_TMP/s.lines.json"
+    "$PROSPECT" annotate -i "$TEST_TMP/s.data" --format json hot >"$TEST_TMP/s.insns.json"
+    "$PROSPECT" annotate -i "$TEST_TMP/g.data" --source hot >"$TEST_TMP/g.lines.txt"
+    "$PROSPECT" annotate -i "$TEST_TMP/p.data" --source leaf >"$TEST_TMP/p.lines.txt"
+    check html_source_hostile_no_raw_markup [ -z "$(grep -F 'onerror="window' "$TEST_TMP/s.html")" ]
+    LISTING="JSON.stringify([[...document.querySelectorAll('.sline')].map(r=>[r.dataset.file,+r.dataset.line,+r.dataset.hits,r.querySelector('.code').textContent]),[...document.querySelectorAll('.sasm')].map(r=>[parseInt(r.dataset.addr,16),+r.dataset.hits]),window.pwned===undefined,document.querySelectorAll('img').length])"
+    browse "file://$TEST_TMP/s.html#v=src&f=hot" "wait:document.querySelectorAll('.sline').length" \
+        "eval:document.getElementById('src-expand').click(),1" "eval:$LISTING" \
+        "eval:location.hash='v=fn&f=hot'" "wait:document.getElementById('to-src')" \
+        "click:(function(){var r=document.getElementById('to-src').getBoundingClientRect();return {x:r.x+4,y:r.y+4}})()" \
+        "wait:location.hash.indexOf('v=src')>=0&&document.querySelectorAll('.sline').length" \
+        "eval:location.hash='v=src&f=no_such_function'" "wait:document.querySelector('.nolisting')" \
+        "eval:document.querySelector('.nolisting').textContent" >"$TEST_TMP/s.browser"
+    browse "file://$TEST_TMP/g.html#v=src&f=hot" "wait:document.querySelector('.sfile')" \
+        "eval:[...document.querySelectorAll('.sfile')].map(e=>e.textContent)" >"$TEST_TMP/g.browser"
+    browse "file://$TEST_TMP/p.html#v=src&f=leaf" "wait:document.querySelector('.nosrc')" \
+        "eval:document.querySelector('.nosrc').textContent" >"$TEST_TMP/p.srcbrowser"
+    out=$(python3 - "$TEST_TMP" <<'PY'
+import json, re, sys
+t = sys.argv[1]
+def steps_of(fn):
+    v = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    st = {l['step']: l['value'] for l in v if 'step' in l}
+    bad = [l['failure'] for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+    bad += [r for l in v for r in l.get('requests', [])]
+    return st, bad
+res = {}
+def say(k, ok, why=''):
+    res[k] = 'ok' if ok else why or 'failed'
+st, bad = steps_of(t + '/s.browser')
+got = json.loads(st.get(2) or '[[],[],false,1]')
+lines = json.load(open(t + '/s.lines.json'))['functions'][0]['lines']
+want = [[l['source_file'] or '', l['line'], l['hits'], l['source'] or ''] for l in lines]
+rows = [r if r[0] else r[:3] + [''] for r in got[0]]
+say('source_lines_equal_annotate', rows == want and sum(r[2] for r in want) > 0 and not bad,
+    'html %s annotate %s %s' % (rows[:3], want[:3], bad[:2]))
+ins = json.load(open(t + '/s.insns.json'))['functions'][0]['instructions']
+wi = [[i['address'], i['hits']] for i in ins]
+say('source_insns_equal_annotate', sorted(got[1]) == sorted(wi) and len(wi) > 3,
+    'html %s annotate %s' % (got[1][:4], wi[:4]))
+evil = 'x</script><img src=x onerror="window.pwned=1"><!-- &'
+say('source_hostile_text', got[2] is True and got[3] == 0 and
+    any(evil in r[3] and r[2] > 0 for r in rows), str(got[2:]) + str([r for r in rows if 'x<' in r[3]]))
+say('source_opens_from_callers', st.get(6) is not None and st.get(6) is not False, str(st.get(6)))
+say('source_unlisted_said', 'no_such_function' in (st.get(9) or '') and
+    '--html-source-top' in (st.get(9) or ''), str(st.get(9)))
+g, gbad = steps_of(t + '/g.browser')
+gone = t + '/gone/gone.c'
+txt = open(t + '/g.lines.txt').read()
+say('source_missing_file_said', g.get(1) == ['source not found: ' + gone] and
+    ('# source not found: ' + gone) in txt and not gbad, '%s %s' % (g.get(1), gbad[:2]))
+p, pbad = steps_of(t + '/p.srcbrowser')
+m = re.search(r'^# (no DWARF line information for .*)$', open(t + '/p.lines.txt').read(), re.M)
+say('source_no_dwarf_reason_as_annotate', m is not None and p.get(1) == m.group(1) and not pbad,
+    '%s / %s %s' % (p.get(1), m and m.group(1), pbad[:2]))
+print('\n'.join('%s=%s' % kv for kv in res.items()))
+PY
+)
+    for k in source_lines_equal_annotate source_insns_equal_annotate source_hostile_text \
+             source_opens_from_callers source_unlisted_said source_missing_file_said \
+             source_no_dwarf_reason_as_annotate; do
+        v=$(sed -n "s/^$k=//p" <<<"$out")
+        verdict "html_$k" "${v:-$out}"
+    done
+else
+    skip html_source "could not build or record the source view's workloads"
 fi
 
 # ---- run --html: the text report as before, and the page --------------------------------
@@ -232,6 +327,40 @@ print('ok' if ok else 'table %s graph %s/%s %s %s' % (h.get(0) == text, hg[0], s
 PY
 )
     verdict html_diff_table_and_graph_equal_text_and_svg "$out"
+    # The table: sorted by a click on a column as `diff --format csv` sorted likewise, filtered
+    # by the search box (which searches the graph too).
+    d --format csv >"$TEST_TMP/d.csv"
+    ROWS="JSON.stringify([...document.querySelectorAll('#rows tr')].slice(1).map(r=>[...r.cells].map(c=>c.textContent)))"
+    th() { echo "eval:document.querySelectorAll('#rows th')[$1].click(),1"; }
+    browse "file://$TEST_TMP/d.html" "eval:$ROWS" "$(th 2)" "eval:$ROWS" "$(th 2)" "eval:$ROWS" \
+        "$(th 4)" "eval:$ROWS" "$(th 0)" "eval:$ROWS" \
+        "eval:(q=>(q.value='^leaf\$',q.dispatchEvent(new Event('input')),1))(document.getElementById('dq'))" \
+        "eval:$ROWS" "eval:[document.getElementById('dq-note').textContent,document.querySelector('#matched').textContent]" \
+        >"$TEST_TMP/dt.browser"
+    out=$(python3 - "$TEST_TMP/dt.browser" "$TEST_TMP/d.csv" <<'PY'
+import csv, json, re, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+bad = [l['failure'] for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+want = [(float(r[0]), float(r[1]), float(r[2]), r[3], r[4]) for r in list(csv.reader(open(sys.argv[2])))[1:]]
+def rows(i):
+    return [(float(r[0][:-1]), float(r[1][:-1]), float(r[2][:-1]), r[3], r[4])
+            for r in json.loads(st.get(i) or '[]')]
+def same(got, exp):
+    return len(got) == len(exp) and all(g[3:] == e[3:] and all(abs(a - b) < 0.0051 for a, b in
+                                        zip(g[:3], e[:3])) for g, e in zip(got, exp))
+checks = [(0, want), (2, sorted(want, key=lambda r: -r[2])), (4, sorted(want, key=lambda r: r[2])),
+          (6, sorted(want, key=lambda r: r[4])), (8, sorted(want, key=lambda r: -r[0]))]
+failed = [(i, rows(i)[:3], e[:3]) for i, e in checks if not same(rows(i), e)]
+flt = [r for r in sorted(want, key=lambda r: -r[0])
+       if re.search('^leaf$', r[3]) or re.search('^leaf$', r[4])]
+note = st.get(11) or ['', '']
+ok = (not failed and len(want) > 3 and same(rows(10), flt) and len(flt) > 0 and
+      note[0] == '%d of %d rows' % (len(flt), len(want)) and note[1].startswith('Matched: ') and not bad)
+print('ok' if ok else 'sorts %s filter %s/%s %s %s' % (failed[:2], rows(10)[:3], flt[:3], note, bad[:2]))
+PY
+)
+    verdict html_diff_table_sorts_and_filters_as_csv "$out"
 else
     skip html_diff "second recording failed"
 fi

@@ -166,6 +166,9 @@ function vlist(box, rows, draw, onKey) {
 
 /* ---- views ------------------------------------------------------------------------- */
 var main, bar, views = {}, open = {}, buOpen = {}, current = null;
+/* What the views of other assets (window.prospectViews, e.g. source.js) draw with. */
+var page = { el: el, go: go, table: table, num: num,
+             state: function () { return state; }, funcs: function () { return funcs; } };
 
 function table(head, rows, sortable) {
   var t = el("table", "grid"), tr = el("tr"), order = { k: -1, up: false };
@@ -369,6 +372,12 @@ function butterfly(box, name) {
   box.appendChild(el("h2", "", name));
   box.appendChild(el("p", "", "self " + num(self) + " (" + pct(self) + "), total " + num(tot) +
                      " (" + pct(tot) + ")"));
+  if (views.src) {
+    var s = el("button", "act", "Source and assembly");
+    s.id = "to-src";
+    s.addEventListener("click", function () { go({ v: "src", f: name }); });
+    box.appendChild(s);
+  }
   function part(title, m, id) {
     var rows = Object.keys(m).filter(function (k) { return m[k] > 0; })
       .map(function (k) { return [k, m[k], m[k]]; }).sort(function (a, b) { return b[1] - a[1]; });
@@ -395,6 +404,7 @@ views.fn = function (box) {
     return r;
   }, function (e, f) {
     if (e.key === "Enter") { go({ f: f.name }); return true; }
+    if (e.key === "s" && views.src) { go({ v: "src", f: f.name }); return true; }
     return false;
   });
   if (state.f) butterfly(right, state.f);
@@ -456,6 +466,10 @@ views.flame = function (box) {
     g0.appendChild(g);
   });
   box.appendChild(g0);
+  g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
+    var g = e.target.closest && e.target.closest("g.f");
+    if (g && views.src && g.fname) go({ v: "src", f: g.fname });
+  });
   init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
   unzoom();
   var re = searchRe();
@@ -467,6 +481,10 @@ views.flame = function (box) {
 /* ---- the page ---------------------------------------------------------------------- */
 var TABS = [["sum", "Summary"], ["td", "Top-down"], ["bu", "Bottom-up"], ["fn", "Caller/callee"],
             ["flame", "Flame graph"]];
+(window.prospectViews || []).forEach(function (x) {
+  TABS.push([x.key, x.label]);
+  views[x.key] = function (box) { return x.draw(box, page); };
+});
 function buildBar() {
   bar = el("div", "bar");
   var h = el("span", "title", M.title);
