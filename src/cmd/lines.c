@@ -50,8 +50,9 @@ static const struct optdecl lines_opts[] = {
         "so the command's standard output stays its own); with --format\n"
         "gcov, the directory for the .gcov files", OPTD_COMPLETE_FILE, NULL, 0 },
     { 'b', "branch-probabilities", NULL,
-        "with --format gcov: gcov -b's branch lines (how often each way\n"
-        "of a conditional branch was taken)", 0, NULL, 0 },
+        "with --format gcov: gcov -b's function lines (calls, returns) and\n"
+        "branch lines (how often each way of a conditional branch was\n"
+        "taken)", 0, NULL, 0 },
     { O_SRCDIR, "source-dir", "DIR",
         "look for source files under DIR too (path made relative, then by\n"
         "trailing components)", OPTD_COMPLETE_DIR, NULL, 0 },

@@ -12,7 +12,8 @@ struct insn {
     uint64_t addr;
     uint16_t size;
     uint8_t kind;
-    bool leader, ext, call, nop, unsafe;
+    bool leader, ext, call, nop, unsafe, select, packed, is_ret;
+    bool flow;                  /* a leader for control flow's sake, not a line change */
     bool reached;               /* a branch target, an address taken, or fallen into */
     uint64_t target;            /* I_JCC/I_JMP: direct target */
 };
@@ -35,6 +36,19 @@ static int classify(const struct x86_insn *in, struct insn *out)
             out->table = (uint64_t)o->mem.disp.value;
     }
     return 0;
+}
+
+/* Does it work on several elements of a vector register at once (a vectorized loop runs its
+ * body once per several source iterations)? Scalar SSE (addsd) has one element. */
+static bool packed(const struct x86_insn *in)
+{
+    for (unsigned i = 0; i < in->d.operand_count_visible; i++) {
+        const ZydisDecodedOperand *o = &in->op[i];
+        if (o->type == ZYDIS_OPERAND_TYPE_REGISTER && o->reg.value >= ZYDIS_REGISTER_XMM0 &&
+            o->reg.value <= ZYDIS_REGISTER_ZMM31 && o->element_count > 1)
+            return true;
+    }
+    return false;
 }
 
 /* RIP-relative addresses taken (`lea f+0x10(%rip)`): code there may be entered unseen. */
@@ -102,7 +116,7 @@ static size_t table_targets(void *ivp, uint64_t table, unsigned width, uint64_t 
         if (t < vaddr || t >= vaddr + n)
             break;
         if ((k = find(iv->v, iv->n, t)) < iv->n) {
-            iv->v[k].leader = iv->v[k].ext = iv->v[k].reached = true;
+            iv->v[k].leader = iv->v[k].flow = iv->v[k].ext = iv->v[k].reached = true;
             found++;
         }
     }
@@ -133,13 +147,17 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         s.call = x86_is_call(&in);
         s.nop = in.d.mnemonic == ZYDIS_MNEMONIC_NOP;
         s.unsafe = lines_insn_unprobeable(&in);
+        s.select = in.d.meta.category == ZYDIS_CATEGORY_CMOV ||
+                   in.d.meta.category == ZYDIS_CATEGORY_SETCC;
+        s.packed = packed(&in);
+        s.is_ret = x86_is_ret(&in);
         ijmp |= s.kind == I_IJMP;
         if ((t && (e = vec_push(&taken, t))) || (e = vec_push(&iv, s)))
             goto out;
     }
     if (!iv.n)
         goto out;
-    iv.v[0].leader = iv.v[0].ext = true;
+    iv.v[0].leader = iv.v[0].flow = iv.v[0].ext = true;
     /* A branch out of the function (to its .cold part, a tail jump) may come back anywhere
      * unseen, and so may an indirect jump whose table is not found below: no block of such a
      * function is then known to be entered only by the branches seen. */
@@ -151,7 +169,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         struct insn *s = &iv.v[i];
         unsigned f0, l0, f1, l1;
         if (s->kind != I_PLAIN && i + 1 < iv.n) {
-            iv.v[i + 1].leader = true;
+            iv.v[i + 1].leader = iv.v[i + 1].flow = true;
             /* After a jump or a return only a branch reaches the code, or an indirect jump
              * (a jump table) that the analysis cannot follow. */
             if (s->kind != I_JCC && ijmp)
@@ -160,7 +178,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         if ((s->kind == I_JCC || s->kind == I_JMP)) {
             size_t k = find(iv.v, iv.n, s->target);
             if (k < iv.n)
-                iv.v[k].leader = iv.v[k].reached = true;
+                iv.v[k].leader = iv.v[k].flow = iv.v[k].reached = true;
         }
         if (i > 0 && line_of(arg, s->addr, &f1, &l1) &&
             (!line_of(arg, iv.v[i - 1].addr, &f0, &l0) || f0 != f1 || l0 != l1))
@@ -169,7 +187,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     for (size_t i = 0; i < taken.n; i++) {
         size_t k = find(iv.v, iv.n, taken.v[i]);
         if (k < iv.n)
-            iv.v[k].leader = iv.v[k].ext = iv.v[k].reached = true;
+            iv.v[k].leader = iv.v[k].flow = iv.v[k].ext = iv.v[k].reached = true;
     }
     /* Jump tables: a switch's cases are entered by an indirect jump. gcc's position-independent
      * tables hold 32-bit offsets from the table, whose address a `lea` takes; absolute ones
@@ -203,10 +221,15 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         if (!line_of(arg, b.start, &b.file, &b.line))
             b.line = 0;
         b.call = iv.v[j].call;
+        b.select = iv.v[j].select;
+        b.packed = iv.v[j].packed;
+        b.fall_in = !iv.v[i].flow;
         b.probe_at = b.start;
         while (j + 1 < iv.n && !iv.v[j + 1].leader && iv.v[j].kind == I_PLAIN) {
             j++;
             b.call |= iv.v[j].call;
+            b.select |= iv.v[j].select;
+            b.packed |= iv.v[j].packed;
         }
         b.end = iv.v[j].addr + iv.v[j].size;
         /* A block runs from its start to its end, so any of its instructions counts it: not
@@ -226,6 +249,8 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
             /* A jcc to the next instruction is one way out, not two; one that leaves the
              * function (to its .cold part) leaves a way out the solver cannot see. */
             b.cond = l->kind == I_JCC;
+            /* A return, or a tail call (a jump out of the function): the function returns. */
+            b.returns = l->is_ret || (l->kind == I_JMP && find(iv.v, iv.n, l->target) == iv.n);
             if (b.nsucc == 2 && b.succ[0] == b.succ[1]) {
                 b.nsucc = 1;
                 b.cond = false;

@@ -2,7 +2,8 @@
 /* gcov's text format (gcc 12's gcov.cc, output_lines): a `-:0:Source:` header, then every
  * source line as "%9s:%5u:text", the count column being the line's count, `#####` for a
  * line with code that never ran, `-` for a line without code; a count with a `*` has a
- * block that never ran. With -b, each conditional branch of the line's blocks follows it:
+ * block that never ran. With -b, a function's `function NAME called...` line comes before
+ * its first line, and each conditional branch of the line's blocks follows the line:
  * "branch %2d taken P%" (" (fallthrough)" for the way that falls through), or "never
  * executed" when its block never ran. */
 #include <errno.h>
@@ -85,6 +86,27 @@ static void branch_lines(struct gcov_file *g, const struct lines_count *c)
     }
 }
 
+/* gcov -b's line above a function's first line (here the line of its entry block: the `{`
+ * where that is on a line of its own, docs/lines.md): its calls, the share that returned,
+ * the share of its blocks that ran (machine-code blocks, not gcov's). gcc's clones and
+ * `.cold` parts (a dot in the name) are parts of a function, not one. */
+static void function_lines(struct gcov_file *g, const struct lines_count *c)
+{
+    const struct lines_plan *p = g->r->plan;
+    for (size_t fi = 0; fi < p->funcs.n; fi++) {
+        struct lines_func_sum s;
+        if (strchr(p->funcs.v[fi].name, '.'))
+            continue;
+        lines_func_summary(p, g->arcs, fi, &s);
+        if (s.entry >= p->blocks.n || !block_on(&p->blocks.v[s.entry], c))
+            continue;
+        fprintf(g->f, "function %s called %llu returned %u%% blocks executed %u%%\n",
+                p->funcs.v[fi].name, (unsigned long long)s.calls,
+                s.calls ? percent(s.returns < s.calls ? s.returns : s.calls, s.calls) : 0,
+                s.blocks ? percent(s.run, s.blocks) : 0);
+    }
+}
+
 static const struct lines_count *count_of(const struct gcov_file *g, unsigned line)
 {
     size_t lo = 0, hi = g->n;
@@ -103,6 +125,8 @@ static const struct lines_count *count_of(const struct gcov_file *g, unsigned li
 static void one_line(struct gcov_file *g, unsigned line, const char *text, size_t len)
 {
     const struct lines_count *c = count_of(g, line);
+    if (c && g->branches)
+        function_lines(g, c);
     count_column(g, c, line);
     fwrite(text, 1, len, g->f);
     fputc('\n', g->f);

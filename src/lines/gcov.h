@@ -9,8 +9,9 @@
 
 /* Writes BASENAME.gcov for each reported source file into dir (as gcov names them: a second
  * file of the same name replaces the first, as with gcov without -p). With branches, gcov
- * -b's `branch N taken P%` lines under each line with a conditional branch whose arcs are
- * known. 0, or -errno with the file named in err. */
+ * -b's `function NAME called N returned P% blocks executed P%` above each function's first
+ * line and `branch N taken P%` lines under each line with a conditional branch whose arcs
+ * are known. 0, or -errno with the file named in err. */
 int lines_write_gcov(const struct lines_report *r, const char *dir, bool branches, char *err,
                      size_t errlen);
 /* Writes gcov's JSON intermediate format (gcc 12's `gcov --json-format`, gzip'd) as

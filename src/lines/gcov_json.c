@@ -28,22 +28,18 @@ static void function_obj(struct jfile *g, size_t fi)
 {
     const struct lines_plan *p = g->p;
     const struct lines_func *fn = &p->funcs.v[fi];
-    size_t entry = lines_block_at(p, fn->start), n = 0, run = 0;
+    struct lines_func_sum sum;
     unsigned first = 0, last = 0;
-    uint64_t calls = entry < p->blocks.n ? p->blocks.v[entry].count : 0;
 
-    if (entry >= p->blocks.n || p->blocks.v[entry].file != g->file || !p->blocks.v[entry].line)
+    lines_func_summary(p, g->a, fi, &sum);
+    if (sum.entry >= p->blocks.n || p->blocks.v[sum.entry].file != g->file ||
+        !p->blocks.v[sum.entry].line)
         return;
-    for (size_t i = g->a->in_first[entry]; i < g->a->in_first[entry + 1]; i++)
-        calls -= calls >= g->a->v[g->a->in_list[i]].count ? g->a->v[g->a->in_list[i]].count : 0;
-    first = last = p->blocks.v[entry].line;
+    first = last = p->blocks.v[sum.entry].line;
     for (size_t b = 0; b < p->blocks.n; b++)
-        if (p->blocks.v[b].func == fi) {
-            n++;
-            run += p->blocks.v[b].count > 0;
-            if (p->blocks.v[b].file == g->file && p->blocks.v[b].line > last)
-                last = p->blocks.v[b].line;
-        }
+        if (p->blocks.v[b].func == fi && p->blocks.v[b].file == g->file &&
+            p->blocks.v[b].line > last)
+            last = p->blocks.v[b].line;
     json_begin_object(g->j, NULL);
     json_str(g->j, "name", fn->name);
     json_str(g->j, "demangled_name", fn->name);
@@ -51,9 +47,9 @@ static void function_obj(struct jfile *g, size_t fi)
     json_u64(g->j, "start_column", 0);
     json_u64(g->j, "end_line", last);
     json_u64(g->j, "end_column", 0);
-    json_u64(g->j, "blocks", n);
-    json_u64(g->j, "blocks_executed", run);
-    json_u64(g->j, "execution_count", calls);
+    json_u64(g->j, "blocks", sum.blocks);
+    json_u64(g->j, "blocks_executed", sum.run);
+    json_u64(g->j, "execution_count", sum.calls);
     json_end_object(g->j);
 }
 

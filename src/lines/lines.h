@@ -34,6 +34,18 @@ struct lines_block {
     bool call;                  /* holds a call: what follows may run more often (fork,
                                  * setjmp return twice) or less (exit) than the block starts */
     bool optimized;             /* its unit was compiled with -O1 or more (DW_AT_producer) */
+    bool per_line;              /* at -O2, where optlines.c's rule was checked against gcov:
+                                 * its lines are marked one by one, other levels wholly */
+    bool returns;               /* ends with a return or a tail call (a jump out of the
+                                 * function): its function returns from it */
+    bool select;                /* holds a cmov or setcc: a branch if-converted away */
+    bool packed;                /* holds a packed vector instruction: a vectorized loop */
+    bool restarts;              /* a second statement row of its line and column inside it:
+                                 * the line's code repeated (an unrolled loop) */
+    bool stacked;               /* statement rows of other lines start at its first address:
+                                 * whose code it is was lost (optlines.c) */
+    bool fall_in;               /* entered only by falling in from the block before it (it
+                                 * starts where the line changes, nothing branches there) */
     bool derived;               /* no probe: its count is the sum of its predecessors' (each
                                  * with one way out), known from probes (lines_derive) */
     uint64_t count;             /* executions of the block: probe hits, or derived */
@@ -137,10 +149,36 @@ struct lines_count {
                                  * need not be the source line's (gcov's) */
 };
 
+/* The basic blocks of the plan's blocks (optlines.c): bb[b] is the first block of the run
+ * that b is fallen into along, bb_rewritten[bb[b]] whether that run holds a cmov, setcc or
+ * packed vector instruction. */
+struct lines_shape {
+    size_t *bb;
+    bool *bb_rewritten;
+};
+int lines_shape_build(const struct lines_plan *p, struct lines_shape *s);
+void lines_shape_release(struct lines_shape *s);
+/* Does a line of optimized code (its blocks blk[0..k)) keep a source-level count? The rule
+ * is optlines.c's (docs/lines.md, "Optimized code"). */
+bool lines_source_level(const struct lines_plan *p, const struct lines_arcs *a,
+                        const struct lines_shape *s, const size_t *blk, size_t k);
+
 /* Line counts as gcov computes them from the block counts (p->blocks[i].count): the arcs
  * entering the line's blocks from elsewhere, plus the loops within the line (solve.c).
  * Sorted by (file, line), only lines of reported files. *out is malloc'd. 0 or -ENOMEM. */
 int lines_solve(const struct lines_plan *p, struct lines_count **out, size_t *n);
+
+/* A function's totals, as gcov -b's `function NAME called N returned P% blocks executed P%`
+ * states them (funcsum.c): entry = its entry block (p->blocks.n: none); calls = the entry
+ * block's count less the arcs into it from its own code; returns = the counts of its blocks
+ * that return (a call that never returns, as exit, is no return); blocks and run: its
+ * machine-code blocks, those that ran. */
+struct lines_func_sum {
+    size_t entry, blocks, run;
+    uint64_t calls, returns;
+};
+void lines_func_summary(const struct lines_plan *p, const struct lines_arcs *a, size_t fi,
+                        struct lines_func_sum *s);
 
 /* Does a DWARF source path name the file the user wrote ("fact.c", "src/fact.c")? */
 bool lines_file_matches(const char *src, const char *want);

@@ -22,10 +22,11 @@
 
 struct row {
     uint64_t addr;
-    unsigned file, line;
+    unsigned file, line, col;
     size_t seq;                 /* input order, to keep rows at one address in order */
     bool end, own;              /* end of a sequence; from one of the program's own units */
     bool optimized;             /* its unit was compiled with -O1 or more */
+    bool per_line;              /* at -O2: lines are marked one by one (optlines.c) */
 };
 
 struct rows {
@@ -76,18 +77,19 @@ static int cmp_row(const void *x, const void *y)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Was the unit compiled with optimization? gcc records its options in DW_AT_producer
- * ("GNU C17 12.2.0 -mtune=generic -g -O2"): the last -O that is not -O0. No -O: gcc's
- * default, -O0 (a producer that records no options, as clang's, is taken as not optimized). */
-static bool unit_optimized(Dwarf_Die *cu)
+/* The unit's optimization level as gcc records its options in DW_AT_producer ("GNU C17 12.2.0
+ * -mtune=generic -g -O2"): the last -O's letter ('1' for a bare -O, 's', 'g', 'f'ast, 'z'),
+ * or '0' when there is none (gcc's default; a producer that records no options, as clang's,
+ * is taken as not optimized). */
+static char unit_opt_level(Dwarf_Die *cu)
 {
     Dwarf_Attribute at;
     const char *prod = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &at)), *o;
-    bool opt = false;
+    char level = '0';
 
     for (o = prod; o && (o = strstr(o, " -O")); o += 3)
-        opt = o[3] != '0';
-    return opt;
+        level = o[3] == ' ' || o[3] == '\0' ? '1' : o[3];
+    return level;
 }
 
 /* Statement rows and sequence ends of every unit. */
@@ -104,7 +106,8 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         Dwarf_Lines *lines;
         size_t nlines;
         const char *name;
-        bool own, optimized;
+        bool own, optimized, per_line;
+        char level;
 
         if (!dwarf_offdie(dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nlines)) {
             off = next;
@@ -112,7 +115,9 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         }
         name = dwarf_diename(&cu);
         own = !name || !system_path(name);
-        optimized = unit_optimized(&cu);
+        level = unit_opt_level(&cu);
+        optimized = level != '0';
+        per_line = level == '2';
         {
             Dwarf_Attribute at;
             comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
@@ -120,10 +125,10 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
         last_src = NULL;
         for (size_t i = 0; i < nlines; i++) {
             Dwarf_Line *l = dwarf_onesrcline(lines, i);
-            const char *src;
+            const char *src = NULL;
             bool stmt = false, end = false;
             Dwarf_Addr a;
-            int ln;
+            int ln, col = 0;
             struct row w;
 
             if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) ||
@@ -131,8 +136,11 @@ static int read_rows(struct lines_plan *p, Dwarf *dw, struct rows *r)
                 continue;
             if (!end && (!stmt || ln <= 0 || !(src = dwarf_linesrc(l, NULL, NULL))))
                 continue;
+            dwarf_linecol(l, &col);
             w = (struct row){ .addr = a, .line = end ? 0 : (unsigned)ln, .seq = seq++,
-                              .end = end, .own = own, .optimized = optimized };
+                              .col = col > 0 ? (unsigned)col : 0,
+                              .end = end, .own = own, .optimized = optimized,
+                              .per_line = per_line };
             if (!end) {
                 /* A relative name is relative to the unit's compilation directory. */
                 if (src != last_src && src[0] != '/' && comp_dir) {
@@ -169,6 +177,43 @@ static const struct row *row_at(const struct rows *r, uint64_t a)
     if (!lo || r->v.v[lo - 1].end)
         return NULL;
     return &r->v.v[lo - 1];
+}
+
+/* The first row at address a, or r->v.n. */
+static size_t first_row_at(const struct rows *r, uint64_t a)
+{
+    size_t lo = 0, hi = r->v.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->v.v[mid].addr < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Is the block's line repeated inside it (a second statement row of the same line and column
+ * past its start: an unrolled loop's copies), or is it one of several lines whose statement
+ * rows start at its first address (gcc stacks the rows of statements with no code of their
+ * own there: which line the code is was lost)? */
+static void rows_of_block(const struct rows *r, struct lines_block *b)
+{
+    for (size_t i = first_row_at(r, b->start); i < r->v.n && r->v.v[i].addr < b->end; i++) {
+        const struct row *w = &r->v.v[i];
+        if (w->end && w->addr == b->start)     /* the sequence before ends here */
+            continue;
+        if (w->end)
+            break;
+        if (w->addr == b->start && (w->line != b->line || w->file != b->file))
+            b->stacked = true;
+        if (w->line != b->line || w->file != b->file)
+            continue;
+        for (size_t k = i + 1; k < r->v.n && r->v.v[k].addr < b->end && !r->v.v[k].end; k++)
+            if (r->v.v[k].addr > w->addr && r->v.v[k].line == w->line &&
+                r->v.v[k].file == w->file && r->v.v[k].col == w->col)
+                b->restarts = true;
+    }
 }
 
 struct code_ctx {
@@ -423,6 +468,8 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
     for (size_t b = 0; b < p->blocks.n; b++) {
         const struct row *w = row_at(&rows, p->blocks.v[b].start);
         p->blocks.v[b].optimized = w && w->optimized;
+        p->blocks.v[b].per_line = w && w->per_line;
+        rows_of_block(&rows, &p->blocks.v[b]);
     }
     if ((e = lines_derive(p)))
         goto out;

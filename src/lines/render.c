@@ -208,8 +208,8 @@ static void header(FILE *f, const struct lines_report *r)
             approx ? "; ~N = upper bound (a transfer within the line could not be derived)"
                    : "");
     if (optimized)
-        fprintf(f, "# ?N = optimized code (-O1 or more): the machine code's count, which need "
-                   "not be\n#   the source line's (gcov's): docs/lines.md\n");
+        fprintf(f, "# ?N = optimized code whose count need not be the source line's (gcov's): "
+                   "the machine\n#   code's (docs/lines.md, \"Optimized code\")\n");
 }
 
 void lines_render_text(FILE *f, const struct lines_report *r)

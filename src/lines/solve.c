@@ -19,6 +19,7 @@
 struct cycles {
     const struct lines_plan *p;
     const struct lines_arcs *a;
+    struct lines_shape shape;
     size_t *local;              /* block -> its index in the line's blocks, or SIZE_MAX */
     int64_t *cs;                /* per arc: what is left of its count for cycles */
     size_t *path;               /* arcs of the path being walked */
@@ -110,6 +111,9 @@ static struct lines_count line_count(struct cycles *c, const size_t *blk, size_t
         circuit(c, blk[j], j);
     r.count += c->count;
     r.approx |= c->steps >= CYCLE_STEPS;
+    /* Optimized code that never ran may have run merged into another line's: marked too. */
+    if (r.optimized)
+        r.optimized = !r.count || !lines_source_level(p, a, &c->shape, blk, k);
     return r;
 }
 
@@ -147,7 +151,7 @@ static int cycles_init(struct cycles *c, const struct lines_plan *p, const struc
     c->cs = calloc(a->n + 1, sizeof(int64_t));
     c->path = calloc(nb + 1, sizeof(size_t));
     c->onpath = calloc(nb + 1, sizeof(bool));
-    if (!local || !c->cs || !c->path || !c->onpath)
+    if (!local || !c->cs || !c->path || !c->onpath || lines_shape_build(p, &c->shape))
         return -ENOMEM;
     for (size_t b = 0; b < nb; b++)
         local[b] = SIZE_MAX;
@@ -162,6 +166,7 @@ static void cycles_free(struct cycles *c)
     free(c->cs);
     free(c->path);
     free(c->onpath);
+    lines_shape_release(&c->shape);
 }
 
 static int solve_lines(const struct lines_plan *p, const struct lines_arcs *a,

@@ -8,7 +8,9 @@
 # ?:, switch, goto, recursion, threads, fork). gcov's readers read Prospect's output as gcov's
 # own: gcovr on the .gcov files (--format gcov), lcov and genhtml on the tracefile (--format
 # lcov), lcov on gcov's JSON intermediate format (--format gcov-json), each against the same
-# tool on gcov's data.
+# tool on gcov's data. At -O2 (the same programs, and bench/'s sha256 and tree search): every
+# line printed as a plain number equals gcov's count on a --coverage -O2 build; the others are
+# marked (docs/lines.md, "Optimized code").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/stat_lib.sh"
 if ! uprobes_ready; then
@@ -29,13 +31,14 @@ EX=/usr/share/doc
 # csv_count CSV LINE: our count of LINE ("" when the line has no code of its own).
 csv_count() { awk -F, -v l="$2" 'NR > 1 && $2 == l { print $3 }' "$1"; }
 
-# build_twice NAME SRC LIBS...: $TEST_TMP/NAME/{cov,plain}/prog from one copy of SRC.
+# build_twice NAME SRC LIBS...: $TEST_TMP/NAME/{cov,plain}/prog from one copy of SRC ($OPT, or
+# -O0).
 build_twice() {
     local name=$1 src=$2 d=$TEST_TMP/$1; shift 2
     mkdir -p "$d/cov" "$d/plain"
     cp "$src" "$d/$name.c"
-    (cd "$d/cov" && gcc -O0 -g --coverage -fprofile-update=atomic -o prog "../$name.c" "$@") &&
-        (cd "$d/plain" && gcc -O0 -g -o prog "../$name.c" "$@")
+    (cd "$d/cov" && gcc "${OPT:--O0}" -g --coverage -fprofile-update=atomic -o prog \
+        "../$name.c" "$@") && (cd "$d/plain" && gcc "${OPT:--O0}" -g -o prog "../$name.c" "$@")
 }
 
 # compare NAME ARGS...: runs both builds with NAME.in as standard input and ARGS, gcov on the
@@ -101,21 +104,69 @@ else
     fail lines_gcov_build "gcc -pthread"
 fi
 
-# --- -O2: the machine code's counts are marked, never shown as gcov's ----------------------------
-unmarked() { awk -F, 'NR > 1 && $4 == ""' "$1" | wc -l; }
+# --- -O2: a line printed as a plain number is gcov's count; the others are marked ---------------
 if [ -s "$TEST_TMP/lines_gcov/ours.csv" ]; then
     check o0_counts_not_flagged [ "$(awk -F, 'NR > 1 && $4 != ""' \
         "$TEST_TMP/lines_gcov/ours.csv" | wc -l)" = 0 ]
 fi
-mkdir -p "$TEST_TMP/o2"
-if gcc -O2 -g -pthread -o "$TEST_TMP/o2/prog" "$SRC/lines_gcov.c"; then
-    (cd "$TEST_TMP/o2" && "$PROSPECT" lines --format csv -o o2.csv -- ./prog >/dev/null 2>o2.err)
-    o2_all_marked() {
-        [ "$(awk -F, 'NR > 1' "$TEST_TMP/o2/o2.csv" | wc -l)" -gt 5 ] &&
-            [ "$(unmarked "$TEST_TMP/o2/o2.csv")" = 0 ]
-    }
-    check o2_counts_all_marked o2_all_marked
-fi
+# o2_diff GCOV_TXT OURS_CSV SRC: every line we print unmarked has gcov's count (gcov counts the
+# source at any -O; the `{` below a declaration stands for it). Prints "EXACT MARKED differ...".
+o2_diff() {
+    python3 - "$@" <<'PY'
+import csv, sys
+gcov = {}
+for l in open(sys.argv[1]):
+    c, n, _ = (l.split(":", 2) + ["", ""])[:3]
+    c = c.strip().rstrip("*")
+    if c in ("", "-") or not n.strip().isdigit():
+        continue
+    gcov[int(n)] = 0 if c[0] in "#=" else int(c)
+src = open(sys.argv[3]).read().split("\n")
+rows = list(csv.reader(open(sys.argv[2])))[1:]
+exact = marked = 0
+bad = []
+for _, n, c, mark in rows:
+    n = int(n)
+    if mark:
+        marked += 1
+        continue
+    exact += 1
+    want = gcov.get(n)
+    if want is None and n >= 2 and src[n - 1].startswith("{"):
+        want = gcov.get(n - 1)
+    if want != int(c):
+        bad.append("%d:gcov=%s,ours=%s" % (n, want, c))
+print(exact, marked, " ".join(bad))
+PY
+}
+# check_o2 NAME SRC MIN_EXACT LIBS... -- ARGS...: built -O2 twice, compared line by line.
+o2_exact=0 o2_marked=0
+check_o2() {
+    local name=$1 src=$2 min=$3 libs=() r ex mk diff TEST_TMP=$TEST_TMP/o2; shift 3
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do libs+=("$1"); shift; done
+    shift
+    mkdir -p "$TEST_TMP"
+    # the input of the -O0 run of the same program, if any
+    [ -e "$TEST_TMP/../$name/in" ] && mkdir -p "$TEST_TMP/$name" &&
+        cp "$TEST_TMP/../$name/in" "$TEST_TMP/$name/in"
+    if ! OPT=-O2 build_twice "$name" "$src" "${libs[@]}"; then
+        fail "o2_${name}_build" "gcc -O2"
+        return
+    fi
+    compare "$name" "$@" >/dev/null   # its line-by-line report is -O0's
+    r=$(o2_diff "$TEST_TMP/$name/gcov.txt" "$TEST_TMP/$name/ours.csv" "$TEST_TMP/$name/$name.c")
+    read -r ex mk diff <<<"$r"
+    echo "  -O2 $name: $ex lines exact (equal to gcov's), $mk marked${diff:+, differ: $diff}"
+    o2_exact=$((o2_exact + ex)) o2_marked=$((o2_marked + mk))
+    check "o2_${name}_run_unharmed" [ "$same_run" = 1 ]
+    check "o2_${name}_unmarked_equal_gcov" [ -z "$diff" ]
+    check "o2_${name}_some_exact" [ "$ex" -ge "$min" ]
+}
+BENCH=$(cd "$(dirname "$0")/../../bench" && pwd)
+check_o2 lines_gcov "$SRC/lines_gcov.c" 3 -pthread --
+check_o2 lines_o2 "$SRC/lines_o2.c" 3 --
+check_o2 sha256 "$BENCH/sha256.c" 5 -- 1
+check_o2 lines_chase "$BENCH/lines_chase.c" 5 --
 
 # --- Debian's example programs -------------------------------------------------------------------
 xml='<doc a="1"><list><item id="1">x</item><item id="2"/><sub><deep k="v" k2="w"/></sub></list>
@@ -127,6 +178,8 @@ if [ -r "$EX/libexpat1-dev/examples/outline.c" ] &&
     echo "$xml" >"$TEST_TMP/elements/in"
     check_program outline 15
     check_program elements 15
+    check_o2 outline "$EX/libexpat1-dev/examples/outline.c" 5 -lexpat --
+    check_o2 elements "$EX/libexpat1-dev/examples/elements.c" 5 -lexpat --
 else
     skip expat_examples_equal_gcov "expat's examples or libexpat1-dev not installed"
 fi
@@ -136,6 +189,8 @@ if [ -r "$EX/libjansson4/examples/json_process.c" ] &&
     # --env: settings from the environment; STRIP reads standard input into a growing buffer
     # and strips the whitespace around it (loops, a ?: on one line).
     STRIP=1 JSON_INDENT=2 JSON_SORT_KEYS=1 check_program json_process 30 --env
+    STRIP=1 JSON_INDENT=2 JSON_SORT_KEYS=1 check_o2 json_process \
+        "$EX/libjansson4/examples/json_process.c" 5 -ljansson -- --env
 else
     skip json_process_equals_gcov "jansson's example or libjansson-dev not installed"
 fi
@@ -146,9 +201,14 @@ if [ -r "$EX/liblzma-dev/examples/01_compress_easy.c" ] &&
     check_program xz_compress 30 3
     seq 1 30000 | xz -c >"$TEST_TMP/data.xz"
     check_program xz_decompress 30 "$TEST_TMP/data.xz"
+    check_o2 xz_compress "$EX/liblzma-dev/examples/01_compress_easy.c" 5 -llzma -- 3
+    check_o2 xz_decompress "$EX/liblzma-dev/examples/02_decompress.c" 5 -llzma -- \
+        "$TEST_TMP/data.xz"
 else
     skip xz_examples_equal_gcov "xz's examples or liblzma-dev not installed"
 fi
+
+echo "  -O2 in all: $o2_exact lines exact, $o2_marked marked"
 
 # --- A shared library's functions: -f LIB:FUNC, --file LIB:SRC ----------------------------------
 L=$TEST_TMP/lib
@@ -237,6 +297,36 @@ if [ -x "$d/plain/prog" ] && command -v gcovr >/dev/null; then
     echo "  gcovr: ${r%% *} lines compared, differ: ${r#* }"
     gcovr_agree() { [ "$ok" = 0 ] && [ "${r%% *}" -ge 30 ]; }
     check gcovr_reads_ours_as_gcovs gcovr_agree
+    # -b's function lines: gcovr finds the same functions with the same calls (their lines
+    # differ where gcov puts the entry on the declaration and DWARF on the `{` below it).
+    gcovr_funcs() {
+        python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["files"]:
+    if f["file"].endswith(sys.argv[2]):
+        for fn in f.get("functions", []):
+            print("%s,%d" % (fn["name"], fn["execution_count"]))
+' "$1" "$2" | sort
+    }
+    gcovr_funcs "$d/gcovr_theirs.json" lines_gcov.c >"$d/gcovr_funcs_theirs"
+    gcovr_funcs "$d/gcovr_ours.json" lines_gcov.c >"$d/gcovr_funcs_ours"
+    echo "  gcovr functions (name,calls): theirs $(paste -sd' ' "$d/gcovr_funcs_theirs"), ours" \
+        "$(paste -sd' ' "$d/gcovr_funcs_ours")"
+    check gcov_format_function_lines grep -q '^function fib called 465 returned 100% blocks' \
+        "$d/ours_gcov/lines_gcov.c.gcov"
+    funcs_agree() {
+        [ -s "$d/gcovr_funcs_theirs" ] && cmp -s "$d/gcovr_funcs_theirs" "$d/gcovr_funcs_ours"
+    }
+    check gcovr_functions_as_gcovs funcs_agree
+    (cd "$d" && gcovr -r . -g -k cov --print-summary -o /dev/null 2>/dev/null |
+        grep '^functions:' >gcovr_sum_theirs;
+        gcovr -r . -g -k ours_gcov --print-summary -o /dev/null 2>/dev/null |
+        grep '^functions:' >gcovr_sum_ours)
+    echo "  gcovr summary: gcov's $(cat "$d/gcovr_sum_theirs"), ours $(cat "$d/gcovr_sum_ours")"
+    sums_agree() {
+        [ -s "$d/gcovr_sum_theirs" ] && cmp -s "$d/gcovr_sum_theirs" "$d/gcovr_sum_ours"
+    }
+    check gcovr_function_summary_as_gcovs sums_agree
 else
     skip gcovr_reads_ours_as_gcovs "gcovr not installed (scripts/install-deps)"
 fi

@@ -207,6 +207,61 @@ TEST(an_unknown_same_line_transfer_flags_an_upper_bound)
     vec_free(&p.blocks);
 }
 
+/* -O2 code, one basic block fallen through from line 1 to 2, back to 1 (scheduling moved part
+ * of line 1 below line 2), then 3: line 1's two pieces would count it twice, so it is marked;
+ * 2 and 3 keep their counts. A cmov in the basic block (a branch if-converted) marks them all;
+ * so does a count of 0 (the code may have run merged into another line's). */
+static bool marked(const struct lines_count *c, size_t n, unsigned line)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i].line == line)
+            return c[i].optimized;
+    return false;
+}
+
+static int o2_block_run(struct lines_plan *p, uint64_t count)
+{
+    unsigned lines[] = { 1, 2, 1, 3 };
+    for (unsigned i = 0; i < 4; i++) {
+        struct lines_block b = blk(i + 1, lines[i], i == 0, false, i < 3, i + 2, 0);
+        b.fall_in = i > 0;
+        b.optimized = b.per_line = true;
+        b.count = count;
+        if (vec_push(&p->blocks, b))
+            return -1;
+    }
+    return 0;
+}
+
+TEST(o2_lines_interleaved_in_a_basic_block_are_marked)
+{
+    struct lines_plan p = { 0 };
+    struct lines_count *c;
+    size_t n;
+    CHECK(o2_block_run(&p, 7) == 0);
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK(marked(c, n, 1));
+    CHECK(!marked(c, n, 2) && !marked(c, n, 3));
+    CHECK_EQ_U64(line_count(c, n, 2, NULL), 7);
+    CHECK_EQ_U64(line_count(c, n, 3, NULL), 7);
+    free(c);
+    p.blocks.v[3].select = true;
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK(marked(c, n, 2) && marked(c, n, 3));
+    free(c);
+    p.blocks.v[3].select = false;
+    p.blocks.v[3].per_line = false;   /* -O3: checked against gcov at -O2 only */
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK(marked(c, n, 3) && !marked(c, n, 2));
+    free(c);
+    vec_free(&p.blocks);
+    CHECK(o2_block_run(&p, 0) == 0);
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK(marked(c, n, 2) && marked(c, n, 3));
+    free(c);
+    vec_free(&p.blocks);
+}
+
 TEST(file_names_match_by_trailing_components)
 {
     CHECK(lines_file_matches("/a/b/fact.c", "fact.c"));
@@ -226,6 +281,7 @@ int main(void)
     RUN(a_join_of_one_way_blocks_is_derived_not_probed);
     RUN(probes_in_loops_come_first);
     RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
+    RUN(o2_lines_interleaved_in_a_basic_block_are_marked);
     RUN(file_names_match_by_trailing_components);
     return 0;
 }
