@@ -29,13 +29,13 @@
 #include "report/prospect_export.h"
 #include "report/prospect_report.h"
 #include "report/thread_tally.h"
-#include "report/timerange.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
 #include "unwind/unwind.h"
 #include "util/log.h"
+#include "util/timerange.h"
 #include "util/strutil.h"
 
 enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
@@ -565,7 +565,7 @@ struct one_event {
     struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
     struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
-    const struct time_ranges *times;   /* --time, or NULL */
+    const struct timerange *times;     /* --time, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
     const struct unwinder *unwind;    /* the sinks' unwinder */
@@ -599,7 +599,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
 {
     struct one_event *oe = arg;
     /* Outside --time the sample is not in the file for the report (nor in its total). */
-    if (h->type == PERF_RECORD_SAMPLE && time_ranges_skip(oe->times, time))
+    if (h->type == PERF_RECORD_SAMPLE && !timerange_has(oe->times, time))
         return 0;
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
         !(oe->offcpu && offcpu_wants(oe->offcpu, evlist_evsel_for(evl, h)))) {
@@ -1117,19 +1117,21 @@ out:
 
 /* --time's ranges (percentages of the file's recorded span): 0, or the exit status, said. */
 static int time_ranges_of(const struct report_cmd_opts *o, const struct perfdata *pd,
-                          struct time_ranges *r)
+                          struct timerange *r)
 {
     const struct perfdata_info *in = perfdata_info(pd);
-    char why[256];
-    int err = time_ranges_parse(o->time, in->has_sample_time ? in->first_sample_time : 0,
-                                in->has_sample_time ? in->last_sample_time : 0, r, why,
-                                sizeof(why));
+    char why[512];
 
-    if (err == -ENODATA) {
-        cmd_error("report", "%s: %s", o->input, why);
+    if (timerange_parse(o->time, r, why, sizeof(why)))
+        return cmd_usage_error("report", "%s", why);
+    if (r->percent && (!in->has_sample_time ||
+                       timerange_place(r, in->first_sample_time, in->last_sample_time))) {
+        cmd_error("report", "%s: --time %s: the file does not say when its first and last "
+                  "samples were (no sample_time feature, e.g. a pipe): give seconds", o->input,
+                  o->time);
         return 1;
     }
-    return err ? cmd_usage_error("report", "%s", why) : 0;
+    return 0;
 }
 
 /* A file with several sampling events and no --event: one report per event, each as
@@ -1186,7 +1188,7 @@ int cmd_report(int argc, char **argv)
     struct offcpu offcpu;
     struct sample_seq seq = { 0 };
     struct profile_sinks sinks = {0};
-    struct time_ranges times;
+    struct timerange times;
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
