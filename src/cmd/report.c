@@ -49,13 +49,15 @@ static const struct optdecl report_opts[] = {
         "of 'perf record -o -'); 'perf record -z' files are read too", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_FLAT, "flat", NULL,
         "perf's table: Overhead / Command / Shared Object / Symbol;\n"
-        "--sort, -n, --percentage, --percent-limit, -t, --no-bracket and\n"
-        "--dso are its options and imply it (as perf's --sort)", 0, NULL, 0 },
+        "--sort, -n, --percentage, --percent-limit, -t and --dso are its\n"
+        "options and imply it (as perf's --sort)", 0, NULL, 0 },
     { 's', "sort", "KEYS",
         "keys of the flat table, any of comm,pid,dso,sym in any order\n"
         "(default comm,dso,sym); pid is per process. tid alone: per\n"
         "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
-        "per source file:line, from DWARF (docs/annotate.md)", 0, NULL, 0 },
+        "per source file:line, from DWARF (docs/annotate.md). --children:\n"
+        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command), dso,sym\n"
+        "or sym", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
         "a Samples column", 0, NULL, 0 },
     { OPT_PERCENTAGE, "percentage", "M",
@@ -67,7 +69,8 @@ static const struct optdecl report_opts[] = {
         "--flat text: fields joined by S, unpadded (as perf -t)", 0, NULL, 0 },
     { OPT_NO_BRACKET, "no-bracket", NULL,
         "show stripped-library hits as raw addresses (as perf does)\n"
-        "instead of Prospect's a->b brackets", 0, NULL, 0 },
+        "instead of Prospect's a->b brackets, in the flat table (alone,\n"
+        "it implies --flat) and in every call-graph report", 0, NULL, 0 },
     { OPT_SYMFS, "symfs", "DIR",
         "read every file at DIR/<its path> (another system's files)", OPTD_COMPLETE_DIR, NULL, 0 },
     { OPT_KALLSYMS, "kallsyms", "FILE",
@@ -284,18 +287,23 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
         return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope/html, "
                                "--callers and --callees are separate reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
-        fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
+        (o->folded && (o->flat || o->sort_given)))
         return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "
-                               "--stats, -t, --dso, --percentage, --no-bracket%s", what,
+                               "--stats, -t, --dso, --percentage%s", what,
                                o->folded ? ", --flat, --sort, -n, --percent-limit" : "");
     if (o->srcline)
         return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
                                what);
     for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
-        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
+        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM &&
+            fo->keys[k] != FLAT_PID)
             return cmd_usage_error("report", "--children rows are per symbol (--sort "
-                                   "comm,dso,sym, dso,sym or sym); pid and tid are not "
+                                   "comm,dso,sym, pid,dso,sym, dso,sym or sym); tid is not "
                                    "implemented yet");
+    if (o->children && sort_has(fo, FLAT_PID) && (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
+        return cmd_usage_error("report", "--children --sort pid: its column is perf's "
+                               "Pid:Command (no comm key beside it); text only (not yet csv "
+                               "or json)");
     if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
@@ -383,7 +391,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->flat_opts.percent_limit = d;
             o->flat = o->limit_given = true;
             break;
-        case OPT_NO_BRACKET: o->flat_opts.no_bracket = o->flat = true; break;
+        case OPT_NO_BRACKET: o->flat_opts.no_bracket = true; break;
         case 't':
             if (!*optarg)
                 return cmd_usage_error("report", "empty --field-separator");
@@ -461,6 +469,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if (o->off_cpu && !(o->children || o->folded || o->callers || o->callees))
         o->children = true;
+    /* --no-bracket names frames in every report but the Prospect one: it implies --flat there. */
+    if (o->flat_opts.no_bracket && !(o->children || o->folded || o->callers || o->callees))
+        o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
     if ((o->chains_given || o->symbols) && !o->children)
@@ -879,7 +890,7 @@ static int cg_input_prepare(const struct report_cmd_opts *o, const struct one_ev
     pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
              mcs->nstacks, (unsigned long long)mcs->samples, mcs->nframes, mcs->nuniq);
     /* Only the names resolved are needed from here on. */
-    if ((err = cg_resolve_lean(mcs, ks, &in->cy)))
+    if ((err = cg_resolve_lean(mcs, ks, o->flat_opts.no_bracket, &in->cy)))
         return err;
     pr_debug("symbols: %zu", in->cy.nsyms);
     /* After --max-stack: it counts the frames of the chain, not inlined ones. */
@@ -988,6 +999,7 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .percent_limit = o->flat_opts.percent_limit,
                                 .show_nr_samples = o->flat_opts.show_nr_samples,
                                 .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
+                                .by_pid = sort_has(&o->flat_opts, FLAT_PID),
                                 .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
                                 .no_children = o->no_children, .symbols = o->symbols,
                                 .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
