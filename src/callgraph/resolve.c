@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Frames -> symbols: each distinct frame of the store once, each (file, offset) resolved once. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,9 +183,10 @@ static int frame_key_numbered(struct bases *bs, const struct frame *f, uint64_t 
 
 struct ctx {
     struct cg_syms *out;
-    size_t cap_syms;
+    size_t cap_syms, cap_owned;
     struct table syms;
     const struct ksyms *ks;
+    bool no_bracket;          /* a bracket's frames are named by their own addresses */
 };
 
 static int sym_index(struct ctx *c, const struct cg_sym *sym, uint32_t *idx)
@@ -233,6 +235,34 @@ static void resolve_other(const struct ctx *c, const struct frame *f, struct cg_
             sym->at = r.start;
         }
     }
+}
+
+/* --no-bracket: a frame in a stripped DSO's gap is its own symbol, named by its ELF address
+ * as perf's Self rows name it ("0x%016lx"; the flat table's form too). */
+static int raw_address_name(struct ctx *c, const struct frame *f, struct cg_sym *sym)
+{
+    struct cg_syms *cy = c->out;
+    uint64_t vaddr;
+    char *name;
+
+    if (dso_map_to_vaddr(f->map->dso, f->map->start, f->map->pgoff, f->addr, &vaddr))
+        vaddr = f->addr - f->map->start + f->map->pgoff;
+    if (cy->nowned == c->cap_owned) {
+        size_t cap = c->cap_owned * 2 + 16;
+        char **v = realloc(cy->owned, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        cy->owned = v;
+        c->cap_owned = cap;
+    }
+    if (!(name = malloc(19)))
+        return -ENOMEM;
+    snprintf(name, 19, "0x%016" PRIx64, vaddr);
+    cy->owned[cy->nowned++] = name;
+    sym->name = name;
+    sym->bracket = sym->demangled = false;
+    sym->at = vaddr;
+    return 0;
 }
 
 /* The address a user frame is looked up by in its DSO: the file offset for files and the
@@ -391,9 +421,9 @@ static int shorten_names(struct cg_syms *cy)
 }
 
 static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out,
-                   bool drop_names)
+                   bool drop_names, bool no_bracket)
 {
-    struct ctx c = { .out = out, .ks = ks };
+    struct ctx c = { .out = out, .ks = ks, .no_bracket = no_bracket };
     struct keys k = { 0 };
     uint32_t *key_sym = NULL, *uniq_key;
     int err = 0;
@@ -425,8 +455,11 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
             sym.bracket = l->bracket;
             sym.demangled = l->demangled;
             sym.at = l->addr;
+            if (sym.bracket && c.no_bracket)
+                err = raw_address_name(&c, f, &sym);
         }
-        err = sym_index(&c, &sym, &key_sym[key]);
+        if (!err)
+            err = sym_index(&c, &sym, &key_sym[key]);
     }
     if (!err)
         err = shorten_names(out);
@@ -447,12 +480,13 @@ static int resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_
 
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
 {
-    return resolve(cs, ks, out, false);
+    return resolve(cs, ks, out, false, false);
 }
 
-int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out)
+int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, bool no_bracket,
+                    struct cg_syms *out)
 {
-    return resolve(cs, ks, out, true);
+    return resolve(cs, ks, out, true, no_bracket);
 }
 
 void cg_syms_release(struct cg_syms *cy)

@@ -39,8 +39,11 @@ struct cg_syms {
 int cg_resolve(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
 /* The same, for a caller that needs no more symbol names of these DSOs afterwards (the
  * call-graph reports): each DSO's unused names are dropped as soon as its frames are
- * resolved, so the string tables of all DSOs are never in memory at once. */
-int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, struct cg_syms *out);
+ * resolved, so the string tables of all DSOs are never in memory at once. no_bracket
+ * (--no-bracket): each address in a stripped DSO's gap is its own symbol, "0x" and its ELF
+ * address, instead of the a->b bracket. */
+int cg_resolve_lean(const struct cg_store *cs, const struct ksyms *ks, bool no_bracket,
+                    struct cg_syms *out);
 void cg_syms_release(struct cg_syms *cy);
 
 /* The name a symbol shows: its own, else "[dso]", "[kernel.kallsyms]" or "[unknown]". */

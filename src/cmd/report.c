@@ -30,13 +30,13 @@
 #include "report/prospect_export.h"
 #include "report/prospect_report.h"
 #include "report/thread_tally.h"
-#include "report/timerange.h"
 #include "session/session.h"
 #include "symbol/dso.h"
 #include "symbol/ksyms.h"
 #include "symbol/ksyms_cache.h"
 #include "unwind/unwind.h"
 #include "util/log.h"
+#include "util/timerange.h"
 #include "util/strutil.h"
 
 enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRACKET,
@@ -51,13 +51,15 @@ static const struct optdecl report_opts[] = {
         "of 'perf record -o -'); 'perf record -z' files are read too", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_FLAT, "flat", NULL,
         "perf's table: Overhead / Command / Shared Object / Symbol;\n"
-        "--sort, -n, --percentage, --percent-limit, -t, --no-bracket and\n"
-        "--dso are its options and imply it (as perf's --sort)", 0, NULL, 0 },
+        "--sort, -n, --percentage, --percent-limit, -t and --dso are its\n"
+        "options and imply it (as perf's --sort)", 0, NULL, 0 },
     { 's', "sort", "KEYS",
         "keys of the flat table, any of comm,pid,dso,sym in any order\n"
         "(default comm,dso,sym); pid is per process. tid alone: per\n"
         "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
-        "per source file:line, from DWARF (docs/annotate.md)", 0, NULL, 0 },
+        "per source file:line, from DWARF (docs/annotate.md). --children:\n"
+        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command), dso,sym\n"
+        "or sym", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
         "a Samples column", 0, NULL, 0 },
     { OPT_PERCENTAGE, "percentage", "M",
@@ -69,7 +71,8 @@ static const struct optdecl report_opts[] = {
         "--flat text: fields joined by S, unpadded (as perf -t)", 0, NULL, 0 },
     { OPT_NO_BRACKET, "no-bracket", NULL,
         "show stripped-library hits as raw addresses (as perf does)\n"
-        "instead of Prospect's a->b brackets", 0, NULL, 0 },
+        "instead of Prospect's a->b brackets, in the flat table (alone,\n"
+        "it implies --flat) and in every call-graph report", 0, NULL, 0 },
     { OPT_SYMFS, "symfs", "DIR",
         "read every file at DIR/<its path> (another system's files)", OPTD_COMPLETE_DIR, NULL, 0 },
     { OPT_KALLSYMS, "kallsyms", "FILE",
@@ -295,18 +298,23 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
         return cmd_usage_error("report", "--children, --format folded/svg/pprof/speedscope/html, "
                                "--callers and --callees are separate reports; choose one");
     if (o->report_only || o->header || o->stats || fo->separator || fo->dso || fo->relative ||
-        fo->no_bracket || (o->folded && (o->flat || o->sort_given)))
+        (o->folded && (o->flat || o->sort_given)))
         return cmd_usage_error("report", "%s takes none of --top, --min-percent, --header, "
-                               "--stats, -t, --dso, --percentage, --no-bracket%s", what,
+                               "--stats, -t, --dso, --percentage%s", what,
                                o->folded ? ", --flat, --sort, -n, --percent-limit" : "");
     if (o->srcline)
         return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
                                what);
     for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
-        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM)
+        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM &&
+            fo->keys[k] != FLAT_PID)
             return cmd_usage_error("report", "--children rows are per symbol (--sort "
-                                   "comm,dso,sym, dso,sym or sym); pid and tid are not "
+                                   "comm,dso,sym, pid,dso,sym, dso,sym or sym); tid is not "
                                    "implemented yet");
+    if (o->children && sort_has(fo, FLAT_PID) && (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
+        return cmd_usage_error("report", "--children --sort pid: its column is perf's "
+                               "Pid:Command (no comm key beside it); text only (not yet csv "
+                               "or json)");
     if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
@@ -396,7 +404,7 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
             o->flat_opts.percent_limit = d;
             o->flat = o->limit_given = true;
             break;
-        case OPT_NO_BRACKET: o->flat_opts.no_bracket = o->flat = true; break;
+        case OPT_NO_BRACKET: o->flat_opts.no_bracket = true; break;
         case 't':
             if (!*optarg)
                 return cmd_usage_error("report", "empty --field-separator");
@@ -480,6 +488,9 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
         o->children = true;
+    /* --no-bracket names frames in every report but the Prospect one: it implies --flat there. */
+    if (o->flat_opts.no_bracket && !(o->children || o->folded || o->callers || o->callees))
+        o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
     if ((o->chains_given || o->symbols) && !o->children)
@@ -587,7 +598,7 @@ struct one_event {
     struct thread_tally *threads;   /* --sort tid: samples the session kept, per thread */
     struct ksyms_job *kjob;   /* started at the first kernel sample, if the report needs it */
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
-    const struct time_ranges *times;   /* --time, or NULL */
+    const struct timerange *times;     /* --time, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
     struct cg_store *wall;    /* --wall: chains and offcpu merged (after the walk), or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
@@ -656,7 +667,7 @@ static int session_one_event(void *arg, const struct evlist *evl,
 {
     struct one_event *oe = arg;
     /* Outside --time the sample is not in the file for the report (nor in its total). */
-    if (h->type == PERF_RECORD_SAMPLE && time_ranges_skip(oe->times, time))
+    if (h->type == PERF_RECORD_SAMPLE && !timerange_has(oe->times, time))
         return 0;
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
         !(oe->offcpu && offcpu_wants(oe->offcpu, evlist_evsel_for(evl, h)))) {
@@ -939,7 +950,7 @@ static int cg_input_prepare(const struct report_cmd_opts *o, const struct one_ev
     pr_debug("call stacks: %zu distinct of %llu samples, %zu frames (%zu distinct)",
              mcs->nstacks, (unsigned long long)mcs->samples, mcs->nframes, mcs->nuniq);
     /* Only the names resolved are needed from here on. */
-    if ((err = cg_resolve_lean(mcs, ks, &in->cy)))
+    if ((err = cg_resolve_lean(mcs, ks, o->flat_opts.no_bracket, &in->cy)))
         return err;
     pr_debug("symbols: %zu", in->cy.nsyms);
     /* After --max-stack: it counts the frames of the chain, not inlined ones. */
@@ -1051,6 +1062,7 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .percent_limit = o->flat_opts.percent_limit,
                                 .show_nr_samples = o->flat_opts.show_nr_samples,
                                 .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
+                                .by_pid = sort_has(&o->flat_opts, FLAT_PID),
                                 .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
                                 .no_children = o->no_children, .symbols = o->symbols,
                                 .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
@@ -1185,19 +1197,21 @@ out:
 
 /* --time's ranges (percentages of the file's recorded span): 0, or the exit status, said. */
 static int time_ranges_of(const struct report_cmd_opts *o, const struct perfdata *pd,
-                          struct time_ranges *r)
+                          struct timerange *r)
 {
     const struct perfdata_info *in = perfdata_info(pd);
-    char why[256];
-    int err = time_ranges_parse(o->time, in->has_sample_time ? in->first_sample_time : 0,
-                                in->has_sample_time ? in->last_sample_time : 0, r, why,
-                                sizeof(why));
+    char why[512];
 
-    if (err == -ENODATA) {
-        cmd_error("report", "%s: %s", o->input, why);
+    if (timerange_parse(o->time, r, why, sizeof(why)))
+        return cmd_usage_error("report", "%s", why);
+    if (r->percent && (!in->has_sample_time ||
+                       timerange_place(r, in->first_sample_time, in->last_sample_time))) {
+        cmd_error("report", "%s: --time %s: the file does not say when its first and last "
+                  "samples were (no sample_time feature, e.g. a pipe): give seconds", o->input,
+                  o->time);
         return 1;
     }
-    return err ? cmd_usage_error("report", "%s", why) : 0;
+    return 0;
 }
 
 /* A file with several sampling events and no --event: one report per event, each as
@@ -1256,7 +1270,7 @@ int cmd_report(int argc, char **argv)
     struct cg_store wall;
     struct sample_seq seq = { 0 };
     struct profile_sinks sinks = {0};
-    struct time_ranges times;
+    struct timerange times;
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 

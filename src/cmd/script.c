@@ -174,13 +174,13 @@ static int place_time(struct script_cmd *c, const struct perfdata *pd)
 
     if (!c->so.time.percent)
         return 0;
-    if (!in->has_sample_time) {
+    if (!in->has_sample_time ||
+        timerange_place(&c->so.time, in->first_sample_time, in->last_sample_time)) {
         cmd_error("script", "%s: --time %s: the file does not say when its first and last "
                   "samples were (no sample_time feature, e.g. a pipe): give seconds",
                   c->input, c->time);
         return -1;
     }
-    timerange_place(&c->so.time, in->first_sample_time, in->last_sample_time);
     return 0;
 }
 

@@ -24,6 +24,7 @@ struct children_opts {
     double percent_limit;     /* hide rows whose Children is below */
     bool show_nr_samples;
     bool by_comm;             /* rows per (command, DSO, symbol), perf's default sort */
+    bool by_pid;              /* rows per (process, DSO, symbol), shown "PID:comm" (--sort pid) */
     bool no_dso;              /* --sort sym: no Shared Object column */
     bool no_children;         /* perf's --no-children: Overhead (Self) rows, their own chains */
     bool wide;                /* no eliding to 100 columns */

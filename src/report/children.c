@@ -17,8 +17,9 @@
 struct rows {
     VEC(struct row) v;
     struct hashmap index;     /* (comm id << 32 | sym) -> row index + 1 */
-    VEC(const char *) comms;  /* distinct command names; ids are indices */
+    VEC(const char *) comms;  /* distinct command names (by_pid: "PID:comm"); ids: indices */
     struct hashmap comm_of;   /* process -> comm id + 1 */
+    bool own_comms;           /* by_pid: the names were made here */
 };
 
 /* --no-children: by Self. */
@@ -65,6 +66,27 @@ static long comm_id(struct rows *r, const struct process *p)
         hashmap_put(&r->comm_of, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)(i + 1)))
         return -ENOMEM;
     return (long)i;
+}
+
+/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm"). */
+static long pid_id(struct rows *r, const struct process *p)
+{
+    uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, (uint64_t)(uintptr_t)p);
+    size_t len = strlen(p->comm) + 24;
+    char *name;
+
+    if (v)
+        return (long)v - 1;
+    if (!(name = malloc(len)))
+        return -ENOMEM;
+    snprintf(name, len, "%7d:%s", (int)p->pid, p->comm);
+    if (vec_push(&r->comms, name)) {
+        free(name);
+        return -ENOMEM;
+    }
+    if (hashmap_put(&r->comm_of, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)r->comms.n))
+        return -ENOMEM;
+    return (long)r->comms.n - 1;
 }
 
 static struct row *row_of(struct rows *r, long comm, const char *name, uint32_t sym)
@@ -131,8 +153,8 @@ static bool wants_chains(const struct children_opts *o)
 static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *fs,
                      const struct cg_symstack *weight, size_t i, const struct children_opts *o)
 {
-    long comm = o->by_comm ? comm_id(r, st->proc) : 0;
-    const char *name = o->by_comm && comm >= 0 ? r->comms.v[comm] : NULL;
+    long comm = o->by_pid ? pid_id(r, st->proc) : o->by_comm ? comm_id(r, st->proc) : 0;
+    const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
 
     if (comm < 0)
         return -ENOMEM;
@@ -160,9 +182,17 @@ static int add_stacks(struct rows *r, const struct cg_store *cs, const struct cg
 {
     struct cg_symstack *ss;
     size_t nss;
-    int err = cg_symstacks(cs, cy, o->by_comm, &ss, &nss);
+    int err = 0;
 
-    if (err)
+    /* Per process: its own stacks, unmerged (merging in symbols joins processes). */
+    for (size_t i = 0; o->by_pid && i < cs->nstacks && !err; i++) {
+        const struct cg_stack *st = &cs->stacks[i];
+        struct cg_symstack one = { .stack = i, .samples = st->samples, .period = st->period };
+        err = add_stack(r, st, cy->frame_sym + st->off, &one, i, o);
+    }
+    if (o->by_pid)
+        return err;
+    if ((err = cg_symstacks(cs, cy, o->by_comm, &ss, &nss)))
         return err;
     /* Per stack in symbols: every frame is one row update, on far fewer stacks. */
     for (size_t i = 0; i < nss && !err; i++) {
@@ -241,10 +271,10 @@ static struct widths column_widths(const struct row *rows, size_t n, uint64_t to
     }
     if (w.dso > 24 && !o->wide)
         w.dso = 24;
-    if (w.comm > 16 && !o->wide)
-        w.comm = 16;
+    if (w.comm > (o->by_pid ? 24u : 16u) && !o->wide)   /* "%7d:" and a 15-byte comm */
+        w.comm = o->by_pid ? 24 : 16;
     w.fixed = (o->no_children ? 10 : 20) + (o->show_nr_samples ? 9 : 0) +
-              (o->by_comm ? 2 + w.comm : 0) + (o->no_dso ? 0 : 2 + w.dso) + 2 + 4;
+              (o->by_comm || o->by_pid ? 2 + w.comm : 0) + (o->no_dso ? 0 : 2 + w.dso) + 2 + 4;
     return w;
 }
 
@@ -255,8 +285,8 @@ static void print_header(FILE *f, const struct cg_store *cs, const struct widths
             o->event ? o->event : "", o->event ? "'" : "");
     fprintf(f, "# %s%s", o->no_children ? "Overhead" : "Children      Self",
             o->show_nr_samples ? "  Samples" : "");
-    if (o->by_comm)
-        fprintf(f, "  %-*s", (int)w->comm, "Command");
+    if (o->by_comm || o->by_pid)
+        fprintf(f, "  %-*s", (int)w->comm, o->by_pid ? "Pid:Command" : "Command");
     if (!o->no_dso)
         fprintf(f, "  %-*s", (int)w->dso, "Shared Object");
     fprintf(f, "  Symbol\n");
@@ -372,6 +402,7 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
 
     hashmap_init(&r.index);
     hashmap_init(&r.comm_of);
+    r.own_comms = o->by_pid;
     err = add_stacks(&r, cs, cy, o);
     if (!err) {
         if (r.v.n)   /* a file without samples has no rows, and qsort(NULL, 0) is undefined */
@@ -386,6 +417,8 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
             free(r.v.v[i].tree);
         }
     vec_free(&r.v);
+    for (size_t i = 0; r.own_comms && i < r.comms.n; i++)
+        free((char *)r.comms.v[i]);
     vec_free(&r.comms);
     hashmap_release(&r.index);
     hashmap_release(&r.comm_of);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "SEC[.FRACTION]" to ns, exactly (no double rounding): the fraction's digits past 9 are
- * dropped, as perf does. */
+/* "SEC[.FRACTION]" to ns, exactly (no double rounding); more than 9 fraction digits are
+ * refused, as perf refuses them. */
 static int parse_seconds(const char *s, size_t len, uint64_t *ns)
 {
     uint64_t sec = 0, frac = 0;
@@ -21,9 +21,11 @@ static int parse_seconds(const char *s, size_t len, uint64_t *ns)
     if (i == 0 && (len == 0 || s[0] != '.'))
         return -EINVAL;
     if (i < len && s[i] == '.') {
-        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
-            if (digits < 9)
-                frac = frac * 10 + (uint64_t)(s[i] - '0');
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+            if (digits == 9)
+                return -EINVAL;
+            frac = frac * 10 + (uint64_t)(s[i] - '0');
+        }
         for (; digits < 9; digits++)
             frac *= 10;
     }
@@ -120,21 +122,24 @@ int timerange_parse(const char *text, struct timerange *tr, char *why, size_t le
     return 0;
 }
 
-void timerange_place(struct timerange *tr, uint64_t first, uint64_t last)
+int timerange_place(struct timerange *tr, uint64_t first, uint64_t last)
 {
     uint64_t total = last > first ? last - first : 0;
 
+    if (tr->percent && !first && !last)
+        return -ENODATA;
     for (size_t i = 0; tr->percent && i < tr->n; i++) {
         tr->start[i] = first + (uint64_t)round(tr->start_pct[i] * (double)total);
         tr->end[i] = first + (uint64_t)round(tr->end_pct[i] * (double)total);
         if (tr->end[i] > tr->start[i] && tr->end_pct[i] != 1.0)
             tr->end[i]--;
     }
+    return 0;
 }
 
 bool timerange_has(const struct timerange *tr, uint64_t t)
 {
-    if (!tr->n)
+    if (!tr || !tr->n || !t)
         return true;
     for (size_t i = 0; i < tr->n; i++)
         if ((!tr->start[i] || t >= tr->start[i]) && (!tr->end[i] || t <= tr->end[i]))

@@ -20,8 +20,10 @@ struct timerange {
 
 /* Parses perf's forms into *tr: 0, or -EINVAL with the reason in why. */
 int timerange_parse(const char *text, struct timerange *tr, char *why, size_t len);
-/* Turns percent ranges into times between the first and last sample (as perf rounds them). */
-void timerange_place(struct timerange *tr, uint64_t first, uint64_t last);
-/* Whether a sample at time t is inside one of the ranges (all of time when there are none). */
+/* Turns percent ranges into times between the first and last sample (as perf rounds them).
+ * 0, or -ENODATA for percentages when both times are 0 (unknown: perf refuses them too). */
+int timerange_place(struct timerange *tr, uint64_t first, uint64_t last);
+/* Whether a sample at time t is inside one of the ranges (all of time when there are none).
+ * A sample without a time (0) is kept, as perf report and perf script both keep it. */
 bool timerange_has(const struct timerange *tr, uint64_t t);
 #endif

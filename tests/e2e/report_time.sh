@@ -43,7 +43,12 @@ for t in "10%/2" "0%-10%,30%-40%" "10%/1,10%/3" "$mid," ",$mid" "$q1,$mid $q3,";
         awk '$NF ~ /^(main|via_a|via_b|leaf)$/ { print $NF, $1, $2 }' | sort >"$TEST_TMP/pc$i.txt"
     "$PROSPECT" report -i "$D" --children -g none --sort sym --time "$t" 2>/dev/null |
         awk '$NF ~ /^(main|via_a|via_b|leaf)$/ { print $NF, $1, $2 }' | sort >"$TEST_TMP/oc$i.txt"
-    check "time_${i}_children_as_perf" sh -c "[ -s $TEST_TMP/pc$i.txt ] && cmp -s $TEST_TMP/pc$i.txt $TEST_TMP/oc$i.txt"
+    # Within 0.2 point: a sample in leaf's prologue has no via_* in perf's chain and gets it
+    # back in ours (the frameless-leaf fix, docs/callgraph.md); one such sample met in a run.
+    check "time_${i}_children_as_perf" sh -c "[ -s $TEST_TMP/pc$i.txt ] && paste -d' ' \
+        $TEST_TMP/pc$i.txt $TEST_TMP/oc$i.txt | awk 'function d(a, b) { a += 0; b += 0
+            return a > b ? a - b : b - a } \$1 != \$4 || d(\$2, \$5) > 0.2 ||
+            d(\$3, \$6) > 0.2 { bad = 1 } END { exit bad || NR != 4 }'"
 done
 
 "$PROSPECT" report -i "$D" --flat --time 1,2,3 >/dev/null 2>&1

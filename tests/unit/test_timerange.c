@@ -47,6 +47,28 @@ TEST(percent_slices_as_perf_rounds_them)
     CHECK_EQ_U64(tr.end[1], 2000);                      /* 100%: the last sample stays */
 }
 
+/* perf's edges, the same for report and script (both call perf_time__ranges_skip_sample). */
+TEST(perf_edges_for_report_and_script)
+{
+    struct timerange tr;
+    char why[256];
+
+    CHECK(timerange_parse("10.5,11", &tr, why, sizeof(why)) == 0);
+    CHECK(timerange_has(&tr, 0));                       /* a sample without a time is kept */
+    CHECK(timerange_parse("1,2 5,", &tr, why, sizeof(why)) == 0);
+    CHECK(timerange_has(&tr, 0) && !timerange_has(&tr, 3000000000ull));
+    CHECK(timerange_parse("0%-50%,50%-100%", &tr, why, sizeof(why)) == 0);
+    timerange_place(&tr, 1000, 2000);
+    CHECK_EQ_U64(tr.end[0], 1499);                      /* 50%'s ns is the second slice's */
+    CHECK_EQ_U64(tr.start[1], 1500);
+    CHECK(!timerange_has(&tr, 999) && timerange_has(&tr, 2000) && !timerange_has(&tr, 2001));
+    CHECK(timerange_parse("50%/3", &tr, why, sizeof(why)) == -EINVAL);     /* past 100% */
+    CHECK(timerange_parse("1.0123456789,", &tr, why, sizeof(why)) == -EINVAL); /* as perf */
+    CHECK(timerange_parse("1,2,3", &tr, why, sizeof(why)) == -EINVAL);
+    CHECK(timerange_parse("10%/1", &tr, why, sizeof(why)) == 0);
+    CHECK(timerange_place(&tr, 0, 0) == -ENODATA);      /* no header times (a pipe) */
+}
+
 TEST(bad_ranges_are_refused)
 {
     struct timerange tr;
@@ -65,6 +87,7 @@ int main(void)
     RUN(seconds_are_exact_to_the_nanosecond);
     RUN(open_ends_and_several_ranges);
     RUN(percent_slices_as_perf_rounds_them);
+    RUN(perf_edges_for_report_and_script);
     RUN(bad_ranges_are_refused);
     return 0;
 }
