@@ -43,11 +43,11 @@ static const struct optdecl record_opts[] = {
         "do not copy the files that got samples into perf's build-id\n"
         "cache ($PERF_BUILDID_DIR or ~/.debug), which keeps them\n"
         "reportable after they are deleted or rebuilt", 0, NULL, 0 },
-    { OPT_SWITCH_OUTPUT, "switch-output", "[=signal|TIME|SIZE]",
-        "continuous recording: rotate the output into a new file on SIGUSR2\n"
-        "(signal, the default), every TIME (30s, 10m, 1h, 1d) or at SIZE of\n"
-        "data (100M, 1G); each finished part is renamed FILE.YYYYmmddHHMMSScc\n"
-        "and reportable alone", 0, NULL, 0 },
+    { OPT_SWITCH_OUTPUT, "switch-output", "[=WHEN]",
+        "continuous recording: rotate the output into a new file on\n"
+        "SIGUSR2 (WHEN signal, the default), every TIME (30s, 10m, 1h,\n"
+        "1d) or at a SIZE of data (100M, 1G); each finished part is\n"
+        "renamed FILE.YYYYmmddHHMMSScc and is reportable alone", 0, NULL, 0 },
     { OPT_SWITCH_MAX_FILES, "switch-max-files", "N",
         "with --switch-output: keep the N newest parts, remove older ones", 0, NULL, 0 },
     { 'v', "verbose", NULL, "explain choices (-vv: more)", 0, NULL, 0 },
@@ -309,6 +309,29 @@ static int finish_part(struct rec_out *o)
     return 0;
 }
 
+/* A synthesized record of a new part: into the file, and into the new part's session (the
+ * processes its samples hit, for its build ids). */
+static int synth_out(void *arg, const struct perf_event_header *h)
+{
+    struct rec_out *o = arg;
+    int err = raw_out(o, h);
+    return err ? err : session_record(o->session, o->evl, h, 0);
+}
+
+/* The session starts again with each part: a part's build ids are those of what its samples
+ * hit, and memory stays that of one part however long the recording runs (the ordered
+ * queue's records still in flight go to the new session, as records of the new part). */
+static int reset_session(struct session *s)
+{
+    pid_t self = s->self_pid;
+
+    session_release(s);
+    if (session_init(s))
+        return -ENOMEM;
+    s->self_pid = self;
+    return 0;
+}
+
 /* A new part: the file, then the processes as they are now (COMM and MMAP records from /proc,
  * as at the start), so that it is reportable without the parts before it. 0 or -errno. */
 static int start_part(struct rec_out *o)
@@ -320,14 +343,16 @@ static int start_part(struct rec_out *o)
 
     if (open_output(o->output, o->evl, &o->w, &created, &moved))
         return -EIO;
+    if ((err = reset_session(o->session)))
+        return err;
     o->started = false;         /* the kernel map record first again */
     if (o->collect->system_wide)
-        err = proc_synthesize("/proc", -1, attr, raw_out, o, &st);
+        err = proc_synthesize("/proc", -1, attr, synth_out, o, &st);
     else if (o->collect->nr_pids)
         for (size_t i = 0; i < o->collect->nr_pids && (err >= 0 || err == -ENOENT); i++)
-            err = proc_synthesize("/proc", o->collect->pids[i], attr, raw_out, o, &st);
+            err = proc_synthesize("/proc", o->collect->pids[i], attr, synth_out, o, &st);
     else if (o->res->child)
-        err = proc_synthesize("/proc", o->res->child, attr, raw_out, o, &st);
+        err = proc_synthesize("/proc", o->res->child, attr, synth_out, o, &st);
     /* Processes that ended meanwhile, or that are not ours to read, are no failure. */
     return err == -ENOENT || err == -EACCES || err == -ESRCH ? 0 : err < 0 ? err : 0;
 }
