@@ -309,13 +309,51 @@ static int finish_part(struct rec_out *o)
     return 0;
 }
 
-/* A synthesized record of a new part: into the file, and into the new part's session (the
- * processes its samples hit, for its build ids). */
-static int synth_out(void *arg, const struct perf_event_header *h)
+/* The records of the processes running at a rotation, read from /proc before the new part
+ * exists (whoever waits for the new file finds them in it). */
+struct synth_buf {
+    uint64_t *v;                /* records back to back (their sizes are multiples of 8) */
+    size_t n, cap;              /* in bytes */
+};
+
+static int synth_keep(void *arg, const struct perf_event_header *h)
 {
-    struct rec_out *o = arg;
-    int err = raw_out(o, h);
-    return err ? err : session_record(o->session, o->evl, h, 0);
+    struct synth_buf *b = arg;
+
+    if (b->n + h->size > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1u << 16;
+        uint64_t *v;
+        while (cap < b->n + h->size)
+            cap *= 2;
+        if (!(v = realloc(b->v, cap)))
+            return -ENOMEM;
+        b->v = v;
+        b->cap = cap;
+    }
+    memcpy((uint8_t *)b->v + b->n, h, h->size);
+    b->n += h->size;
+    return 0;
+}
+
+/* The processes as they are now (COMM and MMAP records from /proc, as at the start). */
+static int synth_now(const struct rec_out *o, struct synth_buf *b)
+{
+    const struct perf_event_attr *attr = &o->evl->sel[0].attr;
+    struct proc_synth_stats st = { 0 };
+    int err = 0;
+
+    if (o->collect->system_wide)
+        err = proc_synthesize("/proc", -1, attr, synth_keep, b, &st);
+    else if (o->collect->nr_pids)
+        for (size_t i = 0; i < o->collect->nr_pids && (err >= 0 || err == -ENOENT); i++)
+            err = proc_synthesize("/proc", o->collect->pids[i], attr, synth_keep, b, &st);
+    else if (o->res->child)
+        err = proc_synthesize("/proc", o->res->child, attr, synth_keep, b, &st);
+    pr_debug("new part: %llu processes, %llu maps, %llu unreadable",
+             (unsigned long long)st.processes, (unsigned long long)st.maps,
+             (unsigned long long)st.unreadable);
+    /* Processes that ended meanwhile, or that are not ours to read, are no failure. */
+    return err == -ENOENT || err == -EACCES || err == -ESRCH ? 0 : err < 0 ? err : 0;
 }
 
 /* The session starts again with each part: a part's build ids are those of what its samples
@@ -332,29 +370,28 @@ static int reset_session(struct session *s)
     return 0;
 }
 
-/* A new part: the file, then the processes as they are now (COMM and MMAP records from /proc,
- * as at the start), so that it is reportable without the parts before it. 0 or -errno. */
+/* A new part: the processes running now, then the file with them first, so that it is
+ * reportable without the parts before it. They go to the part's new session too (what its
+ * samples hit, for its build ids). 0 or -errno. */
 static int start_part(struct rec_out *o)
 {
-    const struct perf_event_attr *attr = &o->evl->sel[0].attr;
-    struct proc_synth_stats st;
+    struct synth_buf b = { 0 };
     bool created = false, moved = false;
-    int err = 0;
+    int err = synth_now(o, &b);
 
-    if (open_output(o->output, o->evl, &o->w, &created, &moved))
-        return -EIO;
-    if ((err = reset_session(o->session)))
-        return err;
+    if (!err && open_output(o->output, o->evl, &o->w, &created, &moved))
+        err = -EIO;
+    if (!err)
+        err = reset_session(o->session);
     o->started = false;         /* the kernel map record first again */
-    if (o->collect->system_wide)
-        err = proc_synthesize("/proc", -1, attr, synth_out, o, &st);
-    else if (o->collect->nr_pids)
-        for (size_t i = 0; i < o->collect->nr_pids && (err >= 0 || err == -ENOENT); i++)
-            err = proc_synthesize("/proc", o->collect->pids[i], attr, synth_out, o, &st);
-    else if (o->res->child)
-        err = proc_synthesize("/proc", o->res->child, attr, synth_out, o, &st);
-    /* Processes that ended meanwhile, or that are not ours to read, are no failure. */
-    return err == -ENOENT || err == -EACCES || err == -ESRCH ? 0 : err < 0 ? err : 0;
+    for (size_t off = 0; !err && off < b.n; ) {
+        const struct perf_event_header *h = (const void *)((const uint8_t *)b.v + off);
+        if (!(err = raw_out(o, h)))
+            err = session_record(o->session, o->evl, h, 0);
+        off += h->size;
+    }
+    free(b.v);
+    return err;
 }
 
 /* After each drain of the ring buffers: a FINISHED_ROUND, and a rotation when one is due
