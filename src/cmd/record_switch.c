@@ -84,9 +84,15 @@ bool switch_output_due(struct switch_output *so, uint64_t bytes)
     sig_atomic_t n = usr2_count;
     bool due = false;
 
+    /* A signal seen after a drain may have come during it: the part ends after the next
+     * drain, which began after the signal, so what was recorded before it is all in. */
+    if (so->signal_pending) {
+        so->signal_pending = false;
+        due = true;
+    }
     if (n != usr2_seen) {
         usr2_seen = n;
-        due = so->signal;
+        so->signal_pending = so->signal;
     }
     if (so->size && bytes >= so->size)
         due = true;

@@ -11,6 +11,7 @@
 struct switch_output {
     bool enabled;
     bool signal;                  /* SIGUSR2 rotates */
+    bool signal_pending;          /* one came: rotate after the next drain */
     uint64_t time_ns;             /* rotate every so long; 0: not by time */
     uint64_t size;                /* rotate when the data reaches so many bytes; 0: not */
     uint64_t part_start_ns;       /* CLOCK_MONOTONIC when the current part began */

@@ -47,6 +47,9 @@ if [ "$total" -eq $((1 + 4 * CALLS)) ]; then
 else
     fail record_switch_parts_sum_exact "parts hold $total samples of the workload, expected $((1 + 4 * CALLS)); per part: $(for f in "${parts[@]}"; do count "$f"; done | tr '\n' ' ')"
 fi
+# SIGUSR2 ends the part after a drain that began after it: each phase is in a part of its own.
+per=$(for f in "${parts[@]}"; do count "$f"; done | tr '\n' ' ')
+check record_switch_signal_phase_per_part [ "$per" = "$((CALLS + 1)) $CALLS $CALLS $CALLS " ]
 ok=0
 for f in "${parts[@]}"; do
     perf report -i "$f" --stdio >/dev/null 2>&1 && "$PROSPECT" report -i "$f" >/dev/null 2>&1 &&
@@ -106,6 +109,16 @@ mkdir -p "$d/size"
 sparts=("$d"/size/perf.data.*)
 check record_switch_size_rotates [ ${#sparts[@]} -ge 3 ]
 check record_switch_size_sum_exact [ "$(sum "${sparts[@]}")" -eq $((1 + 4 * CALLS)) ]
+
+# By time: each phase of the workload waits for the next part, which only the clock brings
+# (its SIGUSR2 rotates nothing here and must not end the recording, as perf).
+mkdir -p "$d/time"
+timeout 300 "$PROSPECT" record -a -m 1024 -e $TP -c 1 --switch-output=1s -o "$d/time/perf.data" \
+    -- "$WL/switch_parts" "$d/time/perf.data" 3 $CALLS 2>"$d/time.err"
+check record_switch_time_exit_status [ $? -eq 0 ]
+tparts=("$d"/time/perf.data.*)
+check record_switch_time_rotates [ ${#tparts[@]} -ge 3 ]
+check record_switch_time_sum_exact [ "$(sum "${tparts[@]}")" -eq $((1 + 3 * CALLS)) ]
 
 # Bad values: one line and the usage status; no file left behind.
 "$PROSPECT" record -a --switch-output=10x -o "$d/bad.data" -- true 2>"$d/bad.err"
