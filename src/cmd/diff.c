@@ -11,6 +11,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "cmd/cmd.h"
+#include "cmd/inputs.h"
 #include "cmd/options.h"
 #include "cmd/sinks.h"
 #include "flame/flametree.h"
@@ -56,7 +57,8 @@ const struct cmd_decl cmd_diff_decl = {
 "Compares two perf.data files (Prospect's or perf's) per symbol, as 'perf diff': each\n"
 "(shared object, symbol)'s share of its profile's samples (as the sampled function) in OLD\n"
 "and in NEW, and Delta = New - Old, sorted by |Delta|. OLD and NEW default to perf.data.old\n"
-"and perf.data (perf's defaults); one file is NEW, compared with perf.data.old.\n"
+"and perf.data (perf's defaults); one file is NEW, compared with perf.data.old. Either may\n"
+"be a quoted glob ('old/perf.data.*': the parts of record --switch-output), read as one.\n"
 "\n",
     .outro =
 "\n"
@@ -69,7 +71,8 @@ const struct cmd_decl cmd_diff_decl = {
 };
 
 struct profile {
-    const char *path;
+    const char *path;             /* as given: a file, or a quoted glob of the parts */
+    struct cmd_inputs in;
     struct perfdata *pd;
     struct session s;
     bool session_ok;
@@ -103,7 +106,9 @@ static int load(struct profile *p, const char *event, const char *kallsyms)
     char line[1024];
     int e;
 
-    if (perfdata_open(p->path, &p->pd, &err)) {
+    if (cmd_inputs_add(&p->in, "diff", p->path))
+        return 1;
+    if (cmd_inputs_open(&p->in, p->path, &p->pd, &err)) {
         perfdata_error_str(&err, line, sizeof(line));
         cmd_error("diff", "%s", line);
         return 1;
@@ -176,6 +181,7 @@ static void unload(struct profile *p)
     ksyms_free(p->ks);
     if (p->pd)
         perfdata_close(p->pd);
+    cmd_inputs_release(&p->in);
 }
 
 static int write_svg(FILE *f, struct profile *old, struct profile *nw, const char *title)

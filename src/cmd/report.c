@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd/cmd.h"
+#include "cmd/inputs.h"
 #include "cmd/options.h"
 #include "cmd/report_stacks.h"
 #include "cmd/sinks.h"
@@ -48,7 +49,9 @@ enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRAC
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
         "the file to read (default: perf.data; '-' is stdin, e.g. the pipe\n"
-        "of 'perf record -o -'); 'perf record -z' files are read too", OPTD_COMPLETE_FILE, NULL, 0 },
+        "of 'perf record -o -'); 'perf record -z' files are read too;\n"
+        "several -i, or a quoted glob ('perf.data.*': the parts of record\n"
+        "--switch-output), are reported as one", OPTD_COMPLETE_FILE, NULL, 0 },
     { OPT_FLAT, "flat", NULL,
         "perf's table: Overhead / Command / Shared Object / Symbol;\n"
         "--sort, -n, --percentage, --percent-limit, -t and --dso are its\n"
@@ -196,7 +199,8 @@ const struct cmd_decl cmd_report_decl = {
 };
 
 struct report_cmd_opts {
-    const char *input;
+    const char *input;            /* the first input, for messages */
+    struct cmd_inputs inputs;     /* every -i */
     bool header, stats, flat, wide;
     bool srcline;                 /* --sort srcline: the table by source line (annotate/) */
     bool children, folded, sort_given;    /* call-graph reports (src/callgraph/) */
@@ -362,7 +366,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     optind = 1;
     while ((c = cmd_getopt(&cmd_report_decl, argc, argv)) != -1) {
         switch (c) {
-        case 'i': o->input = optarg; break;
+        case 'i':
+            if (cmd_inputs_add(&o->inputs, "report", optarg))
+                return EXIT_USAGE;
+            o->input = cmd_inputs_first(&o->inputs, "perf.data");
+            break;
         case OPT_FLAT: o->flat = true; break;
         /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
@@ -1274,26 +1282,29 @@ int cmd_report(int argc, char **argv)
     char line[1024], symfs_kallsyms[4096];
     int werr = 0, ret = parse_args(argc, argv, &o);
 
-    if (ret < 0)
-        return cmd_help("report");
-    if (ret)
-        return ret;
-    if (perfdata_open(o.input, &pd, &err)) {
+    if (ret) {
+        cmd_inputs_release(&o.inputs);
+        return ret < 0 ? cmd_help("report") : ret;
+    }
+    if (cmd_inputs_open(&o.inputs, o.input, &pd, &err)) {
         perfdata_error_str(&err, line, sizeof(line));
         cmd_error("report", "%s%s", line, err.msg[0] && !err.has_offset &&
                   !strcmp(err.msg, strerror(ENOENT)) ? " (record one with 'prospect record' "
                   "or 'perf record', or name it with -i)" : "");
+        cmd_inputs_release(&o.inputs);
         return 1;
     }
     if ((ret = report_each_event(argc, argv, &o, pd)) >= 0 ||
         (o.time && (ret = time_ranges_of(&o, pd, &times)))) {
         perfdata_close(pd);
+        cmd_inputs_release(&o.inputs);
         return ret;
     }
     oe.times = o.time ? &times : NULL;
     if (session_init(&session)) {
         cmd_error("report", "out of memory");
         perfdata_close(pd);
+        cmd_inputs_release(&o.inputs);
         return 1;
     }
     session.filter = o.filter;
@@ -1441,5 +1452,6 @@ out:
     sample_seq_release(&seq);
     offcpu_release(&offcpu);
     perfdata_close(pd);
+    cmd_inputs_release(&o.inputs);
     return ret;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd.h"
+#include "cmd/inputs.h"
 #include "cmd/options.h"
 #include "perf/perfdata.h"
 #include "report/file_header.h"
@@ -22,7 +23,8 @@ enum { OPT_TIME = 256, OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_HEADER, OPT_NS, 
 
 static const struct optdecl script_opts[] = {
     OPTD_INPUT("the file to read (default: perf.data; '-' is stdin, e.g. the pipe of\n"
-               "'perf record -o -')"),
+               "'perf record -o -'); several -i, or a quoted glob ('perf.data.*':\n"
+               "the parts of record --switch-output), are read one after the other"),
     { 'F', "fields", "LIST",
         "the fields of each line, as perf names them: comm,tid,pid,cpu,time,\n"
         "period,event,trace,ip,sym,symoff,dso,srcline (perf's order whatever\n"
@@ -74,6 +76,7 @@ struct script_cmd {
     bool header;
     const char *time;
     struct script_opts so;
+    struct cmd_inputs inputs;     /* every -i */
 };
 
 static int parse_args(int argc, char **argv, struct script_cmd *c)
@@ -86,7 +89,11 @@ static int parse_args(int argc, char **argv, struct script_cmd *c)
     optind = 1;
     while ((k = cmd_getopt(&cmd_script_decl, argc, argv)) != -1) {
         switch (k) {
-        case 'i': c->input = optarg; break;
+        case 'i':
+            if (cmd_inputs_add(&c->inputs, "script", optarg))
+                return EXIT_USAGE;
+            c->input = cmd_inputs_first(&c->inputs, "perf.data");
+            break;
         case 'F':
             if (script_fields_parse(optarg, &c->so.fields, why, sizeof(why)))
                 return cmd_usage_error("script", "%s", why);
@@ -239,16 +246,18 @@ int cmd_script(int argc, char **argv)
     char line[1024];
     int ret = parse_args(argc, argv, &c);
 
-    if (ret < 0)
-        return cmd_help("script");
-    if (ret)
-        return ret;
-    if (perfdata_open(c.input, &pd, &err)) {
+    if (ret) {
+        cmd_inputs_release(&c.inputs);
+        return ret < 0 ? cmd_help("script") : ret;
+    }
+    if (cmd_inputs_open(&c.inputs, c.input, &pd, &err)) {
         perfdata_error_str(&err, line, sizeof(line));
         cmd_error("script", "%s", line);
+        cmd_inputs_release(&c.inputs);
         return 1;
     }
     ret = run(&c, pd);
     perfdata_close(pd);
+    cmd_inputs_release(&c.inputs);
     return ret;
 }

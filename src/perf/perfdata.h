@@ -121,6 +121,12 @@ int perfdata_open(const char *path, struct perfdata **out, struct perfdata_error
 /* The same on bytes in memory (fuzzing, tests); the buffer must outlive the reader. */
 int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out,
                       struct perfdata_error *err);
+/* Several files read as one (perfdata_many.c): the first leads (its header and features,
+ * with every file's build ids and time span), the walk reads them in the order given and sums
+ * their stats. They must have the same events (-EINVAL names the one that differs); "-" is
+ * refused among several. One path is perfdata_open. */
+int perfdata_open_many(const char *const *paths, size_t n, struct perfdata **out,
+                       struct perfdata_error *err);
 void perfdata_close(struct perfdata *pd);
 
 const struct evlist *perfdata_evlist(const struct perfdata *pd);

@@ -34,6 +34,7 @@ struct perfdata {
     uint64_t shrunk_to;         /* the file's size when it was found shrunk (0: it did not) */
     uint64_t data_end_was;      /* data_end before it was cut to shrunk_to */
     struct perfdata_zstd *zstd; /* decompression state, created at the first COMPRESSED */
+    struct perfdata *next;      /* the next of several inputs read as one (perfdata_many.c) */
 };
 
 /* perfdata_map.c. The file is mapped and its ranges populated before they are read (header,
@@ -65,6 +66,9 @@ int perfdata_attr_copy(struct perfdata *pd, size_t idx, const uint8_t *e, uint32
 int perfdata_add_event(struct perfdata *pd, size_t idx, const struct perf_event_attr *attr,
                        const uint64_t *ids, size_t nr_ids, uint64_t off,
                        struct perfdata_error *err);
+
+/* perfdata_many.c: adds the stats of a later input's walk into the first's (nr events each). */
+void perfdata_stats_add(struct perfdata_stats *to, const struct perfdata_stats *from, size_t nr);
 
 /* perfdata_pipe.c: reads the records before the first kernel record of a pipe-mode file
  * (HEADER_ATTR, HEADER_FEATURE, ...) into the evlist and info. */

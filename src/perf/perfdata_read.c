@@ -505,6 +505,7 @@ void perfdata_close(struct perfdata *pd)
 {
     if (!pd)
         return;
+    perfdata_close(pd->next);
     perfdata_unmap(pd);
     perfdata_zstd_free(pd->zstd);
     evlist_release(&pd->evl);
@@ -517,7 +518,13 @@ void perfdata_close(struct perfdata *pd)
 const struct evlist *perfdata_evlist(const struct perfdata *pd) { return &pd->evl; }
 const struct perfdata_info *perfdata_info(const struct perfdata *pd) { return &pd->info; }
 const struct perf_file_header *perfdata_header(const struct perfdata *pd) { return &pd->hdr; }
-uint64_t perfdata_file_size(const struct perfdata *pd) { return pd->size; }
+uint64_t perfdata_file_size(const struct perfdata *pd)
+{
+    uint64_t size = 0;
+    for (; pd; pd = pd->next)
+        size += pd->size;
+    return size;
+}
 const struct perfdata_stats *perfdata_stats(const struct perfdata *pd) { return &pd->stats; }
 
 /* ---- the record walk ---- */
@@ -633,6 +640,7 @@ static bool is_user_type_known(uint32_t type)
 /* One walk of the data section. */
 struct walk {
     struct perfdata *pd;
+    const struct evlist *evl;   /* handed to the consumer: the first file's, with several */
     struct ordered_queue *q;
     record_fn fn;
     void *arg;
@@ -664,7 +672,7 @@ static int deliver(struct walk *w, const struct perf_event_header *h, uint64_t o
                 perfdata_release_behind(pd, w->q, &w->prev_round, off);
         }
         if (w->flags & PERFDATA_USER_RECORDS)
-            ret = w->fn(w->arg, &pd->evl, h, 0);
+            ret = w->fn(w->arg, w->evl, h, 0);
         return ret;
     }
     if (h->type == 0 || h->type >= PERF_RECORD_MAX) {
@@ -673,7 +681,7 @@ static int deliver(struct walk *w, const struct perf_event_header *h, uint64_t o
     }
     if (!check_record(pd, off, h, &time))
         return 0;
-    return w->q ? ordered_push(w->q, &pd->evl, h, time, copied) : w->fn(w->arg, &pd->evl, h, time);
+    return w->q ? ordered_push(w->q, w->evl, h, time, copied) : w->fn(w->arg, w->evl, h, time);
 }
 
 /* The records of a decompressed COMPRESSED record (at file offset off). Damage inside it is
@@ -750,11 +758,12 @@ static int deliver_queued(void *arg, const struct evlist *evl, const struct perf
     return w->fn(w->arg, evl, h, time);
 }
 
-int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
-                     struct perfdata_error *err)
+/* One file's walk; its records go to fn with evl (the first file's events, ids of all). */
+static int process_one(struct perfdata *pd, const struct evlist *evl, record_fn fn, void *arg,
+                       unsigned flags, struct perfdata_error *err)
 {
     bool ordered = pd->time_ordered && !(flags & (PERFDATA_FILE_ORDER | PERFDATA_USER_RECORDS));
-    struct walk w = { .pd = pd, .fn = fn, .arg = arg, .flags = flags };
+    struct walk w = { .pd = pd, .evl = evl, .fn = fn, .arg = arg, .flags = flags };
     uint64_t off = pd->data_off;
     int ret = 0;
 
@@ -857,6 +866,19 @@ consumer_failed:
     if (ret == -ENOMEM)
         return perfdata_set_error(err, pd->path, ret, false, 0, "out of memory");
     return perfdata_set_error(err, pd->path, ret, true, off, "processing stopped: %s", strerror(-ret));
+}
+
+int perfdata_process(struct perfdata *pd, record_fn fn, void *arg, unsigned flags,
+                     struct perfdata_error *err)
+{
+    int ret = process_one(pd, &pd->evl, fn, arg, flags, err);
+
+    /* Several inputs (perfdata_open_many): one after the other, as one. */
+    for (struct perfdata *n = pd->next; n && !ret; n = n->next) {
+        ret = process_one(n, &pd->evl, fn, arg, flags, err);
+        perfdata_stats_add(&pd->stats, &n->stats, pd->evl.nr);
+    }
+    return ret;
 }
 
 const char *perfdata_record_name(uint32_t type)
