@@ -97,7 +97,8 @@ build/gen/calltrace_preload_so.c: build/intarget/calltrace_preload.so
 
 # The scripts and styles of the browser outputs (flame graph SVG, HTML page), kept as real
 # files and embedded as NUL-terminated arrays: prospect_<file name, "." as "_">[] (flame_js).
-WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css
+WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css \
+              src/html/assets/timeline.js
 build/gen/assets.c: $(WEB_ASSETS)
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $(WEB_ASSETS) by the Makefile. */'; \

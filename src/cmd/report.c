@@ -1261,7 +1261,8 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = auto_switch_evsel(pd))) {
         oe.offcpu = &offcpu;          /* the Prospect report's Off-CPU Time section */
     }
-    if (oe.chains && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE)) {
+    if (oe.chains && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE ||
+                      o.stacks == STACKS_HTML)) {
         seq.cs = oe.chains;       /* per-thread exports: the samples in order, after the store */
         seq.names = oe.threads = &threads;     /* and the threads' names */
         oe.seq = &seq;

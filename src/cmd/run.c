@@ -20,6 +20,7 @@
 #include "perf/collect.h"
 #include "report/callgraph_out.h"
 #include "report/prospect_report.h"
+#include "report/sample_seq.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
 #include "util/launch.h"
@@ -117,7 +118,7 @@ static int on_launched(void *arg, pid_t pid)
 /* --html FILE: the page of the first event's stacks, after the text report. 0, or 1 (said). */
 static int write_html(struct outfile *of, const struct cg_store *cs, const struct cg_syms *cy,
                       const struct report_opts *ro, const char *event,
-                      const struct collect_result *res)
+                      const struct collect_result *res, const struct sample_seq *seq)
 {
     const char *notes[2];
     struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = of->path, .opened = of,
@@ -125,7 +126,8 @@ static int write_html(struct outfile *of, const struct cg_store *cs, const struc
                                  .input = ro->command, .command = ro->command,
                                  .event = event,
                                  .duration_ns = res->end_ns - res->start_ns,
-                                 .nr_cpus = res->nr_cpus, .notes = notes };
+                                 .nr_cpus = res->nr_cpus, .notes = notes,
+                                 .seq = sample_seq_for(seq, cs) };
 
     if (ro->kernel_note)
         notes[rq.nnotes++] = ro->kernel_note;
@@ -257,6 +259,7 @@ struct run {
     unsigned annotate_top;
     struct run_sessions *rs;
     struct cg_store chains;
+    struct sample_seq seq;        /* --html: every sample's thread and time (the timeline) */
     struct profile_sinks sinks;
     struct offcpu offcpu;
     struct offcpu_totals ot;
@@ -361,11 +364,14 @@ static int open_sessions(struct run *r)
     }
     /* Call graphs and off-CPU waits go with the first event's session; user stacks are
      * unwound (--call-graph dwarf) or completed (frameless leaves) by src/unwind/. */
-    /* --html without -g: each stack its sampled ip. */
+    /* --html without -g: each stack its sampled ip; its timeline reads the samples' order
+     * (a sink after the store's). */
+    r->seq.cs = &r->chains;
     if ((ret = profile_sinks_wire(&r->sinks, &rs->s[0],
                                   r->po.collect.callchain || r->html ? &r->chains : NULL,
                                   r->po.collect.off_cpu ? &r->offcpu : NULL,
-                                  r->po.collect.callchain))) {
+                                  r->po.collect.callchain)) ||
+        (r->html && (ret = session_add_sink(&rs->s[0], sample_seq_sink(&r->seq))))) {
         cmd_error("run", "%s", profile_sinks_strerror(ret));
         return 1;
     }
@@ -498,7 +504,7 @@ static int report_run(struct run *r)
     ret = write_reports(r);
     if (!ret && r->html) {
         r->html_failed = write_html(&r->hof, &r->chains, &r->chain_syms, &r->ro, r->event0,
-                                    &r->res) != 0;
+                                    &r->res, &r->seq) != 0;
         r->html = NULL;           /* committed or aborted */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
@@ -524,6 +530,7 @@ static void release_run(struct run *r)
     cg_syms_release(&r->offcpu_syms);
     profile_sinks_release(&r->sinks);
     cg_store_release(&r->chains);
+    sample_seq_release(&r->seq);
     offcpu_release(&r->offcpu);
 }
 

@@ -5,4 +5,5 @@
 #define PROSPECT_HTML_ASSETS_H
 extern const char prospect_html_js[];
 extern const char prospect_html_css[];
+extern const char prospect_timeline_js[];
 #endif

@@ -126,21 +126,24 @@ static void write_paths(struct obuf *ob, const struct html_paths *p)
         obuf_char(ob, ',');
         obuf_u64(ob, s->weight);
     }
-    obuf_put(ob, "]}", 2);
+    obuf_char(ob, ']');
 }
 
 int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                const struct html_opts *o)
 {
     struct html_paths p;
-    struct obuf *ob;
+    struct html_timeline tl = { 0 };
+    bool timeline = o->times && o->times->n && !o->by_period;
+    struct obuf *ob = NULL;
     int err;
 
     if ((err = html_paths_build(&p, cs, cy, o->by_period)))
         return err;
-    if (!(ob = obuf_new(f))) {
+    if ((timeline && (err = html_timeline_build(&tl, &p, cs, o->times))) || !(ob = obuf_new(f))) {
+        html_timeline_release(&tl);
         html_paths_release(&p);
-        return -ENOMEM;
+        return err ? err : -ENOMEM;
     }
     obuf_put(ob, head, sizeof(head) - 1);
     obuf_put(ob, prospect_html_css, strlen(prospect_html_css));
@@ -149,11 +152,18 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     write_meta(ob, cs, o);
     write_tables(ob, &p, cy);
     write_paths(ob, &p);
-    PUT_LIT(ob, "</script>\n<script>\n");
+    if (timeline) {
+        PUT_LIT(ob, ",\n");
+        html_timeline_write(ob, &tl);
+    }
+    PUT_LIT(ob, "}</script>\n<script>\n");
     obuf_put(ob, prospect_flame_js, strlen(prospect_flame_js));
+    PUT_LIT(ob, "</script>\n<script>\n");
+    obuf_put(ob, prospect_timeline_js, strlen(prospect_timeline_js));
     PUT_LIT(ob, "</script>\n<script>\n");
     obuf_put(ob, prospect_html_js, strlen(prospect_html_js));
     PUT_LIT(ob, "</script>\n</body></html>\n");
+    html_timeline_release(&tl);
     html_paths_release(&p);
     bool ok = obuf_close(ob);
     return !ok || fflush(f) || ferror(f) ? -EIO : 0;

@@ -2,7 +2,8 @@
 /* A profile as one self-contained HTML page (report --format html, run --html): the page's
  * script and style inline, the data as JSON inside it, no request made when it opens
  * (docs/html.md). Views: summary, call tree top-down and bottom-up, functions with caller and
- * callee, flame graph (flame/assets/flame.js, the SVG's own behaviour). */
+ * callee, flame graph (flame/assets/flame.js, the SVG's own behaviour), timeline (threads'
+ * samples over time, html/timeline.h). */
 #ifndef PROSPECT_HTML_HTML_H
 #define PROSPECT_HTML_HTML_H
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
+#include "html/timeline.h"
 
 struct html_opts {
     const char *title;        /* NULL: "Prospect profile" */
@@ -22,6 +24,8 @@ struct html_opts {
     unsigned nr_cpus;         /* 0: unknown */
     const char *const *notes; /* shown in the summary (lost samples, stripped files...) */
     size_t nnotes;
+    const struct html_times *times;   /* every sample's thread and time, for the timeline;
+                                         NULL: no timeline (ignored with by_period) */
 };
 
 /* Writes the page for the stacks of cs (symbolized by cy) in one buffered pass. 0, -ENOMEM

@@ -15,7 +15,8 @@ var firstOcc = new Uint8Array(NN), kids = [], depthOf = new Uint16Array(NN);
 var stProc = new Uint32Array(NST), stNode = new Uint32Array(NST), stW = new Float64Array(NST);
 var funcs = [], funcKey = {};   /* a function: one name and kind, as the flame graph merges */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
-var state = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
+var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
+var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
 var timings = { build: 0, render: 0, first: 0 };   /* ms; first: since navigation */
 
 function nodeName(n) {
@@ -29,6 +30,7 @@ function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : "";
 function load() {
   var t0 = performance.now(), i, n;
   for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; kids.push(null); }
+  fid[0] = -1;                /* the root is no function (else function 0 never counts) */
   for (n = 1; n < NN; n++) {
     (kids[par[n]] || (kids[par[n]] = [])).push(n);
     depthOf[n] = depthOf[par[n]] + 1;
@@ -59,14 +61,18 @@ function load() {
 function pidOf(p) { return D.proc[2 * p]; }
 function compute() {
   var i, n, pid = state.p === "" ? -1 : +state.p;
-  selfW.fill(0); totW.fill(0);
-  for (i = 0; i < NST; i++) {
+  selfW.fill(0); totW.fill(0); procW.fill(0);
+  function keep(p, n) {
+    if (pid >= 0 && pidOf(p) !== pid) return false;
+    if (state.d && nodeDso(n) !== state.d) return false;
+    if (state.c === "k" && nodeKind(n) !== 3) return false;
+    return !(state.c === "u" && nodeKind(n) === 3);
+  }
+  if (TL && TL.active(state)) TL.accumulate(state, keep, selfW, procW);  /* a range, a thread */
+  else for (i = 0; i < NST; i++) {
     n = stNode[i];
-    if (pid >= 0 && pidOf(stProc[i]) !== pid) continue;
-    if (state.d && nodeDso(n) !== state.d) continue;
-    if (state.c === "k" && nodeKind(n) !== 3) continue;
-    if (state.c === "u" && nodeKind(n) === 3) continue;
-    selfW[n] += stW[i];
+    if (!keep(stProc[i], n)) continue;
+    selfW[n] += stW[i]; procW[stProc[i]] += stW[i];
   }
   for (n = 0; n < NN; n++) totW[n] = selfW[n];
   for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
@@ -108,7 +114,8 @@ function hashOf(s) {
   }).join("&");
 }
 function readHash() {
-  var h = location.hash.replace(/^#/, ""), s = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
+  var h = location.hash.replace(/^#/, ""),
+      s = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
   h.split("&").forEach(function (kv) {
     var i = kv.indexOf("=");
     if (i > 0 && kv.slice(0, i) in s) s[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
@@ -204,14 +211,15 @@ views.sum = function (box) {
                ["CPUs", M.cpus || "unknown"], ["Samples", M.samples],
                ["Distinct stacks", M.distinct_stacks],
                ["Selected", num(TOTAL) + " " + (M.unit === "ns" ? "off-CPU" : "samples")]];
+  if (TL && state.r) {
+    var r = TL.range(state);
+    stats.push(["Time range", TL.secs(r[0]).toFixed(3) + "-" + TL.secs(r[1]).toFixed(3) + " s"]);
+  }
+  if (state.t) stats.push(["Thread", state.t]);
   box.appendChild(el("h2", "", "Statistics of Run"));
   box.appendChild(table([{ name: "" }, { name: "" }], stats, false));
   var per = {};
-  for (var i = 0; i < NST; i++) {
-    var p = stProc[i];
-    if (state.p !== "" && pidOf(p) !== +state.p) continue;
-    per[p] = (per[p] || 0) + stW[i];
-  }
+  for (var i = 0; i < NP; i++) if (procW[i]) per[i] = procW[i];
   var rows = Object.keys(per).map(function (p) {
     return [pidOf(+p), S[D.proc[2 * p + 1]], per[p], per[p]];
   }).sort(function (a, b) { return b[2] - a[2]; });
@@ -466,7 +474,7 @@ views.flame = function (box) {
 
 /* ---- the page ---------------------------------------------------------------------- */
 var TABS = [["sum", "Summary"], ["td", "Top-down"], ["bu", "Bottom-up"], ["fn", "Caller/callee"],
-            ["flame", "Flame graph"]];
+            ["flame", "Flame graph"], ["tl", "Timeline"]];
 function buildBar() {
   bar = el("div", "bar");
   var h = el("span", "title", M.title);
@@ -492,6 +500,7 @@ function buildBar() {
   choose("f-proc", "process", [["", "all processes"]].concat(Object.keys(pids).map(function (k) {
     return [k, pids[k] + " (" + k + ")"];
   })), "p");
+  if (TL) choose("f-thr", "thread", [["", "all threads"]].concat(TL.threads()), "t");
   choose("f-dso", "sampled in DSO", [["", "all DSOs"]].concat(Object.keys(dsos).sort()
     .map(function (k) { return [k, k]; })), "d");
   choose("f-ctx", "sampled in", [["", "user + kernel"], ["u", "user"], ["k", "kernel"]], "c");
@@ -512,6 +521,7 @@ function render() {
     document.getElementById("tab-" + t[0]).classList.toggle("on", t[0] === state.v);
   });
   document.getElementById("f-proc").value = state.p;
+  if (TL) document.getElementById("f-thr").value = state.t;
   document.getElementById("f-dso").value = state.d;
   document.getElementById("f-ctx").value = state.c;
   document.getElementById("q").value = state.q;
@@ -523,7 +533,8 @@ function render() {
 }
 
 function apply(s) {
-  var recompute = s.p !== state.p || s.d !== state.d || s.c !== state.c || !TOTAL;
+  var recompute = s.p !== state.p || s.d !== state.d || s.c !== state.c || s.t !== state.t ||
+                  s.r !== state.r || !TOTAL;
   state = s;
   if (recompute) compute();
   render();
@@ -542,6 +553,15 @@ window.addEventListener("keydown", function (e) {
 });
 
 load();
+if (window.prospectTimeline)
+  TL = prospectTimeline({ D: D, S: S, KIND: KIND, par: par, nodeName: nodeName,
+                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go });
+views.tl = function (box) {
+  if (TL) return TL.view(box, state);
+  box.appendChild(el("p", "note", "No timeline: the page has no sample times (off-CPU waits, " +
+                     "--max-stack, --inline, or a file without them)."));
+  return null;
+};
 buildBar();
 document.title = M.title;
 var s0 = readHash();
@@ -557,6 +577,6 @@ window.prospect = {
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
   nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
-  open: open, render: render, ready: true
+  open: open, render: render, timeline: TL, ready: true
 };
 })();
