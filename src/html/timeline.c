@@ -36,6 +36,7 @@ static int thread_index(struct html_timeline *tl, struct hashmap *idx, struct ht
         t = &tl->thr[tl->nthr];
         t->tid = tid;
         t->proc = proc;
+        t->samples = 0;
         if ((err = strtab_intern(&p->strs, tm->thread_name(tm->arg, tid, p->procs[proc]),
                                  &t->name)))
             return err;
@@ -113,9 +114,11 @@ int html_timeline_build(struct html_timeline *tl, struct html_paths *p, const st
         tm->at(tm->arg, i, &st, &tid, &t);
         if (st >= cs->nstacks || p->cs_node[st] == HTML_NO_NODE)
             continue;         /* a stack without frames: not on the page */
-        if (!(err = thread_index(tl, &idx, p, tm, p->cs_proc[st], tid, &th)))
-            tl->keys[tl->nkeys++] = slice_of(tl, t) << SLICE_SHIFT | (uint64_t)th << 32 |
-                                    p->cs_node[st];
+        if ((err = thread_index(tl, &idx, p, tm, p->cs_proc[st], tid, &th)))
+            break;
+        tl->thr[th].samples++;
+        tl->keys[tl->nkeys++] = slice_of(tl, t) << SLICE_SHIFT | (uint64_t)th << 32 |
+                                p->cs_node[st];
     }
     hashmap_release(&idx);
     if (!err)
@@ -172,8 +175,8 @@ static void write_runs(struct obuf *ob, const struct html_timeline *tl)
     uint64_t prev_slice = 0, prev_thr = UINT64_MAX, prev_node = 0;
 
     for (size_t i = 0, j; i < tl->nkeys; i = j) {
-        uint64_t k = tl->keys[i], slice = k >> SLICE_SHIFT, thr = k >> 32 & ((1u << THREAD_BITS) - 1);
-        uint64_t node = (uint32_t)k;
+        uint64_t k = tl->keys[i], slice = k >> SLICE_SHIFT;
+        uint64_t thr = k >> 32 & ((1u << THREAD_BITS) - 1), node = (uint32_t)k;
         for (j = i + 1; j < tl->nkeys && tl->keys[j] == k; j++)
             ;
         if (slice != prev_slice || thr != prev_thr) {
@@ -199,7 +202,7 @@ void html_timeline_write(struct obuf *ob, const struct html_timeline *tl)
     obuf_u64(ob, tl->span);
     obuf_put(ob, ",\"slices\":", 10);
     obuf_u64(ob, HTML_TL_BUCKETS);
-    obuf_put(ob, ",\"thr\":[", 8);          /* tid, process index, name */
+    obuf_put(ob, ",\"thr\":[", 8);          /* tid, process index, name, samples */
     for (size_t i = 0; i < tl->nthr; i++) {
         if (i)
             obuf_char(ob, ',');
@@ -208,6 +211,8 @@ void html_timeline_write(struct obuf *ob, const struct html_timeline *tl)
         obuf_u64(ob, tl->thr[i].proc);
         obuf_char(ob, ',');
         obuf_u64(ob, tl->thr[i].name);
+        obuf_char(ob, ',');
+        obuf_u64(ob, tl->thr[i].samples);
     }
     obuf_put(ob, "],\"runs\":\"", 10);
     write_runs(ob, tl);

@@ -25,6 +25,7 @@ struct html_times {
 
 struct html_thread {
     uint32_t tid, proc, name;   /* proc: index in html_paths.procs; name: in its strs */
+    uint64_t samples;           /* the page's thread filter lists the busiest first */
 };
 
 struct html_timeline {

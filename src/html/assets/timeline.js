@@ -8,14 +8,19 @@ var prospectTimeline = function (P) {
 "use strict";
 var T = P.D.tl;
 if (!T) return null;
-var NS = T.slices, NT = T.thr.length / 3, LABEL = 230, TRACK = 16, AXIS = 22;
+var NS = T.slices, NT = T.thr.length / 4, LABEL = 230, TRACK = 16, AXIS = 22;
 var MAX_TRACKS = 400;   /* a system-wide file has thousands of threads: the busiest drawn */
 var rS = [], rT = [], rN = [], rC = [], first = new Uint32Array(NS + 1);
-var density = new Float32Array(NT * NS), thrTotal = new Float64Array(NT);
-var thrPid = new Int32Array(NT);
+var density = null, thrTotal = new Float64Array(NT), thrPid = new Int32Array(NT);
+for (var i0 = 0; i0 < NT; i0++) {
+  thrTotal[i0] = T.thr[4 * i0 + 3]; thrPid[i0] = P.D.proc[2 * T.thr[4 * i0 + 1]];
+}
 
-/* The runs (src/html/timeline.c, write_runs): varints in base64. */
+/* The runs (src/html/timeline.c, write_runs): varints in base64, decoded when first needed
+   (a range, a thread, the view), not at the first render. */
 function decode() {
+  if (density) return;
+  density = new Float32Array(NT * NS);
   var b = atob(T.runs), at = 0, n = 0, slice = 0, thr = 0, node = 0;
   var S = new Uint16Array(b.length), Th = new Uint32Array(b.length);
   var N = new Uint32Array(b.length), C = new Uint32Array(b.length);
@@ -35,10 +40,8 @@ function decode() {
     while (i < n && rS[i] < s) i++;
     first[s] = i;
   }
-  for (i = 0; i < n; i++) { density[rT[i] * NS + rS[i]] += rC[i]; thrTotal[rT[i]] += rC[i]; }
-  for (i = 0; i < NT; i++) thrPid[i] = P.D.proc[2 * T.thr[3 * i + 1]];
+  for (i = 0; i < n; i++) density[rT[i] * NS + rS[i]] += rC[i];
 }
-decode();
 
 function secs(slice) { return slice * (T.span + 1) / NS / 1e9; }
 /* state.r as [first, end) slices, or the whole recording. */
@@ -53,9 +56,10 @@ function active(state) { return !!(state.t || state.r); }
    says whether the other filters keep the sample. */
 function accumulate(state, keep, selfW, procW) {
   var r = range(state), tid = state.t === "" ? -1 : +state.t;
+  decode();
   for (var i = first[r[0]], e = first[r[1]]; i < e; i++) {
-    var t = rT[i], p = T.thr[3 * t + 1];
-    if (tid >= 0 && T.thr[3 * t] !== tid) continue;
+    var t = rT[i], p = T.thr[4 * t + 1];
+    if (tid >= 0 && T.thr[4 * t] !== tid) continue;
     if (!keep(p, rN[i])) continue;
     selfW[rN[i]] += rC[i]; procW[p] += rC[i];
   }
@@ -64,10 +68,10 @@ function accumulate(state, keep, selfW, procW) {
 function threads() {
   var seen = {}, out = [];
   for (var t = 0; t < NT; t++) {
-    var tid = T.thr[3 * t];
+    var tid = T.thr[4 * t];
     if (seen[tid] !== undefined) { out[seen[tid]][2] += thrTotal[t]; continue; }
     seen[tid] = out.length;
-    out.push([String(tid), P.S[T.thr[3 * t + 2]] + " (" + tid + ")", thrTotal[t]]);
+    out.push([String(tid), P.S[T.thr[4 * t + 2]] + " (" + tid + ")", thrTotal[t]]);
   }
   return out.sort(function (a, b) { return b[2] - a[2]; });
 }
@@ -77,7 +81,7 @@ function tracks(state) {
   var byProc = {}, out = [], pid = state.p === "" ? -1 : +state.p;
   for (var t = 0; t < NT; t++) {
     if (!thrTotal[t] || (pid >= 0 && thrPid[t] !== pid)) continue;
-    var p = T.thr[3 * t + 1], g = byProc[p];
+    var p = T.thr[4 * t + 1], g = byProc[p];
     if (!g) g = byProc[p] = { p: p, w: 0, thr: [] }, out.push(g);
     g.w += thrTotal[t]; g.thr.push(t);
   }
@@ -88,8 +92,8 @@ function tracks(state) {
     rows.push({ proc: g.p, thr: g.thr, label: P.S[P.D.proc[2 * g.p + 1]] + " (" +
                 P.D.proc[2 * g.p] + ")" });
     g.thr.sort(function (a, b) { return thrTotal[b] - thrTotal[a]; }).forEach(function (t) {
-      rows.push({ thr: [t], tid: T.thr[3 * t], label: "  " + P.S[T.thr[3 * t + 2]] + " (" +
-                  T.thr[3 * t] + ")" });
+      rows.push({ thr: [t], tid: T.thr[4 * t], label: "  " + P.S[T.thr[4 * t + 2]] + " (" +
+                  T.thr[4 * t] + ")" });
     });
     return false;
   });
@@ -152,7 +156,7 @@ function showStack(panel, row, s) {
                            secs(s).toFixed(3) + " s"));
     return;
   }
-  panel.appendChild(P.el("h3", "", "Thread " + T.thr[3 * bt] + " at " + secs(s).toFixed(3) +
+  panel.appendChild(P.el("h3", "", "Thread " + T.thr[4 * bt] + " at " + secs(s).toFixed(3) +
                          "-" + secs(s + 1).toFixed(3) + " s: " + bw + " samples in this stack"));
   var ol = P.el("ol", "tlstack");
   stackOf(best).forEach(function (n) {
@@ -168,6 +172,7 @@ function showStack(panel, row, s) {
 
 /* The view: axis, tracks, the selected range shaded; drag selects, a click shows a stack. */
 function view(box, state) {
+  decode();
   var rows = tracks(state), r = range(state);
   var head = P.el("div", "tlhead");
   head.appendChild(P.el("span", "", "Drag across the tracks to select a time range; click a " +
