@@ -473,11 +473,11 @@ views.flame = function (box) {
     g.appendChild(svgEl("text", { x: 0, y: y + FRAME_H - 5 }));
     g0.appendChild(g);
   });
-  box.appendChild(g0);
   init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
   unzoom();
   var re = searchRe();
   if (re) search(state.q);
+  box.appendChild(g0);       /* laid out once, with every frame placed */
   window.scrollTo(0, document.documentElement.scrollHeight);   /* the root is at the bottom */
   return null;
 };
