@@ -99,7 +99,8 @@ build/gen/calltrace_preload_so.c: build/intarget/calltrace_preload.so
 # prototype table (protos.conf, ltrace's syntax), kept as real files and embedded as
 # NUL-terminated arrays: prospect_<file name, "." as "_">[] (flame_js, protos_conf).
 WEB_ASSETS := src/flame/assets/flame.js src/html/assets/html.js src/html/assets/html.css \
-              src/html/assets/source.js src/html/assets/diff.js src/calltrace/protos.conf
+              src/html/assets/source.js src/html/assets/diff.js src/html/assets/timeline.js \
+              src/calltrace/protos.conf
 build/gen/assets.c: $(WEB_ASSETS)
 	@mkdir -p $(dir $@)
 	$(Q){ echo '/* Generated from $(WEB_ASSETS) by the Makefile. */'; \

@@ -1046,6 +1046,7 @@ static int print_stack_outputs(const struct report_cmd_opts *o, const struct per
             rq.kernel_build_id_len = info->build_ids[i].size;
         }
     rq.by_period = oe->offcpu != NULL;    /* off-CPU, wall-clock: ns, not samples */
+    rq.wall = oe->wall != NULL;
     rq.seq = sample_seq_for(oe->seq, in->cs);  /* NULL for cut or expanded stacks */
     if (o->stacks == STACKS_HTML) {
         rq.command = command = join_cmdline(info);
@@ -1364,7 +1365,8 @@ int cmd_report(int argc, char **argv)
                (offcpu.sel = auto_switch_evsel(pd))) {
         oe.offcpu = &offcpu;          /* the Prospect report's Off-CPU Time section */
     }
-    if (oe.chains && !o.wall && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE)) {
+    if (oe.chains && !o.wall && (o.stacks == STACKS_PPROF || o.stacks == STACKS_SPEEDSCOPE ||
+                                 o.stacks == STACKS_HTML)) {
         seq.cs = oe.chains;       /* per-thread exports: the samples in order, after the store */
         seq.names = oe.threads = &threads;     /* and the threads' names */
         oe.seq = &seq;

@@ -65,6 +65,40 @@ static int write_svg(FILE *f, const struct stacks_out_req *r, const struct cg_st
     return err;
 }
 
+/* The sample sequence as the HTML timeline reads it. */
+static void seq_at(const void *arg, size_t i, uint32_t *stack, uint32_t *tid, uint64_t *time)
+{
+    const struct seq_sample *s = &((const struct sample_seq *)arg)->v.v[i];
+
+    *stack = s->stack;
+    *tid = s->tid;
+    *time = s->time;
+}
+
+static const char *seq_thread_name(const void *arg, uint32_t tid, const struct process *p)
+{
+    return sample_seq_thread_name(arg, tid, p);
+}
+
+static int write_html(FILE *f, const struct stacks_out_req *r, const struct cg_store *cs,
+                      const struct cg_syms *cy)
+{
+    struct html_times tm = { .n = r->seq ? r->seq->v.n : 0, .at = seq_at,
+                             .thread_name = seq_thread_name, .arg = r->seq };
+    struct html_opts ho = { .title = r->title, .input = r->input,
+                            .event = r->wall ? "wall-clock time (on-CPU samples and "
+                                               "sched:sched_switch waits)"
+                                   : r->by_period ? "off-CPU time (sched:sched_switch)"
+                                   : r->sel ? r->sel->name : r->event,
+                            .command = r->command, .by_period = r->by_period,
+                            .duration_ns = r->duration_ns, .nr_cpus = r->nr_cpus,
+                            .notes = r->notes, .nnotes = r->nnotes,
+                            .times = r->seq ? &tm : NULL };
+    if (r->source.session && r->source.top && !r->by_period)
+        ho.source = &r->source;
+    return html_write(f, cs, cy, &ho);
+}
+
 static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_store *cs,
                      const struct cg_syms *cy)
 {
@@ -75,7 +109,7 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
         const struct perf_event_attr *a = r->sel ? &r->sel->attr : NULL;
         struct pprof_opts po = { .event = r->sel ? r->sel->name : NULL,
                                  .time_event = evsel_is_time(r->sel),
-                                 .off_cpu = r->by_period,
+                                 .off_cpu = r->by_period, .wall = r->wall,
                                  .duration_ns = r->duration_ns,
                                  .kernel_build_id = r->kernel_build_id,
                                  .kernel_build_id_len = r->kernel_build_id_len,
@@ -94,17 +128,8 @@ static int write_one(FILE *f, const struct stacks_out_req *r, const struct cg_st
                                       .seq = r->seq };
         return report_speedscope(f, cs, cy, &so);
     }
-    case STACKS_HTML: {
-        struct html_opts ho = { .title = r->title, .input = r->input,
-                                .event = r->by_period ? "off-CPU time (sched:sched_switch)"
-                                       : r->sel ? r->sel->name : r->event,
-                                .command = r->command, .by_period = r->by_period,
-                                .duration_ns = r->duration_ns, .nr_cpus = r->nr_cpus,
-                                .notes = r->notes, .nnotes = r->nnotes };
-        if (r->source.session && r->source.top && !r->by_period)
-            ho.source = &r->source;
-        return html_write(f, cs, cy, &ho);
-    }
+    case STACKS_HTML:
+        return write_html(f, r, cs, cy);
     default:
         return report_folded_weighted(f, cs, cy, r->by_period);
     }

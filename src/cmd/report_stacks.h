@@ -36,7 +36,8 @@ struct stacks_out_req {
     const uint8_t *kernel_build_id;
     size_t kernel_build_id_len;
     bool by_period;           /* each stack weighs its period (off-CPU: the ns waited) */
-    const struct sample_seq *seq;     /* pprof, speedscope: the samples by thread, or NULL */
+    bool wall;                /* with by_period: report --wall's ns on and off CPU */
+    const struct sample_seq *seq;     /* pprof, speedscope, html: the samples by thread, or NULL */
     const char *command;      /* html: the recorded command line, may be NULL */
     unsigned nr_cpus;         /* html: 0 unknown */
     const char *const *notes; /* html: the summary's notes */

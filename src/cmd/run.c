@@ -20,6 +20,7 @@
 #include "perf/collect.h"
 #include "report/callgraph_out.h"
 #include "report/prospect_report.h"
+#include "report/sample_seq.h"
 #include "session/session.h"
 #include "symbol/ksyms.h"
 #include "util/launch.h"
@@ -120,7 +121,8 @@ static int on_launched(void *arg, pid_t pid)
 /* --html FILE: the page of the first event's stacks, after the text report. 0, or 1 (said). */
 static int write_html(struct outfile *of, const struct cg_store *cs, const struct cg_syms *cy,
                       const struct report_opts *ro, const char *event,
-                      const struct collect_result *res, const struct html_source_req *src)
+                      const struct collect_result *res, const struct html_source_req *src,
+                      const struct sample_seq *seq)
 {
     const char *notes[2];
     struct stacks_out_req rq = { .fmt = STACKS_HTML, .output = of->path, .opened = of,
@@ -128,7 +130,8 @@ static int write_html(struct outfile *of, const struct cg_store *cs, const struc
                                  .input = ro->command, .command = ro->command,
                                  .event = event,
                                  .duration_ns = res->end_ns - res->start_ns,
-                                 .nr_cpus = res->nr_cpus, .notes = notes, .source = *src };
+                                 .nr_cpus = res->nr_cpus, .notes = notes, .source = *src,
+                                 .seq = sample_seq_for(seq, cs) };
 
     if (ro->kernel_note)
         notes[rq.nnotes++] = ro->kernel_note;
@@ -261,6 +264,7 @@ struct run {
     unsigned source_top;          /* --html-source-top */
     struct run_sessions *rs;
     struct cg_store chains;
+    struct sample_seq seq;        /* --html: every sample's thread and time (the timeline) */
     struct profile_sinks sinks;
     struct offcpu offcpu;
     struct offcpu_totals ot;
@@ -371,11 +375,14 @@ static int open_sessions(struct run *r)
     }
     /* Call graphs and off-CPU waits go with the first event's session; user stacks are
      * unwound (--call-graph dwarf) or completed (frameless leaves) by src/unwind/. */
-    /* --html without -g: each stack its sampled ip. */
+    /* --html without -g: each stack its sampled ip; its timeline reads the samples' order
+     * (a sink after the store's). */
+    r->seq.cs = &r->chains;
     if ((ret = profile_sinks_wire(&r->sinks, &rs->s[0],
                                   r->po.collect.callchain || r->html ? &r->chains : NULL,
                                   r->po.collect.off_cpu ? &r->offcpu : NULL,
-                                  r->po.collect.callchain))) {
+                                  r->po.collect.callchain)) ||
+        (r->html && (ret = session_add_sink(&rs->s[0], sample_seq_sink(&r->seq))))) {
         cmd_error("run", "%s", profile_sinks_strerror(ret));
         return 1;
     }
@@ -510,7 +517,7 @@ static int report_run(struct run *r)
         struct html_source_req src = { .session = &r->rs->s[0], .ks = r->ks,
                                        .top = r->source_top };
         r->html_failed = write_html(&r->hof, &r->chains, &r->chain_syms, &r->ro, r->event0,
-                                    &r->res, &src) != 0;
+                                    &r->res, &src, &r->seq) != 0;
         r->html = NULL;           /* committed or aborted */
     }
     /* A write error (-EIO) of -o is told, with its errno, by outfile_commit. */
@@ -536,6 +543,7 @@ static void release_run(struct run *r)
     cg_syms_release(&r->offcpu_syms);
     profile_sinks_release(&r->sinks);
     cg_store_release(&r->chains);
+    sample_seq_release(&r->seq);
     offcpu_release(&r->offcpu);
 }
 

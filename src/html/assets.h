@@ -7,4 +7,5 @@ extern const char prospect_html_js[];
 extern const char prospect_html_css[];
 extern const char prospect_source_js[];
 extern const char prospect_diff_js[];
+extern const char prospect_timeline_js[];
 #endif

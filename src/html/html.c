@@ -133,14 +133,17 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                const struct html_opts *o)
 {
     struct html_paths p;
-    struct obuf *ob;
+    struct html_timeline tl = { 0 };
+    bool timeline = o->times && o->times->n && !o->by_period;
+    struct obuf *ob = NULL;
     int err;
 
     if ((err = html_paths_build(&p, cs, cy, o->by_period)))
         return err;
-    if (!(ob = obuf_new(f))) {
+    if ((timeline && (err = html_timeline_build(&tl, &p, cs, o->times))) || !(ob = obuf_new(f))) {
+        html_timeline_release(&tl);
         html_paths_release(&p);
-        return -ENOMEM;
+        return err ? err : -ENOMEM;
     }
     obuf_put(ob, head, sizeof(head) - 1);
     obuf_put(ob, prospect_html_css, strlen(prospect_html_css));
@@ -150,17 +153,25 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     write_tables(ob, &p, cy);
     write_paths(ob, &p);
     if (o->source && (err = html_source_write(ob, o->source))) {
+        html_timeline_release(&tl);
         html_paths_release(&p);
         obuf_close(ob);
         return err;
+    }
+    if (timeline) {
+        PUT_LIT(ob, ",\n");
+        html_timeline_write(ob, &tl);
     }
     PUT_LIT(ob, "}</script>\n<script>\n");
     obuf_put(ob, prospect_flame_js, strlen(prospect_flame_js));
     PUT_LIT(ob, "</script>\n<script>\n");
     obuf_put(ob, prospect_source_js, strlen(prospect_source_js));   /* a view html.js adds */
     PUT_LIT(ob, "</script>\n<script>\n");
+    obuf_put(ob, prospect_timeline_js, strlen(prospect_timeline_js));
+    PUT_LIT(ob, "</script>\n<script>\n");
     obuf_put(ob, prospect_html_js, strlen(prospect_html_js));
     PUT_LIT(ob, "</script>\n</body></html>\n");
+    html_timeline_release(&tl);
     html_paths_release(&p);
     bool ok = obuf_close(ob);
     return !ok || fflush(f) || ferror(f) ? -EIO : 0;

@@ -3,7 +3,8 @@
  * script and style inline, the data as JSON inside it, no request made when it opens
  * (docs/html.md). Views: summary, call tree top-down and bottom-up, functions with caller and
  * callee, flame graph (flame/assets/flame.js, the SVG's own behaviour), source and assembly
- * of the hottest functions (html/source.h). */
+ * of the hottest functions (html/source.h), timeline (threads' samples over time,
+ * html/timeline.h). */
 #ifndef PROSPECT_HTML_HTML_H
 #define PROSPECT_HTML_HTML_H
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include "callgraph/resolve.h"
 #include "callgraph/stacks.h"
 #include "html/source.h"
+#include "html/timeline.h"
 
 struct html_opts {
     const char *title;        /* NULL: "Prospect profile" */
@@ -25,6 +27,8 @@ struct html_opts {
     const char *const *notes; /* shown in the summary (lost samples, stripped files...) */
     size_t nnotes;
     const struct html_source_req *source;  /* the source and assembly view's listings, or NULL */
+    const struct html_times *times;   /* every sample's thread and time, for the timeline;
+                                         NULL: no timeline (ignored with by_period) */
 };
 
 /* Writes the page for the stacks of cs (symbolized by cy) in one buffered pass. 0, -ENOMEM

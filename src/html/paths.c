@@ -170,7 +170,9 @@ int html_paths_build(struct html_paths *p, const struct cg_store *cs, const stru
     p->stacks = malloc(cap * sizeof(*p->stacks));
     p->procs = malloc(cap * sizeof(*p->procs));
     p->proc_comm = malloc(cap * sizeof(*p->proc_comm));
-    if (!p->nodes || !p->stacks || !p->procs || !p->proc_comm)
+    p->cs_proc = malloc(cap * sizeof(*p->cs_proc));
+    p->cs_node = malloc(cap * sizeof(*p->cs_node));
+    if (!p->nodes || !p->stacks || !p->procs || !p->proc_comm || !p->cs_proc || !p->cs_node)
         err = -ENOMEM;
     else
         err = intern_syms(p, cy);
@@ -181,11 +183,14 @@ int html_paths_build(struct html_paths *p, const struct cg_store *cs, const stru
     for (size_t i = 0; i < cs->nstacks && !err; i++) {
         const struct cg_stack *st = &cs->stacks[i];
         struct html_stack *hs = &p->stacks[p->nstacks];
+        p->cs_proc[i] = p->cs_node[i] = HTML_NO_NODE;
         if (!st->n)
             continue;
         if (!(err = proc_index(p, &idx, st->proc, cap, &hs->proc)) &&
             !(err = stack_node(p, cs, cy, st, &hs->node))) {
             hs->weight = by_period ? st->period : st->samples;
+            p->cs_proc[i] = hs->proc;
+            p->cs_node[i] = hs->node;
             p->nstacks++;
         }
     }
@@ -208,6 +213,8 @@ void html_paths_release(struct html_paths *p)
     free(p->proc_comm);
     free(p->sym_name);
     free(p->sym_dso);
+    free(p->cs_proc);
+    free(p->cs_node);
     free(p->edges);
     strtab_release(&p->strs);
     memset(p, 0, sizeof(*p));

@@ -13,6 +13,7 @@
 #include "flame/strtab.h"
 
 #define HTML_COMM_BIT 0x80000000u  /* node.what: a command name (strtab index), not a symbol */
+#define HTML_NO_NODE UINT32_MAX
 
 struct html_node {
     uint32_t parent;          /* node index, 0: the root (node 0) */
@@ -35,6 +36,8 @@ struct html_paths {
     size_t nprocs;
     struct strtab strs;       /* names, DSOs, commands: the page's string table */
     uint32_t *sym_name, *sym_dso;   /* per symbol of cg_syms: index in strs */
+    uint32_t *cs_proc, *cs_node;    /* per stack of the store: its process and leaf node
+                                       (HTML_NO_NODE: a stack without frames) */
     struct html_edge *edges;  /* (parent, name, kind) -> node: the merge lookup */
     size_t edges_cap;
 };

@@ -346,7 +346,7 @@ static void main_mapping_first(struct enc *e, const struct cg_store *cs,
 int report_pprof(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                  const struct pprof_opts *o)
 {
-    const char *type = o->off_cpu ? "off-cpu" : o->time_event ? "cpu" : o->event ? o->event :
+    const char *type = o->wall ? "wall" : o->off_cpu ? "off-cpu" : o->time_event ? "cpu" : o->event ? o->event :
                        "events";
     const char *unit = o->time_event || o->off_cpu ? "nanoseconds" : "count";
     struct enc e = { 0 };

@@ -14,6 +14,7 @@ struct pprof_opts {
     const char *event;        /* the sampled event's name (NULL: "events") */
     bool time_event;          /* cpu-clock, task-clock: the period is nanoseconds ("cpu") */
     bool off_cpu;             /* the period is the nanoseconds waited ("off-cpu") */
+    bool wall;                /* with off_cpu: ns on CPU and off it (report --wall: "wall") */
     uint64_t period;          /* between samples (the event's unit); 0: unknown */
     uint64_t duration_ns;     /* first to last sample; 0: unknown */
     const uint8_t *kernel_build_id;   /* may be NULL */

@@ -165,6 +165,122 @@ PY
 )
 verdict html_url_hash_reopens_the_view "$out"
 
+# ---- the timeline: the first half of the recording as report --time 0%-50% gives it ----------
+# phases: two threads running phase_a, then phase_b (one round): the halves differ.
+build_workload phases phases -O0 -fno-omit-frame-pointer -pthread ||
+    fail html_timeline_build "cannot build tests/workloads/phases.c"
+TLFILES=""
+"$PROSPECT" record -g -o "$TEST_TMP/ph_p.data" -- "$WL/phases" 1 40000000 >/dev/null 2>&1 &&
+    TLFILES="p"
+if precord -g -o "$TEST_TMP/ph_perf.data" -- "$WL/phases" 1 40000000; then
+    TLFILES="$TLFILES perf"
+else
+    skip html_timeline_perf_file "perf record -g failed three times"
+fi
+# DRAG: mouse down at the timeline's start, up at its middle (slice 500 of 1000).
+DRAG="(function(){var c=document.getElementById('timeline'),b=c.getBoundingClientRect(),l=+c.getAttribute('data-left'),w=+c.getAttribute('data-width');function ev(t,x){c.dispatchEvent(new MouseEvent(t,{clientX:b.left+x,clientY:b.top+30,bubbles:true}))}ev('mousedown',l);ev('mousemove',l+w/4);ev('mouseup',l+w/2);return 1})()"
+# CLICK: clicks along the first thread's track until a stack shows; its frames, outermost first.
+CLICK="(function(){var c=document.getElementById('timeline'),b=c.getBoundingClientRect(),l=+c.getAttribute('data-left'),w=+c.getAttribute('data-width');for(var x=l+1;x<l+w;x+=2){['mousedown','mouseup'].forEach(function(t){c.dispatchEvent(new MouseEvent(t,{clientX:b.left+x,clientY:b.top+22+16+8,bubbles:true}))});var o=document.querySelector('#tl-stack ol');if(o)return [...o.querySelectorAll('.name')].map(e=>e.textContent+(e.classList.contains('kkernel')?'_[k]':'')).reverse().join(';')}return ''})()"
+PICK="(function(){var s=document.getElementById('f-thr');s.value=s.options[1].value;s.dispatchEvent(new Event('change'));return s.value})()"
+TLMODEL="JSON.stringify([prospect.state(),prospect.total(),prospect.funcs().filter(f=>f.total>0).map(f=>[f.name,f.kind,f.self,f.total])])"
+for f in $TLFILES; do
+    d="$TEST_TMP/ph_$f"
+    "$PROSPECT" report -i "$d.data" --format html -o "$d.html" &&
+        "$PROSPECT" report -i "$d.data" --format folded >"$d.folded" &&
+        "$PROSPECT" report -i "$d.data" --time 0%-50% --children --sort sym >"$d.half"
+    check "html_timeline_written_$f" [ $? -eq 0 -a -s "$d.html" ]
+    perf report -i "$d.data" --time 0%-50% --children --sort sym --stdio -g none \
+        >"$d.perfhalf" 2>/dev/null || rm -f "$d.perfhalf"
+    browse "file://$d.html#v=tl" "wait:document.getElementById('timeline')" "eval:$DRAG" \
+        "wait:prospect.state().r" "eval:$TLMODEL" "eval:location.hash" "eval:$CLICK" \
+        "shot:$d.png" >"$d.browser"
+    hash=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    v = json.loads(l) if l.startswith("{") else {}
+    if v.get("step") == 4: print(v["value"])' "$d.browser")
+    # Reopened from the URL, then the busiest thread chosen in the thread filter.
+    browse "file://$d.html$hash" "wait:window.prospect&&prospect.ready" "eval:$TLMODEL" \
+        "eval:$PICK" "wait:prospect.state().t" "eval:[prospect.state().t,prospect.total()]" \
+        >"$d.browser2"
+    tid=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    v = json.loads(l) if l.startswith("{") else {}
+    if v.get("step") == 4: print(v["value"][0])' "$d.browser2")
+    "$PROSPECT" report -i "$d.data" --time 0%-50% --tid "${tid:-0}" --format folded \
+        >"$d.tid" 2>&1
+    out=$(python3 - "$d.browser" "$d.browser2" "$d.half" "$d.folded" "$d.perfhalf" "$d.tid" <<'PY'
+import json, os, re, sys
+def steps_of(fn):
+    v = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    st = {l['step']: l['value'] for l in v if 'step' in l}
+    bad = [l['failure'] for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+    return st, bad + [r for l in v for r in l.get('requests', [])]
+a, ea = steps_of(sys.argv[1]); b, eb = steps_of(sys.argv[2])
+m = json.loads(a.get(3) or '[{},0,[]]')
+res = {}
+def say(k, ok, why=''):
+    res[k] = 'ok' if ok else why or 'failed'
+def children(fn):
+    ch, n = {}, 0
+    for l in open(fn):
+        r = re.match(r'#\s*Samples:\s*(\d+)', l)
+        if r:
+            n = int(r.group(1))
+        r = re.match(r'\s*([\d.]+)%\s+([\d.]+)%\s+.*?\[(.)\]\s+(.*)$', l)
+        if r:
+            ch[(r.group(4).strip(), r.group(3) == 'k')] = (float(r.group(1)), float(r.group(2)))
+    # perf's two ld.so rows (disjoint samples) are the one _start row Prospect prints.
+    u = ch.pop(('_dl_start_user', False), None)
+    if u:
+        s = ch.get(('_start', False), (0, 0))
+        ch[('_start', False)] = (s[0] + u[0], s[1] + u[1])
+    return ch, n
+def compare(ch, n):
+    """The page's functions over the range against a --children table, rows of 3% or more
+    (the startup's few samples are named apart: ld.so's and crt1's _start, perf's [unknown]):
+    shares within two samples (a sample at the exact middle may fall on either side)."""
+    total = m[1]
+    fn = {}
+    for name, kind, s, t in m[2]:
+        if kind != 1:
+            k = (name, kind == 3)
+            x = fn.get(k, (0, 0))
+            fn[k] = (x[0] + 100.0 * t / total, x[1] + 100.0 * s / total)
+    tol = 0.006 + (100.0 * 2 / total if total else 0)
+    keys = [k for k in set(ch) | set(fn) if max(ch.get(k, (0, 0))[0], fn.get(k, (0, 0))[0]) >= 3]
+    bad = [(k, fn.get(k), ch.get(k)) for k in keys
+           if k not in fn or k not in ch or any(abs(x - y) > tol for x, y in zip(fn[k], ch[k]))]
+    return not bad and len(keys) >= 3 and abs(total - n) <= 2, '%s/%s %d rows %s' % (total, n, len(keys), bad[:4])
+say('loads', not ea and not eb, str((ea + eb)[:3]))
+say('drag_selects_first_half', m[0].get('r') == '0-500', str(m[0]))
+ok, why = compare(*children(sys.argv[3]))
+say('first_half_equals_report_time', ok, why)
+if os.path.exists(sys.argv[5]):
+    ok, why = compare(*children(sys.argv[5]))
+    say('first_half_equals_perf_report_time', ok, why)
+else:
+    res['first_half_equals_perf_report_time'] = 'skip'
+folded = set(l.rsplit(' ', 1)[0] for l in open(sys.argv[4]))
+say('click_shows_a_recorded_stack', a.get(5) and any(p.endswith(';' + a.get(5)) or p == a.get(5) for p in folded), str(a.get(5)))
+say('url_range_reopens_view', b.get(1) == a.get(3), '%s | %s' % (str(a.get(3))[:200], str(b.get(1))[:200]))
+tid = sum(int(l.rsplit(' ', 1)[1]) for l in open(sys.argv[6]) if l.strip() and l.rsplit(' ', 1)[1].strip().isdigit())
+t = b.get(4) or ['', -1]
+say('thread_filter_equals_report_tid', t[1] == tid and tid > 0, 'page %s, report --tid %s' % (t, tid))
+print('\n'.join('%s=%s' % kv for kv in res.items()))
+PY
+)
+    for k in loads drag_selects_first_half first_half_equals_report_time \
+             first_half_equals_perf_report_time click_shows_a_recorded_stack url_range_reopens_view \
+             thread_filter_equals_report_tid; do
+        v=$(sed -n "s/^$k=//p" <<<"$out")
+        if [ "$v" = skip ]; then
+            skip "html_timeline_${k}_$f" "perf report --time could not read the file"
+        else
+            verdict "html_timeline_${k}_$f" "${v:-$out}"
+        fi
+    done
+done
+
 # ---- hostile names: a symbol and a command that try to end the script, stay text ----------
 evil=$'x</script><img src=x onerror="window.pwned=1"><!--\x01\xff\xfe\'"&amp;'
 if ! command -v objcopy >/dev/null; then

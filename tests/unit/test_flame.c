@@ -420,7 +420,7 @@ TEST(html_paths_merged_by_name_and_data_script_safe)
     html_paths_release(&hp);
     s = render(html_fn, &fx);
     CHECK(s);
-    CHECK(count(s, "</script>") == 4);    /* the data, flame.js, source.js, html.js */
+    CHECK(count(s, "</script>") == 5);    /* the data, flame.js, source.js, timeline.js, html.js */
     CHECK(strstr(s, "\"a\\u003c/script\\u003e\""));
     CHECK(strstr(s, "\"title\":\"t\\u003c/script\\u003e\""));
     CHECK(strstr(s, "\"notes\":[\"note \\u003c/script\\u003e\\u003cb\\u003e\"]"));

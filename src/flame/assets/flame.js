@@ -12,7 +12,7 @@ function fit(name, w) {
   return name.length <= n ? name : name.substring(0, n - 2) + "..";
 }
 function place(g, x, w) {
-  var r = g.querySelector("rect"), t = g.querySelector("text");
+  var r = g.fr, t = g.ft;
   r.setAttribute("x", x.toFixed(2)); r.setAttribute("width", w.toFixed(2));
   t.setAttribute("x", (x + 3).toFixed(2)); t.textContent = fit(g.fname, w);
 }
@@ -40,7 +40,7 @@ function unzoom() {
 }
 function resetSearch() {
   frames.forEach(function (g) {
-    if (g.ofill) { g.querySelector("rect").setAttribute("fill", g.ofill); g.ofill = null; }
+    if (g.ofill) { g.fr.setAttribute("fill", g.ofill); g.ofill = null; }
   });
   searchRe = null; matched.textContent = "";
   svg.querySelector("#search").textContent = "Search";
@@ -53,7 +53,7 @@ function search(re) {
   try { r = new RegExp(re); } catch (e) { matched.textContent = "bad expression"; return -1; }
   frames.forEach(function (g) {
     if (!r.test(g.fname)) return;
-    var rect = g.querySelector("rect");
+    var rect = g.fr;
     g.ofill = rect.getAttribute("fill"); rect.setAttribute("fill", "rgb(230,0,230)");
     hits.push(g);
   });
@@ -82,6 +82,7 @@ function init(root) {
   frames.forEach(function (g) {
     g.fx = +g.getAttribute("data-x"); g.fv = +g.getAttribute("data-v");
     g.fd = +g.getAttribute("data-d");
+    g.fr = g.querySelector("rect"); g.ft = g.querySelector("text");   /* looked up once */
     var t = g.querySelector("title").textContent;
     g.fname = t.substring(0, t.lastIndexOf(" ("));
     if (g.fd === 0) total += g.fv;

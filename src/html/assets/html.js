@@ -6,17 +6,23 @@
    (flame.js: init, zoom, search). */
 (function () {
 "use strict";
+var T0 = performance.now();
 var D = JSON.parse(document.getElementById("profile-data").textContent);
 var S = D.str, M = D.meta;
 var KIND = ["root", "comm", "user", "kernel", "inlined", "bracket"];
 var NN = D.node.length / 2, NSYM = D.sym.length / 3, NST = D.st.length / 3, NP = D.proc.length / 2;
 var par = new Uint32Array(NN), what = new Int32Array(NN), fid = new Int32Array(NN);
-var firstOcc = new Uint8Array(NN), kids = [], depthOf = new Uint16Array(NN);
+var firstOcc = new Uint8Array(NN), depthOf = new Uint16Array(NN);
+/* Children as one array (node n's are kidList[kidAt[n] .. kidAt[n + 1]]): 400k small arrays
+   cost seconds of first render. */
+var kidAt = new Uint32Array(NN + 1), kidList = new Uint32Array(NN);
 var stProc = new Uint32Array(NST), stNode = new Uint32Array(NST), stW = new Float64Array(NST);
-var funcs = [], funcKey = {};   /* a function: one name and kind, as the flame graph merges */
+var funcs = [];   /* a function: one name and kind, as the flame graph merges */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
-var state = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
-var timings = { build: 0, render: 0, first: 0 };   /* ms; first: since navigation */
+var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
+var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
+var timings = { parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
+                first: 0 };   /* ms; first: since navigation */
 
 function nodeName(n) {
   if (n === 0) return "all";
@@ -26,16 +32,22 @@ function nodeName(n) {
 function nodeKind(n) { return n === 0 ? 0 : what[n] < 0 ? 1 : D.sym[3 * what[n] + 2]; }
 function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : ""; }
 
+function kidsOf(n) { return kidList.subarray(kidAt[n], kidAt[n + 1]); }
+
 function load() {
-  var t0 = performance.now(), i, n;
-  for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; kids.push(null); }
+  var t0 = performance.now(), i, n, funcOf = new Int32Array(8 * S.length).fill(-1);
+  for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; }
+  for (n = 1; n < NN; n++) kidAt[par[n] + 1]++;
+  for (n = 0; n < NN; n++) kidAt[n + 1] += kidAt[n];
+  var at = kidAt.slice(0, NN);
+  for (n = 1; n < NN; n++) kidList[at[par[n]]++] = n;
+  fid[0] = -1;                /* the root is no function (else function 0 never counts) */
   for (n = 1; n < NN; n++) {
-    (kids[par[n]] || (kids[par[n]] = [])).push(n);
     depthOf[n] = depthOf[par[n]] + 1;
     if (what[n] < 0) { fid[n] = -1; continue; }
-    var key = nodeName(n) + "\u0000" + nodeKind(n), f = funcKey[key];
-    if (f === undefined) {
-      f = funcKey[key] = funcs.length;
+    var key = 8 * D.sym[3 * what[n]] + nodeKind(n), f = funcOf[key];   /* name, kind */
+    if (f < 0) {
+      f = funcOf[key] = funcs.length;
       funcs.push({ id: f, name: nodeName(n), kind: nodeKind(n), dso: nodeDso(n), nodes: [] });
     }
     fid[n] = f; funcs[f].nodes.push(n);
@@ -47,7 +59,7 @@ function load() {
     if (n < 0) { n = -n - 1; if (fid[n] >= 0) on[fid[n]]--; continue; }
     if (fid[n] >= 0) { firstOcc[n] = on[fid[n]] === 0 ? 1 : 0; on[fid[n]]++; }
     stack.push(-n - 1);
-    if (kids[n]) for (i = 0; i < kids[n].length; i++) stack.push(kids[n][i]);
+    for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack.push(kidList[i]);
   }
   for (i = 0; i < NST; i++) {
     stProc[i] = D.st[3 * i]; stNode[i] = D.st[3 * i + 1]; stW[i] = D.st[3 * i + 2];
@@ -59,14 +71,18 @@ function load() {
 function pidOf(p) { return D.proc[2 * p]; }
 function compute() {
   var i, n, pid = state.p === "" ? -1 : +state.p;
-  selfW.fill(0); totW.fill(0);
-  for (i = 0; i < NST; i++) {
+  selfW.fill(0); totW.fill(0); procW.fill(0);
+  function keep(p, n) {
+    if (pid >= 0 && pidOf(p) !== pid) return false;
+    if (state.d && nodeDso(n) !== state.d) return false;
+    if (state.c === "k" && nodeKind(n) !== 3) return false;
+    return !(state.c === "u" && nodeKind(n) === 3);
+  }
+  if (TL && TL.active(state)) TL.accumulate(state, keep, selfW, procW);  /* a range, a thread */
+  else for (i = 0; i < NST; i++) {
     n = stNode[i];
-    if (pid >= 0 && pidOf(stProc[i]) !== pid) continue;
-    if (state.d && nodeDso(n) !== state.d) continue;
-    if (state.c === "k" && nodeKind(n) !== 3) continue;
-    if (state.c === "u" && nodeKind(n) === 3) continue;
-    selfW[n] += stW[i];
+    if (!keep(stProc[i], n)) continue;
+    selfW[n] += stW[i]; procW[stProc[i]] += stW[i];
   }
   for (n = 0; n < NN; n++) totW[n] = selfW[n];
   for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
@@ -84,11 +100,11 @@ function searchRe() {
 /* The share of the selection under a matching frame (a match inside a match counts once):
    what the flame graph's search gives. */
 function matchedShare(re) {
-  var sum = 0, stack = [[0, false]];
-  while (stack.length) {
-    var e = stack.pop(), n = e[0];
-    if (!e[1] && n && re.test(nodeName(n))) { sum += totW[n]; continue; }
-    if (kids[n]) for (var i = 0; i < kids[n].length; i++) stack.push([kids[n][i], false]);
+  var sum = 0, n, fm = new Int8Array(funcs.length), under = new Uint8Array(NN);
+  for (n = 0; n < funcs.length; n++) fm[n] = re.test(funcs[n].name) ? 1 : 0;
+  for (n = 1; n < NN; n++) {        /* a parent's index is below its children's */
+    if (under[par[n]]) { under[n] = 1; continue; }
+    if (fid[n] >= 0 ? fm[fid[n]] : re.test(nodeName(n))) { under[n] = 1; sum += totW[n]; }
   }
   return TOTAL ? 100 * sum / TOTAL : 0;
 }
@@ -108,7 +124,8 @@ function hashOf(s) {
   }).join("&");
 }
 function readHash() {
-  var h = location.hash.replace(/^#/, ""), s = { v: "sum", p: "", d: "", c: "", q: "", f: "" };
+  var h = location.hash.replace(/^#/, ""),
+      s = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
   h.split("&").forEach(function (kv) {
     var i = kv.indexOf("=");
     if (i > 0 && kv.slice(0, i) in s) s[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
@@ -207,14 +224,15 @@ views.sum = function (box) {
                ["CPUs", M.cpus || "unknown"], ["Samples", M.samples],
                ["Distinct stacks", M.distinct_stacks],
                ["Selected", num(TOTAL) + " " + (M.unit === "ns" ? "off-CPU" : "samples")]];
+  if (TL && state.r) {
+    var r = TL.range(state);
+    stats.push(["Time range", TL.secs(r[0]).toFixed(3) + "-" + TL.secs(r[1]).toFixed(3) + " s"]);
+  }
+  if (state.t) stats.push(["Thread", state.t]);
   box.appendChild(el("h2", "", "Statistics of Run"));
   box.appendChild(table([{ name: "" }, { name: "" }], stats, false));
   var per = {};
-  for (var i = 0; i < NST; i++) {
-    var p = stProc[i];
-    if (state.p !== "" && pidOf(p) !== +state.p) continue;
-    per[p] = (per[p] || 0) + stW[i];
-  }
+  for (var i = 0; i < NP; i++) if (procW[i]) per[i] = procW[i];
   var rows = Object.keys(per).map(function (p) {
     return [pidOf(+p), S[D.proc[2 * p + 1]], per[p], per[p]];
   }).sort(function (a, b) { return b[2] - a[2]; });
@@ -263,7 +281,7 @@ function treeHead(box, cols) {
 var TREE_COLS = [["Total", "c num"], ["Self", "c num"], ["Share", "c num"], ["Function", "h"]];
 function toCallers(n) { if (what[n] >= 0) go({ v: "fn", f: nodeName(n) }); }
 function sortedKids(n) {
-  return (kids[n] || []).filter(function (c) { return totW[c] > 0; })
+  return Array.prototype.filter.call(kidsOf(n), function (c) { return totW[c] > 0; })
     .sort(function (a, b) { return totW[b] - totW[a]; });
 }
 
@@ -364,7 +382,7 @@ function butterfly(box, name) {
         var p = par[m], k = nodeName(p);
         callers[k] = (callers[k] || 0) + totW[m];
       }
-      (kids[m] || []).forEach(function (c) {
+      kidsOf(m).forEach(function (c) {
         callees[nodeName(c)] = (callees[nodeName(c)] || 0) + totW[c];
       });
     });
@@ -438,7 +456,7 @@ views.flame = function (box) {
   (function walk(n, d, x) {
     if (totW[n] * scale < 0.1) return;
     list.push([n, d, x]); if (d > maxd) maxd = d;
-    var cs = (kids[n] || []).slice().sort(function (a, b) {
+    var cs = Array.prototype.slice.call(kidsOf(n)).sort(function (a, b) {
       var x1 = nodeName(a), y1 = nodeName(b);
       return x1 < y1 ? -1 : x1 > y1 ? 1 : nodeKind(a) - nodeKind(b);
     });
@@ -465,7 +483,6 @@ views.flame = function (box) {
     g.appendChild(svgEl("text", { x: 0, y: y + FRAME_H - 5 }));
     g0.appendChild(g);
   });
-  box.appendChild(g0);
   g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
@@ -474,13 +491,14 @@ views.flame = function (box) {
   unzoom();
   var re = searchRe();
   if (re) search(state.q);
+  box.appendChild(g0);       /* laid out once, with every frame placed */
   window.scrollTo(0, document.documentElement.scrollHeight);   /* the root is at the bottom */
   return null;
 };
 
 /* ---- the page ---------------------------------------------------------------------- */
 var TABS = [["sum", "Summary"], ["td", "Top-down"], ["bu", "Bottom-up"], ["fn", "Caller/callee"],
-            ["flame", "Flame graph"]];
+            ["flame", "Flame graph"], ["tl", "Timeline"]];
 (window.prospectViews || []).forEach(function (x) {
   TABS.push([x.key, x.label]);
   views[x.key] = function (box) { return x.draw(box, page); };
@@ -510,6 +528,7 @@ function buildBar() {
   choose("f-proc", "process", [["", "all processes"]].concat(Object.keys(pids).map(function (k) {
     return [k, pids[k] + " (" + k + ")"];
   })), "p");
+  if (TL) choose("f-thr", "thread", [["", "all threads"]].concat(TL.threads()), "t");
   choose("f-dso", "sampled in DSO", [["", "all DSOs"]].concat(Object.keys(dsos).sort()
     .map(function (k) { return [k, k]; })), "d");
   choose("f-ctx", "sampled in", [["", "user + kernel"], ["u", "user"], ["k", "kernel"]], "c");
@@ -530,6 +549,7 @@ function render() {
     document.getElementById("tab-" + t[0]).classList.toggle("on", t[0] === state.v);
   });
   document.getElementById("f-proc").value = state.p;
+  if (TL) document.getElementById("f-thr").value = state.t;
   document.getElementById("f-dso").value = state.d;
   document.getElementById("f-ctx").value = state.c;
   document.getElementById("q").value = state.q;
@@ -541,7 +561,8 @@ function render() {
 }
 
 function apply(s) {
-  var recompute = s.p !== state.p || s.d !== state.d || s.c !== state.c || !TOTAL;
+  var recompute = s.p !== state.p || s.d !== state.d || s.c !== state.c || s.t !== state.t ||
+                  s.r !== state.r || !TOTAL;
   state = s;
   if (recompute) compute();
   render();
@@ -560,7 +581,20 @@ window.addEventListener("keydown", function (e) {
 });
 
 load();
+var t1 = performance.now();
+if (window.prospectTimeline)
+  TL = prospectTimeline({ D: D, S: S, KIND: KIND, par: par, nodeName: nodeName,
+                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go });
+views.tl = function (box) {
+  if (TL) return TL.view(box, state);
+  box.appendChild(el("p", "note", "No timeline: the page has no sample times (off-CPU waits, " +
+                     "--max-stack, --inline, or a file without them)."));
+  return null;
+};
+timings.timeline = performance.now() - t1;
+t1 = performance.now();
 buildBar();
+timings.bar = performance.now() - t1;
 document.title = M.title;
 var s0 = readHash();
 state.p = "\u0000";                     /* compute on the first apply */
@@ -575,6 +609,6 @@ window.prospect = {
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
   nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
-  open: open, render: render, ready: true
+  open: open, render: render, timeline: TL, ready: true
 };
 })();

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTML page's timeline data: every sample's thread and time, kept at the resolution of
+ * HTML_TL_BUCKETS equal slices of the recording, as runs of (slice, thread, call path, count)
+ * (docs/html.md, "The data"). The page draws each thread's sample density from them and
+ * aggregates any time range and thread as it aggregates the stacks. */
+#ifndef PROSPECT_HTML_TIMELINE_H
+#define PROSPECT_HTML_TIMELINE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "callgraph/stacks.h"
+#include "html/paths.h"
+#include "util/obuf.h"
+
+#define HTML_TL_BUCKETS 1000u
+
+/* Where the samples come from (the report's sample sequence, through the command): sample i's
+ * stack (index in the store's stacks), thread and time, in the order they were taken. */
+struct html_times {
+    size_t n;
+    void (*at)(const void *arg, size_t i, uint32_t *stack, uint32_t *tid, uint64_t *time);
+    /* Thread tid's name (its latest command), never NULL. */
+    const char *(*thread_name)(const void *arg, uint32_t tid, const struct process *p);
+    const void *arg;
+};
+
+struct html_thread {
+    uint32_t tid, proc, name;   /* proc: index in html_paths.procs; name: in its strs */
+    uint64_t samples;           /* the page's thread filter lists the busiest first */
+};
+
+struct html_timeline {
+    uint64_t t0, span;        /* first sample time and last - first, ns */
+    struct html_thread *thr;
+    size_t nthr;
+    uint64_t *keys;           /* slice << 54 | thread << 32 | node, sorted */
+    size_t nkeys;
+};
+
+/* Builds tl from the samples of tm over p (built from cs); thread names go to p->strs.
+ * 0, -ENOMEM, or -ERANGE (more threads than the encoding holds). */
+int html_timeline_build(struct html_timeline *tl, struct html_paths *p, const struct cg_store *cs,
+                        const struct html_times *tm);
+/* The "tl" member of the page's data, after a comma. */
+void html_timeline_write(struct obuf *ob, const struct html_timeline *tl);
+void html_timeline_release(struct html_timeline *tl);
+#endif
