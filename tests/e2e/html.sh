@@ -289,7 +289,7 @@ elif gcc -O0 -fno-omit-frame-pointer -o "$TEST_TMP/names0" "$(dirname "$0")/../w
      objcopy --redefine-sym "hot_name=$evil" "$TEST_TMP/names0" "$TEST_TMP/<b>&\"'" &&
      "$PROSPECT" record -g -o "$TEST_TMP/n.data" -- "$TEST_TMP/<b>&\"'" 100000000 >/dev/null 2>&1; then
     "$PROSPECT" report -i "$TEST_TMP/n.data" --format html -o "$TEST_TMP/n.html"
-    check html_hostile_no_raw_markup [ "$(grep -c '</script>' "$TEST_TMP/n.html")" = 4 -a \
+    check html_hostile_no_raw_markup [ "$(grep -c '</script>' "$TEST_TMP/n.html")" = 5 -a \
         -z "$(grep -F 'onerror="window' "$TEST_TMP/n.html")" ]
     browse "file://$TEST_TMP/n.html#v=fn" "wait:document.querySelectorAll('.vbox .row').length" \
         "eval:JSON.stringify([window.pwned===undefined,document.querySelectorAll('img').length,prospect.funcs().map(f=>f.name).filter(n=>n.indexOf('</script>')>=0),[...document.querySelectorAll('.vbox .name')].some(e=>e.textContent.indexOf('<img src=x')>=0),prospect.funcs().some(f=>f.name==='<b>&\"\\'')])" \
