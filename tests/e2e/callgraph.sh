@@ -139,7 +139,10 @@ node() {
 lo=$(awk -v a="${a:-0}" 'BEGIN { print a - 1 }')
 check callers_of_leaf_via_a_as_children in_range "$(node "$TEST_TMP/p.data" 1 via_a --callers leaf)" "$lo" "${a:-x}"
 check callers_of_leaf_main_above_via_a in_range "$(node "$TEST_TMP/p.data" 2 main --callers leaf)" "$lo" "${a:-x}"
-check callees_of_main_via_b_as_children [ "$(node "$TEST_TMP/p.data" 1 via_b --callees main)" = "$b" ]
+# In main's callees tree via_b weighs its Children share, less the samples taken in via_b's
+# prologue before it pushed its frame pointer (their chain skips main: within half a point).
+lob=$(awk -v b="${b:-0}" 'BEGIN { print b - 0.5 }')
+check callees_of_main_via_b_as_children in_range "$(node "$TEST_TMP/p.data" 1 via_b --callees main)" "$lob" "${b:-x}"
 check callees_percent_limit_hides_subtree [ -z "$(node "$TEST_TMP/p.data" 1 via_b --callees main \
     --percent-limit 50)" -a -n "$(node "$TEST_TMP/p.data" 1 via_a --callees main --percent-limit 50)" ]
 out=$("$PROSPECT" report -i "$TEST_TMP/p.data" --callers no_such_function 2>&1 >/dev/null)
