@@ -312,8 +312,9 @@ fi
 
 # ---- source and assembly: annotate's numbers, its reasons, hostile source text ------------
 # hot's loop line carries markup that tries to end the script and run code.
-mkdir -p "$TEST_TMP/srcv" "$TEST_TMP/gone"
-cat >"$TEST_TMP/srcv/hostile.c" <<'EOF'
+# (directories of their own: the suite shares TEST_TMP, where another test made a FIFO "gone")
+mkdir -p "$TEST_TMP/html_srcv" "$TEST_TMP/html_gone"
+cat >"$TEST_TMP/html_srcv/hostile.c" <<'EOF'
 #include <stdlib.h>
 volatile unsigned long sink;
 __attribute__((noinline)) static void hot(unsigned long n)
@@ -329,12 +330,12 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-cp "$TEST_TMP/srcv/hostile.c" "$TEST_TMP/gone/gone.c"
-if gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/srcv/hostile" "$TEST_TMP/srcv/hostile.c" &&
-   gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/gone/gone" "$TEST_TMP/gone/gone.c" &&
-   rm "$TEST_TMP/gone/gone.c" &&
-   "$PROSPECT" record -g -o "$TEST_TMP/s.data" -- "$TEST_TMP/srcv/hostile" 30000000 >/dev/null 2>&1 &&
-   "$PROSPECT" record -g -o "$TEST_TMP/g.data" -- "$TEST_TMP/gone/gone" 30000000 >/dev/null 2>&1; then
+cp "$TEST_TMP/html_srcv/hostile.c" "$TEST_TMP/html_gone/gone.c"
+if gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/html_srcv/hostile" "$TEST_TMP/html_srcv/hostile.c" &&
+   gcc -g -O1 -fno-omit-frame-pointer -o "$TEST_TMP/html_gone/gone" "$TEST_TMP/html_gone/gone.c" &&
+   rm "$TEST_TMP/html_gone/gone.c" &&
+   "$PROSPECT" record -g -o "$TEST_TMP/s.data" -- "$TEST_TMP/html_srcv/hostile" 30000000 >/dev/null 2>&1 &&
+   "$PROSPECT" record -g -o "$TEST_TMP/g.data" -- "$TEST_TMP/html_gone/gone" 30000000 >/dev/null 2>&1; then
     for f in s g; do "$PROSPECT" report -i "$TEST_TMP/$f.data" --format html -o "$TEST_TMP/$f.html"; done
     "$PROSPECT" annotate -i "$TEST_TMP/s.data" --source --format json hot >"$TEST_TMP/s.lines.json"
     "$PROSPECT" annotate -i "$TEST_TMP/s.data" --format json hot >"$TEST_TMP/s.insns.json"
@@ -383,7 +384,7 @@ say('source_opens_from_callers', st.get(6) is not None and st.get(6) is not Fals
 say('source_unlisted_said', 'no_such_function' in (st.get(9) or '') and
     '--html-source-top' in (st.get(9) or ''), str(st.get(9)))
 g, gbad = steps_of(t + '/g.browser')
-gone = t + '/gone/gone.c'
+gone = t + '/html_gone/gone.c'
 txt = open(t + '/g.lines.txt').read()
 say('source_missing_file_said', g.get(1) == ['source not found: ' + gone] and
     ('# source not found: ' + gone) in txt and not gbad, '%s %s' % (g.get(1), gbad[:2]))
