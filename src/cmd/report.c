@@ -1054,7 +1054,8 @@ static int print_stack_outputs(const struct report_cmd_opts *o, const struct per
         html_notes(st, sel, knote, lost, nocg, notes, &rq.nnotes);
         rq.notes = notes;
         rq.source = (struct html_source_req){ .session = oe->s, .ks = ks,
-                                              .top = o->source_top };
+                                              .top = o->source_top,
+                                              .no_bracket = o->flat_opts.no_bracket };
     }
     err = report_write_stacks(&rq, in->cs, &in->cy);   /* 1: said */
     free(command);

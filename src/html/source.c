@@ -201,7 +201,7 @@ int html_source_write(struct obuf *ob, const struct html_source_req *r)
 {
     struct ann_sources *text;
     struct ann_set set;
-    size_t k;
+    size_t k, listed = 0;
     int err;
 
     if ((err = ann_collect(r->session, r->ks, &set)))
@@ -213,13 +213,15 @@ int html_source_write(struct obuf *ob, const struct html_source_req *r)
     PUT_LIT(ob, ",\n\"src\":{\"top\":");
     obuf_u64(ob, r->top);
     PUT_LIT(ob, ",\"funcs\":[");
-    for (k = 0; k < set.funcs.n && k < r->top && !err; k++) {
-        if (k)
+    for (k = 0; k < set.funcs.n && listed < r->top && !err; k++) {
+        if (r->no_bracket && set.funcs.v[k]->bracket)
+            continue;
+        if (listed++)
             obuf_put(ob, ",\n", 2);
         err = put_func(ob, &set, text, set.funcs.v[k]);
     }
     PUT_LIT(ob, "],\"more\":");
-    obuf_u64(ob, set.funcs.n - k);
+    obuf_u64(ob, set.funcs.n - listed);
     obuf_char(ob, '}');
     ann_sources_free(text);
     ann_set_release(&set);

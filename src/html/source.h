@@ -13,6 +13,8 @@ struct html_source_req {
     struct session *session;  /* the profile's hits (the report's session) */
     const struct ksyms *ks;   /* kernel symbols, or NULL: user functions only */
     unsigned top;             /* functions listed, hottest (self) first; 0: none */
+    bool no_bracket;          /* --no-bracket: stripped files' a->b gaps are not listed (the
+                                 page names their addresses) */
 };
 
 /* Writes ,"src":{...}: each listed function's source lines and instructions with their hits,
