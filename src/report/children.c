@@ -6,6 +6,7 @@
 #include <string.h>
 #include "callgraph/chaintree.h"
 #include "callgraph/symstacks.h"
+#include "report/chain_cut.h"
 #include "model/process.h"
 #include "report/callgraph_out.h"
 #include "report/children_rows.h"
@@ -20,6 +21,7 @@ struct rows {
     VEC(const char *) comms;  /* distinct command names (by_pid: "PID:comm"); ids: indices */
     struct hashmap comm_of;   /* process -> comm id + 1 */
     bool own_comms;           /* by_pid: the names were made here */
+    struct chain_cut cut;     /* --ignore-callees */
 };
 
 /* --no-children: by Self. */
@@ -117,15 +119,17 @@ static int add_chain(struct row *w, const uint32_t *fs, long from, long step, si
     return chaintree_add(w->tree, fs, from, step, n, period);
 }
 
-/* perf's chains of a stack (fs: leaf first): the leaf's row has the whole chain; with
+/* perf's chains of a stack (fs: leaf first): the sampled function's row (self: the leaf, or
+ * the --ignore-callees match) has the whole chain; with
  * children, every other row of the stack (once, at its first frame in the chain's order) the
  * chain from its frame to the chain's end: towards the leaf (caller order) or the outermost
  * frame (callee order). */
 static int add_chains(struct rows *r, long comm, const char *name, const uint32_t *fs, long n,
-                      uint64_t period, uint32_t mark, const struct children_opts *o)
+                      uint32_t self, uint64_t period, uint32_t mark,
+                      const struct children_opts *o)
 {
     bool callee = o->chains->callee;
-    struct row *w = row_of(r, comm, name, fs[0]);
+    struct row *w = row_of(r, comm, name, self);
     int err;
 
     if (!w)
@@ -150,30 +154,37 @@ static bool wants_chains(const struct children_opts *o)
     return o->chains && o->chains->mode != CHAIN_NONE;
 }
 
-static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *fs,
+static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *stack,
                      const struct cg_symstack *weight, size_t i, const struct children_opts *o)
 {
     long comm = o->by_pid ? pid_id(r, st->proc) : o->by_comm ? comm_id(r, st->proc) : 0;
     const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
+    const uint32_t *fs;
+    struct row *w;
+    uint32_t self;
+    long from, n;
 
     if (comm < 0)
         return -ENOMEM;
-    for (uint32_t k = 0; k < st->n; k++) {
-        struct row *w = row_of(r, comm, name, fs[k]);
-        if (!w)
+    chain_cut_apply(&r->cut, stack, st->n, o->chains && o->chains->callee, &from, &n, &self);
+    fs = stack + from;
+    if (n) {
+        if (!(w = row_of(r, comm, name, self)))
             return -ENOMEM;
-        if (!k) {
-            w->self += weight->period;
-            w->self_samples += weight->samples;
-        }
+        w->self += weight->period;
+        w->self_samples += weight->samples;
+    }
+    for (long k = 0; k < n; k++) {
+        if (!(w = row_of(r, comm, name, fs[k])))
+            return -ENOMEM;
         if (w->seen == (uint32_t)(i + 1))   /* a symbol once per stack, however it recurses */
             continue;
         w->seen = (uint32_t)(i + 1);
         w->children += weight->period;
         w->samples += weight->samples;
     }
-    if (wants_chains(o) && st->n)
-        return add_chains(r, comm, name, fs, st->n, weight->period, (uint32_t)(i + 1), o);
+    if (wants_chains(o) && n)
+        return add_chains(r, comm, name, fs, n, self, weight->period, (uint32_t)(i + 1), o);
     return 0;
 }
 
@@ -403,7 +414,9 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     hashmap_init(&r.index);
     hashmap_init(&r.comm_of);
     r.own_comms = o->by_pid;
-    err = add_stacks(&r, cs, cy, o);
+    err = chain_cut_init(&r.cut, cy, o->ignore_callees);
+    if (!err)
+        err = add_stacks(&r, cs, cy, o);
     if (!err) {
         if (r.v.n)   /* a file without samples has no rows, and qsort(NULL, 0) is undefined */
             qsort(r.v.v, r.v.n, sizeof(*r.v.v), o->no_children ? cmp_self : cmp_row);
@@ -422,5 +435,6 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     vec_free(&r.comms);
     hashmap_release(&r.index);
     hashmap_release(&r.comm_of);
+    chain_cut_release(&r.cut);
     return err;
 }
