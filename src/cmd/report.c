@@ -46,6 +46,7 @@ enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRAC
        OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE,
        OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES };
 
+
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
         "the file to read (default: perf.data; '-' is stdin, e.g. the pipe\n"
@@ -141,6 +142,10 @@ static const struct optdecl report_opts[] = {
     { 'S', "symbols", "NAMES",
         "--children/--no-children: only the rows of these functions\n"
         "(comma-separated names); shares stay of every sample", 0, NULL, 0 },
+    { 'p', "parent", "REGEX",
+        "--children/--no-children: rows per parent too, the first function\n"
+        "matching REGEX in the chain (perf's walk), else [other], shown in\n"
+        "a Parent symbol column", 0, NULL, 0 },
     { OPT_IGNORE_CALLEES, "ignore-callees", "REGEX",
         "--children/--no-children: a function matching REGEX (POSIX\n"
         "extended) is the end of its chains and the sampled function, its\n"
@@ -213,6 +218,7 @@ struct report_cmd_opts {
     bool chains_given, limit_given;
     const char *symbols;          /* -S */
     const char *ignore_callees;   /* --ignore-callees REGEX */
+    const char *parent;           /* -p/--parent REGEX */
     const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
@@ -403,6 +409,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
                 return cmd_usage_error("report", "--ignore-callees: invalid regex '%s'", optarg);
             o->ignore_callees = optarg;
             break;
+        case 'p':
+            if (!regex_valid(optarg))
+                return cmd_usage_error("report", "--parent: invalid regex '%s'", optarg);
+            o->parent = optarg;
+            break;
         case OPT_TIME: o->time = optarg; break;
         case 'g':
             if (chain_params_parse(optarg, &o->chains, why, sizeof(why)))
@@ -513,6 +524,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     if ((o->chains_given || o->inverted) && !(o->children || o->folded || o->callers ||
                                                o->callees))
         o->children = true;   /* perf's -g and -G are for its default report, --children */
+    if ((o->parent || o->ignore_callees) && !(o->flat || o->folded || o->callers || o->callees))
+        o->children = true;   /* so are perf's --parent and --ignore-callees */
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
@@ -522,9 +535,12 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
-    if ((o->chains_given || o->symbols || o->ignore_callees) && !o->children)
+    if ((o->chains_given || o->symbols || o->ignore_callees || o->parent) && !o->children)
         return cmd_usage_error("report", "%s is for --children and --no-children",
-                               o->chains_given ? "-g" : o->symbols ? "-S" : "--ignore-callees");
+                               o->chains_given ? "-g" : o->symbols ? "-S" :
+                               o->ignore_callees ? "--ignore-callees" : "--parent");
+    if (o->parent && o->fmt != REPORT_TEXT)
+        return cmd_usage_error("report", "--parent: csv and json have no parent field yet");
     if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope, html)");
@@ -1087,7 +1103,7 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                  uint64_t total_period)
 {
     struct chain_params chains = o->chains;
-    regex_t ignore;
+    regex_t ignore, parent;
     int err;
     struct children_opts co = { .event = sel ? sel->name : NULL,
                                 .percent_limit = o->flat_opts.percent_limit,
@@ -1111,7 +1127,14 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
             return -EINVAL;     /* checked as the option was read */
         co.ignore_callees = &ignore;
     }
-    err = report_children(stdout, in->cs, &in->cy, &co);
+    if (o->parent && regcomp(&parent, o->parent, REG_EXTENDED | REG_NOSUB))
+        err = -EINVAL;
+    else {
+        co.parent = o->parent ? &parent : NULL;
+        err = report_children(stdout, in->cs, &in->cy, &co);
+        if (o->parent)
+            regfree(&parent);
+    }
     if (o->ignore_callees)
         regfree(&ignore);
     return err;

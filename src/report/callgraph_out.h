@@ -35,6 +35,7 @@ struct children_opts {
     const char *symbols;      /* -S: only rows of these symbols (comma-separated), or NULL */
     enum report_format fmt;   /* text, csv or json (children_export.c) */
     const regex_t *ignore_callees;   /* perf's --ignore-callees (report/chain_cut.h), or NULL */
+    const regex_t *parent;    /* perf's --parent: rows per parent too, its column; or NULL */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* perf's --ignore-callees on the stacks of the Children/Self table. */
+/* perf's --ignore-callees and --parent on the stacks of the Children/Self table. */
 #include <errno.h>
 #include <stdlib.h>
 #include "report/chain_cut.h"
@@ -46,4 +46,14 @@ void chain_cut_apply(const struct chain_cut *c, const uint32_t *fs, long n, bool
     } else {
         *kept = m + 1;
     }
+}
+
+uint32_t chain_cut_parent(const struct chain_cut *c, const uint32_t *fs, long n, bool callee)
+{
+    for (long j = 0; c->match && j < n; j++) {
+        long k = callee ? j : n - 1 - j;
+        if (c->match[fs[k]])
+            return fs[k];
+    }
+    return CHAIN_NO_PARENT;
 }
