@@ -44,7 +44,8 @@ enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRAC
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
        OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE,
-       OPT_HTML_SOURCE_TOP, OPT_WALL };
+       OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES };
+
 
 static const struct optdecl report_opts[] = {
     { 'i', "input", "FILE",
@@ -141,6 +142,14 @@ static const struct optdecl report_opts[] = {
     { 'S', "symbols", "NAMES",
         "--children/--no-children: only the rows of these functions\n"
         "(comma-separated names); shares stay of every sample", 0, NULL, 0 },
+    { 'p', "parent", "REGEX",
+        "--children/--no-children: rows per parent too, the first function\n"
+        "matching REGEX in the chain (perf's walk), else [other], shown in\n"
+        "a Parent symbol column", 0, NULL, 0 },
+    { OPT_IGNORE_CALLEES, "ignore-callees", "REGEX",
+        "--children/--no-children: a function matching REGEX (POSIX\n"
+        "extended) is the end of its chains and the sampled function, its\n"
+        "callees dropped, as perf's", 0, NULL, 0 },
     { OPT_CALLERS, "callers", "NAME",
         "the tree of who calls function NAME (from -g files)", 0, NULL, 0 },
     { OPT_CALLEES, "callees", "NAME",
@@ -208,6 +217,8 @@ struct report_cmd_opts {
     struct chain_params chains;   /* -g: the chains under --children rows */
     bool chains_given, limit_given;
     const char *symbols;          /* -S */
+    const char *ignore_callees;   /* --ignore-callees REGEX */
+    const char *parent;           /* -p/--parent REGEX */
     const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
@@ -348,6 +359,17 @@ static void chain_defaults(struct report_cmd_opts *o)
         o->chains.callee = false;
 }
 
+/* Whether s compiles as a POSIX extended regex (perf's regexes: --ignore-callees). */
+static bool regex_valid(const char *s)
+{
+    regex_t re;
+
+    if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB))
+        return false;
+    regfree(&re);
+    return true;
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     char why[160];
@@ -382,6 +404,16 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         case OPT_CHILDREN: o->children = true; break;
         case OPT_NO_CHILDREN: o->children = o->no_children = true; break;
         case 'S': o->symbols = optarg; break;
+        case OPT_IGNORE_CALLEES:
+            if (!regex_valid(optarg))
+                return cmd_usage_error("report", "--ignore-callees: invalid regex '%s'", optarg);
+            o->ignore_callees = optarg;
+            break;
+        case 'p':
+            if (!regex_valid(optarg))
+                return cmd_usage_error("report", "--parent: invalid regex '%s'", optarg);
+            o->parent = optarg;
+            break;
         case OPT_TIME: o->time = optarg; break;
         case 'g':
             if (chain_params_parse(optarg, &o->chains, why, sizeof(why)))
@@ -492,6 +524,8 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
     if ((o->chains_given || o->inverted) && !(o->children || o->folded || o->callers ||
                                                o->callees))
         o->children = true;   /* perf's -g and -G are for its default report, --children */
+    if ((o->parent || o->ignore_callees) && !(o->flat || o->folded || o->callers || o->callees))
+        o->children = true;   /* so are perf's --parent and --ignore-callees */
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
@@ -501,9 +535,12 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
-    if ((o->chains_given || o->symbols) && !o->children)
+    if ((o->chains_given || o->symbols || o->ignore_callees || o->parent) && !o->children)
         return cmd_usage_error("report", "%s is for --children and --no-children",
-                               o->chains_given ? "-g" : "-S");
+                               o->chains_given ? "-g" : o->symbols ? "-S" :
+                               o->ignore_callees ? "--ignore-callees" : "--parent");
+    if (o->parent && o->fmt != REPORT_TEXT)
+        return cmd_usage_error("report", "--parent: csv and json have no parent field yet");
     if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope, html)");
@@ -1068,6 +1105,8 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                  uint64_t total_period)
 {
     struct chain_params chains = o->chains;
+    regex_t ignore, parent;
+    int err;
     struct children_opts co = { .event = sel ? sel->name : NULL,
                                 .percent_limit = o->flat_opts.percent_limit,
                                 .show_nr_samples = o->flat_opts.show_nr_samples,
@@ -1085,7 +1124,22 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
         co.event = "wall-clock time in ns: on-CPU samples and off-CPU time (sched:sched_switch)";
     else if (oe->offcpu)
         co.event = "off-CPU time in ns, from sched:sched_switch";
-    return report_children(stdout, in->cs, &in->cy, &co);
+    if (o->ignore_callees) {
+        if (regcomp(&ignore, o->ignore_callees, REG_EXTENDED | REG_NOSUB))
+            return -EINVAL;     /* checked as the option was read */
+        co.ignore_callees = &ignore;
+    }
+    if (o->parent && regcomp(&parent, o->parent, REG_EXTENDED | REG_NOSUB))
+        err = -EINVAL;
+    else {
+        co.parent = o->parent ? &parent : NULL;
+        err = report_children(stdout, in->cs, &in->cy, &co);
+        if (o->parent)
+            regfree(&parent);
+    }
+    if (o->ignore_callees)
+        regfree(&ignore);
+    return err;
 }
 
 /* The reports of call stacks: --children, --callers/--callees, the stack outputs. */

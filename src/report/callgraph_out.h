@@ -3,6 +3,7 @@
  * Children/Self table. */
 #ifndef PROSPECT_REPORT_CALLGRAPH_OUT_H
 #define PROSPECT_REPORT_CALLGRAPH_OUT_H
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include "callgraph/resolve.h"
@@ -33,6 +34,8 @@ struct children_opts {
     bool skip_first;          /* the sort starts with sym: the tree's root is not repeated */
     const char *symbols;      /* -S: only rows of these symbols (comma-separated), or NULL */
     enum report_format fmt;   /* text, csv or json (children_export.c) */
+    const regex_t *ignore_callees;   /* perf's --ignore-callees (report/chain_cut.h), or NULL */
+    const regex_t *parent;    /* perf's --parent: rows per parent too, its column; or NULL */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "callgraph/chaintree.h"
 #include "callgraph/symstacks.h"
+#include "report/chain_cut.h"
 #include "model/process.h"
 #include "report/callgraph_out.h"
 #include "report/children_rows.h"
@@ -20,6 +21,16 @@ struct rows {
     VEC(const char *) comms;  /* distinct command names (by_pid: "PID:comm"); ids: indices */
     struct hashmap comm_of;   /* process -> comm id + 1 */
     bool own_comms;           /* by_pid: the names were made here */
+    struct chain_cut cut;     /* --ignore-callees */
+    struct chain_cut parents; /* --parent */
+    struct hashmap group_of;  /* --parent: (comm id << 32 | parent) -> row key id + 1 */
+};
+
+/* Which rows a stack's frames go to: a row per (id, symbol). */
+struct rowkey {
+    long id;                  /* the comm id; with --parent, of the (comm, parent) pair */
+    const char *comm;
+    uint32_t parent;
 };
 
 /* --no-children: by Self. */
@@ -31,7 +42,9 @@ static int cmp_self(const void *a, const void *b)
         return x->self > y->self ? -1 : 1;
     if (x->comm && (c = strcmp(x->comm, y->comm)))
         return c;
-    return x->sym < y->sym ? -1 : x->sym > y->sym;
+    if (x->sym != y->sym)
+        return x->sym < y->sym ? -1 : 1;
+    return x->parent < y->parent ? -1 : x->parent > y->parent;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -44,7 +57,9 @@ static int cmp_row(const void *a, const void *b)
         return x->self > y->self ? -1 : 1;
     if (x->comm && (c = strcmp(x->comm, y->comm)))
         return c;
-    return x->sym < y->sym ? -1 : x->sym > y->sym;
+    if (x->sym != y->sym)
+        return x->sym < y->sym ? -1 : 1;
+    return x->parent < y->parent ? -1 : x->parent > y->parent;
 }
 
 static double pct(uint64_t v, uint64_t total)
@@ -89,14 +104,26 @@ static long pid_id(struct rows *r, const struct process *p)
     return (long)r->comms.n - 1;
 }
 
-static struct row *row_of(struct rows *r, long comm, const char *name, uint32_t sym)
+/* --parent: the key id of (comm, parent), -ENOMEM. */
+static long group_id(struct rows *r, long comm, uint32_t parent)
 {
-    uint64_t key = (uint64_t)comm << 32 | sym;
+    uint64_t key = (uint64_t)comm << 32 | parent;
+    uintptr_t v = (uintptr_t)hashmap_get(&r->group_of, key);
+
+    if (v)
+        return (long)v - 1;
+    v = r->group_of.n + 1;
+    return hashmap_put(&r->group_of, key, (void *)v) ? -ENOMEM : (long)v - 1;
+}
+
+static struct row *row_of(struct rows *r, const struct rowkey *rk, uint32_t sym)
+{
+    uint64_t key = (uint64_t)rk->id << 32 | sym;
     uintptr_t v = (uintptr_t)hashmap_get(&r->index, key);
 
     if (v)
         return &r->v.v[v - 1];
-    if (vec_push(&r->v, ((struct row){ .comm = name, .sym = sym })) ||
+    if (vec_push(&r->v, ((struct row){ .comm = rk->comm, .sym = sym, .parent = rk->parent })) ||
         hashmap_put(&r->index, key, (void *)(uintptr_t)r->v.n))
         return NULL;
     return &r->v.v[r->v.n - 1];
@@ -117,15 +144,17 @@ static int add_chain(struct row *w, const uint32_t *fs, long from, long step, si
     return chaintree_add(w->tree, fs, from, step, n, period);
 }
 
-/* perf's chains of a stack (fs: leaf first): the leaf's row has the whole chain; with
+/* perf's chains of a stack (fs: leaf first): the sampled function's row (self: the leaf, or
+ * the --ignore-callees match) has the whole chain; with
  * children, every other row of the stack (once, at its first frame in the chain's order) the
  * chain from its frame to the chain's end: towards the leaf (caller order) or the outermost
  * frame (callee order). */
-static int add_chains(struct rows *r, long comm, const char *name, const uint32_t *fs, long n,
-                      uint64_t period, uint32_t mark, const struct children_opts *o)
+static int add_chains(struct rows *r, const struct rowkey *rk, const uint32_t *fs, long n,
+                      uint32_t self, uint64_t period, uint32_t mark,
+                      const struct children_opts *o)
 {
     bool callee = o->chains->callee;
-    struct row *w = row_of(r, comm, name, fs[0]);
+    struct row *w = row_of(r, rk, self);
     int err;
 
     if (!w)
@@ -134,7 +163,7 @@ static int add_chains(struct rows *r, long comm, const char *name, const uint32_
     w->chain_seen = mark;
     for (long j = 0; j < n && !err && !o->no_children; j++) {
         long k = callee ? j : n - 1 - j;
-        if (!(w = row_of(r, comm, name, fs[k])))
+        if (!(w = row_of(r, rk, fs[k])))
             return -ENOMEM;
         if (w->chain_seen == mark)
             continue;
@@ -150,30 +179,44 @@ static bool wants_chains(const struct children_opts *o)
     return o->chains && o->chains->mode != CHAIN_NONE;
 }
 
-static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *fs,
+static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *stack,
                      const struct cg_symstack *weight, size_t i, const struct children_opts *o)
 {
     long comm = o->by_pid ? pid_id(r, st->proc) : o->by_comm ? comm_id(r, st->proc) : 0;
     const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
+    bool callee = o->chains && o->chains->callee;
+    struct rowkey rk = { comm, name, CHAIN_NO_PARENT };
+    const uint32_t *fs;
+    struct row *w;
+    uint32_t self;
+    long from, n;
 
     if (comm < 0)
         return -ENOMEM;
-    for (uint32_t k = 0; k < st->n; k++) {
-        struct row *w = row_of(r, comm, name, fs[k]);
-        if (!w)
+    if (o->parent) {
+        rk.parent = chain_cut_parent(&r->parents, stack, st->n, callee);
+        if ((rk.id = group_id(r, comm, rk.parent)) < 0)
             return -ENOMEM;
-        if (!k) {
-            w->self += weight->period;
-            w->self_samples += weight->samples;
-        }
+    }
+    chain_cut_apply(&r->cut, stack, st->n, callee, &from, &n, &self);
+    fs = stack + from;
+    if (n) {
+        if (!(w = row_of(r, &rk, self)))
+            return -ENOMEM;
+        w->self += weight->period;
+        w->self_samples += weight->samples;
+    }
+    for (long k = 0; k < n; k++) {
+        if (!(w = row_of(r, &rk, fs[k])))
+            return -ENOMEM;
         if (w->seen == (uint32_t)(i + 1))   /* a symbol once per stack, however it recurses */
             continue;
         w->seen = (uint32_t)(i + 1);
         w->children += weight->period;
         w->samples += weight->samples;
     }
-    if (wants_chains(o) && st->n)
-        return add_chains(r, comm, name, fs, st->n, weight->period, (uint32_t)(i + 1), o);
+    if (wants_chains(o) && n)
+        return add_chains(r, &rk, fs, n, self, weight->period, (uint32_t)(i + 1), o);
     return 0;
 }
 
@@ -250,12 +293,54 @@ static bool row_shown(const struct row *r, uint64_t total, const struct cg_syms 
 
 struct widths {
     size_t dso, comm, fixed;  /* the columns' widths; fixed: all but the symbol's */
+    size_t sym, parent;       /* --parent: the Symbol column is padded, Parent symbol last */
 };
+
+/* A row's name as its Symbol column shows it (" (inlined)" added), printable. */
+static const char *shown_name(const struct cg_sym *s, char *buf, size_t len)
+{
+    char nbuf[256], pbuf[1024];
+    const char *name = str_printable(cg_sym_name(s, nbuf, sizeof(nbuf)), pbuf, sizeof(pbuf));
+
+    snprintf(buf, len, "%s%s", name, s->inlined ? " (inlined)" : "");
+    return buf;
+}
+
+static const char *parent_name(const struct row *r, const struct cg_syms *cy, char *buf,
+                               size_t len)
+{
+    return r->parent == CHAIN_NO_PARENT ? "[other]" : shown_name(&cy->syms[r->parent], buf, len);
+}
+
+/* --parent: the Symbol column as wide as its widest shown name, Parent symbol's after it;
+ * within 100 columns unless wide. */
+static void parent_widths(struct widths *w, const struct row *rows, size_t n, uint64_t total,
+                          const struct cg_syms *cy, const struct children_opts *o)
+{
+    char buf[1200];
+
+    w->sym = strlen("Symbol") > 4 ? strlen("Symbol") - 4 : 0;
+    w->parent = strlen("Parent symbol");
+    for (size_t i = 0; i < n; i++) {
+        if (!row_shown(&rows[i], total, cy, o))
+            continue;
+        if (str_width(shown_name(&cy->syms[rows[i].sym], buf, sizeof(buf))) > w->sym)
+            w->sym = str_width(buf);
+        if (str_width(parent_name(&rows[i], cy, buf, sizeof(buf))) > w->parent)
+            w->parent = str_width(buf);
+    }
+    if (o->wide)
+        return;
+    if (w->parent > 24)
+        w->parent = 24;
+    if (w->fixed + w->sym + 2 + w->parent > 100)
+        w->sym = w->fixed + 2 + w->parent < 100 - 8 ? 100 - w->fixed - 2 - w->parent : 8;
+}
 
 static struct widths column_widths(const struct row *rows, size_t n, uint64_t total,
                                    const struct cg_syms *cy, const struct children_opts *o)
 {
-    struct widths w = { strlen("Shared Object"), strlen("Command"), 0 };
+    struct widths w = { .dso = strlen("Shared Object"), .comm = strlen("Command") };
     char dbuf[256], pbuf[1024];
 
     for (size_t i = 0; i < n; i++) {
@@ -275,6 +360,8 @@ static struct widths column_widths(const struct row *rows, size_t n, uint64_t to
         w.comm = o->by_pid ? 24 : 16;
     w.fixed = (o->no_children ? 10 : 20) + (o->show_nr_samples ? 9 : 0) +
               (o->by_comm || o->by_pid ? 2 + w.comm : 0) + (o->no_dso ? 0 : 2 + w.dso) + 2 + 4;
+    if (o->parent)
+        parent_widths(&w, rows, n, total, cy, o);
     return w;
 }
 
@@ -289,7 +376,10 @@ static void print_header(FILE *f, const struct cg_store *cs, const struct widths
         fprintf(f, "  %-*s", (int)w->comm, o->by_pid ? "Pid:Command" : "Command");
     if (!o->no_dso)
         fprintf(f, "  %-*s", (int)w->dso, "Shared Object");
-    fprintf(f, "  Symbol\n");
+    if (o->parent)
+        fprintf(f, "  %-*s  Parent symbol\n", (int)w->sym + 4, "Symbol");
+    else
+        fprintf(f, "  Symbol\n");
 }
 
 static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
@@ -326,9 +416,19 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
         snprintf(ibuf, sizeof(ibuf), "%s (inlined)", name);
         name = ibuf;
     }
-    if (!o->wide && w->fixed < 100)
-        name = str_elide(name, 100 - w->fixed, ebuf, sizeof(ebuf));
-    obuf_put(ob, name, strlen(name));
+    if (o->parent) {   /* both columns padded, as perf's */
+        name = o->wide ? name : str_elide(name, w->sym, ebuf, sizeof(ebuf));
+        obuf_put(ob, name, strlen(name));
+        for (size_t pad = str_width(name); pad < w->sym; pad++)
+            obuf_char(ob, ' ');
+        name = parent_name(r, cy, ibuf, sizeof(ibuf));
+        put_padded(ob, o->wide ? name : str_elide(name, w->parent, ebuf, sizeof(ebuf)),
+                   w->parent);
+    } else {
+        if (!o->wide && w->fixed < 100)
+            name = str_elide(name, 100 - w->fixed, ebuf, sizeof(ebuf));
+        obuf_put(ob, name, strlen(name));
+    }
     obuf_char(ob, '\n');
 }
 
@@ -403,7 +503,12 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     hashmap_init(&r.index);
     hashmap_init(&r.comm_of);
     r.own_comms = o->by_pid;
-    err = add_stacks(&r, cs, cy, o);
+    hashmap_init(&r.group_of);
+    err = chain_cut_init(&r.cut, cy, o->ignore_callees);
+    if (!err)
+        err = chain_cut_init(&r.parents, cy, o->parent);
+    if (!err)
+        err = add_stacks(&r, cs, cy, o);
     if (!err) {
         if (r.v.n)   /* a file without samples has no rows, and qsort(NULL, 0) is undefined */
             qsort(r.v.v, r.v.n, sizeof(*r.v.v), o->no_children ? cmp_self : cmp_row);
@@ -422,5 +527,8 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     vec_free(&r.comms);
     hashmap_release(&r.index);
     hashmap_release(&r.comm_of);
+    chain_cut_release(&r.cut);
+    chain_cut_release(&r.parents);
+    hashmap_release(&r.group_of);
     return err;
 }

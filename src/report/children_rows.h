@@ -11,6 +11,7 @@
 struct row {
     const char *comm;         /* by_comm: the command, else NULL */
     uint32_t sym;
+    uint32_t parent;          /* --parent: its parent symbol, or CHAIN_NO_PARENT ("[other]") */
     uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
     uint32_t chain_seen;      /* the last stack (+1) that gave it a chain */
     uint64_t children, self, samples, self_samples;
