@@ -47,7 +47,9 @@ declare -A opt=([inproc]=--engine=inproc [jump]=--engine=uprobe [trap]=--entry=t
 for mode in inproc jump trap; do
     read -r dj de ds blocks < <(stats "${opt[$mode]}")
     t=$(loop_ns "$PROSPECT" lines "${opt[$mode]}" -o /dev/null -- "$T/lines/target" "$N")
-    us[$mode]=$(echo "($t - $base) / 1000 / ($dj + $de + $ds)" | bc -l)
+    # in the process no probe is hit: the cost is per count (a block execution)
+    n=$((dj + de + ds)); [ "$n" -gt 0 ] || n=${blocks:-1}
+    us[$mode]=$(echo "($t - $base) / 1000 / $n" | bc -l)
     hits[$mode]=$((dj + de + ds))
     printf 'prospect lines %s: %d probe hits (%d jump or counter, %d emulated, %d single-stepped) ' \
         "${opt[$mode]}" $((dj + de + ds)) "$dj" "$de" "$ds"
