@@ -318,9 +318,10 @@ for f in json.load(open(sys.argv[1]))["files"]:
         [ -s "$d/gcovr_funcs_theirs" ] && cmp -s "$d/gcovr_funcs_theirs" "$d/gcovr_funcs_ours"
     }
     check gcovr_functions_as_gcovs funcs_agree
-    (cd "$d" && gcovr -r . -g -k cov --print-summary -o /dev/null 2>/dev/null |
+    # (-o a file of ours: gcovr replaces its output by unlinking it, /dev/null included)
+    (cd "$d" && gcovr -r . -g -k cov --print-summary -o gcovr_theirs.txt 2>/dev/null |
         grep '^functions:' >gcovr_sum_theirs;
-        gcovr -r . -g -k ours_gcov --print-summary -o /dev/null 2>/dev/null |
+        gcovr -r . -g -k ours_gcov --print-summary -o gcovr_ours.txt 2>/dev/null |
         grep '^functions:' >gcovr_sum_ours)
     echo "  gcovr summary: gcov's $(cat "$d/gcovr_sum_theirs"), ours $(cat "$d/gcovr_sum_ours")"
     sums_agree() {

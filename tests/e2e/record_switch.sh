@@ -107,7 +107,9 @@ mkdir -p "$d/size"
 "$PROSPECT" record -a -m 1024 -e $TP -c 1 --switch-output=100K -o "$d/size/perf.data" -- \
     "$WL/switch_parts" "$d/size/perf.data" 1 $((4 * CALLS)) 2>"$d/size.err"
 sparts=("$d"/size/perf.data.*)
-check record_switch_size_rotates [ ${#sparts[@]} -ge 3 ]
+# (a part ends after the drain that passes the size: a loaded machine drains the ~1 MB of
+# samples in fewer, larger reads, so how many parts depends on the timing; at least two)
+check record_switch_size_rotates [ ${#sparts[@]} -ge 2 ]
 check record_switch_size_sum_exact [ "$(sum "${sparts[@]}")" -eq $((1 + 4 * CALLS)) ]
 
 # By time: each phase of the workload waits for the next part, which only the clock brings
