@@ -20,32 +20,40 @@ precord -g -o "$TEST_TMP/perf.data" -- "$CG" 1500 ||
 
 for f in perf p; do
     for re in via_a 'via_a|main'; do
-        for args in "--children" "--no-children" "--children -g callee" \
-                    "--no-children -g caller" "--children -G" "--children -g fractal" \
-                    "--children --sort sym"; do
+        # -g folded: a sample in leaf's prologue misses via_a in perf's chain (docs/callgraph.md),
+        # so perf's leaf tree keeps a hidden 0.02% branch leaf <- main that --ignore-callees
+        # via_a cannot cut, and its graph branches where Prospect's (via_a put back) is one run.
+        # Folded lines are the chains whole above the 0.5% threshold, each share within 0.1.
+        for args in "--children -g folded" "--no-children -g folded" \
+                    "--children -g folded,0.5,callee" "--no-children -g folded,0.5,caller" \
+                    "--children -G -g folded" "--children --sort sym -g folded"; do
             # two matches in a chain: caller order keeps the inner one, callee order the
             # outer one (main); --children in caller order still has a leaf row to compare
             if [ "$re" != via_a ] && grep -q 'callee\|no-children' <<<"$args"; then
                 continue
             fi
-            name=$(tr -c 'a-z0-9\n' _ <<<"${f}_${re}${args}" | tr -s _)
+            name=$(sed 's/-G/inverted/' <<<"${f}_${re}${args}" | tr -c 'a-z0-9\n' _ | tr -s _)
             perf report -i "$TEST_TMP/$f.data" --stdio --ignore-callees "$re" $args \
                 >"$TEST_TMP/$name.perf" 2>/dev/null
             "$PROSPECT" report -i "$TEST_TMP/$f.data" --ignore-callees "$re" $args --wide \
                 >"$TEST_TMP/$name.ours" 2>"$TEST_TMP/$name.err"
             out=$(python3 "$(dirname "$0")/same_trees.py" "$TEST_TMP/$name.perf" \
-                  "$TEST_TMP/$name.ours" $(grep -o fractal <<<"$args"))
+                  "$TEST_TMP/$name.ours" folded)
             check "ignore_callees_$name" [ -z "$out" -a -s "$TEST_TMP/$name.ours" ] ||
                 echo "  $out"
         done
     done
 done
 
-# What the user reads: via_a is the sampled function of its 3/5, its callee leaf is gone from
-# its chains in callee order (perf: via_a, main, __libc_start_call_main).
+# What the user reads (perf's default graph): via_a is the sampled function of its 3/5, its
+# callee leaf is gone from its chains in callee order (perf: via_a, main, __libc_start_call_main).
+for args in --children --no-children; do
+    "$PROSPECT" report -i "$TEST_TMP/p.data" --ignore-callees via_a $args --wide \
+        >"$TEST_TMP/p_via_a_${args#--}.ours" 2>>"$TEST_TMP/graph.err"
+done
 check ignore_callees_via_a_takes_self awk '$NF == "via_a" && $1 == $2 {
         v = $1 + 0; ok = v > 55 && v < 65 } END { exit !ok }' "$TEST_TMP/p_via_a_children.ours"
-check ignore_callees_callee_chain_ends_at_match python3 - "$TEST_TMP/p_via_a_no_children.ours" <<'PY'
+check ignore_callees_callee_chain_ends_at_match python3 - "$TEST_TMP/p_via_a_no-children.ours" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().split('\n')
 i = next(i for i, l in enumerate(lines) if l.endswith('] via_a'))

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-# same_trees PERF_OUT OURS_OUT [fractal] [parent] (report_trees.sh says why shares may differ by
+# same_trees PERF_OUT OURS_OUT [fractal] [parent] [folded] (report_trees.sh says why shares may differ by
 # 0.1): prints the first differing line of the workload's row blocks, nothing when they agree.
 # parent: rows are per (symbol, Parent symbol), both columns naming the block, leaf via_a needed.
+# folded: one line per chain, so a block of one chain is a tree.
 import re, sys
 BASE = {'main', 'via_a', 'via_b', 'leaf'}
 fractal = 'fractal' in sys.argv[3:]
 parent = 'parent' in sys.argv[3:]
+folded = 'folded' in sys.argv[3:]
 ROWS = {f'{n} {p}' for n in BASE for p in ('via_a', '[other]')} if parent else BASE
 NEEDED = 'leaf via_a' if parent else 'leaf'
 PCT = re.compile(r'\d+\.\d\d%')
@@ -47,5 +49,5 @@ for n in bad:
     i = next((i for i in range(max(len(p), len(o))) if i >= len(p) or i >= len(o) or not same([p[i]], [o[i]])), 0)
     print(f"{n}: line {i}: perf {p[i] if i < len(p) else '(end)'!r} ours {o[i] if i < len(o) else '(end)'!r}")
     break
-if not any(len(b) > (1 if parent else 2) for b in perf.values()):   # parent: one chain each
+if not any(len(b) > (1 if parent or folded else 2) for b in perf.values()):
     print('perf printed no tree')
