@@ -27,7 +27,8 @@ mkdir -p "$TMPDIR"
 EX=/usr/share/doc
 
 # run_both NAME SRC INPUT ARGS... (LIBS: libraries): $TEST_TMP/NAME/{cov,plain}, gcov -b -c's
-# NAME.c.gcov in cov/, ours in ours/ (-b -c) and pct/ (-b), each program's output and status.
+# NAME.c.gcov in cov/, ours in ours/ (-b -c), pct/ (-b) and nob/ (no -b), each program's output
+# and status.
 run_both() {
     local n=$1 src=$2 in=$3 d=$TEST_TMP/$1; shift 3
     mkdir -p "$d/cov" "$d/plain" "$d/ours" "$d/pct"
@@ -41,6 +42,8 @@ run_both() {
     (cd "$d/plain" && "$PROSPECT" lines --format gcov -b -c -o ../ours -- ./prog "$@" <"$in" \
         >../ours.out 2>../ours.err; echo $? >../ours.rc
      "$PROSPECT" lines --format gcov -b -o ../pct -- ./prog "$@" <"$in" >/dev/null 2>&1
+     mkdir -p ../nob && "$PROSPECT" lines --format gcov -o ../nob -- ./prog "$@" <"$in" \
+        >/dev/null 2>&1
      "$PROSPECT" lines --format gcov-json -o .. -- ./prog "$@" <"$in" >/dev/null 2>&1)
 }
 
@@ -96,6 +99,14 @@ print(sum(1 for l in t if t[l]), " ".join(str(l) for l in sorted(set(t) | set(o)
 PY
 }
 
+# check_same_counts_with_b NAME: the counter after each call changes no line's count (a `*` may
+# come: code after a call that did not return never ran, as gcov marks it).
+counts_of() { grep -v '^call\|^branch\|^function' "$1" | cut -d: -f1,2 | tr -d '*'; }
+check_same_counts_with_b() {
+    local d=$TEST_TMP/$1
+    check "${1}_line_counts_same_with_b" cmp -s <(counts_of "$d/ours/$1.c.gcov") \
+        <(counts_of "$d/nob/$1.c.gcov")
+}
 all_equal() { [ -z "$bad" ] && [ "${nc:-0}" -ge "$min" ]; }
 json_equal() { [ "${r%% *}" -gt 0 ] 2>/dev/null && [ -z "${r#* }" ]; }
 # check_exact NAME MIN_CALLS: every call and branch line equal, with counts and percentages;
@@ -110,6 +121,7 @@ check_exact() {
     r=$(arcs_diff "$d/theirs_pct.gcov" "$d/pct/$n.c.gcov" "$d/$n.c" line)
     read -r nl nc nb bad <<<"$r"
     check "${n}_percentages_equal_gcov_b" all_equal
+    check_same_counts_with_b "$n"
     r=$(json_diff "$n")
     echo "  $n JSON: $r"
     check "${n}_json_branches_equal_gcov" json_equal
@@ -147,6 +159,7 @@ check_counts() {
     echo "  $n: gcov's $nc calls, $nb branches: ours the $same"
     same_counts() { [ "$same" = same ] && [ "$nc" -ge "$min" ]; }
     check "${n}_calls_and_branches_as_gcovs" same_counts
+    check_same_counts_with_b "$n"
 }
 xml='<doc a="1"><list><item id="1">x</item><item id="2"/><sub><deep k="v" k2="w"/></sub></list>
 <list><item/></list></doc>'
