@@ -52,7 +52,10 @@ static const struct optdecl lines_opts[] = {
     { 'b', "branch-probabilities", NULL,
         "with --format gcov: gcov -b's function lines (calls, returns) and\n"
         "branch lines (how often each way of a conditional branch was\n"
-        "taken)", 0, NULL, 0 },
+        "taken), and its call lines (how often each call returned: the code\n"
+        "after each call gets a counter of its own)", 0, NULL, 0 },
+    { 'c', "branch-counts", NULL,
+        "with -b: counts instead of percentages (gcov -c)", 0, NULL, 0 },
     { O_SRCDIR, "source-dir", "DIR",
         "look for source files under DIR too (path made relative, then by\n"
         "trailing components)", OPTD_COMPLETE_DIR, NULL, 0 },
@@ -107,7 +110,7 @@ struct lines_opts {
     VEC(const char *) files;
     enum lines_fmt fmt;
     const char *output, *source_dir;
-    bool trap, uprobe, branches;
+    bool trap, uprobe, branches, branch_counts;
     pid_t pid;
     char **argv;
 };
@@ -147,6 +150,7 @@ static int parse(int argc, char **argv, struct lines_opts *o)
             break;
         case 'o': o->output = optarg; break;
         case 'b': o->branches = true; break;
+        case 'c': o->branch_counts = true; break;
         case O_SRCDIR: o->source_dir = optarg; break;
         case O_ENTRY:
             if (!strcmp(optarg, "trap"))
@@ -175,6 +179,8 @@ static int parse(int argc, char **argv, struct lines_opts *o)
     }
     if (o->branches && o->fmt != FMT_GCOV)
         return cmd_usage_error("lines", "-b is for --format gcov");
+    if (o->branch_counts && !o->branches)
+        return cmd_usage_error("lines", "-c is for --format gcov -b");
     if (o->pid && optind < argc)
         return cmd_usage_error("lines", "-p PID or a command, not both");
     if (!o->pid && optind >= argc)
@@ -241,7 +247,8 @@ static int plan_probes(struct lines_opts *o, struct probe_target *t, struct line
                        struct region_list *rl, struct lines_inproc **ip)
 {
     struct lines_select sel = { .funcs = o->funcs.v, .nfuncs = o->funcs.n,
-                                .files = o->files.v, .nfiles = o->files.n };
+                                .files = o->files.v, .nfiles = o->files.n,
+                                .calls = o->branches };
     char obj[PATH_MAX], msg[2048];
     int e;
 
@@ -331,7 +338,10 @@ static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
         lines_inproc_cost(ip, plan, &cost);
     msg[0] = '\0';
     if (o->fmt == FMT_GCOV)
-        e = lines_write_gcov(&r, dir, o->branches, msg, sizeof(msg));
+        e = lines_write_gcov(&r, dir,
+                             (o->branches ? LINES_GCOV_BRANCHES : 0) |
+                                 (o->branch_counts ? LINES_GCOV_COUNTS : 0),
+                             msg, sizeof(msg));
     else if (o->fmt == FMT_GCOV_JSON)
         e = lines_write_gcov_json(&r, dir, msg, sizeof(msg));
     else if (o->fmt == FMT_LCOV)

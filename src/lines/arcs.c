@@ -22,6 +22,7 @@ static bool settle_out(const struct lines_block *bl, struct lines_arc *o)
     struct lines_arc *k = o[0].known ? &o[0] : &o[1], *u = o[0].known ? &o[1] : &o[0];
     u->count = sub0(bl->count, k->count);
     u->known = true;
+    u->assumed = k->assumed;
     return true;
 }
 
@@ -30,14 +31,16 @@ static bool settle_in(const struct lines_plan *p, struct lines_arcs *a, size_t b
 {
     size_t unknown = 0, which = 0;
     uint64_t sum = 0;
+    bool assumed = false;
 
     if (p->blocks.v[b].ext)
         return false;
     for (size_t i = a->in_first[b]; i < a->in_first[b + 1]; i++) {
         const struct lines_arc *e = &a->v[a->in_list[i]];
-        if (e->known)
+        if (e->known) {
             sum += e->count;
-        else {
+            assumed |= e->assumed;
+        } else {
             unknown++;
             which = a->in_list[i];
         }
@@ -46,7 +49,29 @@ static bool settle_in(const struct lines_plan *p, struct lines_arcs *a, size_t b
         return false;
     a->v[which].count = sub0(p->blocks.v[b].count, sum);
     a->v[which].known = true;
+    a->v[which].assumed = assumed;
     return true;
+}
+
+/* One way out after a call: what the code after it counts, when conservation reaches it;
+ * else the call is taken to return once, as a block without a call would. */
+static bool one_way_after_call(const struct lines_block *bl)
+{
+    return bl->call && !bl->cond && bl->nsucc == 1;
+}
+
+static bool assume_returns(const struct lines_plan *p, struct lines_arcs *a)
+{
+    bool any = false;
+    for (size_t b = 0; b < p->blocks.n; b++) {
+        struct lines_arc *e = &a->v[a->out_first[b]];
+        if (!one_way_after_call(&p->blocks.v[b]) || e->known)
+            continue;
+        *e = (struct lines_arc){ .from = e->from, .to = e->to, .count = p->blocks.v[b].count,
+                                 .known = true, .assumed = true };
+        any = true;
+    }
+    return any;
 }
 
 static void settle(const struct lines_plan *p, struct lines_arcs *a)
@@ -80,8 +105,9 @@ static int arcs_list(const struct lines_plan *p, struct lines_arcs *a)
         for (unsigned s = 0; s < bl->nsucc; s++) {
             struct lines_arc *e = &a->v[a->n++];
             *e = (struct lines_arc){ .from = b, .to = lines_block_at(p, bl->succ[s]) };
-            /* One way out: everything that ran the block went there. */
-            if (!bl->cond && bl->nsucc == 1) {
+            /* One way out: everything that ran the block went there (after a call, what
+             * returned: settled below). */
+            if (!bl->cond && bl->nsucc == 1 && !bl->call) {
                 e->count = bl->count;
                 e->known = true;
             }
@@ -116,6 +142,8 @@ int lines_arcs_solve(const struct lines_plan *p, struct lines_arcs *a)
         return e;
     }
     settle(p, a);
+    if (assume_returns(p, a))
+        settle(p, a);
     return 0;
 }
 

@@ -15,7 +15,7 @@ struct insn {
     bool leader, ext, call, nop, unsafe, select, packed, is_ret;
     bool flow;                  /* a leader for control flow's sake, not a line change */
     bool reached;               /* a branch target, an address taken, or fallen into */
-    uint64_t target;            /* I_JCC/I_JMP: direct target */
+    uint64_t target;            /* I_JCC/I_JMP, a call: direct target (a call's: 0 if none) */
 };
 
 static int classify(const struct x86_insn *in, struct insn *out)
@@ -93,6 +93,18 @@ static size_t find(const struct insn *v, size_t n, uint64_t a)
     return lo < n && v[lo].addr == a ? lo : n;
 }
 
+/* Does a jump to the backward target of the conditional branch v[j] follow it (a loop's
+ * latch, which the branch was threaded past)? */
+static bool latch_jump(const struct insn *v, size_t n, size_t j)
+{
+    if (v[j].target >= v[j].addr)
+        return false;
+    for (size_t k = j + 1; k < n; k++)
+        if (v[k].kind == I_JMP && v[k].target == v[j].target)
+            return true;
+    return false;
+}
+
 /* Entries of a jump table at `table` (width 4: offsets from the table; 8: addresses) that
  * land on instructions of the function [vaddr, vaddr + n) become block starts. Returns how
  * many. */
@@ -145,6 +157,8 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
         uint64_t t = rip_address(&in);
         classify(&in, &s);
         s.call = x86_is_call(&in);
+        if (s.call && !x86_direct_target(&in, &s.target))
+            s.target = 0;
         s.nop = in.d.mnemonic == ZYDIS_MNEMONIC_NOP;
         s.unsafe = lines_insn_unprobeable(&in);
         s.select = in.d.meta.category == ZYDIS_CATEGORY_CMOV ||
@@ -168,6 +182,10 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
     for (size_t i = 0; i < iv.n; i++) {
         struct insn *s = &iv.v[i];
         unsigned f0, l0, f1, l1;
+        /* gcov -b's call lines: the code after a call counted apart (it may run less, exit,
+         * or more, fork, than the call). */
+        if (p->split_calls && s->call && i + 1 < iv.n)
+            iv.v[i + 1].leader = true;
         if (s->kind != I_PLAIN && i + 1 < iv.n) {
             iv.v[i + 1].leader = iv.v[i + 1].flow = true;
             /* After a jump or a return only a branch reaches the code, or an indirect jump
@@ -232,6 +250,8 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
             b.packed |= iv.v[j].packed;
         }
         b.end = iv.v[j].addr + iv.v[j].size;
+        b.call_ends = iv.v[j].call;
+        b.call_to = b.call_ends ? iv.v[j].target : 0;
         /* A block runs from its start to its end, so any of its instructions counts it: not
          * padding (gcc's `cs nopw` aligning a loop), not one the kernel may refuse. */
         for (size_t k = i; k <= j; k++)
@@ -249,6 +269,7 @@ int lines_blocks_cut(struct lines_plan *p, size_t func, const uint8_t *code, siz
             /* A jcc to the next instruction is one way out, not two; one that leaves the
              * function (to its .cold part) leaves a way out the solver cannot see. */
             b.cond = l->kind == I_JCC;
+            b.latch_threaded = b.cond && latch_jump(iv.v, iv.n, j);
             /* A return, or a tail call (a jump out of the function): the function returns. */
             b.returns = l->is_ret || (l->kind == I_JMP && find(iv.v, iv.n, l->target) == iv.n);
             if (b.nsucc == 2 && b.succ[0] == b.succ[1]) {

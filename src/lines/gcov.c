@@ -3,9 +3,9 @@
  * source line as "%9s:%5u:text", the count column being the line's count, `#####` for a
  * line with code that never ran, `-` for a line without code; a count with a `*` has a
  * block that never ran. With -b, a function's `function NAME called...` line comes before
- * its first line, and each conditional branch of the line's blocks follows the line:
- * "branch %2d taken P%" (" (fallthrough)" for the way that falls through), or "never
- * executed" when its block never ran. */
+ * its first line, and the line's calls and conditional branches follow it (gcov_arcs.c):
+ * "call %2d returned P%", "branch %2d taken P%" (" (fallthrough)" for the way that falls
+ * through), or "never executed" when its block never ran; with -c, counts for P%. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,18 +21,24 @@ struct gcov_file {
     const struct lines_arcs *arcs;
     const struct lines_count *c;    /* this file's lines, sorted */
     size_t n;
-    bool branches;
+    bool branches, counts;
 };
 
-/* gcov's rounding of a percentage: 0% and 100% only when exactly so. */
-static unsigned percent(uint64_t top, uint64_t bottom)
+/* gcov's figure (gcc 12's format_gcov): a count with -c, else a percentage computed in
+ * float, rounded, a small non-zero share shown as 1%. */
+static const char *gcov_figure(char *buf, size_t len, uint64_t top, uint64_t bottom,
+                               bool counts)
 {
-    unsigned p = (unsigned)((top * 100.0) / (double)bottom + 0.5);
-    if (p == 0 && top)
-        p = 1;
-    if (p == 100 && top != bottom)
-        p = 99;
-    return p;
+    float ratio = bottom ? 100.0f * (float)top / (float)bottom : 0.0f;
+
+    if (counts) {
+        snprintf(buf, len, "%llu", (unsigned long long)top);
+        return buf;
+    }
+    if (ratio > 0.0f && ratio < 0.5f)
+        ratio = 1.0f;
+    snprintf(buf, len, "%.0f%%", (double)ratio);
+    return buf;
 }
 
 static bool block_on(const struct lines_block *b, const struct lines_count *c)
@@ -62,28 +68,21 @@ static void count_column(struct gcov_file *g, const struct lines_count *c, unsig
     fprintf(g->f, "%9s:%5u:", num, line);
 }
 
-/* The conditional branches of the line's blocks, in address order; a branch whose arcs are
- * not both known is left out (no number that is not exact). */
-static void branch_lines(struct gcov_file *g, const struct lines_count *c)
+/* One of gcov -b's lines under a source line (gcc 12's output_branch_count). */
+static void arc_line(void *arg, const struct lines_gcov_arc *a, unsigned ix)
 {
-    const struct lines_plan *p = g->r->plan;
-    const struct lines_arcs *a = g->arcs;
-    unsigned ix = 0;
+    const struct gcov_file *g = arg;
+    const char *ft = a->fallthrough ? " (fallthrough)" : "";
+    char fig[32];
 
-    for (size_t b = 0; b < p->blocks.n; b++) {
-        const struct lines_block *bl = &p->blocks.v[b];
-        const struct lines_arc *o = &a->v[a->out_first[b]];
-        if (!block_on(bl, c) || !bl->cond || bl->nsucc != 2 || !o[0].known || !o[1].known)
-            continue;
-        for (unsigned s = 0; s < 2; s++, ix++) {
-            const char *ft = s == 1 ? " (fallthrough)" : "";
-            if (bl->count)
-                fprintf(g->f, "branch %2u taken %u%%%s\n", ix, percent(o[s].count, bl->count),
-                        ft);
-            else
-                fprintf(g->f, "branch %2u never executed%s\n", ix, ft);
-        }
-    }
+    if (!a->from)       /* gcc 12's gcov: no "(fallthrough)" here */
+        fprintf(g->f, "%s %2u never executed\n", a->call ? "call  " : "branch", ix);
+    else if (a->call)
+        fprintf(g->f, "call   %2u returned %s\n", ix,
+                gcov_figure(fig, sizeof(fig), a->count, a->from, g->counts));
+    else
+        fprintf(g->f, "branch %2u taken %s%s\n", ix,
+                gcov_figure(fig, sizeof(fig), a->count, a->from, g->counts), ft);
 }
 
 /* gcov -b's line above a function's first line (here the line of its entry block: the `{`
@@ -93,6 +92,8 @@ static void branch_lines(struct gcov_file *g, const struct lines_count *c)
 static void function_lines(struct gcov_file *g, const struct lines_count *c)
 {
     const struct lines_plan *p = g->r->plan;
+    char ret[32], run[32];
+
     for (size_t fi = 0; fi < p->funcs.n; fi++) {
         struct lines_func_sum s;
         if (strchr(p->funcs.v[fi].name, '.'))
@@ -100,10 +101,11 @@ static void function_lines(struct gcov_file *g, const struct lines_count *c)
         lines_func_summary(p, g->arcs, fi, &s);
         if (s.entry >= p->blocks.n || !block_on(&p->blocks.v[s.entry], c))
             continue;
-        fprintf(g->f, "function %s called %llu returned %u%% blocks executed %u%%\n",
+        fprintf(g->f, "function %s called %llu returned %s blocks executed %s\n",
                 p->funcs.v[fi].name, (unsigned long long)s.calls,
-                s.calls ? percent(s.returns < s.calls ? s.returns : s.calls, s.calls) : 0,
-                s.blocks ? percent(s.run, s.blocks) : 0);
+                gcov_figure(ret, sizeof(ret), s.returns < s.calls ? s.returns : s.calls,
+                            s.calls, false),
+                gcov_figure(run, sizeof(run), s.run, s.blocks, false));
     }
 }
 
@@ -131,7 +133,7 @@ static void one_line(struct gcov_file *g, unsigned line, const char *text, size_
     fwrite(text, 1, len, g->f);
     fputc('\n', g->f);
     if (c && g->branches)
-        branch_lines(g, c);
+        lines_gcov_arcs(g->r->plan, g->arcs, c->file, c->line, arc_line, g);
 }
 
 static void write_body(struct gcov_file *g, const char *src, size_t len)
@@ -176,7 +178,7 @@ static int write_one(struct gcov_file *g, const char *dir, char *err, size_t err
     return e;
 }
 
-int lines_write_gcov(const struct lines_report *r, const char *dir, bool branches, char *err,
+int lines_write_gcov(const struct lines_report *r, const char *dir, unsigned flags, char *err,
                      size_t errlen)
 {
     struct lines_arcs arcs;
@@ -190,7 +192,8 @@ int lines_write_gcov(const struct lines_report *r, const char *dir, bool branche
         for (j = i + 1; j < r->n && r->counts[j].file == r->counts[i].file; j++)
             ;
         struct gcov_file g = { .r = r, .arcs = &arcs, .c = r->counts + i, .n = j - i,
-                               .branches = branches };
+                               .branches = flags & LINES_GCOV_BRANCHES,
+                               .counts = flags & LINES_GCOV_COUNTS };
         e = write_one(&g, dir, err, errlen);
     }
     lines_arcs_release(&arcs);

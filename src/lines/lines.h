@@ -33,6 +33,14 @@ struct lines_block {
                                  * indirect jump) */
     bool call;                  /* holds a call: what follows may run more often (fork,
                                  * setjmp return twice) or less (exit) than the block starts */
+    bool call_ends;             /* its last instruction is a call (with split_calls, every
+                                 * call's): its way out counts the call's returns */
+    bool call_unlisted;         /* that call is one gcov lists no line for (a library
+                                 * function gcc knows cannot throw, or pure: gcov_arcs.c) */
+    uint64_t call_to;           /* that call's direct target (0: indirect) */
+    bool latch_threaded;        /* ends with a conditional branch back to a loop's head that
+                                 * gcc threaded past the loop's latch (a `jmp` to the same
+                                 * head follows): gcov numbers the latch after the branch */
     bool optimized;             /* its unit was compiled with -O1 or more (DW_AT_producer) */
     bool per_line;              /* at -O2, where optlines.c's rule was checked against gcov:
                                  * its lines are marked one by one, other levels wholly */
@@ -71,6 +79,9 @@ struct lines_plan {
     VEC(size_t) probed;               /* blocks with a probe, in probe order: innermost loops
                                        * first (they get the limited jump entries) */
     VEC(size_t) derive_order;         /* derived blocks, each after those it is summed from */
+    bool split_calls;                 /* a block ends after each call, so the instruction after
+                                       * it is counted: gcov -b's call lines (one more counter
+                                       * per call executed) */
 };
 
 struct lines_select {
@@ -78,6 +89,7 @@ struct lines_select {
     size_t nfuncs;
     const char *const *files;   /* --file names (trailing path components match) */
     size_t nfiles;
+    bool calls;                 /* end blocks after calls (lines_plan.split_calls) */
 };
 
 /* The object to count (written to obj): exe, or the shared library that `-f LIB:FUNC` or
@@ -124,6 +136,8 @@ struct lines_arc {
     size_t from, to;            /* block indices; to = blocks.n: out of the function */
     uint64_t count;
     bool known;                 /* solved from the block counts (arcs.c) */
+    bool assumed;               /* known only by taking a call to return once (no count of
+                                 * the code after it settles it): not measured */
 };
 
 /* The arcs of every block: out of block b, v[out_first[b] .. out_first[b + 1]) in succ order;
@@ -135,7 +149,9 @@ struct lines_arcs {
 };
 
 /* Arc counts from the block counts by flow conservation, as gcov solves its arcs; those it
- * cannot reach stay unknown. 0 or -ENOMEM. */
+ * cannot reach stay unknown. The way out of a block ending in a call is what the code after
+ * the call counts (exit: 0, fork: 2); where nothing settles it, the call is taken to return
+ * once (assumed). 0 or -ENOMEM. */
 int lines_arcs_solve(const struct lines_plan *p, struct lines_arcs *a);
 void lines_arcs_release(struct lines_arcs *a);
 
@@ -179,6 +195,25 @@ struct lines_func_sum {
 };
 void lines_func_summary(const struct lines_plan *p, const struct lines_arcs *a, size_t fi,
                         struct lines_func_sum *s);
+
+/* gcov -b's lines under a source line (gcov_arcs.c): its calls and the ways of its
+ * conditional branches, in gcov's order. count: times taken, or times the call returned;
+ * from: executions of the block it leaves. */
+struct lines_gcov_arc {
+    bool call, fallthrough;
+    uint64_t count, from;
+};
+typedef void (*lines_gcov_arc_fn)(void *arg, const struct lines_gcov_arc *g, unsigned ix);
+/* Calls out (with p->split_calls, each call's own block) and branches of the line's blocks,
+ * passed to fn with gcov's index; one whose count is not measured is left out. */
+void lines_gcov_arcs(const struct lines_plan *p, const struct lines_arcs *a, unsigned file,
+                     unsigned line, lines_gcov_arc_fn fn, void *arg);
+
+/* Is the function named (a callee, "@plt" stripped) one whose calls gcov lists no line for?
+ * gcc adds a call's arc to the function's exit, which gcov prints, unless the callee is a
+ * built-in known not to throw (memcpy, malloc, snprintf) or pure or const (strlen, atoi,
+ * __errno_location), and not noreturn nor fork. */
+bool lines_gcov_unlisted_callee(const char *name);
 
 /* Does a DWARF source path name the file the user wrote ("fact.c", "src/fact.c")? */
 bool lines_file_matches(const char *src, const char *want);

@@ -348,6 +348,25 @@ static int cmp_block(const void *x, const void *y)
     return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* The calls gcov -b lists no line for, by their callee's name (a PLT entry's: its target). */
+static void mark_unlisted_calls(struct lines_plan *p, struct dso *dso)
+{
+    char name[256];
+
+    for (size_t b = 0; p->split_calls && b < p->blocks.n; b++) {
+        struct lines_block *bl = &p->blocks.v[b];
+        struct symres r;
+        size_t n;
+        if (!bl->call_to || dso_resolve(dso, bl->call_to, &r) || !r.name || r.bracket)
+            continue;
+        snprintf(name, sizeof(name), "%s", r.name);
+        n = strlen(name);
+        if (n > 4 && !strcmp(name + n - 4, "@plt"))
+            name[n - 4] = '\0';
+        bl->call_unlisted = lines_gcov_unlisted_callee(name);
+    }
+}
+
 int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_select *sel,
                      char *err, size_t errlen)
 {
@@ -360,6 +379,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
     int fd, dw_fd = -1, e = 0;
 
     memset(p, 0, sizeof(*p));
+    p->split_calls = sel->calls;
     err[0] = '\0';
     if (!(p->exe = strdup(exe)))
         return -ENOMEM;
@@ -465,6 +485,7 @@ int lines_plan_build(struct lines_plan *p, const char *exe, const struct lines_s
             goto out;
     }
     qsort(p->blocks.v, p->blocks.n, sizeof(struct lines_block), cmp_block);
+    mark_unlisted_calls(p, dso);
     for (size_t b = 0; b < p->blocks.n; b++) {
         const struct row *w = row_at(&rows, p->blocks.v[b].start);
         p->blocks.v[b].optimized = w && w->optimized;
