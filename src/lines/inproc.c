@@ -69,7 +69,7 @@ static int func_counters(const struct lines_plan *p, size_t f, const long *probe
  * exception would resume in the original's landing pads, or nowhere). 0, -EINVAL (the copy
  * taken back, why said), -ENOMEM. */
 static int give_unwind(struct lines_inproc *ip, const char *func, struct reloc_mark mark,
-                       const struct inproc_eh *eh, bool cxx, char *why, size_t whylen)
+                       const struct elf_fde *eh, bool cxx, char *why, size_t whylen)
 {
     struct inproc_cfi_mark cm = inproc_cfi_mark(&ip->cfi);
     const char *lwhy = NULL;
@@ -127,7 +127,7 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
     struct lines_abi_func af = { .vaddr = fn->start };
     char why[200] = "", why2[220];
     struct reloc_mark mark;
-    const struct inproc_eh *eh;
+    const struct elf_fde *eh;
     int e = 0;
 
     if (!code)

@@ -15,6 +15,7 @@
  * the same typeinfo, fixed where the hook maps the copies. */
 #include <errno.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <string.h>
 #include "lines/inproc_priv.h"
 
@@ -122,10 +123,11 @@ static bool section_at(Elf *elf, uint64_t vaddr, struct lsda *l)
 /* The exception specification list at TType + off - 1: its types, its end. */
 static bool read_spec(struct lsda *l, uint64_t off)
 {
-    const uint8_t *p = l->ttype + off - 1;
+    const uint8_t *p;
     uint64_t t = 1;
     if (off - 1 >= (uint64_t)(l->end - l->ttype))
         return false;
+    p = l->ttype + off - 1;
     while (t && uleb(&p, l->end, &t))
         l->ntypes = t > l->ntypes ? t : l->ntypes;
     l->spec_end = p > l->spec_end ? p : l->spec_end;
@@ -133,14 +135,18 @@ static bool read_spec(struct lsda *l, uint64_t off)
 }
 
 /* Follows the action chain from record `action` (1 + its offset): the types and
- * specifications it names, the records' end. */
+ * specifications it names, the records' end. Offsets from the table's start, checked before
+ * they become pointers. */
 static const char *walk_actions(struct lsda *l, uint64_t action)
 {
-    const uint8_t *p = l->act + action - 1;
+    uint64_t at = action - 1, room = (uint64_t)(l->end - l->act);
     for (int n = 0; n < MAX_ACTIONS; n++) {
-        const uint8_t *next;
+        const uint8_t *p, *next;
         int64_t filter, disp;
-        if (p < l->act || p >= l->end || !sleb(&p, l->end, &filter))
+        if (at >= room)
+            return "an action record out of its table";
+        p = l->act + at;
+        if (!sleb(&p, l->end, &filter))
             return "an action record out of its table";
         next = p;
         if (!sleb(&p, l->end, &disp))
@@ -150,11 +156,11 @@ static const char *walk_actions(struct lsda *l, uint64_t action)
             return "a type filter without a type table";
         if (filter > 0)
             l->ntypes = (uint64_t)filter > l->ntypes ? (uint64_t)filter : l->ntypes;
-        if (filter < 0 && !read_spec(l, (uint64_t)-filter))
+        if (filter < 0 && (filter == INT64_MIN || !read_spec(l, (uint64_t)-filter)))
             return "an exception specification out of its table";
         if (!disp)
             return NULL;
-        p = next + disp;
+        at = (uint64_t)(next - l->act) + (uint64_t)disp;    /* wraps below 0: >= room */
     }
     return "an action chain that loops";
 }
@@ -193,7 +199,7 @@ static const char *parse(struct lsda *l, uint64_t vaddr)
         if (why)
             return why;
     }
-    if (l->ttype && (uint64_t)(l->ttype - l->base) < l->ntypes * fixed_size(l->ttype_enc))
+    if (l->ttype && l->ntypes > (uint64_t)(l->ttype - l->base) / fixed_size(l->ttype_enc))
         return "a type table out of its section";
     return NULL;
 }
@@ -365,7 +371,7 @@ static int put_lsda(struct inproc_cfi *c, const struct lsda *l, const struct cop
     return e;
 }
 
-int inproc_lsda_add(struct inproc_cfi *c, const struct inproc_eh *eh,
+int inproc_lsda_add(struct inproc_cfi *c, const struct elf_fde *eh,
                     const struct reloc_code *rc, size_t first, uint32_t copy_end,
                     const char **why)
 {

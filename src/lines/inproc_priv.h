@@ -7,6 +7,7 @@
 #include <libelf.h>
 #include "lines/lines.h"
 #include "probe/reloc_func.h"
+#include "symbol/elf_fde.h"
 #include "symbol/elf_program.h"
 #include "util/vec.h"
 
@@ -31,15 +32,8 @@ struct inproc_fde {
     size_t ins, len;              /* its CFA instructions in ins */
     uint64_t orig;                /* not 0: the FDE covers the original function from here */
     long lsda;                    /* -1, or its LSDA's offset in lsdas */
-    uint64_t pers;                /* with an LSDA: the personality routine, as inproc_eh's */
+    uint64_t pers;                /* with an LSDA: the personality routine, as elf_fde's */
     uint8_t pers_ind;
-};
-/* A function's FDE that names an LSDA (an exception table: landing pads). */
-struct inproc_eh {
-    uint64_t lo, hi;              /* the function's code */
-    uint64_t lsda;                /* the LSDA's address, 0: unreadable */
-    uint64_t pers;                /* its personality routine's address, or with pers_ind */
-    uint8_t pers_ind;             /* (DW_EH_PE_indirect) of the pointer to it */
 };
 /* A 4-byte pcrel value at `at` in lsdas, to the program's address `target`, or (copy) to the
  * copies' code offset `target`. */
@@ -54,7 +48,7 @@ struct inproc_cfi {
     struct Dwarf_CFI_s *cfi;      /* NULL: no .eh_frame */
     VEC(uint8_t) ins;
     VEC(struct inproc_fde) fdes;
-    VEC(struct inproc_eh) lsda;       /* functions with exception tables, sorted */
+    VEC(struct elf_fde) lsda;         /* functions with exception tables (has_lsda), sorted */
     VEC(uint8_t) lsdas;               /* the copies' LSDAs (inproc_lsda.c) */
     VEC(struct inproc_lrel) lrels;    /* their pointers */
 };
@@ -82,14 +76,14 @@ int inproc_cfi_table(const struct inproc_cfi *c, struct reloc_code *rc, uint32_t
 /* Reads which functions have exception tables (inproc_eh.c). 0 or -ENOMEM. */
 int inproc_eh_read(struct inproc_cfi *c);
 /* The FDE with an LSDA (landing pads) covering part of [lo, hi), or NULL. */
-const struct inproc_eh *inproc_eh_find(const struct inproc_cfi *c, uint64_t lo, uint64_t hi);
+const struct elf_fde *inproc_eh_find(const struct inproc_cfi *c, uint64_t lo, uint64_t hi);
 /* For the copy just given its FDE (the last added; its instructions are rc->places from
  * `first` on, ending at code offset copy_end) of the function whose exception table eh names
  * (inproc_lsda.c): LSDAs whose landing pads are the copy's, one for the copy's FDE, one for an
  * FDE added over the original (where the copy's calls return: the unwinder finds registered
  * FDEs first), each the original's call sites, actions and types. 0, -ENOTSUP (a table or a
  * rule not carried over: *why says which), -ENOMEM; on failure c is as before. */
-int inproc_lsda_add(struct inproc_cfi *c, const struct inproc_eh *eh,
+int inproc_lsda_add(struct inproc_cfi *c, const struct elf_fde *eh,
                     const struct reloc_code *rc, size_t first, uint32_t copy_end,
                     const char **why);
 /* The function the program imports that starts a thread the hook's wrappers do not see

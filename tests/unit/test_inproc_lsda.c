@@ -37,7 +37,7 @@ static int translate_all(const char *exe, struct outcome *o)
         inproc_cfi_open(&c, exe))
         goto out;
     for (size_t i = 0; i < c.lsda.n; i++) {
-        const struct inproc_eh *eh = &c.lsda.v[i];
+        const struct elf_fde *eh = &c.lsda.v[i];
         const uint8_t *b = inproc_code_at(&code, eh->lo, eh->hi - eh->lo);
         struct reloc_mark m = reloc_code_mark(&rc);
         struct inproc_cfi_mark cm;
