@@ -2,8 +2,9 @@
 /* The copies' exception tables (src/lines/inproc_lsda.c) on a real C++ program
  * (tests/workloads/lines_eh.cc at -O0, the fixture eh-prog): every function with landing pads
  * gets its two LSDAs and the FDE over its original; then its .gcc_except_table damaged (all
- * 0xff, all 0x80: a uleb128 without end, bytes changed at random): each function is taken or
- * refused with a reason, nothing read out of bounds (ASan), the tables as before a refusal. */
+ * 0xff, all 0x80, bytes changed at random): each function is taken or refused with a reason,
+ * nothing read out of bounds (ASan), the tables as before a refusal; its .eh_frame damaged at
+ * random: read in bounds. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -76,8 +77,8 @@ TEST(every_function_with_landing_pads_gets_tables_of_its_copy)
     CHECK(o.taken >= 6);             /* leaf .. catch_here and main */
 }
 
-/* The file offset and size of eh-prog's .gcc_except_table. */
-static int except_table(const char *path, off_t *off, size_t *size)
+/* The file offset and size of eh-prog's section `name`. */
+static int section_of(const char *path, const char *name, off_t *off, size_t *size)
 {
     int fd = open(path, O_RDONLY), found = -1;
     Elf *e;
@@ -94,7 +95,7 @@ static int except_table(const char *path, off_t *off, size_t *size)
             GElf_Shdr sh;
             const char *n;
             if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
-                !strcmp(n, ".gcc_except_table")) {
+                !strcmp(n, name)) {
                 *off = (off_t)sh.sh_offset;
                 *size = sh.sh_size;
                 found = 0;
@@ -105,9 +106,9 @@ static int except_table(const char *path, off_t *off, size_t *size)
     return found;
 }
 
-/* A copy of eh-prog at path whose .gcc_except_table is `fill`, or (fill < 0) changed at
- * random, one byte in 8 (seeded). */
-static int damaged(const char *path, int fill, uint32_t seed)
+/* A copy of eh-prog at path whose section `name` is `fill`, or (fill < 0) changed at random,
+ * one byte in 8 (seeded). */
+static int damaged(const char *path, const char *name, int fill, uint32_t seed)
 {
     char cmd[600];
     off_t off;
@@ -115,7 +116,7 @@ static int damaged(const char *path, int fill, uint32_t seed)
     uint8_t *b;
     int fd, e = -1;
     snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", PROG, path);
-    if (system(cmd) || except_table(path, &off, &size) || !(b = malloc(size)))
+    if (system(cmd) || section_of(path, name, &off, &size) || !(b = malloc(size)))
         return -1;
     if ((fd = open(path, O_RDWR)) >= 0 && pread(fd, b, size, off) == (ssize_t)size) {
         for (size_t i = 0; i < size; i++) {
@@ -141,16 +142,16 @@ TEST(a_damaged_exception_table_is_refused_or_read_in_bounds)
     if (!mkdtemp(dir))
         SKIP("no temporary directory");
     snprintf(path, sizeof(path), "%s/eh-prog", dir);
-    CHECK(damaged(path, 0xff, 1) == 0);          /* no call-site table */
+    CHECK(damaged(path, ".gcc_except_table", 0xff, 1) == 0);          /* no call-site table */
     CHECK(translate_all(path, &o) == 0);
     CHECK_EQ_U64(o.taken, 0);
     CHECK(o.refused >= 6);
-    CHECK(damaged(path, 0x80, 1) == 0);          /* an LPStart of its own */
+    CHECK(damaged(path, ".gcc_except_table", 0x80, 1) == 0);          /* an LPStart of its own */
     CHECK(translate_all(path, &o) == 0);
     CHECK_EQ_U64(o.taken, 0);
     CHECK(o.refused >= 6);
     for (uint32_t seed = 1; seed <= 50; seed++) {
-        CHECK(damaged(path, -1, seed * 2654435761u) == 0);
+        CHECK(damaged(path, ".gcc_except_table", -1, seed * 2654435761u) == 0);
         CHECK(translate_all(path, &o) == 0);
         refused += o.refused;
         taken += o.taken;
@@ -161,9 +162,26 @@ TEST(a_damaged_exception_table_is_refused_or_read_in_bounds)
     rmdir(dir);
 }
 
+/* The FDEs' LSDA pointers and the CIEs' personality pointers are read by elf_read_fdes. */
+TEST(a_damaged_eh_frame_is_read_in_bounds)
+{
+    char dir[] = "/tmp/test_inproc_lsda.XXXXXX", path[100];
+    struct outcome o;
+    if (!mkdtemp(dir))
+        SKIP("no temporary directory");
+    snprintf(path, sizeof(path), "%s/eh-prog", dir);
+    for (uint32_t seed = 1; seed <= 30; seed++) {
+        CHECK(damaged(path, ".eh_frame", -1, seed * 2654435761u) == 0);
+        CHECK(translate_all(path, &o) == 0);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(every_function_with_landing_pads_gets_tables_of_its_copy);
     RUN(a_damaged_exception_table_is_refused_or_read_in_bounds);
+    RUN(a_damaged_eh_frame_is_read_in_bounds);
     return 0;
 }
