@@ -6,8 +6,9 @@
 # handler and a switch whose jump table keeps its function on uprobes: every line equals
 # gcov's (a --coverage build) and the uprobe engine's, at -O0; at -O2 the two engines agree.
 # A C++ program that throws through its functions: all relocated, those with landing pads with
-# exception tables of their copies (lines_inproc_eh.sh); the program runs as without Prospect. A program calling
-# backtrace() from counted functions prints the same frames. Nothing is left behind.
+# exception tables of their copies (lines_inproc_eh.sh); the program runs as without Prospect.
+# A program calling backtrace() from counted functions prints the same frames. Nothing is left
+# behind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/stat_lib.sh"
 if ! uprobes_ready; then
