@@ -63,19 +63,38 @@ static int func_counters(const struct lines_plan *p, size_t f, const long *probe
     return 0;
 }
 
-/* The unwind rules of the copy just made (from `mark` on); without them, a frame of the copy
- * stops backtrace() and debuggers where a call returns into the copy (-v says so). 0, 1
- * (none), -ENOMEM. */
-static int give_unwind(struct lines_inproc *ip, const char *func, struct reloc_mark mark)
+/* The unwind rules of the copy just made (from `mark` on), with its exception table (eh)
+ * where it makes calls; without them, a frame of the copy stops backtrace() and debuggers
+ * where a call returns into the copy (-v says so), and a C++ copy that calls is refused (an
+ * exception would resume in the original's landing pads, or nowhere). 0, -EINVAL (the copy
+ * taken back, why said), -ENOMEM. */
+static int give_unwind(struct lines_inproc *ip, const char *func, struct reloc_mark mark,
+                       const struct elf_fde *eh, bool cxx, char *why, size_t whylen)
 {
+    struct inproc_cfi_mark cm = inproc_cfi_mark(&ip->cfi);
+    const char *lwhy = NULL;
     int e = inproc_cfi_add(&ip->cfi, &ip->rc, mark.places, (uint32_t)ip->rc.code.n);
+    if (!e && eh && ip->rc.calls)
+        e = inproc_lsda_add(&ip->cfi, eh, &ip->rc, mark.places, (uint32_t)ip->rc.code.n,
+                            &lwhy);
     if (e == -ENOMEM)
         return e;
+    if (e && lwhy) {
+        inproc_cfi_truncate(&ip->cfi, cm);
+        reloc_code_truncate(&ip->rc, mark);
+        snprintf(why, whylen, "%s (landing pads)", lwhy);
+        return -EINVAL;
+    }
+    if (e && cxx && ip->rc.calls) {
+        reloc_code_truncate(&ip->rc, mark);
+        snprintf(why, whylen, "a call, and no unwind rules for its copy (C++ exceptions)");
+        return -EINVAL;
+    }
     if (e)
         add_note(ip, func, e == -ENOTSUP ? "has no unwind table in the process (a rule its "
                  "copy cannot take over)" : "has no unwind table in the process (none in "
                  "the program)");
-    return e ? 1 : 0;
+    return 0;
 }
 
 /* The return sites of the copy just made (from `mark` on), patched after its entry (whose
@@ -108,6 +127,7 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
     struct lines_abi_func af = { .vaddr = fn->start };
     char why[200] = "", why2[220];
     struct reloc_mark mark;
+    const struct elf_fde *eh;
     int e = 0;
 
     if (!code)
@@ -127,18 +147,13 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
         return 0;
     }
     mark = reloc_code_mark(&ip->rc);
-    /* C++: an exception unwinding through a call would resume at a landing pad of the
-     * original, which then runs over the return sites' jmps. */
-    e = reloc_function(&ip->rc, code, fn->size, fn->start, cnt.v, cnt.n, c->prog.cxx &&
-                       inproc_eh_has_lsda(&ip->cfi, fn->start, fn->start + fn->size),
-                       &af.copy, why, sizeof(why));
-    if ((e && e != -EINVAL) || (!e && (e = give_unwind(ip, fn->name, mark)) < 0))
+    eh = c->prog.cxx ? inproc_eh_find(&ip->cfi, fn->start, fn->start + fn->size) : NULL;
+    e = reloc_function(&ip->rc, code, fn->size, fn->start, cnt.v, cnt.n, false, &af.copy,
+                       why, sizeof(why));
+    if (!e)
+        e = give_unwind(ip, fn->name, mark, eh, c->prog.cxx, why, sizeof(why));
+    if (e && e != -EINVAL)
         goto out;                        /* -ENOMEM, -ELIBACC */
-    if (e == 1 && c->prog.cxx && ip->rc.calls) {
-        reloc_code_truncate(&ip->rc, mark);
-        snprintf(why, sizeof(why), "a call, and no unwind rules for its copy (C++ exceptions)");
-        e = -EINVAL;
-    }
     if (e == -EINVAL) {
         vec_free(&cnt);
         return add_note(ip, fn->name, (snprintf(why2, sizeof(why2), "keeps uprobes: %s", why), why2));
@@ -150,7 +165,9 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
         for (size_t k = 0; k < cnt.n; k++)
             ip->counts[cnt.v[k].index] = true;
         ip->nrelocated++;
-        e = add_note(ip, fn->name, "relocated: a counter at each probed block");
+        e = add_note(ip, fn->name, eh && ip->rc.calls ? "relocated: a counter at each probed "
+                     "block, its landing pads in the copy" : "relocated: a counter at each "
+                     "probed block");
     }
 out:
     vec_free(&cnt);

@@ -58,6 +58,8 @@ void inproc_cfi_close(struct inproc_cfi *c)
     vec_free(&c->ins);
     vec_free(&c->fdes);
     vec_free(&c->lsda);
+    vec_free(&c->lsdas);
+    vec_free(&c->lrels);
     memset(c, 0, sizeof(*c));
     c->fd = -1;
 }
@@ -200,7 +202,7 @@ static int slow_rows(struct inproc_cfi *c, struct row *cur, uint32_t *loc, uint3
 int inproc_cfi_add(struct inproc_cfi *c, const struct reloc_code *rc, size_t first,
                    uint32_t copy_end)
 {
-    struct inproc_fde f = { rc->places.v[first].copy, copy_end, c->ins.n, 0 };
+    struct inproc_fde f = { rc->places.v[first].copy, copy_end, c->ins.n, 0, 0, -1, 0, 0 };
     struct row cur = entry_row(), r;
     uint32_t loc = f.copy;
     uint64_t hi = 0, at = 0;
@@ -230,6 +232,42 @@ int inproc_cfi_add(struct inproc_cfi *c, const struct reloc_code *rc, size_t fir
     return e;
 }
 
+int inproc_cfi_add_orig(struct inproc_cfi *c, const struct reloc_code *rc, size_t first,
+                        uint64_t lo, uint64_t hi)
+{
+    struct inproc_fde f = { 0, (uint32_t)(hi - lo), c->ins.n, 0, lo, -1, 0, 0 };
+    struct row cur = entry_row(), r;
+    uint32_t loc = 0;
+    int e = 0;
+
+    if (!c->cfi)
+        return -ENOENT;
+    for (size_t i = first; i < rc->places.n && !e; i++) {
+        uint64_t end;
+        if (!(e = row_at(c->cfi, rc->places.v[i].addr, &r, &end)))
+            e = set_row(c, &cur, &loc, (uint32_t)(rc->places.v[i].addr - lo), &r);
+    }
+    f.len = c->ins.n - f.ins;
+    if (!e)
+        e = vec_push(&c->fdes, f);
+    if (e)
+        c->ins.n = f.ins;
+    return e;
+}
+
+struct inproc_cfi_mark inproc_cfi_mark(const struct inproc_cfi *c)
+{
+    return (struct inproc_cfi_mark){ c->ins.n, c->fdes.n, c->lsdas.n, c->lrels.n };
+}
+
+void inproc_cfi_truncate(struct inproc_cfi *c, struct inproc_cfi_mark m)
+{
+    c->ins.n = m.ins;
+    c->fdes.n = m.fdes;
+    c->lsdas.n = m.lsdas;
+    c->lrels.n = m.lrels;
+}
+
 /* Appends n bytes to rc's code. */
 static int out_bytes(struct reloc_code *rc, const void *p, size_t n)
 {
@@ -254,6 +292,65 @@ static int close_entry(struct reloc_code *rc, size_t start)
     return e;
 }
 
+/* A 4-byte pcrel value at code offset `at` to the program's `target`: a fix whose
+ * "instruction" ends 4 bytes after it, the target moved as far. */
+static int pcrel_fix(struct reloc_code *rc, size_t at, uint64_t target)
+{
+    return vec_push(&rc->fixes, ((struct reloc_fix){ (uint32_t)at, (uint32_t)at + 4, false,
+                                                     false, target + 4 }));
+}
+
+/* The LSDAs, 4-aligned; *at = their offset. */
+static int out_lsdas(const struct inproc_cfi *c, struct reloc_code *rc, size_t *at)
+{
+    static const uint8_t zero[4];
+    int e = out_bytes(rc, zero, (4 - rc->code.n % 4) % 4);
+    *at = rc->code.n;
+    if (e || (e = out_bytes(rc, c->lsdas.v, c->lsdas.n)))
+        return e;
+    for (size_t i = 0; i < c->lrels.n && !e; i++) {
+        const struct inproc_lrel *l = &c->lrels.v[i];
+        int32_t d = (int32_t)((int64_t)l->target - (int64_t)(*at + l->at));
+        if (l->copy)
+            memcpy(rc->code.v + *at + l->at, &d, 4);
+        else
+            e = pcrel_fix(rc, *at + l->at, l->target);
+    }
+    return e;
+}
+
+/* A CIE "zPLR" naming f's personality routine (pcrel sdata4, indirect as the original's),
+ * LSDA and FDE addresses pcrel sdata4; the rest as the plain CIE. */
+static int out_pers_cie(struct reloc_code *rc, const struct inproc_fde *f)
+{
+    uint8_t cie[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'P', 'L', 'R', 0, 1, 1, RA, 7,
+                      (uint8_t)(DW_EH_PE_pcrel | DW_EH_PE_sdata4 | f->pers_ind), 0, 0, 0, 0,
+                      DW_EH_PE_pcrel | DW_EH_PE_sdata4, DW_EH_PE_pcrel | DW_EH_PE_sdata4,
+                      DW_CFA_def_cfa, RSP, 8, DW_CFA_offset_extended_sf, RA, 0x78 };
+    size_t start = rc->code.n;
+    int e = out_bytes(rc, cie, sizeof(cie));
+    return e || (e = pcrel_fix(rc, start + 19, f->pers)) ? e : close_entry(rc, start);
+}
+
+/* One FDE under the CIE at cie: over the copy's code, or (orig) the original's, with a
+ * pointer to its LSDA at lsdas + f->lsda. */
+static int out_fde(const struct inproc_cfi *c, struct reloc_code *rc, const struct inproc_fde *f,
+                   size_t cie, size_t lsdas)
+{
+    size_t start = rc->code.n;
+    int32_t head[4] = { 0, (int32_t)(start + 4 - cie), f->orig ? 0 : (int32_t)f->copy -
+                        (int32_t)(start + 8), (int32_t)(f->end - f->copy) };
+    uint8_t aug = f->lsda >= 0 ? 4 : 0;
+    int32_t lsda = (int32_t)(lsdas + (size_t)f->lsda) - (int32_t)(start + 17);
+    int e;
+    if ((e = out_bytes(rc, head, sizeof(head))) || (e = out_bytes(rc, &aug, 1)) ||
+        (aug && (e = out_bytes(rc, &lsda, 4))) ||
+        (f->orig && (e = pcrel_fix(rc, start + 8, f->orig))) ||
+        (e = out_bytes(rc, c->ins.v + f->ins, f->len)))
+        return e;
+    return close_entry(rc, start);
+}
+
 int inproc_cfi_table(const struct inproc_cfi *c, struct reloc_code *rc, uint32_t *at)
 {
     /* CIE: id 0, version 1, "zR", code align 1, data align 1, return address column 16,
@@ -262,12 +359,14 @@ int inproc_cfi_table(const struct inproc_cfi *c, struct reloc_code *rc, uint32_t
                                    DW_EH_PE_pcrel | DW_EH_PE_sdata4, DW_CFA_def_cfa, RSP, 8,
                                    DW_CFA_offset_extended_sf, RA, 0x78 };
     static const uint8_t zero[8];
-    size_t base;
+    size_t base, lsdas = 0;
     int e;
 
     *at = 0;
     if (!c->fdes.n)
         return 0;
+    if (c->lsdas.n && (e = out_lsdas(c, rc, &lsdas)))
+        return e;
     if ((e = out_bytes(rc, zero, (8 - rc->code.n % 8) % 8)))
         return e;
     base = rc->code.n;
@@ -275,14 +374,9 @@ int inproc_cfi_table(const struct inproc_cfi *c, struct reloc_code *rc, uint32_t
         return e;
     for (size_t i = 0; i < c->fdes.n && !e; i++) {
         const struct inproc_fde *f = &c->fdes.v[i];
-        size_t start = rc->code.n;
-        int32_t head[4] = { 0, (int32_t)(start + 4 - base), (int32_t)f->copy -
-                            (int32_t)(start + 8), (int32_t)(f->end - f->copy) };
-        uint8_t aug = 0;
-        if (!(e = out_bytes(rc, head, sizeof(head))) &&
-            !(e = out_bytes(rc, &aug, 1)) &&
-            !(e = out_bytes(rc, c->ins.v + f->ins, f->len)))
-            e = close_entry(rc, start);
+        size_t cie_at = f->lsda >= 0 ? rc->code.n : base;
+        if (f->lsda < 0 || !(e = out_pers_cie(rc, f)))
+            e = out_fde(c, rc, f, cie_at, lsdas);
     }
     if (!e && !(e = out_bytes(rc, zero, 4)))
         *at = (uint32_t)base;

@@ -7,6 +7,7 @@
 #include <libelf.h>
 #include "lines/lines.h"
 #include "probe/reloc_func.h"
+#include "symbol/elf_fde.h"
 #include "symbol/elf_program.h"
 #include "util/vec.h"
 
@@ -27,11 +28,19 @@ int inproc_entered(const struct lines_plan *p, const struct inproc_code *c, bool
 
 /* The unwind rules of the copies (inproc_cfi.c), from the program's .eh_frame. */
 struct inproc_fde {
-    uint32_t copy, end;           /* the copy's code offsets */
+    uint32_t copy, end;           /* the copy's code offsets (orig: 0 and the length) */
     size_t ins, len;              /* its CFA instructions in ins */
+    uint64_t orig;                /* not 0: the FDE covers the original function from here */
+    long lsda;                    /* -1, or its LSDA's offset in lsdas */
+    uint64_t pers;                /* with an LSDA: the personality routine, as elf_fde's */
+    uint8_t pers_ind;
 };
-struct inproc_range {
-    uint64_t lo, hi;
+/* A 4-byte pcrel value at `at` in lsdas, to the program's address `target`, or (copy) to the
+ * copies' code offset `target`. */
+struct inproc_lrel {
+    uint32_t at;
+    bool copy;
+    uint64_t target;
 };
 struct inproc_cfi {
     int fd;
@@ -39,7 +48,12 @@ struct inproc_cfi {
     struct Dwarf_CFI_s *cfi;      /* NULL: no .eh_frame */
     VEC(uint8_t) ins;
     VEC(struct inproc_fde) fdes;
-    VEC(struct inproc_range) lsda;    /* functions with exception tables, sorted */
+    VEC(struct elf_fde) lsda;         /* functions with exception tables (has_lsda), sorted */
+    VEC(uint8_t) lsdas;               /* the copies' LSDAs (inproc_lsda.c) */
+    VEC(struct inproc_lrel) lrels;    /* their pointers */
+};
+struct inproc_cfi_mark {
+    size_t ins, fdes, lsdas, lrels;
 };
 /* 0 (cfi NULL when the program has none) or -errno; inproc_cfi_close in any case. */
 int inproc_cfi_open(struct inproc_cfi *c, const char *exe);
@@ -49,14 +63,29 @@ void inproc_cfi_close(struct inproc_cfi *c);
  * rule other than a register saved at CFA + N: an expression), -ENOMEM. */
 int inproc_cfi_add(struct inproc_cfi *c, const struct reloc_code *rc, size_t first,
                    uint32_t copy_end);
-/* Appends the .eh_frame of every FDE added (a CIE, the FDEs, a zero terminator) to rc's
- * code, 8-aligned; *at = its offset there, 0 when there is none. 0 or -ENOMEM. */
+/* An FDE over the original function [lo, hi) (its instructions rc->places from `first` on),
+ * with the original's rules at each. 0, -ENOENT, -ENOTSUP, -ENOMEM as inproc_cfi_add. */
+int inproc_cfi_add_orig(struct inproc_cfi *c, const struct reloc_code *rc, size_t first,
+                        uint64_t lo, uint64_t hi);
+struct inproc_cfi_mark inproc_cfi_mark(const struct inproc_cfi *c);
+void inproc_cfi_truncate(struct inproc_cfi *c, struct inproc_cfi_mark m);
+/* Appends the LSDAs, then the .eh_frame of every FDE added (a CIE, the FDEs, each with an
+ * LSDA after a CIE naming its personality, a zero terminator) to rc's code, 8-aligned; *at =
+ * the .eh_frame's offset there, 0 when there is none. 0 or -ENOMEM. */
 int inproc_cfi_table(const struct inproc_cfi *c, struct reloc_code *rc, uint32_t *at);
 /* Reads which functions have exception tables (inproc_eh.c). 0 or -ENOMEM. */
 int inproc_eh_read(struct inproc_cfi *c);
-/* Does an FDE with an LSDA (landing pads: the unwinder would resume in the original's code)
- * cover part of [lo, hi)? */
-bool inproc_eh_has_lsda(const struct inproc_cfi *c, uint64_t lo, uint64_t hi);
+/* The FDE with an LSDA (landing pads) covering part of [lo, hi), or NULL. */
+const struct elf_fde *inproc_eh_find(const struct inproc_cfi *c, uint64_t lo, uint64_t hi);
+/* For the copy just given its FDE (the last added; its instructions are rc->places from
+ * `first` on, ending at code offset copy_end) of the function whose exception table eh names
+ * (inproc_lsda.c): LSDAs whose landing pads are the copy's, one for the copy's FDE, one for an
+ * FDE added over the original (where the copy's calls return: the unwinder finds registered
+ * FDEs first), each the original's call sites, actions and types. 0, -ENOTSUP (a table or a
+ * rule not carried over: *why says which), -ENOMEM; on failure c is as before. */
+int inproc_lsda_add(struct inproc_cfi *c, const struct elf_fde *eh,
+                    const struct reloc_code *rc, size_t first, uint32_t copy_end,
+                    const char **why);
 /* The function the program imports that starts a thread the hook's wrappers do not see
  * (clone, POSIX AIO, ...: inproc_threads.c), or NULL. */
 const char *inproc_hidden_threads(Elf *elf);

@@ -6,14 +6,23 @@
 #ifndef PROSPECT_SYMBOL_ELF_FDE_H
 #define PROSPECT_SYMBOL_ELF_FDE_H
 #include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct elf_fde {
     uint64_t lo, hi;        /* [lo, hi): one FDE's code, ELF virtual addresses */
+    /* .eh_frame: an FDE whose CIE says it names an LSDA (the function's exception table:
+     * landing pads) and whose pointer is not null. lsda: its address, 0 when unreadable;
+     * pers: the CIE's personality routine, or with pers_ind (DW_EH_PE_indirect) the address
+     * of a pointer to it. */
+    bool has_lsda;
+    uint8_t pers_ind;
+    uint64_t lsda, pers;
 };
 
-/* Every FDE of e's .eh_frame and .debug_frame, sorted by lo, duplicates dropped, in a
- * malloc'd array (NULL when none). Unreadable entries are skipped. 0 or -ENOMEM. */
+/* Every FDE of e's .eh_frame and .debug_frame, sorted by lo, duplicates dropped (the one
+ * naming an LSDA kept), in a malloc'd array (NULL when none). Unreadable entries are skipped.
+ * 0 or -ENOMEM. */
 int elf_read_fdes(Elf *e, struct elf_fde **out, size_t *n);
 #endif
