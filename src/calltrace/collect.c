@@ -261,6 +261,17 @@ static int take_registrations(struct ct_collect *c)
     }
 }
 
+/* The arguments whose strings the interposer keeps: its compiled prototype's strings. */
+static uint8_t ct_builtin_string_args(unsigned f)
+{
+#define S_(t, i) ((t) == CT_T_STR || (t) == CT_T_STRN ? 1u << (i) : 0u)
+#define B_(n, r, na, a0, a1, a2) (uint8_t)(S_(a0, 0) | S_(a1, 1) | S_(a2, 2)),
+    static const uint8_t bits[CT_NFUNCS] = { CT_PROTOS(B_) };
+#undef B_
+#undef S_
+    return bits[f];
+}
+
 /* A ring's next call, read at its cursor: 0 when one was read, 1 when the published range is
  * used up, -1 when the ring broke the protocol. */
 static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t head,
@@ -272,7 +283,8 @@ static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t h
             return 1;
         const struct ct_slot *s = &r->slots[*t & (r->nslots - 1)];
         unsigned nstr = CT_SF_NSTR(s->flags);
-        if (nstr > 2 || head - *t < 1 + nstr)
+        bool rstr = s->flags & CT_SF_RETSTR;
+        if (nstr - rstr > 2 || (rstr && !nstr) || head - *t < 1 + nstr)
             return -1;              /* string slots are published with their call */
         k->pid = r->pid;
         k->tid = r->tid;
@@ -285,11 +297,15 @@ static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t h
         k->ret = s->ret;
         k->caller = s->caller;
         ++*t;
-        for (unsigned i = 0; i < nstr; i++, ++*t)
+        k->nstr = nstr - rstr;
+        for (unsigned i = 0; i < k->nstr; i++, ++*t)
             memcpy(k->str[i], &r->slots[*t & (r->nslots - 1)], sizeof(k->str[i]));
-        k->nstr = nstr;
-        if (k->func < CT_NFUNCS)
+        if ((k->has_rstr = rstr))
+            memcpy(k->rstr, &r->slots[(*t)++ & (r->nslots - 1)], sizeof(k->rstr));
+        if (k->func < CT_NFUNCS) {
+            k->strarg = ct_builtin_string_args(k->func);
             return 0;
+        }
         c->lost++;
     }
 }

@@ -20,4 +20,7 @@ void ct_ustr_take(const uint8_t *raw, uint32_t rawsz, uint32_t at, uint64_t v, u
 /* Gives k the strings of its prototype's string arguments from the fetched slots (slots[j]:
  * the j-th register of bits). */
 void ct_ustr_to_call(struct ct_call *k, unsigned bits, const uint8_t (*slots)[CT_USTR_SLOT]);
+/* Gives k its returned string (the return probe's fetch into slot) when its prototype returns
+ * a string. */
+void ct_ustr_ret_to_call(struct ct_call *k, const uint8_t *slot);
 #endif

@@ -63,6 +63,8 @@ static volatile unsigned generation;    /* attaches so far: rings of an earlier 
 static volatile int attached_now;       /* GOT entries pointed at the wrappers, watcher alive */
 static int exit_key_made;
 
+/* A call and its string slots: no built-in has more than three strings (strcmp's two, strdup's
+ * argument and return); more would not fit the static TLS room a -p dlopen has. */
 struct pending { struct ct_slot s[3]; };
 TLS struct ct_ring_hdr *ring;
 TLS struct ct_slot *slots;
@@ -752,6 +754,11 @@ static void record(unsigned f, uint64_t t0, uint64_t t1, uint64_t a0, uint64_t a
                      p->arg[i] == CT_T_STRN ? lim : UINT64_MAX);
             n++;
         }
+    if (p->ret == CT_T_STR && ret && n < 3) {
+        /* strdup's copy, strchr's match: a string the function itself returned. */
+        keep_str((uint8_t *)(void *)&s[n++], (const char *)(uintptr_t)ret, UINT64_MAX);
+        s[0].flags |= CT_SF_RETSTR;
+    }
     s[0].flags |= n - 1;
     if (busy) {
         /* A signal handler interrupted our own recording: keep it for later. */
