@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "calltrace/inject.h"
+#include "symbol/elf_dynsym.h"
 #include "intarget/calltrace_abi.h"
 #include "probe/jump_files.h"
 
@@ -295,13 +296,21 @@ detach:
     return e;
 }
 
+/* CT_REATTACH_SYM's value (arg: where to put it): stops the walk with 1. */
+static int reattach_sym(void *arg, const GElf_Sym *sym, const char *name)
+{
+    if (strcmp(name, CT_REATTACH_SYM))
+        return 0;
+    *(uint64_t *)arg = sym->st_value;
+    return 1;
+}
+
 /* The reattach entry's offset in our interposer (CT_REATTACH_SYM in its .dynsym). */
 static int reattach_offset(uint64_t *off)
 {
     char *copy = malloc(prospect_calltrace_preload_so_len);
-    Elf_Scn *scn = NULL;
     Elf *e;
-    int r = -ENOENT;
+    int r;
     if (!copy)
         return -ENOMEM;
     memcpy(copy, prospect_calltrace_preload_so, prospect_calltrace_preload_so_len);
@@ -310,23 +319,7 @@ static int reattach_offset(uint64_t *off)
         free(copy);
         return -EINVAL;
     }
-    while (r && (scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-            !(d = elf_getdata(scn, NULL)))
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *n;
-            if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
-                !strcmp(n, CT_REATTACH_SYM)) {
-                *off = sym.st_value;
-                r = 0;
-                break;
-            }
-        }
-    }
+    r = elf_dynsym_each(e, reattach_sym, off) ? 0 : -ENOENT;
     elf_end(e);
     free(copy);
     return r;
