@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "calltrace/inject.h"
+#include "calltrace/protoconf.h"
 #include "symbol/elf_dynsym.h"
 #include "intarget/calltrace_abi.h"
 #include "probe/jump_files.h"
@@ -31,7 +32,7 @@ extern const unsigned long prospect_calltrace_preload_so_len;
 
 int ct_inject_prepare(struct ct_inject *in, uint64_t mask, bool follow)
 {
-    char conf[64], path[PATH_MAX];
+    char conf[96], strings[CT_NFUNCS + 1], path[PATH_MAX];
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int e;
     in->listen_fd = -1;
@@ -39,7 +40,9 @@ int ct_inject_prepare(struct ct_inject *in, uint64_t mask, bool follow)
         in->dir[0] = 0;
         return e;
     }
-    snprintf(conf, sizeof(conf), "A,%d,%llx\n", follow ? 1 : 0, (unsigned long long)mask);
+    ct_builtin_strings_field(strings);
+    snprintf(conf, sizeof(conf), "A,%d,%llx,%s\n", follow ? 1 : 0, (unsigned long long)mask,
+             strings);
     if ((e = jump_write_file(in->dir, SO_NAME, prospect_calltrace_preload_so,
                              prospect_calltrace_preload_so_len, 0700)) ||
         (e = jump_write_file(in->dir, "attach.conf", conf, strlen(conf), 0600)))

@@ -287,6 +287,30 @@ const struct ct_uproto *ct_call_proto(unsigned id)
     return declared[id] ? declared[id] : &compiled[id];
 }
 
+static bool is_string(uint8_t t)
+{
+    return t == CT_T_STR || t == CT_T_STRN;
+}
+
+unsigned ct_builtin_extra_strings(unsigned f)
+{
+    const struct ct_uproto *d = f < CT_NFUNCS ? declared[f] : NULL, *c = &compiled[f];
+    unsigned bits = 0;
+    for (unsigned a = 0; d && a < d->nargs && a < 3; a++)
+        if (is_string(d->arg[a]) && !(a < c->nargs && is_string(c->arg[a])))
+            bits |= 1u << a;
+    if (d && d->ret == CT_T_STR && c->ret != CT_T_STR)
+        bits |= CT_XSTR_RET;
+    return bits;
+}
+
+void ct_builtin_strings_field(char *out)
+{
+    for (unsigned f = 0; f < CT_NFUNCS; f++)
+        out[f] = "0123456789abcdef"[ct_builtin_extra_strings(f) & 15];
+    out[CT_NFUNCS] = 0;
+}
+
 /* The string arguments (bit i) and whether the return is one, of p, into *bits / *ret. */
 static void proto_strings(const struct ct_uproto *p, unsigned *bits, bool *ret)
 {

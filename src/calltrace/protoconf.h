@@ -33,5 +33,11 @@ const struct ct_uproto *ct_call_proto(unsigned id);
 /* Which of the four argument registers some traced function (the table's functions and the
  * built-ins in mask builtin) takes as a string: bit i; *ret: one returns a string. */
 unsigned ct_proto_string_args(uint64_t builtin, bool *ret);
+/* The strings built-in f's declaration has beyond the interposer's compiled prototype:
+ * bits 0-2 arguments, CT_XSTR_RET the return (calltrace_abi.h), which it then reads safely. */
+unsigned ct_builtin_extra_strings(unsigned f);
+/* Those of every built-in as the interposer's <strings> field: CT_NFUNCS hex digits and a NUL
+ * into out. */
+void ct_builtin_strings_field(char *out);
 void ct_protoconf_reset(void);
 #endif

@@ -121,5 +121,12 @@ struct ct_wake {
 #define CT_REATTACH_SYM "prospect_ct_reattach"
 int prospect_ct_reattach(const char *dir);
 
-/* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>" */
+/* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>,<strings>"
+ * (trace -p's attach.conf: "A,<follow>,<mask hex>,<strings>"). <strings>: a hex digit per
+ * built-in, in id order: the strings a -F file declares beyond the compiled prototype (bits
+ * 0-2 the arguments, bit 3 the return), which the interposer reads with process_vm_readv (a
+ * pointer that is not one must not fault the program). */
+#define CT_XSTR_RET 8u
+/* A string slot's length byte for a pointer that could not be read. */
+#define CT_STR_UNREADABLE 0xfeu
 #endif

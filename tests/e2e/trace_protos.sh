@@ -108,6 +108,36 @@ if command -v ltrace >/dev/null && [ -f /etc/ltrace.conf ]; then
 else
     skip builtins_ltrace_agrees "ltrace is not installed (scripts/install-deps installs it)"
 fi
+# -F makes a built-in's argument a string where the interposer has none (write's buffer): read
+# through the kernel, so a pointer that is not one (close's descriptor) is an address, and the
+# program is unharmed. ltrace with the same file shows the same write.
+printf 'long write(int, string, ulong);\nint close(string);\n' >"$D/w.conf"
+echo go | HOME=/home/pt "$PROSPECT" trace -F "$D/w.conf" -e write+close -o "$D/w.txt" -- \
+    "$S" /etc/passwd >"$D/wout" 2>/dev/null
+check builtins_F_string_exit [ $? = 3 ] && [ "$(cat "$D/wout")" = "3 x 1 /home/pt passwd" ]
+check builtins_F_string_write [ "$(own "$D/w.txt" | grep -c '^trace_strings->write(1, "3 x 1 /home/pt passwd\\n", 22) = 22$')" = 1 ]
+check builtins_F_string_unreadable [ "$(own "$D/w.txt" | grep -cE '^trace_strings->close\(0x[0-9a-f]+\) = 0$')" = 1 ]
+if command -v ltrace >/dev/null; then
+    echo go | HOME=/home/pt ltrace -F "$D/w.conf" -e write -o "$D/lw.txt" "$S" /etc/passwd \
+        >/dev/null 2>&1
+    check builtins_F_string_ltrace_agrees [ "$(own "$D/lw.txt" | grep -E -- '->write\(')" = "$(own "$D/w.txt" | grep -E -- '->write\(')" ]
+fi
+# The same through -p (the interposer loaded into the running program, told by attach.conf).
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] || [ "$(id -u)" = 0 ]; then
+    mkdir -p "$D/pw" && mkfifo "$D/pw/in" "$D/pw/out" "$D/pw/err"
+    HOME=/home/pt "$S" /etc/passwd <"$D/pw/in" >"$D/pw/out" & tp=$!
+    exec 7>"$D/pw/in" 8<"$D/pw/out"
+    "$PROSPECT" trace -F "$D/w.conf" -p "$tp" -e write -o "$D/pw/calls.txt" 2>"$D/pw/err" & pp=$!
+    exec 9<"$D/pw/err"
+    while read -r line <&9; do [ "$line" = "prospect trace: attached" ] && break; done
+    echo go >&7; read -r l <&8
+    kill -INT "$pp" 2>/dev/null; wait "$pp"
+    exec 7>&- 9<&-; exec 8<&-
+    wait "$tp"; rt=$?
+    check builtins_F_string_attach [ "$rt" = 3 ] && [ "$(own "$D/pw/calls.txt" | grep -c '^trace_strings->write(1, "3 x 1 /home/pt passwd\\n", 22) = 22$')" = 1 ]
+else
+    skip builtins_F_string_attach "ptrace is not allowed here (kernel.yama.ptrace_scope)"
+fi
 # A static program (uprobes on its own copy: strlen and strchr are IFUNCs there, refused).
 if gcc -O1 -fno-builtin -static -o "$D/strings_static" "$(dirname "$0")/../workloads/trace_strings.c" \
         2>/dev/null; then
