@@ -8,9 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "calltrace/collect.h"
+#include "intarget/calltrace_abi.h"
 
 #define CT_USTR_SLOT 64u            /* a slot: length byte, then up to CT_STR_MAX bytes */
-#define CT_USTR_UNREADABLE 0xfeu    /* length byte of a pointer the kernel could not read */
+#define CT_USTR_UNREADABLE CT_STR_UNREADABLE  /* a pointer the kernel could not read */
 
 /* Appends " s0=+0(%di):string ..." for the argument registers in bits to fetch (len bytes). */
 void ct_ustr_fetch_args(unsigned bits, char *fetch, size_t len);
