@@ -163,8 +163,8 @@ static size_t put_value(char *buf, size_t len, size_t o, unsigned type, uint64_t
         return put_sdec(buf, len, o, (int64_t)v);
     case CT_T_ULONG:
         return put_udec(buf, len, o, v, false);
-    case CT_T_OCTAL:
-        return put(buf, len, o, "0%llo", (unsigned long long)v);
+    case CT_T_OCTAL:            /* ltrace's oct(int): the register's low 32 bits */
+        return put(buf, len, o, "0%o", (unsigned)(uint32_t)v);
     case CT_T_CHAR:
         return put_char(buf, len, o, v);
     case CT_T_ADDR:
@@ -185,36 +185,46 @@ static size_t put_int(char *buf, size_t len, size_t o, uint64_t v)
     return put_hex(buf, len, o, v);
 }
 
-/* Arguments by types (string arguments: the call's strings in order, else their address). */
-static void format_typed(const struct ct_call *k, unsigned nargs, const uint8_t *types,
-                         char *buf, size_t len)
+/* A string-typed value: the text kept for it (slot, may be NULL), else its address. */
+static size_t put_string_value(char *buf, size_t len, size_t o, const uint8_t *slot,
+                               uint64_t v)
+{
+    if (slot && slot[0] != CT_USTR_UNREADABLE)
+        return put_str(buf, len, o, slot);
+    return v ? put_value(buf, len, o, CT_T_ADDR, v) : put_raw(buf, len, o, "nil", 3);
+}
+
+/* The string kept for argument i (k->strarg: which arguments have one, in order), or NULL. */
+static const uint8_t *arg_string(const struct ct_call *k, unsigned i)
+{
+    if (!(k->strarg & (1u << i)))
+        return NULL;
+    unsigned s = (unsigned)__builtin_popcount(k->strarg & ((1u << i) - 1));
+    return s < k->nstr ? k->str[s] : NULL;
+}
+
+/* Arguments by the prototype's types. */
+static void format_typed(const struct ct_call *k, const struct ct_uproto *p, char *buf,
+                         size_t len)
 {
     size_t o = 0;
-    unsigned s = 0;
     buf[0] = 0;
-    for (unsigned i = 0; i < nargs; i++) {
-        unsigned t = types[i];
+    for (unsigned i = 0; i < p->nargs; i++) {
+        unsigned t = p->arg[i];
         if (i)
             o = put_raw(buf, len, o, ", ", 2);
-        if (t == CT_T_STR || t == CT_T_STRN) {
-            if (s < k->nstr && k->str[s][0] != CT_USTR_UNREADABLE)
-                o = put_str(buf, len, o, k->str[s]);
-            else
-                o = put_value(buf, len, o, CT_T_ADDR, k->args[i]);
-            s++;
-        } else {
+        if (t == CT_T_STR || t == CT_T_STRN)
+            o = put_string_value(buf, len, o, arg_string(k, i), k->args[i]);
+        else
             o = put_value(buf, len, o, t, k->args[i]);
-        }
     }
 }
 
 void ct_format_args(const struct ct_call *k, char *buf, size_t len)
 {
-    const struct ct_uproto *u;
-    if (k->func < CT_NFUNCS) {
-        format_typed(k, protos[k->func].nargs, protos[k->func].arg, buf, len);
-    } else if ((u = ct_any_proto(k->func))) {
-        format_typed(k, u->nargs, u->arg, buf, len);
+    const struct ct_uproto *p = ct_call_proto(k->func);
+    if (p) {
+        format_typed(k, p, buf, len);
     } else {
         size_t o = 0;
         buf[0] = 0;
@@ -226,30 +236,16 @@ void ct_format_args(const struct ct_call *k, char *buf, size_t len)
     }
 }
 
-/* A return value of type t: strings (getenv's) are not fetched, so shown as addresses. */
-static void format_ret_typed(uint8_t t, uint64_t v, char *buf, size_t len)
-{
-    if (t == CT_T_VOID)
-        put_raw(buf, len, 0, "<void>", 6);
-    else if (t == CT_T_STR && !v)
-        put(buf, len, 0, "nil");
-    else
-        put_value(buf, len, 0, t == CT_T_STR ? CT_T_ADDR : t, v);
-}
-
 void ct_format_ret(const struct ct_call *k, char *buf, size_t len)
 {
-    const struct ct_proto *p = &protos[k->func < CT_NFUNCS ? k->func : 0];
-    const struct ct_uproto *u;
+    const struct ct_uproto *p = ct_call_proto(k->func);
     buf[0] = 0;
-    if (k->func >= CT_NFUNCS && (u = ct_any_proto(k->func)))
-        format_ret_typed(u->ret, k->ret, buf, len);
-    else if (k->func >= CT_NFUNCS)
+    if (!p)
         put_int(buf, len, 0, k->ret);
     else if (p->ret == CT_T_VOID)
         put_raw(buf, len, 0, "<void>", 6);
-    else if (p->ret == CT_T_ADDR && !k->ret && k->func == CT_F_strchr)
-        put(buf, len, 0, "nil");
+    else if (p->ret == CT_T_STR)
+        put_string_value(buf, len, 0, k->has_rstr ? k->rstr : NULL, k->ret);
     else
         put_value(buf, len, 0, p->ret, k->ret);
 }

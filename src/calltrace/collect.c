@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "calltrace/collect.h"
+#include "calltrace/protoconf.h"
 #include "intarget/calltrace_abi.h"
 
 #define MAX_RING_BYTES (64ull << 20)
@@ -30,7 +31,8 @@ struct cursor;
 
 struct ct_collect {
     int fd[2];              /* [0] Prospect's end, [1] the command's */
-    char env[128];
+    char env[160];
+    uint8_t extra[CT_NFUNCS];   /* -F's strings beyond the compiled prototypes (protoconf.h) */
     struct ring *rings;
     size_t nrings, cap;
     uint64_t lost;
@@ -45,6 +47,13 @@ struct ct_collect {
     bool eof;
     bool detached;
 };
+
+/* The strings -F adds to the built-ins, as the interposer was told (ct_builtin_strings_field). */
+static void take_extra(struct ct_collect *c)
+{
+    for (unsigned f = 0; f < CT_NFUNCS; f++)
+        c->extra[f] = (uint8_t)ct_builtin_extra_strings(f);
+}
 
 struct ct_collect *ct_collect_new(uint64_t mask, bool follow)
 {
@@ -66,9 +75,12 @@ struct ct_collect *ct_collect_new(uint64_t mask, bool follow)
         errno = e;
         return NULL;
     }
-    snprintf(c->env, sizeof(c->env), "%s=1,%d,%llu,%d,%d,%llx", CT_ENV, c->fd[1],
+    char strings[CT_NFUNCS + 1];
+    ct_builtin_strings_field(strings);
+    take_extra(c);
+    snprintf(c->env, sizeof(c->env), "%s=1,%d,%llu,%d,%d,%llx,%s", CT_ENV, c->fd[1],
              (unsigned long long)st.st_ino, (int)getpid(), follow ? 1 : 0,
-             (unsigned long long)mask);
+             (unsigned long long)mask, strings);
     return c;
 }
 
@@ -79,6 +91,7 @@ struct ct_collect *ct_collect_from_fd(int fd)
         return NULL;
     c->fd[0] = fd;
     c->fd[1] = -1;
+    take_extra(c);
     return c;
 }
 
@@ -261,6 +274,29 @@ static int take_registrations(struct ct_collect *c)
     }
 }
 
+/* The arguments whose strings the interposer keeps: its compiled prototype's strings. */
+static uint8_t ct_builtin_string_args(unsigned f)
+{
+#define S_(t, i) ((t) == CT_T_STR || (t) == CT_T_STRN ? 1u << (i) : 0u)
+#define B_(n, r, na, a0, a1, a2) (uint8_t)(S_(a0, 0) | S_(a1, 1) | S_(a2, 2)),
+    static const uint8_t bits[CT_NFUNCS] = { CT_PROTOS(B_) };
+#undef B_
+#undef S_
+    return bits[f];
+}
+
+/* The lowest n set bits of bits: the arguments the interposer kept strings of, in order. */
+static uint8_t first_bits(unsigned bits, unsigned n)
+{
+    uint8_t out = 0;
+    for (unsigned i = 0; i < 8 && n; i++)
+        if (bits & (1u << i)) {
+            out |= (uint8_t)(1u << i);
+            n--;
+        }
+    return out;
+}
+
 /* A ring's next call, read at its cursor: 0 when one was read, 1 when the published range is
  * used up, -1 when the ring broke the protocol. */
 static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t head,
@@ -272,7 +308,8 @@ static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t h
             return 1;
         const struct ct_slot *s = &r->slots[*t & (r->nslots - 1)];
         unsigned nstr = CT_SF_NSTR(s->flags);
-        if (nstr > 2 || head - *t < 1 + nstr)
+        bool rstr = s->flags & CT_SF_RETSTR;
+        if (nstr - rstr > 2 || (rstr && !nstr) || head - *t < 1 + nstr)
             return -1;              /* string slots are published with their call */
         k->pid = r->pid;
         k->tid = r->tid;
@@ -285,11 +322,16 @@ static int read_call(struct ct_collect *c, uint32_t idx, uint64_t *t, uint64_t h
         k->ret = s->ret;
         k->caller = s->caller;
         ++*t;
-        for (unsigned i = 0; i < nstr; i++, ++*t)
+        k->nstr = nstr - rstr;
+        for (unsigned i = 0; i < k->nstr; i++, ++*t)
             memcpy(k->str[i], &r->slots[*t & (r->nslots - 1)], sizeof(k->str[i]));
-        k->nstr = nstr;
-        if (k->func < CT_NFUNCS)
+        if ((k->has_rstr = rstr))
+            memcpy(k->rstr, &r->slots[(*t)++ & (r->nslots - 1)], sizeof(k->rstr));
+        if (k->func < CT_NFUNCS) {
+            k->strarg = first_bits(ct_builtin_string_args(k->func) | (c->extra[k->func] & 7u),
+                                   k->nstr);
             return 0;
+        }
         c->lost++;
     }
 }

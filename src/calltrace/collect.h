@@ -17,6 +17,9 @@ struct ct_call {
     uint64_t args[4], ret, caller;  /* args[3]: functions without a prototype only */
     unsigned nstr;
     uint8_t str[2][64];             /* string arguments (calltrace_abi.h's layout) */
+    uint8_t strarg;                 /* the arguments str[] holds, in order: bit i for args[i] */
+    bool has_rstr;
+    uint8_t rstr[64];               /* the returned string, when has_rstr (same layout) */
     uint32_t ring;                  /* the ring's index: callers resolve per registration */
 };
 

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "calltrace/inject.h"
+#include "calltrace/protoconf.h"
+#include "symbol/elf_dynsym.h"
 #include "intarget/calltrace_abi.h"
 #include "probe/jump_files.h"
 
@@ -30,7 +32,7 @@ extern const unsigned long prospect_calltrace_preload_so_len;
 
 int ct_inject_prepare(struct ct_inject *in, uint64_t mask, bool follow)
 {
-    char conf[64], path[PATH_MAX];
+    char conf[96], strings[CT_NFUNCS + 1], path[PATH_MAX];
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int e;
     in->listen_fd = -1;
@@ -38,7 +40,9 @@ int ct_inject_prepare(struct ct_inject *in, uint64_t mask, bool follow)
         in->dir[0] = 0;
         return e;
     }
-    snprintf(conf, sizeof(conf), "A,%d,%llx\n", follow ? 1 : 0, (unsigned long long)mask);
+    ct_builtin_strings_field(strings);
+    snprintf(conf, sizeof(conf), "A,%d,%llx,%s\n", follow ? 1 : 0, (unsigned long long)mask,
+             strings);
     if ((e = jump_write_file(in->dir, SO_NAME, prospect_calltrace_preload_so,
                              prospect_calltrace_preload_so_len, 0700)) ||
         (e = jump_write_file(in->dir, "attach.conf", conf, strlen(conf), 0600)))
@@ -295,13 +299,21 @@ detach:
     return e;
 }
 
+/* CT_REATTACH_SYM's value (arg: where to put it): stops the walk with 1. */
+static int reattach_sym(void *arg, const GElf_Sym *sym, const char *name)
+{
+    if (strcmp(name, CT_REATTACH_SYM))
+        return 0;
+    *(uint64_t *)arg = sym->st_value;
+    return 1;
+}
+
 /* The reattach entry's offset in our interposer (CT_REATTACH_SYM in its .dynsym). */
 static int reattach_offset(uint64_t *off)
 {
     char *copy = malloc(prospect_calltrace_preload_so_len);
-    Elf_Scn *scn = NULL;
     Elf *e;
-    int r = -ENOENT;
+    int r;
     if (!copy)
         return -ENOMEM;
     memcpy(copy, prospect_calltrace_preload_so, prospect_calltrace_preload_so_len);
@@ -310,23 +322,7 @@ static int reattach_offset(uint64_t *off)
         free(copy);
         return -EINVAL;
     }
-    while (r && (scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-            !(d = elf_getdata(scn, NULL)))
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *n;
-            if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
-                !strcmp(n, CT_REATTACH_SYM)) {
-                *off = sym.st_value;
-                r = 0;
-                break;
-            }
-        }
-    }
+    r = elf_dynsym_each(e, reattach_sym, off) ? 0 : -ENOENT;
     elf_end(e);
     free(copy);
     return r;

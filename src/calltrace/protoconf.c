@@ -3,6 +3,7 @@
 #include "calltrace/protoconf.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,12 +24,33 @@ struct named { char name[NAME_MAX_LEN]; struct ct_uproto p; uint8_t type; };
 static struct named *protos, *aliases;
 static size_t nprotos, naliases;
 
+/* The interposer's compiled prototypes, and the table's declaration of each built-in (NULL:
+ * none), refreshed after every change so that lookups while tracing only read. */
+static const struct ct_uproto compiled[CT_NFUNCS] = {
+#define U_(n, r, na, a0, a1, a2) { r, na, { a0, a1, a2, 0 } },
+    CT_PROTOS(U_)
+#undef U_
+};
+static const struct ct_uproto *declared[CT_NFUNCS];
+static const char *const builtin_names[CT_NFUNCS] = {
+#define N_(n, r, na, a0, a1, a2) #n,
+    CT_PROTOS(N_)
+#undef N_
+};
+
+static void refresh_declared(void)
+{
+    for (unsigned f = 0; f < CT_NFUNCS; f++)
+        declared[f] = ct_protoconf_find(builtin_names[f]);
+}
+
 void ct_protoconf_reset(void)
 {
     free(protos);
     free(aliases);
     protos = aliases = NULL;
     nprotos = naliases = 0;
+    refresh_declared();
 }
 
 static const char *skip_ws(const char *s)
@@ -182,7 +204,7 @@ static int parse_proto(const char *p, const char **why)
     return push(&protos, &nprotos, &x);
 }
 
-int ct_protoconf_add(const char *text, const char *file, char *err, size_t errlen)
+static int add_text(const char *text, const char *file, char *err, size_t errlen)
 {
     unsigned line = 1;
     for (const char *p = text; *p; line++) {
@@ -205,6 +227,13 @@ int ct_protoconf_add(const char *text, const char *file, char *err, size_t errle
         p = eol + 1;
     }
     return 0;
+}
+
+int ct_protoconf_add(const char *text, const char *file, char *err, size_t errlen)
+{
+    int e = add_text(text, file, err, errlen);
+    refresh_declared();
+    return e;
 }
 
 int ct_protoconf_builtin(char *err, size_t errlen)
@@ -251,15 +280,56 @@ const struct ct_uproto *ct_any_proto(unsigned id)
     return id >= CT_NFUNCS ? ct_protoconf_find(ct_any_name(id)) : NULL;
 }
 
-unsigned ct_any_string_args(void)
+const struct ct_uproto *ct_call_proto(unsigned id)
+{
+    if (id >= CT_NFUNCS)
+        return ct_any_proto(id);
+    return declared[id] ? declared[id] : &compiled[id];
+}
+
+static bool is_string(uint8_t t)
+{
+    return t == CT_T_STR || t == CT_T_STRN;
+}
+
+unsigned ct_builtin_extra_strings(unsigned f)
+{
+    const struct ct_uproto *d = f < CT_NFUNCS ? declared[f] : NULL, *c = &compiled[f];
+    unsigned bits = 0;
+    for (unsigned a = 0; d && a < d->nargs && a < 3; a++)
+        if (is_string(d->arg[a]) && !(a < c->nargs && is_string(c->arg[a])))
+            bits |= 1u << a;
+    if (d && d->ret == CT_T_STR && c->ret != CT_T_STR)
+        bits |= CT_XSTR_RET;
+    return bits;
+}
+
+void ct_builtin_strings_field(char *out)
+{
+    for (unsigned f = 0; f < CT_NFUNCS; f++)
+        out[f] = "0123456789abcdef"[ct_builtin_extra_strings(f) & 15];
+    out[CT_NFUNCS] = 0;
+}
+
+/* The string arguments (bit i) and whether the return is one, of p, into *bits / *ret. */
+static void proto_strings(const struct ct_uproto *p, unsigned *bits, bool *ret)
+{
+    for (unsigned a = 0; p && a < p->nargs; a++)
+        if (p->arg[a] == CT_T_STR || p->arg[a] == CT_T_STRN)
+            *bits |= 1u << a;
+    if (p && p->ret == CT_T_STR)
+        *ret = true;
+}
+
+unsigned ct_proto_string_args(uint64_t builtin, bool *ret)
 {
     unsigned n, bits = 0;
+    *ret = false;
     ct_any_fns(&n);
-    for (unsigned i = 0; i < n; i++) {
-        const struct ct_uproto *p = ct_any_proto(CT_NFUNCS + i);
-        for (unsigned a = 0; p && a < p->nargs; a++)
-            if (p->arg[a] == CT_T_STR)
-                bits |= 1u << a;
-    }
+    for (unsigned i = 0; i < n; i++)
+        proto_strings(ct_any_proto(CT_NFUNCS + i), &bits, ret);
+    for (unsigned f = 0; f < CT_NFUNCS; f++)
+        if (builtin & (1ull << f))
+            proto_strings(ct_call_proto(f), &bits, ret);
     return bits;
 }

@@ -43,6 +43,7 @@
 #define RET_ARGS_OFF 24
 #define ENTRY_FETCH "a0=%%di:u64 a1=%%si:u64 a2=%%dx:u64 a3=%%cx:u64 ra=+0(%%sp):u64 fn=\\%u:u32"
 #define RET_FETCH "rv=%%ax:u64 fn=\\%u:u32"
+#define RET_STR_FETCH " rs=+0(%%ax):string"
 #define NFN (CT_NFUNCS + CT_ANY_MAX)
 /* Two tracefs events, every entry probe in one and every return probe in the other: closing
  * and removing an event costs a kernel grace period (40-100 ms here, one after the other), so
@@ -74,6 +75,7 @@ struct thread {
 struct attach {
     struct ct_attach_opts *o;
     unsigned sbits, nsbits;     /* argument registers fetched as strings (uprobe_str.h) */
+    bool rstr;                  /* the return probe fetches the string %ax points to */
     uint64_t ev_id[NEV];        /* tracepoint ids of the two events */
     bool has_ev[NEV];
     bool probed[NFN];           /* functions with probes: the only `fn` values a hit may carry */
@@ -129,6 +131,8 @@ static int add_pair(struct attach *a, struct uprobe_set *us, const char *path, u
         snprintf(fetch, sizeof(fetch), ev == EV_RET ? RET_FETCH : ENTRY_FETCH, f);
         if (ev == EV_ENTRY)
             ct_ustr_fetch_args(a->sbits, fetch, sizeof(fetch));
+        else if (a->rstr)
+            snprintf(fetch + strlen(fetch), sizeof(fetch) - strlen(fetch), RET_STR_FETCH);
         int e = uprobe_set_append(us, ev_name[ev], path, off, ev == EV_RET, fetch,
                                   &a->ev_id[ev]);
         if (e == -EEXIST)
@@ -346,11 +350,13 @@ static int on_record(void *arg, const struct perf_event_header *h)
     memcpy(&type, p, 2);
     uint32_t fn;
     if (a->has_ev[EV_RET] && type == a->ev_id[EV_RET]) {
-        if (rawsz < RET_ARGS_OFF + 12)
+        if (rawsz < RET_ARGS_OFF + 12 + (a->rstr ? 4u : 0u))
             return 0;
         s.ret = true;
         memcpy(&s.v[0], p + RET_ARGS_OFF, 8);
         memcpy(&fn, p + RET_ARGS_OFF + 8, 4);
+        if (a->rstr)        /* the returned string, in the first string slot */
+            ct_ustr_take(p, rawsz, RET_ARGS_OFF + 12, s.v[0], s.str[0]);
     } else if (a->has_ev[EV_ENTRY] && type == a->ev_id[EV_ENTRY]) {
         if (rawsz < ENTRY_ARGS_OFF + 44 + 4 * a->nsbits)
             return 0;
@@ -442,6 +448,8 @@ static int process(struct attach *a, uint64_t upto)
         k.ring = proc_ring(a, s->pid);
         if (a->nsbits)
             ct_ustr_to_call(&k, a->sbits, f->str);
+        if (a->rstr)
+            ct_ustr_ret_to_call(&k, s->str[0]);
         if (vec_push(&a->out, k))
             return -ENOMEM;
     }
@@ -475,7 +483,7 @@ int ct_attach_uprobes(struct ct_attach_opts *o, char *err, size_t errlen)
     if (!a)
         return -ENOMEM;
     a->o = o;
-    a->sbits = ct_any_string_args();
+    a->sbits = ct_proto_string_args(o->mask, &a->rstr);
     a->nsbits = (unsigned)__builtin_popcount(a->sbits);
     hashmap_init(&a->threads);
     a->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);

@@ -8,9 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "calltrace/collect.h"
+#include "intarget/calltrace_abi.h"
 
 #define CT_USTR_SLOT 64u            /* a slot: length byte, then up to CT_STR_MAX bytes */
-#define CT_USTR_UNREADABLE 0xfeu    /* length byte of a pointer the kernel could not read */
+#define CT_USTR_UNREADABLE CT_STR_UNREADABLE  /* a pointer the kernel could not read */
 
 /* Appends " s0=+0(%di):string ..." for the argument registers in bits to fetch (len bytes). */
 void ct_ustr_fetch_args(unsigned bits, char *fetch, size_t len);
@@ -20,4 +21,7 @@ void ct_ustr_take(const uint8_t *raw, uint32_t rawsz, uint32_t at, uint64_t v, u
 /* Gives k the strings of its prototype's string arguments from the fetched slots (slots[j]:
  * the j-th register of bits). */
 void ct_ustr_to_call(struct ct_call *k, unsigned bits, const uint8_t (*slots)[CT_USTR_SLOT]);
+/* Gives k its returned string (the return probe's fetch into slot) when its prototype returns
+ * a string. */
+void ct_ustr_ret_to_call(struct ct_call *k, const uint8_t *slot);
 #endif

@@ -69,12 +69,14 @@ static const struct optdecl trace_opts[] = {
         OPTD_COMPLETE_CHOICE, "text csv json", 0 },
     { 'F', "config", "FILE",
         "prototypes in ltrace's config syntax ('file fopen(string, string);'),\n"
-        "over the built-in ones, for functions traced by uprobes (-e libc:fopen):\n"
-        "their string arguments shown as text (repeatable)", OPTD_COMPLETE_FILE, NULL, 0 },
+        "over the built-in ones (malloc, strlen, open, ... too), for every\n"
+        "function traced: string arguments shown as text (repeatable)", OPTD_COMPLETE_FILE,
+        NULL, 0 },
     { 'v', "verbose", NULL, "add the calling function: prog(main+0x1f)->malloc(...)", 0, NULL, 0 },
     { 'n', "indent", "N",
         "indent a call made inside another traced call of its thread (malloc\n"
-        "inside fopen or strdup) by N spaces a level, as ltrace -n", 0, NULL, 0 },
+        "inside fopen or strdup) by N spaces a level, as ltrace -n; csv and json\n"
+        "get a depth field", 0, NULL, 0 },
     { 'c', "summary", NULL,
         "no lines: per function calls, total/mean/max time, and the request\n"
         "sizes of allocation calls (histogram and top sizes)", 0, NULL, 0 },
@@ -139,6 +141,7 @@ struct tracer {
      * MERGE_HOLD_NS (each source hands its calls over within a few ms). */
     bool merge;
     bool hold;                      /* calls pass through pend: merge, or -n (start order) */
+    bool flush_in_batch;            /* the uprobes alone: their batches flush pend */
     pthread_mutex_t mu;
     VEC(struct pend_call) pend;
     uint64_t mono0;                 /* CLOCK_MONOTONIC read next to tsc0 */
@@ -181,21 +184,29 @@ static int write_rec(struct tracer *t, const struct ct_call *k, uint64_t time_ns
 }
 
 static void print_text(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
-                       uint64_t time_ns, uint64_t dur_ns)
+                       uint64_t dur_ns, unsigned depth)
 {
     char line[1024];
     const char *obj, *sym;
-    int depth = 0;
-    /* Nesting needs the calls in the order they began: only calls that went through pend. */
-    if (t->indent && t->hold && (depth = ct_nest_depth(t->nest, k->tid, time_ns,
-                                                       time_ns + dur_ns)) < 0) {
-        t->err = depth;
-        depth = 0;
-    }
     ct_callers_name(cs, k->ring, k->caller, &obj, &sym);
-    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns,
-                              t->indent * (unsigned)depth, line, sizeof(line));
+    size_t n = ct_format_line(k, obj, t->verbose ? sym : NULL, dur_ns, t->indent * depth, line,
+                              sizeof(line));
     fwrite_unlocked(line, 1, n, t->out);
+}
+
+/* -n: how deep the call is in others of its thread. Nesting needs the calls in the order they
+ * began: with -n every call goes through pend. */
+static unsigned call_depth(struct tracer *t, const struct ct_call *k, uint64_t time_ns,
+                           uint64_t dur_ns)
+{
+    int depth;
+    if (!t->indent || !t->hold)
+        return 0;
+    if ((depth = ct_nest_depth(t->nest, k->tid, time_ns, time_ns + dur_ns)) < 0) {
+        t->err = depth;
+        return 0;
+    }
+    return (unsigned)depth;
 }
 
 enum { CALL_ARGS_LEN = 512, CALL_RET_LEN = 64, CALL_CALLER_LEN = 512 };
@@ -217,7 +228,7 @@ static void format_call(struct ct_callers *cs, const struct ct_call *k,
 }
 
 static void print_csv(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
-                      uint64_t time_ns, uint64_t dur_ns)
+                      uint64_t time_ns, uint64_t dur_ns, unsigned depth)
 {
     char args[CALL_ARGS_LEN], ret[CALL_RET_LEN], caller[CALL_CALLER_LEN];
     format_call(cs, k, args, ret, caller);
@@ -228,12 +239,14 @@ static void print_csv(struct tracer *t, struct ct_callers *cs, const struct ct_c
     csv_field(t->out, ct_func_name(k->func), false);
     csv_field(t->out, args, false);
     csv_field(t->out, ret, false);
-    csv_u64(t->out, dur_ns, true);
+    csv_u64(t->out, dur_ns, !t->indent);
+    if (t->indent)
+        csv_u64(t->out, depth, true);
 }
 
 /* One JSON object a line (JSON Lines): a stream of any length that jq reads call by call. */
 static void print_json(struct tracer *t, struct ct_callers *cs, const struct ct_call *k,
-                       uint64_t time_ns, uint64_t dur_ns)
+                       uint64_t time_ns, uint64_t dur_ns, unsigned depth)
 {
     char args[CALL_ARGS_LEN], ret[CALL_RET_LEN], caller[CALL_CALLER_LEN];
     struct json j;
@@ -249,6 +262,8 @@ static void print_json(struct tracer *t, struct ct_callers *cs, const struct ct_
     json_str(&j, "args", args);
     json_str(&j, "ret", ret);
     json_u64(&j, "duration_ns", dur_ns);
+    if (t->indent)
+        json_u64(&j, "depth", depth);
     json_end_object(&j);
     json_finish(&j);
 }
@@ -262,12 +277,13 @@ static int emit(struct tracer *t, struct ct_callers *cs, const struct ct_call *k
         return e;
     if (t->summary)
         return ct_summary_add(t->sum, k, dur_ns);
+    unsigned depth = call_depth(t, k, time_ns, dur_ns);
     if (t->fmt == FMT_CSV)
-        print_csv(t, cs, k, time_ns, dur_ns);
+        print_csv(t, cs, k, time_ns, dur_ns, depth);
     else if (t->fmt == FMT_JSON)
-        print_json(t, cs, k, time_ns, dur_ns);
+        print_json(t, cs, k, time_ns, dur_ns, depth);
     else
-        print_text(t, cs, k, time_ns, dur_ns);
+        print_text(t, cs, k, dur_ns, depth);
     return 0;
 }
 
@@ -307,7 +323,8 @@ static int merge_flush(struct tracer *t, bool all)
     pthread_mutex_lock(&t->mu);
     uint64_t now = mono_ns() - t->mono0;
     uint64_t upto = all ? UINT64_MAX : now > MERGE_HOLD_NS ? now - MERGE_HOLD_NS : 0;
-    merge_refit(t);
+    if (t->merge)
+        merge_refit(t);
     /* One rate for every pending interposer call: a rate changed between two of a thread's
      * calls must not put the second before the first. */
     for (size_t i = 0; i < t->pend.n; i++) {
@@ -330,6 +347,13 @@ static int merge_flush(struct tracer *t, bool all)
     return e;
 }
 
+/* -n: every call goes through pend, to be emitted in the order the calls began (a ring, or
+ * the uprobes' pairing, has them in the order they ended). */
+static bool nest_held(const struct tracer *t)
+{
+    return t->indent && !t->summary;
+}
+
 static int on_batch(void *arg, const struct ct_call *calls, size_t n)
 {
     struct tracer *t = arg;
@@ -345,6 +369,8 @@ static int on_batch(void *arg, const struct ct_call *calls, size_t n)
     }
     if (t->hold)
         pthread_mutex_unlock(&t->mu);
+    if (!e && t->flush_in_batch)
+        e = merge_flush(t, false);
     return e ? e : t->err;
 }
 
@@ -460,6 +486,22 @@ static void on_attached(void *arg)
     fflush(stderr);
 }
 
+/* The uprobes alone (a static command, -p --uprobes): times are CLOCK_MONOTONIC ns, "ticks" of
+ * 1 ns; with -n their batches flush pend (no other loop does). */
+static void uprobes_clock(struct tracer *t)
+{
+    t->ns_per_tick = 1.0;
+    t->tsc0 = t->mono0 = mono_ns();
+    t->hold = nest_held(t);
+    t->flush_in_batch = t->hold;
+}
+
+/* Emits every call still held (-n). 0 or -errno. */
+static int flush_held(struct tracer *t)
+{
+    return t->hold ? merge_flush(t, true) : 0;
+}
+
 /* -p through the GOT: 0 when traced (status set), 1 when the interposer could not be loaded
  * (the caller falls back to uprobes), -1 on an error already said. */
 static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask, double hz,
@@ -475,6 +517,8 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     }
     t->ns_per_tick = 1e9 / hz;
     t->tsc0 = prospect_tsc_start();
+    t->mono0 = mono_ns();
+    t->hold = nest_held(t);
     if ((e = ct_inject_load(&in, pid, err, sizeof(err)))) {
         fprintf(stderr, "prospect trace: %s; using uprobes\n", err[0] ? err : strerror(-e));
         ct_inject_remove(&in);
@@ -501,6 +545,8 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     while (!e && !eof && !probe_stop_signal) {
         e = ct_collect_poll(col, busy ? 1 : 20, -1, &eof);
         busy = ct_collect_had_calls(col);
+        if (!e && t->hold)
+            e = merge_flush(t, false);
         if (kill(pid, 0) && errno == ESRCH)
             break;
     }
@@ -515,6 +561,8 @@ static int attach_inject(struct tracer *t, pid_t pid, bool follow, uint64_t mask
     }
     if (!e)
         e = ct_collect_poll(col, 0, -1, &eof);
+    if (!e)
+        e = flush_held(t);
     ct_inject_remove(&in);
     if (e) {
         cmd_error("trace", "collecting the calls failed: %s", strerror(-e));
@@ -617,9 +665,10 @@ static int trace_static(struct tracer *t, char **argv, bool follow, uint64_t mas
                                  .stop = &probe_stop_signal, .on_batch = on_batch, .arg = t,
                                  .callers = t->callers, .elf = pt.exe, .launch = &pt.l,
                                  .stops = &probe_stop_count };
-    t->ns_per_tick = 1.0;
-    t->tsc0 = mono_ns();
+    uprobes_clock(t);
     e = ct_attach_uprobes(&ao, err, sizeof(err));
+    if (!e && (e = flush_held(t)))
+        snprintf(err, sizeof(err), "writing the calls failed: %s", strerror(-e));
     status = static_status(&ao, &pt, e, err, argv[0]);
     probe_target_release(&pt);
     return status;
@@ -770,7 +819,8 @@ static int open_files(struct tracer *t, const struct trace_opts *o, struct trace
         t->writing = true;
     }
     if (t->fmt == FMT_CSV && !t->summary)
-        fprintf(t->out, "time_ns,pid,tid,caller,function,args,ret,duration_ns\n");
+        fprintf(t->out, "time_ns,pid,tid,caller,function,args,ret,duration_ns%s\n",
+                t->indent ? ",depth" : "");
     return 0;
 }
 
@@ -841,13 +891,14 @@ static int trace_attached_uprobes(struct tracer *t, const struct trace_opts *o)
                                  .stop = &probe_stop_signal, .on_batch = on_batch, .arg = t,
                                  .callers = t->callers, .attached = on_attached };
     char err[256];
-    int status = 0;
+    int status = 0, e;
 
-    /* uprobe times are CLOCK_MONOTONIC nanoseconds: "ticks" of 1 ns. */
-    t->ns_per_tick = 1.0;
-    t->tsc0 = mono_ns();
+    uprobes_clock(t);
     if (ct_attach_uprobes(&ao, err, sizeof(err))) {
         cmd_error("trace", "%s", err);
+        status = 1;
+    } else if ((e = flush_held(t))) {
+        cmd_error("trace", "writing the calls failed: %s", strerror(-e));
         status = 1;
     } else {
         fprintf(stderr, "prospect trace: detached from %ld: %llu calls\n", o->attach,
@@ -960,8 +1011,7 @@ static int launch_setup(struct tracer *t, const struct trace_opts *o, struct lau
     }
     t->tsc0 = prospect_tsc_start();
     t->mono0 = mono_ns();
-    /* -n: the lines in the order the calls began (a ring has them in the order they ended). */
-    t->hold = t->merge || (t->indent && !t->summary && t->fmt == FMT_TEXT);
+    t->hold = t->merge || nest_held(t);
     if ((e = probe_target_prepare(&L->pt, env, &step))) {
         cmd_prepare_error("trace", o->argv[0], step, e);
         return 1;

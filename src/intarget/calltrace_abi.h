@@ -54,8 +54,8 @@ struct ct_proto {
     X(strncmp,              CT_T_INT,   3, CT_T_STRN, CT_T_STRN, CT_T_ULONG) \
     X(strcpy,               CT_T_ADDR,  2, CT_T_ADDR, CT_T_STR, 0) \
     X(strncpy,              CT_T_ADDR,  3, CT_T_ADDR, CT_T_STRN, CT_T_ULONG) \
-    X(strdup,               CT_T_ADDR,  1, CT_T_STR, 0, 0) \
-    X(strchr,               CT_T_ADDR,  2, CT_T_STR, CT_T_CHAR, 0) \
+    X(strdup,               CT_T_STR,   1, CT_T_STR, 0, 0) \
+    X(strchr,               CT_T_STR,   2, CT_T_STR, CT_T_CHAR, 0) \
     X(open,                 CT_T_INT,   3, CT_T_STR, CT_T_INT, CT_T_OCTAL) \
     X(read,                 CT_T_LONG,  3, CT_T_INT, CT_T_ADDR, CT_T_ULONG) \
     X(write,                CT_T_LONG,  3, CT_T_INT, CT_T_ADDR, CT_T_ULONG) \
@@ -70,8 +70,11 @@ enum ct_func_id { CT_PROTOS(CT_ID_) CT_NFUNCS };
 
 /* Flags of a slot: CT_SF_NSTR(flags) slots follow it, one per string argument in argument
  * order: byte 0 is the length kept (0..CT_STR_MAX), | 0x80 when the string was cut, or 0xff
- * for a NULL pointer; then the bytes. */
+ * for a NULL pointer; then the bytes (at most 3 slots). */
 #define CT_SF_NSTR(flags) ((flags) & 3u)
+/* The last of those slots is the returned string (a function returning `string`: strdup's
+ * copy, strchr's match), copied when it returned. */
+#define CT_SF_RETSTR 4u
 
 /* One call, written when it returns (64 bytes). t0/t1 are TSC reads at entry and return. */
 struct ct_slot {
@@ -118,5 +121,12 @@ struct ct_wake {
 #define CT_REATTACH_SYM "prospect_ct_reattach"
 int prospect_ct_reattach(const char *dir);
 
-/* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>" */
+/* PROSPECT_CALLTRACE="1,<fd>,<ino>,<root pid>,<follow 0/1>,<function mask hex>,<strings>"
+ * (trace -p's attach.conf: "A,<follow>,<mask hex>,<strings>"). <strings>: a hex digit per
+ * built-in, in id order: the strings a -F file declares beyond the compiled prototype (bits
+ * 0-2 the arguments, bit 3 the return), which the interposer reads with process_vm_readv (a
+ * pointer that is not one must not fault the program). */
+#define CT_XSTR_RET 8u
+/* A string slot's length byte for a pointer that could not be read. */
+#define CT_STR_UNREADABLE 0xfeu
 #endif

@@ -55,6 +55,7 @@ static volatile uint64_t mask;          /* enabled functions | READY */
 static int sock_fd = -1;
 static uint64_t sock_ino;
 static int follow;
+static uint8_t extra_str[CT_NFUNCS];    /* -F's strings beyond the compiled prototypes */
 static volatile int init_state;         /* 0 not yet, 1 in progress, 2 done */
 static void *real[CT_NFUNCS];
 static pthread_key_t exit_key;
@@ -63,6 +64,8 @@ static volatile unsigned generation;    /* attaches so far: rings of an earlier 
 static volatile int attached_now;       /* GOT entries pointed at the wrappers, watcher alive */
 static int exit_key_made;
 
+/* A call and its string slots: no built-in has more than three strings (strcmp's two, strdup's
+ * argument and return); more would not fit the static TLS room a -p dlopen has. */
 struct pending { struct ct_slot s[3]; };
 TLS struct ct_ring_hdr *ring;
 TLS struct ct_slot *slots;
@@ -101,6 +104,19 @@ static int in_arena(const void *p)
 }
 
 /* ---- set-up ---- */
+/* The <strings> field (calltrace_abi.h): a hex digit per built-in. */
+static void parse_strings(const char *p)
+{
+    for (unsigned f = 0; f < CT_NFUNCS; f++, p++) {
+        if (*p >= '0' && *p <= '9')
+            extra_str[f] = (uint8_t)(*p - '0');
+        else if (*p >= 'a' && *p <= 'f')
+            extra_str[f] = (uint8_t)(*p - 'a' + 10);
+        else
+            return;
+    }
+}
+
 static uint64_t parse_num(const char **s, int base)
 {
     uint64_t v = 0;
@@ -205,6 +221,7 @@ static int attach_connect(uint64_t *m)
     const char *p = buf + 2;
     follow = (int)parse_num(&p, 10);
     *m = parse_num(&p, 16);
+    parse_strings(p);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     if (len + 5 > sizeof(sa.sun_path))
         return 1;
@@ -447,6 +464,7 @@ static void do_init(void)
         uint64_t root = parse_num(&p, 10);
         follow = (int)parse_num(&p, 10);
         m = parse_num(&p, 16);
+        parse_strings(p);
         if (!follow && root != (uint64_t)getppid())
             m = 0;                  /* a child, not followed (e.g. after fork + exec) */
         if (!sock_ok()) {
@@ -728,8 +746,38 @@ static void keep_str(uint8_t *f, const char *s, uint64_t lim)
         f[0] |= 0x80;
 }
 
+/* Copies the string at s, which the function itself does not read as one (a -F file says it
+ * is one), through the kernel: a pointer to unmapped memory is said, never faulted on. The
+ * read is split at the page end so that a string ending before it is read whole. */
+static void keep_str_safe(uint8_t *f, const char *s)
+{
+    char b[CT_STR_MAX + 1];
+    uintptr_t a = (uintptr_t)s, page_end = (a | 4095) + 1;
+    size_t first = page_end - a < sizeof(b) ? page_end - a : sizeof(b);
+    struct iovec l = { b, sizeof(b) };
+    struct iovec r[2] = { { (void *)s, first }, { (void *)page_end, sizeof(b) - first } };
+    long n;
+    if (!s) {
+        f[0] = 0xff;
+        return;
+    }
+    n = syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &l, 1L, r,
+                first < sizeof(b) ? 2L : 1L, 0L);
+    if (n <= 0) {
+        f[0] = CT_STR_UNREADABLE;
+        return;
+    }
+    keep_str(f, b, (uint64_t)n);
+}
+
+static int is_str(uint8_t t)
+{
+    return t == CT_T_STR || t == CT_T_STRN;
+}
+
 /* Records one call. Strings are read after the call returned (the program's own call would
- * have faulted first on a bad pointer, except open's path, checked by the kernel: see open). */
+ * have faulted first on a bad pointer, except open's path, checked by the kernel: see open);
+ * those only a -F file calls strings through keep_str_safe. At most two string slots. */
 static void record(unsigned f, uint64_t t0, uint64_t t1, uint64_t a0, uint64_t a1, uint64_t a2,
                    uint64_t ret, void *caller, const char *s0, const char *s1, uint64_t lim)
 {
@@ -746,12 +794,23 @@ static void record(unsigned f, uint64_t t0, uint64_t t1, uint64_t a0, uint64_t a
     s[0].args[2] = a2;
     s[0].ret = ret;
     s[0].caller = (uint64_t)(uintptr_t)caller;
-    for (unsigned i = 0; i < p->nargs && n < 3; i++)
-        if (p->arg[i] == CT_T_STR || p->arg[i] == CT_T_STRN) {
-            keep_str((uint8_t *)(void *)&s[n], n == 1 ? s0 : s1,
+    const char *given[2] = { s0, s1 };
+    unsigned ng = 0, x = extra_str[f];
+    for (unsigned i = 0; i < 3 && n < 3; i++) {
+        if (i < p->nargs && is_str(p->arg[i]))
+            keep_str((uint8_t *)(void *)&s[n++], given[ng++ & 1],
                      p->arg[i] == CT_T_STRN ? lim : UINT64_MAX);
-            n++;
-        }
+        else if (x & (1u << i))
+            keep_str_safe((uint8_t *)(void *)&s[n++], (const char *)(uintptr_t)s[0].args[i]);
+    }
+    if (ret && n < 3 && (p->ret == CT_T_STR || (x & CT_XSTR_RET))) {
+        /* strdup's copy, strchr's match: a string the function itself returned. */
+        if (p->ret == CT_T_STR)
+            keep_str((uint8_t *)(void *)&s[n++], (const char *)(uintptr_t)ret, UINT64_MAX);
+        else
+            keep_str_safe((uint8_t *)(void *)&s[n++], (const char *)(uintptr_t)ret);
+        s[0].flags |= CT_SF_RETSTR;
+    }
     s[0].flags |= n - 1;
     if (busy) {
         /* A signal handler interrupted our own recording: keep it for later. */

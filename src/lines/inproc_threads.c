@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <string.h>
 #include "lines/inproc_priv.h"
+#include "symbol/elf_dynsym.h"
 
 static const char *const starters[] = {
     "clone", "clone3", "__clone", "aio_read", "aio_write", "aio_fsync", "aio_read64",
@@ -14,30 +15,18 @@ static const char *const starters[] = {
     "getaddrinfo_a",
 };
 
-static const char *starter(const char *name)
+/* An imported starter: stops the walk with its index + 1. */
+static int imported_starter(void *arg, const GElf_Sym *s, const char *name)
 {
-    for (size_t i = 0; i < sizeof(starters) / sizeof(*starters); i++)
+    (void)arg;
+    for (size_t i = 0; s->st_shndx == SHN_UNDEF && i < sizeof(starters) / sizeof(*starters); i++)
         if (!strcmp(name, starters[i]))
-            return starters[i];
-    return NULL;
+            return (int)i + 1;
+    return 0;
 }
 
 const char *inproc_hidden_threads(Elf *elf)
 {
-    Elf_Scn *scn = NULL;
-    while (elf && (scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-            !(d = elf_getdata(scn, NULL)))
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym s;
-            const char *name, *hit;
-            if (gelf_getsym(d, (int)i, &s) && s.st_shndx == SHN_UNDEF && s.st_name &&
-                (name = elf_strptr(elf, sh.sh_link, s.st_name)) && (hit = starter(name)))
-                return hit;
-        }
-    }
-    return NULL;
+    int hit = elf_dynsym_each(elf, imported_starter, NULL);
+    return hit ? starters[hit - 1] : NULL;
 }

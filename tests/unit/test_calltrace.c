@@ -11,6 +11,7 @@
 #include "calltrace/collect.h"
 #include "calltrace/funcsel.h"
 #include "calltrace/nest.h"
+#include "calltrace/protoconf.h"
 #include "calltrace/summary.h"
 #include "intarget/calltrace_abi.h"
 #include "test.h"
@@ -34,6 +35,14 @@ static void set_str(struct ct_call *k, unsigned i, const char *s, int cut)
     memcpy(k->str[i] + 1, s, n);
     if (k->nstr < i + 1)
         k->nstr = i + 1;
+    k->strarg |= (uint8_t)(1u << i);    /* here the i-th string is the i-th argument's */
+}
+
+static void set_rstr(struct ct_call *k, const char *s)
+{
+    k->rstr[0] = (uint8_t)strlen(s);
+    memcpy(k->rstr + 1, s, strlen(s));
+    k->has_rstr = true;
 }
 
 TEST(format_like_ltrace)
@@ -69,6 +78,60 @@ TEST(format_like_ltrace)
     CHECK_STR(r, "-1");
 }
 
+/* Returned strings as text (strdup's copy, strchr's match), NULL as nil, and a string the
+ * engine did not keep as its address. */
+TEST(format_returned_strings)
+{
+    char a[256], r[64];
+    struct ct_call k = call(CT_F_strdup, 0x1000, 0, 0, 0x2000);
+    set_str(&k, 0, "x", 0);
+    set_rstr(&k, "x");
+    ct_format_args(&k, a, sizeof(a));
+    ct_format_ret(&k, r, sizeof(r));
+    CHECK_STR(a, "\"x\"");
+    CHECK_STR(r, "\"x\"");
+    k.has_rstr = false;
+    k.strarg = 0;
+    ct_format_args(&k, a, sizeof(a));
+    ct_format_ret(&k, r, sizeof(r));
+    CHECK_STR(a, "0x1000");
+    CHECK_STR(r, "0x2000");
+    k = call(CT_F_strchr, 0x1000, '/', 0, 0x1004);
+    set_str(&k, 0, "/etc/passwd", 0);
+    set_rstr(&k, "/passwd");
+    ct_format_ret(&k, r, sizeof(r));
+    CHECK_STR(r, "\"/passwd\"");
+}
+
+/* -F declarations replace a built-in's prototype (as ltrace's later files do); the strings
+ * the engine kept still go to their own arguments. */
+TEST(format_builtins_by_declared_prototypes)
+{
+    char a[256], r[64], err[256];
+    ct_protoconf_reset();
+    CHECK(!ct_protoconf_builtin(err, sizeof(err)));
+    CHECK(!ct_protoconf_add("hex strlen(addr);\nint strcmp(addr, string);\n", "u.conf", err,
+                            sizeof(err)));
+    struct ct_call k = call(CT_F_strlen, 0x1000, 0, 0, 3);
+    set_str(&k, 0, "abc", 0);
+    ct_format_args(&k, a, sizeof(a));
+    ct_format_ret(&k, r, sizeof(r));
+    CHECK_STR(a, "0x1000");
+    CHECK_STR(r, "0x3");
+    k = call(CT_F_strcmp, 0x1000, 0x2000, 0, 0);
+    set_str(&k, 0, "a", 0);
+    set_str(&k, 1, "b", 0);
+    ct_format_args(&k, a, sizeof(a));
+    CHECK_STR(a, "0x1000, \"b\"");
+    ct_protoconf_reset();
+    k = call(CT_F_strlen, 0x1000, 0, 0, 3);
+    set_str(&k, 0, "abc", 0);
+    ct_format_args(&k, a, sizeof(a));
+    ct_format_ret(&k, r, sizeof(r));
+    CHECK_STR(a, "\"abc\"");
+    CHECK_STR(r, "3");
+}
+
 TEST(format_never_trusts_lengths)
 {
     char a[256];
@@ -76,6 +139,7 @@ TEST(format_never_trusts_lengths)
     memset(k.str[0], 'x', sizeof(k.str[0]));
     k.str[0][0] = 0x7f;            /* a length past the field: cut at CT_STR_MAX */
     k.nstr = 1;
+    k.strarg = 1;
     ct_format_args(&k, a, sizeof(a));
     CHECK_EQ_U64(strlen(a), CT_STR_MAX + 2);
     k.str[0][0] = 0xff;            /* NULL */
@@ -197,16 +261,28 @@ TEST(collector_merges_threads_in_time_order)
     memcpy(&sa[2], "\003abc", 4);
     a->head = 3;
     sb[0] = (struct ct_slot){ .t0 = 200, .t1 = 210, .func = CT_F_free, .args = { 7 } };
-    b->head = 1;
+    /* strdup: its argument's string, then the returned one */
+    sb[1] = (struct ct_slot){ .t0 = 400, .t1 = 410, .func = CT_F_strdup,
+                              .flags = 2 | CT_SF_RETSTR };
+    memcpy(&sb[2], "\001x", 2);
+    memcpy(&sb[3], "\001y", 2);
+    b->head = 4;
     CHECK(!ct_collect_poll(c, 0, -1, &eof));
-    CHECK_EQ_U64(g.n, 3);
+    CHECK_EQ_U64(g.n, 4);
+    CHECK_EQ_U64(g.k[3].func, CT_F_strdup);
+    CHECK_EQ_U64(g.k[3].nstr, 1);
+    CHECK_EQ_U64(g.k[3].strarg, 1);
+    CHECK(!memcmp(g.k[3].str[0], "\001x", 2));
+    CHECK(g.k[3].has_rstr && !memcmp(g.k[3].rstr, "\001y", 2));
     CHECK_EQ_U64(g.k[0].t0, 100);
     CHECK_EQ_U64(g.k[0].tid, 10);
     CHECK_EQ_U64(g.k[1].t0, 200);
     CHECK_EQ_U64(g.k[1].tid, 11);
     CHECK_EQ_U64(g.k[2].func, CT_F_strlen);
     CHECK_EQ_U64(g.k[2].nstr, 1);
+    CHECK_EQ_U64(g.k[2].strarg, 1);
     CHECK(!memcmp(g.k[2].str[0], "\003abc", 4));
+    CHECK(!g.k[2].has_rstr);
     CHECK_EQ_U64(a->tail, 3);       /* room given back */
     CHECK_EQ_U64(a->acked, 1);      /* the thread may go on */
     CHECK_EQ_U64(ct_collect_lost(c), 0);
@@ -223,10 +299,13 @@ TEST(collector_drops_damaged_rings)
     ct_collect_set_fns(c, NULL, on_batch, &g);
     int sock = command_end(c);
     /* head beyond the ring; a call whose string slot is not published; a size that lies;
-     * a function id out of range (lost, not shown). */
+     * a function id out of range (lost, not shown); a returned string without its slot. */
     struct ct_ring_hdr *a = send_ring(sock, 1, 16, 16), *b = send_ring(sock, 2, 16, 16);
-    struct ct_ring_hdr *d = send_ring(sock, 3, 16, 16);
-    CHECK(a && b && d && send_ring(sock, 4, 16, 32));
+    struct ct_ring_hdr *d = send_ring(sock, 3, 16, 16), *r = send_ring(sock, 5, 16, 16);
+    CHECK(a && b && d && r && send_ring(sock, 4, 16, 32));
+    struct ct_slot *sr = (void *)((char *)r + CT_HDR_SIZE);
+    sr[0] = (struct ct_slot){ .t0 = 1, .func = CT_F_strdup, .flags = CT_SF_RETSTR };
+    r->head = 2;
     a->head = 1000;
     struct ct_slot *sb = (void *)((char *)b + CT_HDR_SIZE), *sd = (void *)((char *)d + CT_HDR_SIZE);
     sb[0] = (struct ct_slot){ .t0 = 1, .func = CT_F_strlen, .flags = 2 };
@@ -237,8 +316,8 @@ TEST(collector_drops_damaged_rings)
     CHECK(!ct_collect_poll(c, 0, -1, &eof));
     CHECK_EQ_U64(g.n, 1);
     CHECK_EQ_U64(g.k[0].func, CT_F_malloc);
-    CHECK_EQ_U64(ct_collect_nbad(c), 3);
-    CHECK_EQ_U64(ct_collect_lost(c), 2);   /* b's published call, d's bad id */
+    CHECK_EQ_U64(ct_collect_nbad(c), 4);
+    CHECK_EQ_U64(ct_collect_lost(c), 4);   /* b's published call, d's bad id, r's two slots */
     ct_collect_free(c);
 }
 
@@ -263,6 +342,8 @@ TEST(nesting_depth_per_thread)
 int main(void)
 {
     RUN(format_like_ltrace);
+    RUN(format_returned_strings);
+    RUN(format_builtins_by_declared_prototypes);
     RUN(format_never_trusts_lengths);
     RUN(filter_specs);
     RUN(summary_sizes);

@@ -110,11 +110,34 @@ TEST(builtin_table_agrees_with_interposer)
     ct_protoconf_reset();
 }
 
+/* Strings a -F file declares beyond the interposer's compiled prototypes: the ones it is told
+ * to read through the kernel (calltrace_abi.h's <strings> field); the compiled ones are not. */
+TEST(extra_strings_for_the_interposer)
+{
+    char err[256], field[CT_NFUNCS + 1];
+    ct_protoconf_reset();
+    CHECK(ct_protoconf_builtin(err, sizeof(err)) == 0);
+    ct_builtin_strings_field(field);
+    CHECK_EQ_U64(strspn(field, "0"), CT_NFUNCS);
+    CHECK(ct_protoconf_add("long write(int, string, ulong);\nstring malloc(ulong);\n"
+                           "ulong strlen(string);\nint close(addr);\n", "x.conf", err,
+                           sizeof(err)) == 0);
+    CHECK_EQ_U64(ct_builtin_extra_strings(CT_F_write), 2);
+    CHECK_EQ_U64(ct_builtin_extra_strings(CT_F_malloc), CT_XSTR_RET);
+    CHECK_EQ_U64(ct_builtin_extra_strings(CT_F_strlen), 0);
+    CHECK_EQ_U64(ct_builtin_extra_strings(CT_F_close), 0);
+    ct_builtin_strings_field(field);
+    CHECK_EQ_U64(strlen(field), CT_NFUNCS);
+    CHECK(field[CT_F_write] == '2' && field[CT_F_malloc] == '8' && field[CT_F_strlen] == '0');
+    ct_protoconf_reset();
+}
+
 int main(void)
 {
     RUN(ltrace_syntax_types);
     RUN(bad_lines_name_file_and_line);
     RUN(garbage_never_crashes);
     RUN(builtin_table_agrees_with_interposer);
+    RUN(extra_strings_for_the_interposer);
     return 0;
 }
