@@ -220,11 +220,12 @@ static int add_hit(void *arg, const struct sym_hit *h)
         c->ents.v[c->last_row - 1].period += e.period;
         return 0;
     }
+    /* A map's hits share the previous hit's comm and DSO: their ids need no lookup. */
+    e.comm_id = e.comm == c->last.comm ? c->last.comm_id : intern_id(&c->names, e.comm, &err);
+    e.dso_id = e.dso == c->last.dso ? c->last.dso_id : intern_id(&c->names, e.dso, &err);
+    e.sym_id = intern_id(&c->names, e.sym, &err);
     c->last = e;
     c->last_row = 0;
-    e.comm_id = intern_id(&c->names, e.comm, &err);
-    e.dso_id = intern_id(&c->names, e.dso, &err);
-    e.sym_id = intern_id(&c->names, e.sym, &err);
     return err ? err : aggregate(c, &e);
 }
 
@@ -295,23 +296,26 @@ static const char *cell(const struct flat_ent *e, enum flat_key k, bool prefix,
                         struct cellbuf *cb)
 {
     const char *mode = prefix ? (e->kernel ? "[k] " : "[.] ") : "";
-    size_t len = 64 + (e->sym ? 2 * strlen(e->sym) : 0) + (e->dso ? strlen(e->dso) : 0);
-    char *buf = cellbuf_get(cb, len);
+    size_t len;
+    char *buf;
 
-    if (!buf)
+    /* Names shown as they are need no buffer (nor their lengths). */
+    if (k == FLAT_COMM)
+        return e->comm ? e->comm : "";
+    if (k == FLAT_DSO && !e->dso_module)
+        return e->dso ? e->dso : "[unknown]";
+    len = 64 + (k == FLAT_SYM && e->sym ? 2 * strlen(e->sym) : 0) +
+          (k == FLAT_DSO ? strlen(e->dso) : 0);
+    if (!(buf = cellbuf_get(cb, len)))
         return "?";
     switch (k) {
-    case FLAT_COMM: return e->comm ? e->comm : "";
     case FLAT_PID: snprintf(buf, len, "%d", (int)e->pid); return buf;
     case FLAT_TID:
         snprintf(buf, len, "%d:%s", (int)e->tid, e->comm && *e->comm ? e->comm : "[unknown]");
         return buf;
     case FLAT_DSO:
-        if (e->dso_module) {
-            snprintf(buf, len, "[%s]", e->dso);
-            return buf;
-        }
-        return e->dso ? e->dso : "[unknown]";
+        snprintf(buf, len, "[%s]", e->dso);
+        return buf;
     case FLAT_SYM:
         if (e->sym) {
             size_t m = strlen(mode);
@@ -334,22 +338,69 @@ static const char *const key_column[FLAT_NKEYS] = { "comm", "pid", "dso", "symbo
 
 #define FLAT_COLUMNS 100
 
-/* The text of a cell as printed: escaped (control characters, bad UTF-8) and, with a width,
- * elided in the middle to it. */
-static const char *text_cell(const struct flat_ent *e, enum flat_key k, size_t width,
-                             struct cellbuf cb[3])
+/* The text of a cell as printed, whole: escaped (control characters, bad UTF-8). */
+static const char *text_cell(const struct flat_ent *e, enum flat_key k, struct cellbuf cb[2])
 {
     const char *raw = cell(e, k, true, &cb[0]);
     size_t len = 4 * strlen(raw) + 8;
-    char *pbuf = cellbuf_get(&cb[1], len), *ebuf;
-    const char *shown;
+    char *pbuf = cellbuf_get(&cb[1], len);
 
-    if (!pbuf)
-        return "?";
-    shown = str_printable(raw, pbuf, len);
-    if (!width || !(ebuf = cellbuf_get(&cb[2], 4 * width + 8)))
-        return shown;
-    return str_elide(shown, width, ebuf, 4 * width + 8);
+    return pbuf ? str_printable(raw, pbuf, len) : "?";
+}
+
+/* Every shown cell's text, escaped and whole, with its display width: the pass that sizes the
+ * columns makes them once and the printing pass reuses them. */
+struct cell_cache {
+    char *text;               /* the cells' strings, each ended by a NUL */
+    size_t len, cap;
+    struct { size_t off, width; } *cells;     /* row * nkeys + key */
+};
+
+static int cache_cell(struct cell_cache *cc, size_t at, const char *t)
+{
+    size_t l = strlen(t) + 1;
+
+    if (cc->len + l > cc->cap) {
+        size_t ncap = (cc->len + l) * 2;
+        char *nt = realloc(cc->text, ncap);
+        if (!nt)
+            return -ENOMEM;
+        cc->text = nt;
+        cc->cap = ncap;
+    }
+    memcpy(cc->text + cc->len, t, l);
+    cc->cells[at].off = cc->len;
+    cc->cells[at].width = str_width(t);
+    cc->len += l;
+    return 0;
+}
+
+static int cache_cells(struct cell_cache *cc, const struct flat_opts *o,
+                       const struct flat_ent *rows, size_t shown, struct cellbuf cb[3])
+{
+    int err = 0;
+
+    if (!(cc->cells = calloc(shown * o->nkeys + 1, sizeof(*cc->cells))))
+        return -ENOMEM;
+    for (size_t i = 0; i < shown && !err; i++)
+        for (size_t k = 0; k < o->nkeys && !err; k++)
+            err = cache_cell(cc, i * o->nkeys + k, text_cell(&rows[i], o->keys[k], cb));
+    return err;
+}
+
+/* A cached cell as printed in a column of width columns (elided in the middle to it). */
+static const char *fit_cell(const struct cell_cache *cc, size_t at, size_t width,
+                            struct cellbuf *eb, size_t *shown_width)
+{
+    const char *t = cc->text + cc->cells[at].off;
+    char *ebuf;
+
+    *shown_width = cc->cells[at].width;
+    if (*shown_width <= width || !(ebuf = cellbuf_get(eb, 4 * width + 8)))
+        return t;
+    t = str_elide(t, width, ebuf, 4 * width + 8);
+    *shown_width = str_width(t);
+    return t;
 }
 
 /* Column widths that fit FLAT_COLUMNS: symbols give up columns first (down to 40), then
@@ -386,19 +437,21 @@ static double share(const struct flat_ent *e, const struct flat_totals *t)
     return t->period ? 100.0 * (double)e->period / (double)t->period : 0;
 }
 
-static void print_text(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
-                       size_t n, size_t shown, const struct flat_totals *t)
+static int print_text(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
+                      size_t n, size_t shown, const struct flat_totals *t)
 {
     size_t width[FLAT_NKEYS], nw = 7, fixed = 10;
     struct cellbuf cb[3] = { { 0 } };
+    struct cell_cache cc = { 0 };
     const char *sep = o->separator;
     char ev[128], nbuf[32];
+    int err = cache_cells(&cc, o, rows, shown, cb);
 
     for (size_t k = 0; k < o->nkeys; k++)
         width[k] = strlen(key_title[o->keys[k]]);
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && !err; i++) {
         for (size_t k = 0; k < o->nkeys; k++) {
-            size_t l = str_width(text_cell(&rows[i], o->keys[k], 0, cb));
+            size_t l = cc.cells[i * o->nkeys + k].width;
             if (l > width[k])
                 width[k] = l;
         }
@@ -406,6 +459,8 @@ static void print_text(FILE *f, const struct flat_opts *o, const struct flat_ent
         if (l > nw)
             nw = l;
     }
+    if (err)
+        goto out;
     if (o->show_nr_samples)
         fixed += 2 + nw;
     if (!o->wide)
@@ -436,22 +491,27 @@ static void print_text(FILE *f, const struct flat_opts *o, const struct flat_ent
                 fprintf(f, "  %*" PRIu64, (int)nw, rows[i].samples);
         }
         for (size_t k = 0; k < o->nkeys; k++) {
+            size_t at = i * o->nkeys + k, w;
             if (sep) {
-                fprintf(f, "%s%s", sep, text_cell(&rows[i], o->keys[k], 0, cb));
+                fprintf(f, "%s%s", sep, cc.text + cc.cells[at].off);
                 continue;
             }
             /* Pad by display width: printf counts bytes, UTF-8 names have more. */
-            const char *txt = text_cell(&rows[i], o->keys[k], width[k], cb);
-            fprintf(f, "  %s", txt);
-            for (size_t w = str_width(txt); k + 1 < o->nkeys && w < width[k]; w++)
-                fputc(' ', f);
+            const char *txt = fit_cell(&cc, at, width[k], &cb[2], &w);
+            if (k + 1 == o->nkeys)
+                w = width[k];
+            fprintf(f, "  %s%*s", txt, w < width[k] ? (int)(width[k] - w) : 0, "");
         }
         fputc('\n', f);
     }
     if (shown < n)
         fprintf(f, "#\n# %zu rows below %.2f%% not shown\n", n - shown, o->percent_limit);
+out:
     for (size_t i = 0; i < 3; i++)
         free(cb[i].p);
+    free(cc.text);
+    free(cc.cells);
+    return err;
 }
 
 static void print_csv(FILE *f, const struct flat_opts *o, const struct flat_ent *rows,
@@ -586,7 +646,7 @@ int report_flat(FILE *f, struct session *s, const struct ksyms *ks, const struct
     else if (o->fmt == REPORT_JSON)
         print_json(f, o, c.ents.v, n, shown, &t);
     else
-        print_text(f, o, c.ents.v, n, shown, &t);
+        err = print_text(f, o, c.ents.v, n, shown, &t);
     vec_free(&c.ents);
-    return ferror(f) ? -EIO : 0;
+    return err ? err : ferror(f) ? -EIO : 0;
 }

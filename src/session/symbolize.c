@@ -119,15 +119,17 @@ int symbolize_kernel(const struct hitstore *hs, const struct process *p, const s
 {
     struct hit *hits;
     long n = hitstore_sorted(hs, &hits);
+    struct ksym_res r = {0};
     int err = 0;
 
     if (n < 0)
         return (int)n;
     for (long i = 0; i < n && !err; i++) {
-        struct ksym_res r = {0};
         struct sym_hit h = { .proc = p, .kernel = true, .addr = hits[i].addr,
                              .samples = hits[i].samples, .period = hits[i].period };
-        if (ks && ksyms_resolve(ks, hits[i].addr, &r) == 0) {
+        /* Hits come in address order: most fall in the symbol the previous one did. */
+        bool same = r.name && hits[i].addr >= r.start && (!r.end || hits[i].addr < r.end);
+        if (ks && (same || ksyms_resolve(ks, hits[i].addr, &r) == 0)) {
             h.sym = r.name;
             h.module = r.module;
             h.sym_start = r.start;
