@@ -10,7 +10,7 @@ var T0 = performance.now();
 var D = JSON.parse(document.getElementById("profile-data").textContent);
 var S = D.str, M = D.meta;
 var KIND = ["root", "comm", "user", "kernel", "inlined", "bracket"];
-var NN = D.node.length / 2, NSYM = D.sym.length / 3, NST = D.st.length / 3, NP = D.proc.length / 2;
+var NN = D.nnode, NSYM = D.sym.length / 3, NST = D.nst, NP = D.proc.length / 2;
 var par = new Uint32Array(NN), what = new Int32Array(NN), fid = new Int32Array(NN);
 var firstOcc = new Uint8Array(NN), depthOf = new Uint16Array(NN);
 /* Children as one array (node n's are kidList[kidAt[n] .. kidAt[n + 1]]): 400k small arrays
@@ -21,7 +21,7 @@ var funcs = [];   /* a function: one name and kind, as the flame graph merges */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
 var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
-var timings = { parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
+var timings = { start: T0, parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
                 first: 0 };   /* ms; first: since navigation */
 
 function nodeName(n) {
@@ -32,11 +32,27 @@ function nodeName(n) {
 function nodeKind(n) { return n === 0 ? 0 : what[n] < 0 ? 1 : D.sym[3 * what[n] + 2]; }
 function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : ""; }
 
+/* The varints of a base64 string (src/html/b64.c): as many numbers as the string holds. */
+function unpack(b64) {
+  var b = atob(b64), out = new Float64Array(b.length), n = 0, at = 0, len = b.length;
+  while (at < len) {
+    var c = b.charCodeAt(at++), v = c & 0x7f, mul = 128;
+    while (c & 0x80) { c = b.charCodeAt(at++); v += (c & 0x7f) * mul; mul *= 128; }
+    out[n++] = v;
+  }
+  return out.subarray(0, n);
+}
+
 function kidsOf(n) { return kidList.subarray(kidAt[n], kidAt[n + 1]); }
 
 function load() {
   var t0 = performance.now(), i, n, funcOf = new Int32Array(8 * S.length).fill(-1);
-  for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; }
+  var v = unpack(D.node), w;   /* per node after the root: step to parent, what */
+  for (i = 1; i < NN; i++) {
+    par[i] = i - v[2 * i - 2]; w = v[2 * i - 1];
+    what[i] = w % 2 ? -(w - 1) / 2 - 1 : w / 2;
+  }
+  D.node = null;
   for (n = 1; n < NN; n++) kidAt[par[n] + 1]++;
   for (n = 0; n < NN; n++) kidAt[n + 1] += kidAt[n];
   var at = kidAt.slice(0, NN);
@@ -61,9 +77,14 @@ function load() {
     stack.push(-n - 1);
     for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack.push(kidList[i]);
   }
-  for (i = 0; i < NST; i++) {
-    stProc[i] = D.st[3 * i]; stNode[i] = D.st[3 * i + 1]; stW[i] = D.st[3 * i + 2];
+  v = unpack(D.st);           /* process step, node (step in the same process), weight */
+  for (i = 0, n = 0; i < NST; i++) {
+    var p = i ? stProc[i - 1] + v[3 * i] : v[0];
+    stProc[i] = p; stNode[i] = i && p === stProc[i - 1] ? stNode[i - 1] + v[3 * i + 1]
+                                                      : v[3 * i + 1];
+    stW[i] = v[3 * i + 2];
   }
+  D.st = null;
   timings.build = performance.now() - t0;
 }
 
@@ -584,7 +605,8 @@ load();
 var t1 = performance.now();
 if (window.prospectTimeline)
   TL = prospectTimeline({ D: D, S: S, KIND: KIND, par: par, nodeName: nodeName,
-                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go });
+                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go,
+                          unpack: unpack });
 views.tl = function (box) {
   if (TL) return TL.view(box, state);
   box.appendChild(el("p", "note", "No timeline: the page has no sample times (off-CPU waits, " +
@@ -609,6 +631,7 @@ window.prospect = {
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
   nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
-  open: open, render: render, timeline: TL, ready: true
+  open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
+  ready: true
 };
 })();
