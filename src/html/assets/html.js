@@ -454,12 +454,6 @@ views.fn = function (box) {
 
 var FRAME_H = 16, TOP = 54, BOTTOM = 34, SVGW = 1200;
 var NSVG = "http://www.w3.org/2000/svg";
-function svgEl(tag, attrs, text) {
-  var e = document.createElementNS(NSVG, tag);
-  for (var k in attrs) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed per name */
   var h = 0;
   for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
@@ -472,44 +466,68 @@ function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed 
   if (kind === 5) return "rgb(" + (170 + (40 * a | 0)) + "," + (140 + (30 * b | 0)) + ",220)";
   return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
 }
+/* Each node's rank in the flame graph's order of siblings (name, then kind), made once: the
+   frames' children are sorted by numbers, not by comparing names. */
+var flameRank = null;
+function flameRanks() {
+  if (flameRank) return flameRank;
+  var keys = [], ofFunc = new Int32Array(funcs.length), ofComm = {}, n, i;
+  funcs.forEach(function (f) { keys.push([f.name, f.kind, f.id]); });
+  for (n = 1; n < NN; n++)
+    if (what[n] < 0 && !(what[n] in ofComm)) {
+      ofComm[what[n]] = 0; keys.push([nodeName(n), 1, what[n]]);
+    }
+  keys.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]; });
+  for (i = 0; i < keys.length; i++) {
+    if (keys[i][2] < 0) ofComm[keys[i][2]] = i; else ofFunc[keys[i][2]] = i;
+  }
+  flameRank = new Int32Array(NN);
+  for (n = 1; n < NN; n++) flameRank[n] = fid[n] >= 0 ? ofFunc[fid[n]] : ofComm[what[n]];
+  return flameRank;
+}
+function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+/* The SVG output's frames, placed as flame.js's unzoom places them, as one piece of markup
+   (the HTML parser builds 20k elements several times faster than createElementNS calls). */
 views.flame = function (box) {
-  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [];
+  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], rank = flameRanks();
   (function walk(n, d, x) {
     if (totW[n] * scale < 0.1) return;
     list.push([n, d, x]); if (d > maxd) maxd = d;
     var cs = Array.prototype.slice.call(kidsOf(n)).sort(function (a, b) {
-      var x1 = nodeName(a), y1 = nodeName(b);
-      return x1 < y1 ? -1 : x1 > y1 ? 1 : nodeKind(a) - nodeKind(b);
+      return rank[a] - rank[b];
     });
     cs.forEach(function (c) { walk(c, d + 1, x); x += totW[c]; });
   })(0, 0, 0);
   var H = TOP + BOTTOM + (maxd + 1) * FRAME_H, unit = M.unit === "ns" ? "ns" : "samples";
-  var g0 = svgEl("svg", { width: SVGW, height: H, viewBox: "0 0 " + SVGW + " " + H, id: "flame",
-                        "data-total": TOTAL });
-  g0.appendChild(svgEl("rect", { x: 0, y: 0, width: SVGW, height: H, fill: "rgb(250,250,245)" }));
-  var end = "text-anchor: end";
-  g0.appendChild(svgEl("text", { id: "unzoom", "class": "button hide", x: 10, y: 22 },
-                       "Reset Zoom"));
-  g0.appendChild(svgEl("text", { id: "search", "class": "button", x: SVGW - 10, y: 22, style: end },
-                       "Search"));
-  g0.appendChild(svgEl("text", { id: "matched", x: SVGW - 10, y: H - 12, style: end }, ""));
-  g0.appendChild(svgEl("text", { id: "details", x: 10, y: H - 12 }, " "));
+  var end = "text-anchor: end", out = [
+    '<svg xmlns="' + NSVG + '" width="' + SVGW + '" height="' + H + '" viewBox="0 0 ' + SVGW +
+    " " + H + '" id="flame" data-total="' + TOTAL + '">',
+    '<rect x="0" y="0" width="' + SVGW + '" height="' + H + '" fill="rgb(250,250,245)"/>',
+    '<text id="unzoom" class="button hide" x="10" y="22">Reset Zoom</text>',
+    '<text id="search" class="button" x="' + (SVGW - 10) + '" y="22" style="' + end +
+    '">Search</text>',
+    '<text id="matched" x="' + (SVGW - 10) + '" y="' + (H - 12) + '" style="' + end + '"></text>',
+    '<text id="details" x="10" y="' + (H - 12) + '"> </text>'];
   list.forEach(function (e) {
     var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
-    var g = svgEl("g", { "class": "f", "data-x": e[2], "data-v": totW[n], "data-d": e[1] });
-    g.appendChild(svgEl("title", {}, name + " (" + totW[n] + " " + unit + ", " +
-                      (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)"));
-    g.appendChild(svgEl("rect", { x: 0, y: y, width: 0, height: FRAME_H - 1,
-                                fill: colour(name, nodeKind(n)), rx: 2, ry: 2 }));
-    g.appendChild(svgEl("text", { x: 0, y: y + FRAME_H - 5 }));
-    g0.appendChild(g);
+    var x = 10 + e[2] * scale, w = totW[n] * scale;
+    out.push('<g class="f" data-x="' + e[2] + '" data-v="' + totW[n] + '" data-d="' + e[1] +
+             '"><title>' + escText(name + " (" + totW[n] + " " + unit + ", " +
+                                   (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)") +
+             '</title><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' + w.toFixed(2) +
+             '" height="' + (FRAME_H - 1) + '" fill="' + colour(name, nodeKind(n)) +
+             '" rx="2" ry="2"></rect><text x="' + (x + 3).toFixed(2) + '" y="' +
+             (y + FRAME_H - 5) + '">' + escText(fit(name, w)) + "</text></g>");
   });
+  out.push("</svg>");
+  var holder = el("div");
+  holder.innerHTML = out.join("");
+  var g0 = holder.firstChild;
   g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
   });
   init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
-  unzoom();
   var re = searchRe();
   if (re) search(state.q);
   box.appendChild(g0);       /* laid out once, with every frame placed */

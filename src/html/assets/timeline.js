@@ -306,6 +306,7 @@ function view(box, state) {
   return null;
 }
 
-return { active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate, threads: threads, view: view, range: range,
+return { active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
+         threads: threads, view: view, range: range,
          secs: secs, slices: NS };
 };
