@@ -32,8 +32,18 @@ function nodeName(n) {
 function nodeKind(n) { return n === 0 ? 0 : what[n] < 0 ? 1 : D.sym[3 * what[n] + 2]; }
 function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : ""; }
 
-/* The varints of a base64 string (src/html/b64.c): as many numbers as the string holds. */
+/* The varints of a base64 string (src/html/b64.c): as many numbers as the string holds.
+   Uint8Array.fromBase64 where the browser has it (twice as fast as atob's string). */
 function unpack(b64) {
+  if (Uint8Array.fromBase64) {
+    var u = Uint8Array.fromBase64(b64), o = new Float64Array(u.length), k = 0, j = 0;
+    while (j < u.length) {
+      var d = u[j++], x = d & 0x7f, m = 128;
+      while (d & 0x80) { d = u[j++]; x += (d & 0x7f) * m; m *= 128; }
+      o[k++] = x;
+    }
+    return o.subarray(0, k);
+  }
   var b = atob(b64), out = new Float64Array(b.length), n = 0, at = 0, len = b.length;
   while (at < len) {
     var c = b.charCodeAt(at++), v = c & 0x7f, mul = 128;
@@ -69,13 +79,14 @@ function load() {
     fid[n] = f; funcs[f].nodes.push(n);
   }
   /* firstOcc: no caller on the path is the same function (recursion counted once). */
-  var on = new Int32Array(funcs.length), stack = [0], exit = [];
-  while (stack.length) {
-    n = stack.pop();
+  var on = new Int32Array(funcs.length), stack = new Int32Array(2 * NN + 1), sp = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    n = stack[--sp];
     if (n < 0) { n = -n - 1; if (fid[n] >= 0) on[fid[n]]--; continue; }
     if (fid[n] >= 0) { firstOcc[n] = on[fid[n]] === 0 ? 1 : 0; on[fid[n]]++; }
-    stack.push(-n - 1);
-    for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack.push(kidList[i]);
+    stack[sp++] = -n - 1;
+    for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack[sp++] = kidList[i];
   }
   v = unpack(D.st);           /* process step, node (step in the same process), weight */
   for (i = 0, n = 0; i < NST; i++) {
