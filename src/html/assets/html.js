@@ -110,8 +110,11 @@ function compute() {
     if (state.c === "k" && nodeKind(n) !== 3) return false;
     return !(state.c === "u" && nodeKind(n) === 3);
   }
+  var all = pid < 0 && !state.d && !state.c;
   if (TL && TL.active(state)) TL.accumulate(state, keep, selfW, procW);  /* a range, a thread */
-  else for (i = 0; i < NST; i++) {
+  else if (all) for (i = 0; i < NST; i++) {
+    selfW[stNode[i]] += stW[i]; procW[stProc[i]] += stW[i];
+  } else for (i = 0; i < NST; i++) {
     n = stNode[i];
     if (!keep(stProc[i], n)) continue;
     selfW[n] += stW[i]; procW[stProc[i]] += stW[i];
@@ -119,11 +122,13 @@ function compute() {
   for (n = 0; n < NN; n++) totW[n] = selfW[n];
   for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
   TOTAL = totW[0];
-  funcs.forEach(function (f) {
-    var s = 0, t = 0;
-    f.nodes.forEach(function (m) { s += selfW[m]; if (firstOcc[m]) t += totW[m]; });
-    f.self = s; f.total = t;
-  });
+  var fs = new Float64Array(funcs.length), ft = new Float64Array(funcs.length), f;
+  for (n = 1; n < NN; n++) {      /* one pass over the paths, not one closure per function */
+    if ((f = fid[n]) < 0) continue;
+    fs[f] += selfW[n];
+    if (firstOcc[n]) ft[f] += totW[n];
+  }
+  for (f = 0; f < funcs.length; f++) { funcs[f].self = fs[f]; funcs[f].total = ft[f]; }
 }
 function searchRe() {
   if (!state.q) return null;
