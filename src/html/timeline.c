@@ -136,6 +136,7 @@ void html_timeline_release(struct html_timeline *tl)
     free(tl->thr);
     free(tl->keys);
     free(tl->off);
+    free(tl->off_row);
     memset(tl, 0, sizeof(*tl));
 }
 
@@ -189,7 +190,7 @@ void html_timeline_write(struct obuf *ob, const struct html_timeline *tl)
     obuf_put(ob, "],\"runs\":\"", 10);
     write_runs(ob, tl);
     obuf_char(ob, '"');
-    if (tl->off)
+    if (tl->off_row)
         html_timeline_write_waits(ob, tl);
     obuf_char(ob, '}');
 }

@@ -38,8 +38,10 @@ struct html_timeline {
     size_t nthr;
     uint64_t *keys;           /* slice << 54 | thread << 32 | node, sorted */
     size_t nkeys;
-    uint64_t *off;            /* ns waited per thread and slice (thread * buckets + slice), or
-                                 NULL: no waits */
+    uint64_t *off;            /* ns waited per slice, one row of buckets per thread that
+                                 waited (off_row), or NULL: no waits */
+    uint32_t *off_row;        /* per thread: its row in off + 1, 0: none */
+    size_t off_rows, off_cap;
     uint64_t off_dropped;     /* ns of waits not in off: outside the samples' time, or of
                                  threads without samples */
 };

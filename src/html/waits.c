@@ -3,6 +3,7 @@
  * (html/timeline.h: html_timeline.off), written as varints in base64. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "html/b64.h"
 #include "html/timeline.h"
 #include "util/hashmap.h"
@@ -13,25 +14,48 @@ static uint64_t slice_start(const struct html_timeline *tl, uint64_t s)
     return tl->t0 + (uint64_t)((unsigned __int128)(tl->span + 1) * s / HTML_TL_BUCKETS);
 }
 
-/* Adds the part of [a, b) inside the recording to thread th's slices; the rest is dropped. */
-static void spread(struct html_timeline *tl, uint32_t th, uint64_t a, uint64_t b)
+/* Thread th's row of slices in tl->off, made on its first wait (most threads of a
+ * system-wide file never wait in it); NULL on -ENOMEM. */
+static uint64_t *row_of(struct html_timeline *tl, uint32_t th)
+{
+    if (!tl->off_row[th]) {
+        if (tl->off_rows == tl->off_cap) {
+            size_t cap = tl->off_cap ? tl->off_cap * 2 : 16;
+            uint64_t *o = realloc(tl->off, cap * HTML_TL_BUCKETS * sizeof(*o));
+            if (!o)
+                return NULL;
+            tl->off = o;
+            tl->off_cap = cap;
+        }
+        memset(tl->off + tl->off_rows * HTML_TL_BUCKETS, 0, HTML_TL_BUCKETS * sizeof(*tl->off));
+        tl->off_row[th] = (uint32_t)++tl->off_rows;
+    }
+    return tl->off + (size_t)(tl->off_row[th] - 1) * HTML_TL_BUCKETS;
+}
+
+/* Adds the part of [a, b) inside the recording to thread th's slices; the rest is dropped.
+ * 0 or -ENOMEM. */
+static int spread(struct html_timeline *tl, uint32_t th, uint64_t a, uint64_t b)
 {
     uint64_t lo = tl->t0, hi = tl->t0 + tl->span + 1;
-    uint64_t ca = a < lo ? lo : a, cb = b > hi ? hi : b;
+    uint64_t ca = a < lo ? lo : a, cb = b > hi ? hi : b, *row;
 
     if (cb <= ca) {
         tl->off_dropped += b - a;
-        return;
+        return 0;
     }
+    if (!(row = row_of(tl, th)))
+        return -ENOMEM;
     tl->off_dropped += (ca - a) + (b - cb);
     uint64_t s = (uint64_t)((unsigned __int128)(ca - tl->t0) * HTML_TL_BUCKETS / (tl->span + 1));
     for (; s < HTML_TL_BUCKETS && ca < cb; s++) {
         uint64_t end = slice_start(tl, s + 1);
         uint64_t e = end < cb ? end : cb;
         if (e > ca)
-            tl->off[(size_t)th * HTML_TL_BUCKETS + s] += e - ca;
+            row[s] += e - ca;
         ca = e > ca ? e : ca;
     }
+    return 0;
 }
 
 int html_timeline_waits(struct html_timeline *tl, const struct html_times *tm)
@@ -41,7 +65,7 @@ int html_timeline_waits(struct html_timeline *tl, const struct html_times *tm)
 
     if (!tm->nwaits || !tl->nthr)
         return 0;
-    if (!(tl->off = calloc(tl->nthr * HTML_TL_BUCKETS, sizeof(*tl->off))))
+    if (!(tl->off_row = calloc(tl->nthr, sizeof(*tl->off_row))))
         return -ENOMEM;
     hashmap_init(&by_tid);
     for (size_t i = tl->nthr; i-- > 0 && !err;)
@@ -54,7 +78,7 @@ int html_timeline_waits(struct html_timeline *tl, const struct html_times *tm)
         if (b <= a)
             continue;
         if (k)
-            spread(tl, (uint32_t)(k - 1), a, b);
+            err = spread(tl, (uint32_t)(k - 1), a, b);
         else
             tl->off_dropped += b - a;
     }
@@ -73,8 +97,8 @@ void html_timeline_write_waits(struct obuf *ob, const struct html_timeline *tl)
     obuf_u64(ob, tl->off_dropped);
     obuf_put(ob, ",\"off\":\"", 8);
     for (size_t t = 0; t < tl->nthr; t++)
-        for (size_t s = 0; s < HTML_TL_BUCKETS; s++) {
-            uint64_t ns = tl->off[t * HTML_TL_BUCKETS + s];
+        for (size_t s = 0; tl->off_row[t] && s < HTML_TL_BUCKETS; s++) {
+            uint64_t ns = tl->off[(size_t)(tl->off_row[t] - 1) * HTML_TL_BUCKETS + s];
             if (!ns)
                 continue;
             b64_varint(&b, t - prev_thr);
