@@ -647,6 +647,7 @@ struct one_event {
     struct cg_store *chains;  /* the session's call-stack sink, or NULL */
     const struct timerange *times;     /* --time, or NULL */
     struct offcpu *offcpu;    /* the session's off-CPU sink, or NULL */
+    struct offcpu *waits;     /* html: the waits drawn on the timeline (waits_only), or NULL */
     struct cg_store *wall;    /* --wall: chains and offcpu merged (after the walk), or NULL */
     struct sample_seq *seq;   /* pprof, speedscope: every sample's thread and time, or NULL */
     const struct unwinder *unwind;    /* the sinks' unwinder */
@@ -719,7 +720,8 @@ static int session_one_event(void *arg, const struct evlist *evl,
     if (h->type == PERF_RECORD_SAMPLE && oe->others_sample && evlist_evsel_for(evl, h) != oe->sel &&
         !(oe->offcpu && offcpu_wants(oe->offcpu, evlist_evsel_for(evl, h)))) {
         oe->other_samples++;
-        return 0;
+        if (!(oe->waits && offcpu_wants(oe->waits, evlist_evsel_for(evl, h))))
+            return 0;         /* else the page's timeline takes the wait, the profile not */
     }
     if (h->type == PERF_RECORD_MMAP && (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
         PERF_RECORD_MISC_KERNEL) {
@@ -1087,6 +1089,7 @@ static int print_stack_outputs(const struct report_cmd_opts *o, const struct per
     rq.by_period = oe->offcpu != NULL;    /* off-CPU, wall-clock: ns, not samples */
     rq.wall = oe->wall != NULL;
     rq.seq = sample_seq_for(oe->seq, in->cs);  /* NULL for cut or expanded stacks */
+    rq.waits = oe->waits;
     if (o->stacks == STACKS_HTML) {
         rq.command = command = join_cmdline(info);
         rq.nr_cpus = info->has_nrcpus ? info->nr_cpus_online : 0;
@@ -1353,7 +1356,7 @@ int cmd_report(int argc, char **argv)
     struct one_event oe = { 0 };
     struct thread_tally threads;
     struct cg_store chains;
-    struct offcpu offcpu;
+    struct offcpu offcpu, waits;
     struct cg_store wall;
     struct sample_seq seq = { 0 };
     struct profile_sinks sinks = {0};
@@ -1391,6 +1394,7 @@ int cmd_report(int argc, char **argv)
     cg_store_init(&chains);
     cg_store_init(&wall);
     offcpu_init(&offcpu, NULL);
+    offcpu_init(&waits, NULL);
     thread_tally_init(&threads);
     if (o.children || o.folded || o.callers || o.callees)
         oe.chains = &chains;
@@ -1450,10 +1454,15 @@ int cmd_report(int argc, char **argv)
         seq.names = oe.threads = &threads;     /* and the threads' names */
         oe.seq = &seq;
     }
+    if (oe.seq && o.stacks == STACKS_HTML && !oe.offcpu && (waits.sel = auto_switch_evsel(pd))) {
+        waits.waits_only = true;  /* the timeline's off-CPU time */
+        oe.waits = &waits;
+    }
     /* Call stacks and off-CPU waits; user stacks by src/unwind/. Then the samples' order
      * (after the store: it reads which stack the sample went to). */
     if ((ret = profile_sinks_wire(&sinks, &session, oe.chains, oe.offcpu, true)) ||
-        (oe.seq && (ret = session_add_sink(&session, sample_seq_sink(oe.seq))))) {
+        (oe.seq && (ret = session_add_sink(&session, sample_seq_sink(oe.seq)))) ||
+        (oe.waits && (ret = session_add_sink(&session, offcpu_sink(oe.waits))))) {
         cmd_error("report", "%s", profile_sinks_strerror(ret));
         ret = 1;
         goto out;
@@ -1465,6 +1474,10 @@ int cmd_report(int argc, char **argv)
         const char *note = offcpu_apply_format(&offcpu, f, strlen(f));
         if (note)
             fprintf(stderr, "prospect report: %s: %s\n", o.input, note);
+    }
+    if (oe.waits && perfdata_info(pd)->sched_switch_format) {
+        const char *f = perfdata_info(pd)->sched_switch_format;
+        offcpu_use_format(&waits, f, strlen(f));   /* a gap costs the timeline little: no note */
     }
     /* The Prospect text report: processes it will not detail are freed as the file is read. */
     session.release_exited = !session.nsinks && !o.flat && !o.header &&
@@ -1532,6 +1545,7 @@ out:
     cg_store_release(&wall);
     sample_seq_release(&seq);
     offcpu_release(&offcpu);
+    offcpu_release(&waits);
     perfdata_close(pd);
     cmd_inputs_release(&o.inputs);
     return ret;

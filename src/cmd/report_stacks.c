@@ -9,6 +9,7 @@
 #include "flame/flametree.h"
 #include "flame/svg.h"
 #include "html/html.h"
+#include "offcpu/offcpu.h"
 #include "perf/evlist.h"
 #include "report/callgraph_out.h"
 #include "report/pprof.h"
@@ -80,11 +81,23 @@ static const char *seq_thread_name(const void *arg, uint32_t tid, const struct p
     return sample_seq_thread_name(arg, tid, p);
 }
 
+/* The off-CPU waits as the HTML timeline reads them. */
+static void wait_at(const void *arg, size_t i, uint32_t *tid, uint64_t *start, uint64_t *end)
+{
+    const struct offcpu_wait *w = &((const struct offcpu *)arg)->wait_log.v[i];
+
+    *tid = w->tid;
+    *start = w->start;
+    *end = w->end;
+}
+
 static int write_html(FILE *f, const struct stacks_out_req *r, const struct cg_store *cs,
                       const struct cg_syms *cy)
 {
     struct html_times tm = { .n = r->seq ? r->seq->v.n : 0, .at = seq_at,
-                             .thread_name = seq_thread_name, .arg = r->seq };
+                             .thread_name = seq_thread_name, .arg = r->seq,
+                             .nwaits = r->waits ? r->waits->wait_log.n : 0,
+                             .wait_at = wait_at, .wait_arg = r->waits };
     struct html_opts ho = { .title = r->title, .input = r->input,
                             .event = r->wall ? "wall-clock time (on-CPU samples and "
                                                "sched:sched_switch waits)"

@@ -11,6 +11,8 @@
 #include "html/source.h"
 #include "report/sample_seq.h"
 
+struct offcpu;
+
 struct evsel;
 struct outfile;
 
@@ -38,6 +40,7 @@ struct stacks_out_req {
     bool by_period;           /* each stack weighs its period (off-CPU: the ns waited) */
     bool wall;                /* with by_period: report --wall's ns on and off CPU */
     const struct sample_seq *seq;     /* pprof, speedscope, html: the samples by thread, or NULL */
+    const struct offcpu *waits;       /* html: off-CPU waits for the timeline, or NULL */
     const char *command;      /* html: the recorded command line, may be NULL */
     unsigned nr_cpus;         /* html: 0 unknown */
     const char *const *notes; /* html: the summary's notes */

@@ -6,6 +6,7 @@
 #include "flame/assets.h"
 #include "flame/flametree.h"
 #include "html/assets.h"
+#include "html/b64.h"
 #include "html/html.h"
 #include "html/jsonw.h"
 #include "html/paths.h"
@@ -97,36 +98,38 @@ static void write_tables(struct obuf *ob, const struct html_paths *p, const stru
     }
 }
 
-/* Nodes as parent, what (a symbol, or -1 - the command's string); stacks as process, node,
- * weight. */
+/* Nodes after the root as varints (html/b64.h): the step back to the parent (parents come
+ * first), then what: symbol << 1, or command string << 1 | 1. Stacks, sorted by process then
+ * node: the process's step from the previous stack's, the node (its step when the process is
+ * the same), the weight. */
 static void write_paths(struct obuf *ob, const struct html_paths *p)
 {
-    open_list(ob, "node", false);
-    for (size_t i = 0; i < p->n; i++) {
+    struct b64 b = { .ob = ob };
+    uint64_t prev_proc = 0, prev_node = 0;
+
+    PUT_LIT(ob, "],\n\"nnode\":");
+    obuf_u64(ob, p->n);
+    PUT_LIT(ob, ",\"node\":\"");
+    for (size_t i = 1; i < p->n; i++) {
         const struct html_node *n = &p->nodes[i];
-        if (i)
-            obuf_char(ob, ',');
-        obuf_u64(ob, n->parent);
-        obuf_char(ob, ',');
-        if (n->what & HTML_COMM_BIT) {
-            obuf_char(ob, '-');
-            obuf_u64(ob, (uint64_t)(n->what & ~HTML_COMM_BIT) + 1);
-        } else {
-            obuf_u64(ob, n->what);
-        }
+        b64_varint(&b, i - n->parent);
+        b64_varint(&b, n->what & HTML_COMM_BIT ? (uint64_t)(n->what & ~HTML_COMM_BIT) << 1 | 1
+                                               : (uint64_t)n->what << 1);
     }
-    open_list(ob, "st", false);
+    b64_flush(&b);
+    PUT_LIT(ob, "\",\n\"nst\":");
+    obuf_u64(ob, p->nstacks);
+    PUT_LIT(ob, ",\"st\":\"");
     for (size_t i = 0; i < p->nstacks; i++) {
         const struct html_stack *s = &p->stacks[i];
-        if (i)
-            obuf_char(ob, ',');
-        obuf_u64(ob, s->proc);
-        obuf_char(ob, ',');
-        obuf_u64(ob, s->node);
-        obuf_char(ob, ',');
-        obuf_u64(ob, s->weight);
+        b64_varint(&b, s->proc - prev_proc);
+        b64_varint(&b, s->proc != prev_proc || !i ? s->node : s->node - prev_node);
+        b64_varint(&b, s->weight);
+        prev_proc = s->proc;
+        prev_node = s->node;
     }
-    obuf_char(ob, ']');
+    b64_flush(&b);
+    obuf_char(ob, '"');
 }
 
 int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "html/b64.h"
 #include "html/timeline.h"
 #include "util/hashmap.h"
 
@@ -123,6 +124,8 @@ int html_timeline_build(struct html_timeline *tl, struct html_paths *p, const st
     hashmap_release(&idx);
     if (!err)
         err = sort_keys(tl->keys, tl->nkeys);
+    if (!err)
+        err = html_timeline_waits(tl, tm);
     if (err)
         html_timeline_release(tl);
     return err;
@@ -132,39 +135,9 @@ void html_timeline_release(struct html_timeline *tl)
 {
     free(tl->thr);
     free(tl->keys);
+    free(tl->off);
+    free(tl->off_row);
     memset(tl, 0, sizeof(*tl));
-}
-
-/* ---- base64 of varints ------------------------------------------------------------------ */
-struct b64 {
-    struct obuf *ob;
-    uint8_t in[3];
-    unsigned n;
-};
-
-static const char b64_digits[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void b64_flush(struct b64 *b)
-{
-    uint32_t v = (uint32_t)b->in[0] << 16 | (uint32_t)b->in[1] << 8 | b->in[2];
-    char out[4] = { b64_digits[v >> 18], b64_digits[v >> 12 & 63],
-                    b->n > 1 ? b64_digits[v >> 6 & 63] : '=', b->n > 2 ? b64_digits[v & 63] : '=' };
-
-    if (b->n)
-        obuf_put(b->ob, out, 4);
-    memset(b->in, 0, sizeof(b->in));
-    b->n = 0;
-}
-
-static void b64_varint(struct b64 *b, uint64_t v)
-{
-    do {
-        b->in[b->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        if (b->n == 3)
-            b64_flush(b);
-        v >>= 7;
-    } while (v);
 }
 
 /* Each run: a new (slice, thread) group as varint(node << 1 | 1), the slice's step from the
@@ -216,5 +189,8 @@ void html_timeline_write(struct obuf *ob, const struct html_timeline *tl)
     }
     obuf_put(ob, "],\"runs\":\"", 10);
     write_runs(ob, tl);
-    obuf_put(ob, "\"}", 2);
+    obuf_char(ob, '"');
+    if (tl->off_row)
+        html_timeline_write_waits(ob, tl);
+    obuf_char(ob, '}');
 }

@@ -95,6 +95,7 @@ void offcpu_release(struct offcpu *oc)
     cg_store_release(&oc->opened);
     cg_store_release(&oc->runnable);
     cg_capture_release(&oc->capture);
+    vec_free(&oc->wait_log);
     memset(oc, 0, sizeof(*oc));
 }
 
@@ -119,9 +120,13 @@ static int end_wait(struct offcpu *oc, uint32_t tid, uint64_t time)
         oc->ns_hidden += time - t->since;
         return 0;
     }
-    st = &oc->opened.stacks[t->stack];
     oc->waits++;
     oc->ns += time - t->since;
+    if (oc->waits_only) {
+        struct offcpu_wait w = { tid, t->since, time };
+        return vec_push(&oc->wait_log, w) ? -ENOMEM : 0;
+    }
+    st = &oc->opened.stacks[t->stack];
     return cg_store_add_stack(&oc->stacks, &oc->opened, st, time - t->since);
 }
 
@@ -195,7 +200,7 @@ static int sample(struct offcpu *oc, struct process *p, const struct sample *smp
         oc->unended++;        /* switched out twice: the switch-in between was not seen */
     t->runnable = false;
     t->hidden = !p;
-    if (p) {
+    if (p && !oc->waits_only) {
         if ((err = cg_capture_sample(&oc->capture, p, smp, 0)))
             return err;
         t->stack = oc->opened.last;

@@ -17,10 +17,17 @@
 #include "perf/tp_format.h"
 #include "session/sink.h"
 #include "util/hashmap.h"
+#include "util/vec.h"
 
 struct evsel;
 struct process;
 struct sample;
+
+/* An ended wait, for a timeline (offcpu.waits_only). */
+struct offcpu_wait {
+    uint32_t tid;
+    uint64_t start, end;          /* switch-out and switch-in times, ns */
+};
 
 struct offcpu {
     const struct evsel *sel;      /* the sched:sched_switch event; NULL: any of that name */
@@ -39,6 +46,10 @@ struct offcpu {
     uint64_t exited;              /* last switch-outs of exiting threads (X, Z): no wait */
     uint64_t switch_ins;          /* switch-in records seen */
     uint64_t ns_hidden;           /* ns of the waits of threads the report's filters hide */
+    /* The HTML page's timeline: each ended wait's thread and times in wait_log, in the order
+     * they end; no stacks captured or stored. */
+    bool waits_only;
+    VEC(struct offcpu_wait) wait_log;
 };
 
 /* Whether an event is the scheduler's switch tracepoint (by name, as perf and Prospect write

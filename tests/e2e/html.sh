@@ -50,7 +50,7 @@ fi
 # ---- in Chromium: numbers against the folded output and the --children table ---------------
 # paths: every call-tree node's path (comm first, kernel frames marked _[k] as in the folded
 # output) and total; funcs: every function's name, kind, self and total.
-MODEL='(function(){var P=prospect,N=P.totW.length,path=new Array(N),out=[];path[0]=[];var D=JSON.parse(document.getElementById("profile-data").textContent);for(var n=1;n<N;n++){var w=D.node[2*n+1],k=w<0?1:D.sym[3*w+2];path[n]=path[D.node[2*n]].concat([P.nodeName(n)+(k===3?"_[k]":"")]);if(P.totW[n])out.push([path[n].join(";"),P.totW[n],P.selfW[n]]);}return JSON.stringify({total:P.total(),paths:out,funcs:P.funcs().map(f=>[f.name,f.kind,f.self,f.total])})})()'
+MODEL='(function(){var P=prospect,N=P.totW.length,path=new Array(N),out=[];path[0]=[];for(var n=1;n<N;n++){var k=P.nodeKind(n);path[n]=path[P.par[n]].concat([P.nodeName(n)+(k===3?"_[k]":"")]);if(P.totW[n])out.push([path[n].join(";"),P.totW[n],P.selfW[n]]);}return JSON.stringify({total:P.total(),paths:out,funcs:P.funcs().map(f=>[f.name,f.kind,f.self,f.total])})})()'
 center_js() {
     echo "(function(){var g=[...document.querySelectorAll('#flame g.f')].find(g=>g.fname==='$1');g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
 }

@@ -293,6 +293,38 @@ TEST(a_format_without_prev_state_counts_every_switch_out)
     process_free(p);
 }
 
+TEST(waits_only_logs_each_wait_with_its_thread_and_times)
+{
+    struct process *p = process_new(7, "napper");
+    const uint64_t nap[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
+                             0x401000 };
+    unsigned char raw[64];
+    struct offcpu oc;
+    struct sample s;
+
+    CHECK(p);
+    offcpu_init(&oc, NULL);
+    oc.waits_only = true;
+    raw_switch(raw, 1, 0);                      /* S: a sleep */
+    s = switch_out(7, 1000, nap, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    raw_switch(raw, 0, 0);                      /* R: a preemption, no wait */
+    s = switch_out(9, 1200, nap, 4, raw);
+    CHECK(offcpu_sample(&oc, p, &s) == 0);
+    CHECK(offcpu_switch_in(&oc, 9, 1300) == 0);
+    CHECK(offcpu_switch_in(&oc, 7, 5000) == 0);
+    CHECK_EQ_U64(oc.waits, 1);
+    CHECK_EQ_U64(oc.ns, 4000);
+    CHECK_EQ_U64(oc.wait_log.n, 1);
+    CHECK_EQ_U64(oc.wait_log.v[0].tid, 7);
+    CHECK_EQ_U64(oc.wait_log.v[0].start, 1000);
+    CHECK_EQ_U64(oc.wait_log.v[0].end, 5000);
+    CHECK_EQ_U64(oc.stacks.nstacks, 0);         /* no stack captured or stored */
+    CHECK_EQ_U64(oc.opened.nstacks, 0);
+    offcpu_release(&oc);
+    process_free(p);
+}
+
 int main(void)
 {
     RUN(a_wait_weighs_its_time_on_the_stack_it_blocked_in);
@@ -303,5 +335,6 @@ int main(void)
     RUN(a_hidden_thread_ends_waits_and_counts_in_the_total_only);
     RUN(raw_fields_are_read_where_the_format_puts_them);
     RUN(a_format_without_prev_state_counts_every_switch_out);
+    RUN(waits_only_logs_each_wait_with_its_thread_and_times);
     return 0;
 }

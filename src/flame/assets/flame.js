@@ -72,8 +72,15 @@ function ask() {
   var s = prompt("Search frames (regular expression):", "");
   if (s) search(s);
 }
+/* The frame (g.f) an event happened in, or null. */
+function frameOf(e) {
+  for (var g = e.target; g && g !== svg; g = g.parentNode)
+    if (g.fname !== undefined) return g;
+  return null;
+}
 /* Takes the frames of the graph root (an <svg>: the document of a flame graph SVG, or one
-   drawn inside Prospect's HTML page) and wires their clicks and hovers. */
+   drawn inside Prospect's HTML page) and wires their clicks and hovers: one listener each on
+   the root (thousands of frames' own listeners cost the page's first drawing). */
 function init(root) {
   svg = root; W = +svg.getAttribute("width"); zoomed = null; searchRe = null;
   details = svg.querySelector("#details"); matched = svg.querySelector("#matched");
@@ -82,14 +89,19 @@ function init(root) {
   frames.forEach(function (g) {
     g.fx = +g.getAttribute("data-x"); g.fv = +g.getAttribute("data-v");
     g.fd = +g.getAttribute("data-d");
-    g.fr = g.querySelector("rect"); g.ft = g.querySelector("text");   /* looked up once */
-    var t = g.querySelector("title").textContent;
-    g.fname = t.substring(0, t.lastIndexOf(" ("));
+    for (var c = g.firstElementChild; c; c = c.nextElementSibling) {   /* looked up once */
+      if (c.localName === "rect") g.fr = c;
+      else if (c.localName === "text") g.ft = c;
+      else if (c.localName === "title") g.ftitle = c.textContent;
+    }
+    g.fname = g.ftitle.substring(0, g.ftitle.lastIndexOf(" ("));
     if (g.fd === 0) total += g.fv;
-    g.addEventListener("click", function () { zoom(g); });
-    g.addEventListener("mouseover", function () { details.textContent = t; });
-    g.addEventListener("mouseout", function () { details.textContent = " "; });
   });
+  svg.addEventListener("click", function (e) { var g = frameOf(e); if (g) zoom(g); });
+  svg.addEventListener("mouseover", function (e) {
+    var g = frameOf(e); if (g) details.textContent = g.ftitle;
+  });
+  svg.addEventListener("mouseout", function (e) { if (frameOf(e)) details.textContent = " "; });
   svg.querySelector("#unzoom").addEventListener("click", unzoom);
   svg.querySelector("#search").addEventListener("click", ask);
 }

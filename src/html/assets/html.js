@@ -10,7 +10,7 @@ var T0 = performance.now();
 var D = JSON.parse(document.getElementById("profile-data").textContent);
 var S = D.str, M = D.meta;
 var KIND = ["root", "comm", "user", "kernel", "inlined", "bracket"];
-var NN = D.node.length / 2, NSYM = D.sym.length / 3, NST = D.st.length / 3, NP = D.proc.length / 2;
+var NN = D.nnode, NSYM = D.sym.length / 3, NST = D.nst, NP = D.proc.length / 2;
 var par = new Uint32Array(NN), what = new Int32Array(NN), fid = new Int32Array(NN);
 var firstOcc = new Uint8Array(NN), depthOf = new Uint16Array(NN);
 /* Children as one array (node n's are kidList[kidAt[n] .. kidAt[n + 1]]): 400k small arrays
@@ -21,7 +21,7 @@ var funcs = [];   /* a function: one name and kind, as the flame graph merges */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
 var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
-var timings = { parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
+var timings = { start: T0, parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
                 first: 0 };   /* ms; first: since navigation */
 
 function nodeName(n) {
@@ -32,11 +32,37 @@ function nodeName(n) {
 function nodeKind(n) { return n === 0 ? 0 : what[n] < 0 ? 1 : D.sym[3 * what[n] + 2]; }
 function nodeDso(n) { return what[n] >= 0 && n ? S[D.sym[3 * what[n] + 1]] : ""; }
 
+/* The varints of a base64 string (src/html/b64.c): as many numbers as the string holds.
+   Uint8Array.fromBase64 where the browser has it (twice as fast as atob's string). */
+function unpack(b64) {
+  if (Uint8Array.fromBase64) {
+    var u = Uint8Array.fromBase64(b64), o = new Float64Array(u.length), k = 0, j = 0;
+    while (j < u.length) {
+      var d = u[j++], x = d & 0x7f, m = 128;
+      while (d & 0x80) { d = u[j++]; x += (d & 0x7f) * m; m *= 128; }
+      o[k++] = x;
+    }
+    return o.subarray(0, k);
+  }
+  var b = atob(b64), out = new Float64Array(b.length), n = 0, at = 0, len = b.length;
+  while (at < len) {
+    var c = b.charCodeAt(at++), v = c & 0x7f, mul = 128;
+    while (c & 0x80) { c = b.charCodeAt(at++); v += (c & 0x7f) * mul; mul *= 128; }
+    out[n++] = v;
+  }
+  return out.subarray(0, n);
+}
+
 function kidsOf(n) { return kidList.subarray(kidAt[n], kidAt[n + 1]); }
 
 function load() {
   var t0 = performance.now(), i, n, funcOf = new Int32Array(8 * S.length).fill(-1);
-  for (i = 0; i < NN; i++) { par[i] = D.node[2 * i]; what[i] = D.node[2 * i + 1]; }
+  var v = unpack(D.node), w;   /* per node after the root: step to parent, what */
+  for (i = 1; i < NN; i++) {
+    par[i] = i - v[2 * i - 2]; w = v[2 * i - 1];
+    what[i] = w % 2 ? -(w - 1) / 2 - 1 : w / 2;
+  }
+  D.node = null;
   for (n = 1; n < NN; n++) kidAt[par[n] + 1]++;
   for (n = 0; n < NN; n++) kidAt[n + 1] += kidAt[n];
   var at = kidAt.slice(0, NN);
@@ -53,17 +79,23 @@ function load() {
     fid[n] = f; funcs[f].nodes.push(n);
   }
   /* firstOcc: no caller on the path is the same function (recursion counted once). */
-  var on = new Int32Array(funcs.length), stack = [0], exit = [];
-  while (stack.length) {
-    n = stack.pop();
+  var on = new Int32Array(funcs.length), stack = new Int32Array(2 * NN + 1), sp = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    n = stack[--sp];
     if (n < 0) { n = -n - 1; if (fid[n] >= 0) on[fid[n]]--; continue; }
     if (fid[n] >= 0) { firstOcc[n] = on[fid[n]] === 0 ? 1 : 0; on[fid[n]]++; }
-    stack.push(-n - 1);
-    for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack.push(kidList[i]);
+    stack[sp++] = -n - 1;
+    for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack[sp++] = kidList[i];
   }
-  for (i = 0; i < NST; i++) {
-    stProc[i] = D.st[3 * i]; stNode[i] = D.st[3 * i + 1]; stW[i] = D.st[3 * i + 2];
+  v = unpack(D.st);           /* process step, node (step in the same process), weight */
+  for (i = 0, n = 0; i < NST; i++) {
+    var p = i ? stProc[i - 1] + v[3 * i] : v[0];
+    stProc[i] = p; stNode[i] = i && p === stProc[i - 1] ? stNode[i - 1] + v[3 * i + 1]
+                                                      : v[3 * i + 1];
+    stW[i] = v[3 * i + 2];
   }
+  D.st = null;
   timings.build = performance.now() - t0;
 }
 
@@ -78,8 +110,11 @@ function compute() {
     if (state.c === "k" && nodeKind(n) !== 3) return false;
     return !(state.c === "u" && nodeKind(n) === 3);
   }
+  var all = pid < 0 && !state.d && !state.c;
   if (TL && TL.active(state)) TL.accumulate(state, keep, selfW, procW);  /* a range, a thread */
-  else for (i = 0; i < NST; i++) {
+  else if (all) for (i = 0; i < NST; i++) {
+    selfW[stNode[i]] += stW[i]; procW[stProc[i]] += stW[i];
+  } else for (i = 0; i < NST; i++) {
     n = stNode[i];
     if (!keep(stProc[i], n)) continue;
     selfW[n] += stW[i]; procW[stProc[i]] += stW[i];
@@ -87,11 +122,13 @@ function compute() {
   for (n = 0; n < NN; n++) totW[n] = selfW[n];
   for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
   TOTAL = totW[0];
-  funcs.forEach(function (f) {
-    var s = 0, t = 0;
-    f.nodes.forEach(function (m) { s += selfW[m]; if (firstOcc[m]) t += totW[m]; });
-    f.self = s; f.total = t;
-  });
+  var fs = new Float64Array(funcs.length), ft = new Float64Array(funcs.length), f;
+  for (n = 1; n < NN; n++) {      /* one pass over the paths, not one closure per function */
+    if ((f = fid[n]) < 0) continue;
+    fs[f] += selfW[n];
+    if (firstOcc[n]) ft[f] += totW[n];
+  }
+  for (f = 0; f < funcs.length; f++) { funcs[f].self = fs[f]; funcs[f].total = ft[f]; }
 }
 function searchRe() {
   if (!state.q) return null;
@@ -433,12 +470,6 @@ views.fn = function (box) {
 
 var FRAME_H = 16, TOP = 54, BOTTOM = 34, SVGW = 1200;
 var NSVG = "http://www.w3.org/2000/svg";
-function svgEl(tag, attrs, text) {
-  var e = document.createElementNS(NSVG, tag);
-  for (var k in attrs) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed per name */
   var h = 0;
   for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
@@ -451,44 +482,68 @@ function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed 
   if (kind === 5) return "rgb(" + (170 + (40 * a | 0)) + "," + (140 + (30 * b | 0)) + ",220)";
   return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
 }
+/* Each node's rank in the flame graph's order of siblings (name, then kind), made once: the
+   frames' children are sorted by numbers, not by comparing names. */
+var flameRank = null;
+function flameRanks() {
+  if (flameRank) return flameRank;
+  var keys = [], ofFunc = new Int32Array(funcs.length), ofComm = {}, n, i;
+  funcs.forEach(function (f) { keys.push([f.name, f.kind, f.id]); });
+  for (n = 1; n < NN; n++)
+    if (what[n] < 0 && !(what[n] in ofComm)) {
+      ofComm[what[n]] = 0; keys.push([nodeName(n), 1, what[n]]);
+    }
+  keys.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]; });
+  for (i = 0; i < keys.length; i++) {
+    if (keys[i][2] < 0) ofComm[keys[i][2]] = i; else ofFunc[keys[i][2]] = i;
+  }
+  flameRank = new Int32Array(NN);
+  for (n = 1; n < NN; n++) flameRank[n] = fid[n] >= 0 ? ofFunc[fid[n]] : ofComm[what[n]];
+  return flameRank;
+}
+function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+/* The SVG output's frames, placed as flame.js's unzoom places them, as one piece of markup
+   (the HTML parser builds 20k elements several times faster than createElementNS calls). */
 views.flame = function (box) {
-  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [];
+  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], rank = flameRanks();
   (function walk(n, d, x) {
     if (totW[n] * scale < 0.1) return;
     list.push([n, d, x]); if (d > maxd) maxd = d;
     var cs = Array.prototype.slice.call(kidsOf(n)).sort(function (a, b) {
-      var x1 = nodeName(a), y1 = nodeName(b);
-      return x1 < y1 ? -1 : x1 > y1 ? 1 : nodeKind(a) - nodeKind(b);
+      return rank[a] - rank[b];
     });
     cs.forEach(function (c) { walk(c, d + 1, x); x += totW[c]; });
   })(0, 0, 0);
   var H = TOP + BOTTOM + (maxd + 1) * FRAME_H, unit = M.unit === "ns" ? "ns" : "samples";
-  var g0 = svgEl("svg", { width: SVGW, height: H, viewBox: "0 0 " + SVGW + " " + H, id: "flame",
-                        "data-total": TOTAL });
-  g0.appendChild(svgEl("rect", { x: 0, y: 0, width: SVGW, height: H, fill: "rgb(250,250,245)" }));
-  var end = "text-anchor: end";
-  g0.appendChild(svgEl("text", { id: "unzoom", "class": "button hide", x: 10, y: 22 },
-                       "Reset Zoom"));
-  g0.appendChild(svgEl("text", { id: "search", "class": "button", x: SVGW - 10, y: 22, style: end },
-                       "Search"));
-  g0.appendChild(svgEl("text", { id: "matched", x: SVGW - 10, y: H - 12, style: end }, ""));
-  g0.appendChild(svgEl("text", { id: "details", x: 10, y: H - 12 }, " "));
+  var end = "text-anchor: end", out = [
+    '<svg xmlns="' + NSVG + '" width="' + SVGW + '" height="' + H + '" viewBox="0 0 ' + SVGW +
+    " " + H + '" id="flame" data-total="' + TOTAL + '">',
+    '<rect x="0" y="0" width="' + SVGW + '" height="' + H + '" fill="rgb(250,250,245)"/>',
+    '<text id="unzoom" class="button hide" x="10" y="22">Reset Zoom</text>',
+    '<text id="search" class="button" x="' + (SVGW - 10) + '" y="22" style="' + end +
+    '">Search</text>',
+    '<text id="matched" x="' + (SVGW - 10) + '" y="' + (H - 12) + '" style="' + end + '"></text>',
+    '<text id="details" x="10" y="' + (H - 12) + '"> </text>'];
   list.forEach(function (e) {
     var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
-    var g = svgEl("g", { "class": "f", "data-x": e[2], "data-v": totW[n], "data-d": e[1] });
-    g.appendChild(svgEl("title", {}, name + " (" + totW[n] + " " + unit + ", " +
-                      (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)"));
-    g.appendChild(svgEl("rect", { x: 0, y: y, width: 0, height: FRAME_H - 1,
-                                fill: colour(name, nodeKind(n)), rx: 2, ry: 2 }));
-    g.appendChild(svgEl("text", { x: 0, y: y + FRAME_H - 5 }));
-    g0.appendChild(g);
+    var x = 10 + e[2] * scale, w = totW[n] * scale;
+    out.push('<g class="f" data-x="' + e[2] + '" data-v="' + totW[n] + '" data-d="' + e[1] +
+             '"><title>' + escText(name + " (" + totW[n] + " " + unit + ", " +
+                                   (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)") +
+             '</title><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' + w.toFixed(2) +
+             '" height="' + (FRAME_H - 1) + '" fill="' + colour(name, nodeKind(n)) +
+             '" rx="2" ry="2"></rect><text x="' + (x + 3).toFixed(2) + '" y="' +
+             (y + FRAME_H - 5) + '">' + escText(fit(name, w)) + "</text></g>");
   });
+  out.push("</svg>");
+  var holder = el("div");
+  holder.innerHTML = out.join("");
+  var g0 = holder.firstChild;
   g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
   });
   init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
-  unzoom();
   var re = searchRe();
   if (re) search(state.q);
   box.appendChild(g0);       /* laid out once, with every frame placed */
@@ -584,7 +639,8 @@ load();
 var t1 = performance.now();
 if (window.prospectTimeline)
   TL = prospectTimeline({ D: D, S: S, KIND: KIND, par: par, nodeName: nodeName,
-                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go });
+                          nodeKind: nodeKind, nodeDso: nodeDso, el: el, go: go,
+                          unpack: unpack });
 views.tl = function (box) {
   if (TL) return TL.view(box, state);
   box.appendChild(el("p", "note", "No timeline: the page has no sample times (off-CPU waits, " +
@@ -609,6 +665,7 @@ window.prospect = {
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
   nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
-  open: open, render: render, timeline: TL, ready: true
+  open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
+  ready: true
 };
 })();

@@ -21,19 +21,14 @@ for (var i0 = 0; i0 < NT; i0++) {
 function decode() {
   if (density) return;
   density = new Float32Array(NT * NS);
-  var b = atob(T.runs), at = 0, n = 0, slice = 0, thr = 0, node = 0;
-  var S = new Uint16Array(b.length), Th = new Uint32Array(b.length);
-  var N = new Uint32Array(b.length), C = new Uint32Array(b.length);
-  function varint() {
-    var v = 0, mul = 1, c;
-    do { c = b.charCodeAt(at++); v += (c & 0x7f) * mul; mul *= 128; } while (c & 0x80);
-    return v;
-  }
-  while (at < b.length) {
-    var h = varint();
-    if (h % 2) { node = (h - 1) / 2; slice += varint(); thr = varint(); }
+  var v = P.unpack(T.runs), len = v.length, at = 0, n = 0, slice = 0, thr = 0, node = 0;
+  var S = new Uint16Array(len >> 1), Th = new Uint32Array(len >> 1);
+  var N = new Uint32Array(len >> 1), C = new Uint32Array(len >> 1);
+  while (at < len) {
+    var h = v[at++];
+    if (h % 2) { node = (h - 1) / 2; slice += v[at++]; thr = v[at++]; }
     else node += h / 2;
-    S[n] = slice; Th[n] = thr; N[n] = node; C[n] = varint(); n++;
+    S[n] = slice; Th[n] = thr; N[n] = node; C[n] = v[at++]; n++;
   }
   rS = S.subarray(0, n); rT = Th.subarray(0, n); rN = N.subarray(0, n); rC = C.subarray(0, n);
   for (var i = 0, s = 0; s <= NS; s++) {
@@ -41,6 +36,42 @@ function decode() {
     first[s] = i;
   }
   for (i = 0; i < n; i++) density[rT[i] * NS + rS[i]] += rC[i];
+}
+
+/* Off-CPU time (tl.off: src/html/timeline.c, write_waits): ns each thread waited in each
+   slice, per thread then slice; OFF[thread * NS + slice]. Null when the file has no
+   sched_switch waits. */
+var OFF = null, SLICE_NS = (T.span + 1) / NS, WAIT = [70, 90, 170];
+if (T.off) {
+  OFF = new Float64Array(NT * NS);
+  (function (v) {
+    for (var i = 0, t = 0, s = 0; i + 2 < v.length; i += 3) {
+      if (v[i]) { t += v[i]; s = v[i + 1]; } else s += v[i + 1];
+      OFF[t * NS + s] += v[i + 2];
+    }
+  })(P.unpack(T.off));
+}
+/* The waits of a track's threads: a band along its top, darker the more of the slice they
+   waited (a process: its threads' waits over its threads' time). */
+function drawWaits(px, W, V, row, y, w) {
+  var dx = w / NS, n = row.thr.length;
+  for (var s = 0; s < NS; s++) {
+    var ns = 0;
+    for (var k = 0; k < n; k++) ns += OFF[row.thr[k] * NS + s];
+    var f = Math.min(1, ns / (SLICE_NS * n));
+    if (f < 0.02) continue;
+    var c = rgb(255 - ((255 - WAIT[0]) * f | 0), 255 - ((255 - WAIT[1]) * f | 0),
+                255 - ((255 - WAIT[2]) * f | 0));
+    var x0 = LABEL + Math.floor(s * dx), x1 = Math.max(x0 + 1, LABEL + Math.floor((s + 1) * dx));
+    for (var yy = Math.max(AXIS, y + 1); yy < Math.min(V, y + 4); yy++)
+      for (var x = x0; x < x1 && x < W; x++) px[yy * W + x] = c;
+  }
+}
+/* ns thread t waited in slices [a, b). */
+function waited(t, a, b) {
+  var ns = 0;
+  for (var s = a; s < b; s++) ns += OFF[t * NS + s];
+  return ns;
 }
 
 function secs(slice) { return slice * (T.span + 1) / NS / 1e9; }
@@ -102,20 +133,28 @@ function tracks(state) {
   return rows;
 }
 
-function drawTrack(ctx, row, y, w, sel) {
+/* Colours as the canvas's pixels hold them (RGBA bytes, little-endian words). */
+function rgb(r, g, b) { return 255 << 24 | b << 16 | g << 8 | r; }   /* small ints: fast */
+var SHADE = rgb(244, 244, 238), PROC = rgb(205, 90, 40), THR = rgb(230, 140, 60),
+    CUR = rgb(40, 110, 200);
+/* A track's bars into the pixels px (a canvas W wide): each slice's samples scaled to the
+   track's peak, straight into the pixels (400 tracks of 1000 slices as fillRect calls took
+   a second); then its waits (offcpu) as the band along its top. */
+function drawTrack(px, W, V, row, y, w, sel) {
   var sum = row.thr.length === 1 ? density.subarray(row.thr[0] * NS, row.thr[0] * NS + NS)
-                                 : new Float32Array(NS), max = 0, s;
+                                 : new Float32Array(NS), max = 0, s, x, yy;
   if (row.thr.length > 1)
     row.thr.forEach(function (t) { for (s = 0; s < NS; s++) sum[s] += density[t * NS + s]; });
   for (s = 0; s < NS; s++) if (sum[s] > max) max = sum[s];
-  ctx.fillStyle = row.tid === undefined ? "rgb(205,90,40)" : sel ? "rgb(40,110,200)"
-                                                                : "rgb(230,140,60)";
-  var dx = w / NS;
+  var c = row.tid === undefined ? PROC : sel ? CUR : THR, dx = w / NS;
   for (s = 0; s < NS; s++) {
     if (!sum[s]) continue;
-    var h = Math.max(1, (TRACK - 3) * sum[s] / max);
-    ctx.fillRect(LABEL + s * dx, y + TRACK - 1 - h, Math.max(dx, 1), h);
+    var h = Math.max(1, Math.round((TRACK - 3) * sum[s] / max));
+    var x0 = LABEL + Math.floor(s * dx), x1 = Math.max(x0 + 1, LABEL + Math.floor((s + 1) * dx));
+    for (yy = Math.max(AXIS, y + TRACK - 1 - h); yy < Math.min(V, y + TRACK - 1); yy++)
+      for (x = x0; x < x1 && x < W; x++) px[yy * W + x] = c;
   }
+  if (OFF) drawWaits(px, W, V, row, y, w);
 }
 
 function axis(ctx, w) {
@@ -187,33 +226,57 @@ function view(box, state) {
   if (rows.hidden)
     head.appendChild(P.el("span", "note", " " + rows.hidden + " quieter processes not drawn " +
                           "(choose one in the process filter);"));
+  if (OFF)
+    head.appendChild(P.el("span", "note wait", " Off-CPU waits (sched_switch): the blue band " +
+                          "on each track's top, darker the longer the wait" +
+                          (T.off_dropped ? " (" + (T.off_dropped / 1e9).toFixed(3) + " s of " +
+                           "waits outside the samples' time or of threads without samples " +
+                           "not drawn)" : "") + ";"));
   head.appendChild(P.el("span", "note", " " + rows.length + " tracks, " + NS +
                         " slices of " + ((T.span + 1) / NS / 1e6).toFixed(3) + " ms"));
   box.appendChild(head);
-  var wrap = P.el("div", "tlwrap"), cv = document.createElement("canvas");
-  var w = Math.max(300, (box.clientWidth || 1200) - LABEL - 20);
-  var H = AXIS + rows.length * TRACK;
-  cv.id = "timeline"; cv.width = LABEL + w; cv.height = H;
+  /* Only the tracks in sight are drawn (a canvas as high as the scroller, kept in place while
+     its box scrolls): a system-wide file's 400 tracks in one canvas took seconds. */
+  var wrap = P.el("div", "tlwrap"), inner = P.el("div", "tlinner");
+  var cv = document.createElement("canvas");
+  var w = Math.max(300, (box.clientWidth || 1200) - LABEL - 40), W = LABEL + w;
+  var H = AXIS + rows.length * TRACK, V = Math.min(H, Math.max(240, innerHeight - 200));
+  cv.id = "timeline"; cv.width = W; cv.height = V;
   cv.setAttribute("data-left", LABEL); cv.setAttribute("data-width", w);   /* for tests */
-  wrap.appendChild(cv);
+  wrap.style.height = V + "px"; inner.style.height = H + "px";
+  inner.appendChild(cv);
   var shade = P.el("div", "tlsel"), panel = P.el("div", "tlpanel");
   panel.id = "tl-stack";
-  wrap.appendChild(shade);
+  inner.appendChild(shade);
+  wrap.appendChild(inner);
   box.appendChild(wrap);
   box.appendChild(panel);
-  var ctx = cv.getContext("2d");
-  axis(ctx, w);
-  ctx.font = "11px monospace";
-  rows.forEach(function (row, i) {
-    var y = AXIS + i * TRACK;
-    if (i % 2) { ctx.fillStyle = "rgb(244,244,238)"; ctx.fillRect(0, y, LABEL + w, TRACK); }
-    ctx.fillStyle = row.tid === undefined ? "#000" : "#444";
-    ctx.fillText(row.label.slice(0, 32), 4, y + TRACK - 4);
-    drawTrack(ctx, row, y, w, state.t !== "" && row.tid === +state.t);
+  var ctx = cv.getContext("2d"), top = 0;
+  function paint() {
+    var img = ctx.createImageData(W, V), px = new Int32Array(img.data.buffer);
+    var a = Math.floor(top / TRACK), b = Math.min(rows.length, Math.ceil((top + V) / TRACK));
+    for (var i = a; i < b; i++) {
+      var y = AXIS + i * TRACK - top;
+      if (i % 2) px.fill(SHADE, Math.max(0, y) * W, Math.min(V, y + TRACK) * W);
+      drawTrack(px, W, V, rows[i], y, w, state.t !== "" && rows[i].tid === +state.t);
+    }
+    ctx.putImageData(img, 0, 0);
+    ctx.font = "11px monospace";
+    for (i = a; i < b; i++) {
+      ctx.fillStyle = rows[i].tid === undefined ? "#000" : "#444";
+      ctx.fillText(rows[i].label.slice(0, 32), 4, AXIS + i * TRACK - top + TRACK - 4);
+    }
+    ctx.clearRect(0, 0, W, AXIS);
+    axis(ctx, w);
+    shade.style.top = top + "px";
+  }
+  paint();
+  wrap.addEventListener("scroll", function () {
+    if (wrap.scrollTop !== top) { top = wrap.scrollTop; paint(); }
   });
   function place(a, b) {
     shade.style.left = LABEL + w * a / NS + "px"; shade.style.width = w * (b - a) / NS + "px";
-    shade.style.height = H + "px"; shade.style.display = "block";
+    shade.style.height = V + "px"; shade.style.display = "block";
   }
   if (state.r) place(r[0], r[1]); else shade.style.display = "none";
   function sliceAt(x, round) {
@@ -233,7 +296,7 @@ function view(box, state) {
     down = null;
     if (d === null) return;
     if (Math.abs(x - d) < 3) {
-      var i = Math.floor((e.clientY - cv.getBoundingClientRect().top - AXIS) / TRACK);
+      var i = Math.floor((e.clientY - cv.getBoundingClientRect().top - AXIS + top) / TRACK);
       if (i >= 0 && i < rows.length && x >= LABEL) showStack(panel, rows[i], sliceAt(x, false));
       return;
     }
@@ -243,6 +306,7 @@ function view(box, state) {
   return null;
 }
 
-return { active: active, accumulate: accumulate, threads: threads, view: view, range: range,
+return { active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
+         threads: threads, view: view, range: range,
          secs: secs, slices: NS };
 };
