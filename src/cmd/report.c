@@ -44,7 +44,7 @@ enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRAC
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
        OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE,
-       OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES };
+       OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES, OPT_HIERARCHY };
 
 
 static const struct optdecl report_opts[] = {
@@ -63,7 +63,8 @@ static const struct optdecl report_opts[] = {
         "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
         "per source file:line, from DWARF (docs/annotate.md). --children:\n"
         "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command), dso,sym\n"
-        "or sym", 0, NULL, 0 },
+        "or sym; parent (first or last key: perf's parent, -p's regex, by\n"
+        "default ^sys_|^do_page_fault) makes --children", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
         "a Samples column", 0, NULL, 0 },
     { OPT_PERCENTAGE, "percentage", "M",
@@ -146,6 +147,11 @@ static const struct optdecl report_opts[] = {
         "--children/--no-children: rows per parent too, the first function\n"
         "matching REGEX in the chain (perf's walk), else [other], shown in\n"
         "a Parent symbol column", 0, NULL, 0 },
+    { OPT_HIERARCHY, "hierarchy", NULL,
+        "perf's --hierarchy: each --sort key a level of an indented tree\n"
+        "(default comm, dso, sym), each level's Overhead; the call chains\n"
+        "below the last level's rows (-g; caller order, callee with\n"
+        "--no-children); as perf's, no Children column", 0, NULL, 0 },
     { OPT_IGNORE_CALLEES, "ignore-callees", "REGEX",
         "--children/--no-children: a function matching REGEX (POSIX\n"
         "extended) is the end of its chains and the sampled function, its\n"
@@ -219,6 +225,8 @@ struct report_cmd_opts {
     const char *symbols;          /* -S */
     const char *ignore_callees;   /* --ignore-callees REGEX */
     const char *parent;           /* -p/--parent REGEX */
+    int sort_parent;              /* --sort's parent key: 0 none, 1 first, 2 last */
+    bool hierarchy;               /* --hierarchy */
     const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
@@ -370,6 +378,32 @@ static bool regex_valid(const char *s)
     return true;
 }
 
+/* --sort KEYS: flat_parse_sort's keys, and perf's parent key (the chains' parent, a table from
+ * call chains) as the first or last one. An empty rest (parent alone) is no other key. */
+static int parse_sort(const char *keys, struct report_cmd_opts *o, char *why, size_t len)
+{
+    char rest[256];
+    size_t n = strlen(keys);
+
+    o->sort_parent = 0;
+    if (n >= sizeof(rest))
+        return snprintf(why, len, "--sort: too long"), -EINVAL;
+    if (!strcmp(keys, "parent"))
+        o->sort_parent = 1;
+    else if (!strncmp(keys, "parent,", 7))
+        o->sort_parent = 1, keys += 7, n -= 7;
+    else if (n > 7 && !strcmp(keys + n - 7, ",parent"))
+        o->sort_parent = 2, n -= 7;
+    else if (strstr(keys, ",parent,"))
+        return snprintf(why, len, "--sort: parent is the first or the last key"), -EINVAL;
+    snprintf(rest, sizeof(rest), "%.*s", (int)n, keys);
+    if (o->sort_parent == 1 && !strcmp(keys, "parent")) {
+        o->flat_opts.nkeys = 0;
+        return 0;
+    }
+    return flat_parse_sort(rest, &o->flat_opts, why, len);
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     char why[160];
@@ -397,10 +431,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
             o->srcline = !strcmp(optarg, "srcline");
-            if (!o->srcline && flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
+            if (!o->srcline && parse_sort(optarg, o, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
             o->flat = o->sort_given = true;
             break;
+        case OPT_HIERARCHY: o->hierarchy = true; break;
         case OPT_CHILDREN: o->children = true; break;
         case OPT_NO_CHILDREN: o->children = o->no_children = true; break;
         case 'S': o->symbols = optarg; break;
@@ -526,6 +561,10 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->children = true;   /* perf's -g and -G are for its default report, --children */
     if ((o->parent || o->ignore_callees) && !(o->flat || o->folded || o->callers || o->callees))
         o->children = true;   /* so are perf's --parent and --ignore-callees */
+    if (o->sort_parent || o->hierarchy)   /* tables of the chains, --sort or not */
+        o->children = true;
+    if (o->sort_parent && !o->parent)
+        o->parent = "^sys_|^do_page_fault";   /* perf's default parent regex */
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
@@ -539,8 +578,12 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         return cmd_usage_error("report", "%s is for --children and --no-children",
                                o->chains_given ? "-g" : o->symbols ? "-S" :
                                o->ignore_callees ? "--ignore-callees" : "--parent");
-    if (o->parent && o->fmt != REPORT_TEXT)
-        return cmd_usage_error("report", "--parent: csv and json have no parent field yet");
+    if (o->hierarchy && (o->fmt != REPORT_TEXT || o->parent))
+        return cmd_usage_error("report", "--hierarchy is text, without --parent or the parent "
+                               "key");
+    if (o->hierarchy && o->chains.mode != CHAIN_NONE && !sort_has(&o->flat_opts, FLAT_SYM))
+        return cmd_usage_error("report", "--hierarchy: call chains hang below symbols (add sym "
+                               "to --sort, or -g none)");
     if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope, html)");
@@ -1114,10 +1157,19 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .by_pid = sort_has(&o->flat_opts, FLAT_PID),
                                 .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
                                 .no_children = o->no_children, .symbols = o->symbols,
-                                .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
+                                .skip_first = o->sort_given && o->sort_parent != 1 &&
+                                              o->flat_opts.keys[0] == FLAT_SYM,
                                 .wide = o->flat_opts.wide, .total_period = total_period,
                                 .chains = &chains, .fmt = o->fmt };
 
+    co.no_children = o->no_children || o->hierarchy;   /* perf's --hierarchy: Overhead */
+    co.parent_first = o->sort_parent == 1;
+    co.no_sym = o->sort_parent && !sort_has(&o->flat_opts, FLAT_DSO) &&
+                !sort_has(&o->flat_opts, FLAT_SYM);
+    co.hierarchy = o->hierarchy;
+    for (size_t k = 0; o->hierarchy && k < o->flat_opts.nkeys; k++)
+        co.levels[co.nlevels++] = o->flat_opts.keys[k] == FLAT_DSO ? CG_LEVEL_DSO :
+                                  o->flat_opts.keys[k] == FLAT_SYM ? CG_LEVEL_SYM : CG_LEVEL_COMM;
     if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !oe->offcpu)
         chains.mode = CHAIN_NONE;       /* as perf: no chains, no trees */
     if (oe->wall)

@@ -36,6 +36,12 @@ struct children_opts {
     enum report_format fmt;   /* text, csv or json (children_export.c) */
     const regex_t *ignore_callees;   /* perf's --ignore-callees (report/chain_cut.h), or NULL */
     const regex_t *parent;    /* perf's --parent: rows per parent too, its column; or NULL */
+    bool parent_first;        /* --sort parent,...: the Parent symbol column first, not last */
+    bool no_sym;              /* --sort parent[,comm|pid]: rows per parent, no symbol */
+    bool hierarchy;           /* perf's --hierarchy: the Overhead (Self) rows as a tree of the
+                                 levels below (children_hier.c); text */
+    enum cg_level { CG_LEVEL_COMM, CG_LEVEL_DSO, CG_LEVEL_SYM } levels[3];
+    size_t nlevels;           /* --hierarchy: the sort keys in order (pid: CG_LEVEL_COMM) */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the
