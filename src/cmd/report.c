@@ -62,9 +62,10 @@ static const struct optdecl report_opts[] = {
         "(default comm,dso,sym); pid is per process. tid alone: per\n"
         "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
         "per source file:line, from DWARF (docs/annotate.md). --children:\n"
-        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command), dso,sym\n"
-        "or sym; parent (first or last key: perf's parent, -p's regex, by\n"
-        "default ^sys_|^do_page_fault) makes --children", 0, NULL, 0 },
+        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command),\n"
+        "tid,dso,sym (per thread: perf's own pid key), dso,sym or sym;\n"
+        "parent (first or last key: perf's parent, -p's regex, by default\n"
+        "^sys_|^do_page_fault) makes --children", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
         "a Samples column", 0, NULL, 0 },
     { OPT_PERCENTAGE, "percentage", "M",
@@ -226,6 +227,8 @@ struct report_cmd_opts {
     const char *ignore_callees;   /* --ignore-callees REGEX */
     const char *parent;           /* -p/--parent REGEX */
     int sort_parent;              /* --sort's parent key: 0 none, 1 first, 2 last */
+    bool sort_tid;                /* --sort tid beside other keys (kept as FLAT_PID's place):
+                                     --children's rows per thread */
     bool hierarchy;               /* --hierarchy */
     const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
@@ -328,14 +331,9 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
     if (o->srcline)
         return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
                                what);
-    for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
-        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM &&
-            fo->keys[k] != FLAT_PID)
-            return cmd_usage_error("report", "--children rows are per symbol (--sort "
-                                   "comm,dso,sym, pid,dso,sym, dso,sym or sym); tid is not "
-                                   "implemented yet");
-    if (o->children && sort_has(fo, FLAT_PID) && (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
-        return cmd_usage_error("report", "--children --sort pid: its column is perf's "
+    if (o->children && (sort_has(fo, FLAT_PID) || sort_has(fo, FLAT_TID)) &&
+        (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
+        return cmd_usage_error("report", "--children --sort pid or tid: its column is perf's "
                                "Pid:Command (no comm key beside it); text only (not yet csv "
                                "or json)");
     if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
@@ -378,6 +376,23 @@ static bool regex_valid(const char *s)
     return true;
 }
 
+/* flat_parse_sort's keys; tid beside others (--children's per-thread rows, which the flat
+ * table has not: checked once the report is known) takes pid's place, sort_tid set. */
+static int parse_sort_tid(char *keys, struct report_cmd_opts *o, char *why, size_t len)
+{
+    size_t n = strlen(keys);
+    char *at;
+
+    o->sort_tid = false;
+    for (at = strstr(keys, "tid"); at; at = strstr(at + 1, "tid"))
+        if ((at == keys || at[-1] == ',') && (at[3] == ',' || !at[3]) && n > 3) {
+            at[0] = 'p';   /* "tid" -> "pid", in place */
+            o->sort_tid = true;
+            break;
+        }
+    return flat_parse_sort(keys, &o->flat_opts, why, len);
+}
+
 /* --sort KEYS: flat_parse_sort's keys, and perf's parent key (the chains' parent, a table from
  * call chains) as the first or last one. An empty rest (parent alone) is no other key. */
 static int parse_sort(const char *keys, struct report_cmd_opts *o, char *why, size_t len)
@@ -401,7 +416,7 @@ static int parse_sort(const char *keys, struct report_cmd_opts *o, char *why, si
         o->flat_opts.nkeys = 0;
         return 0;
     }
-    return flat_parse_sort(rest, &o->flat_opts, why, len);
+    return parse_sort_tid(rest, o, why, len);
 }
 
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
@@ -574,13 +589,21 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
+    if ((o->sort_tid || sort_has(&o->flat_opts, FLAT_TID)) && o->children &&
+        (o->off_cpu || o->wall))
+        return cmd_usage_error("report", "--sort tid: the on-CPU samples' threads (off-CPU "
+                               "waits are kept per process: --sort pid)");
+    if (o->sort_tid && !o->children)
+        return cmd_usage_error("report", "--sort tid stands alone in the flat table (it shows "
+                               "tid:comm; symbol hits are kept per process: use pid for those); "
+                               "--children takes tid,dso,sym or tid,sym");
     if ((o->chains_given || o->symbols || o->ignore_callees || o->parent) && !o->children)
         return cmd_usage_error("report", "%s is for --children and --no-children",
                                o->chains_given ? "-g" : o->symbols ? "-S" :
                                o->ignore_callees ? "--ignore-callees" : "--parent");
-    if (o->hierarchy && (o->fmt != REPORT_TEXT || o->parent))
-        return cmd_usage_error("report", "--hierarchy is text, without --parent or the parent "
-                               "key");
+    if (o->hierarchy && (o->fmt != REPORT_TEXT || o->parent || o->symbols))
+        return cmd_usage_error("report", "--hierarchy is text, without --parent, the parent "
+                               "key or -S");
     if (o->hierarchy && o->chains.mode != CHAIN_NONE && !sort_has(&o->flat_opts, FLAT_SYM))
         return cmd_usage_error("report", "--hierarchy: call chains hang below symbols (add sym "
                                "to --sort, or -g none)");
@@ -1154,7 +1177,10 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .percent_limit = o->flat_opts.percent_limit,
                                 .show_nr_samples = o->flat_opts.show_nr_samples,
                                 .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
-                                .by_pid = sort_has(&o->flat_opts, FLAT_PID),
+                                .by_pid = sort_has(&o->flat_opts, FLAT_PID) ||
+                                          sort_has(&o->flat_opts, FLAT_TID),
+                                .by_tid = o->sort_tid || sort_has(&o->flat_opts, FLAT_TID),
+                                .threads = oe->threads,
                                 .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
                                 .no_children = o->no_children, .symbols = o->symbols,
                                 .skip_first = o->sort_given && o->sort_parent != 1 &&
@@ -1422,9 +1448,13 @@ int cmd_report(int argc, char **argv)
     thread_tally_init(&threads);
     if (o.children || o.folded || o.callers || o.callees)
         oe.chains = &chains;
+    /* --children --sort tid: stacks per thread, named by the threads' latest names */
+    chains.per_thread = o.children && (o.sort_tid || sort_has(&o.flat_opts, FLAT_TID));
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
-        if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
+        if ((o.flat || chains.per_thread) && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
+    if (o.sort_tid && chains.per_thread)
+        oe.threads = &threads;
     if ((o.symfs && dso_cache_set_symfs(session.dsos, o.symfs)) ||
         session_add_build_ids(&session, perfdata_info(pd))) {
         cmd_error("report", "out of memory");

@@ -18,6 +18,8 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period);
 
+struct thread_tally;
+
 struct children_opts {
     const char *event;        /* for the header, may be NULL */
     uint64_t total_period;    /* the 100% (every sample of the event, before --pid/--comm/...
@@ -26,6 +28,9 @@ struct children_opts {
     bool show_nr_samples;
     bool by_comm;             /* rows per (command, DSO, symbol), perf's default sort */
     bool by_pid;              /* rows per (process, DSO, symbol), shown "PID:comm" (--sort pid) */
+    bool by_tid;              /* with by_pid: per thread instead, "TID:comm" (--sort tid: the
+                                 store's stacks are per thread, cg_store.per_thread) */
+    const struct thread_tally *threads;   /* by_tid: the threads' names, or NULL */
     bool no_dso;              /* --sort sym: no Shared Object column */
     bool no_children;         /* perf's --no-children: Overhead (Self) rows, their own chains */
     bool wide;                /* no eliding to 100 columns */

@@ -10,6 +10,7 @@
 #include "model/process.h"
 #include "report/callgraph_out.h"
 #include "report/children_rows.h"
+#include "report/thread_tally.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"
 #include "util/strutil.h"
@@ -84,23 +85,29 @@ static long comm_id(struct rows *r, const struct process *p)
     return (long)i;
 }
 
-/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm"). */
-static long pid_id(struct rows *r, const struct process *p)
+/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm");
+ * by_tid: each thread, by its latest name (perf's pid key is per thread). */
+static long pid_id(struct rows *r, const struct cg_stack *st, const struct children_opts *o)
 {
-    uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, (uint64_t)(uintptr_t)p);
-    size_t len = strlen(p->comm) + 24;
+    const struct process *p = st->proc;
+    uint64_t key = o->by_tid ? (uint64_t)(uint32_t)st->tid : (uint64_t)(uintptr_t)p;
+    uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, key);
+    const char *comm = o->by_tid && o->threads ? thread_tally_comm(o->threads, st->tid) : NULL;
+    size_t len;
     char *name;
 
     if (v)
         return (long)v - 1;
+    comm = comm ? comm : p->comm;
+    len = strlen(comm) + 24;
     if (!(name = malloc(len)))
         return -ENOMEM;
-    snprintf(name, len, "%7d:%s", (int)p->pid, p->comm);
+    snprintf(name, len, "%7d:%s", o->by_tid ? (int)st->tid : (int)p->pid, comm);
     if (vec_push(&r->comms, name)) {
         free(name);
         return -ENOMEM;
     }
-    if (hashmap_put(&r->comm_of, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)r->comms.n))
+    if (hashmap_put(&r->comm_of, key, (void *)(uintptr_t)r->comms.n))
         return -ENOMEM;
     return (long)r->comms.n - 1;
 }
@@ -188,7 +195,7 @@ static bool wants_chains(const struct children_opts *o)
 static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *stack,
                      const struct cg_symstack *weight, size_t i, const struct children_opts *o)
 {
-    long comm = o->by_pid ? pid_id(r, st->proc) : o->by_comm ? comm_id(r, st->proc) : 0;
+    long comm = o->by_pid ? pid_id(r, st, o) : o->by_comm ? comm_id(r, st->proc) : 0;
     const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
     bool callee = o->chains && o->chains->callee;
     struct rowkey rk = { comm, name, CHAIN_NO_PARENT };
