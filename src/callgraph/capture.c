@@ -104,6 +104,7 @@ int cg_capture_sample(struct cg_capture *c, struct process *p, const struct samp
         if (ret < 0)
             return ret;
     }
+    c->store->tid = c->store->per_thread ? (int32_t)smp->tid : 0;
     return cg_store_add_frames(c->store, p, c->frames, n, period);
 }
 

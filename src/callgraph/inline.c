@@ -237,6 +237,7 @@ int cg_expand_inline(const struct cg_store *in, const struct cg_syms *cy, struct
                 err = vec_push(&fr, *fk) || vec_push(&fs, cy->frame_sym[st->off + k]) ?
                       -ENOMEM : 0;
         }
+        out->tid = st->tid;   /* a per-thread store's stacks stay per thread */
         if (err || fr.n > UINT32_MAX ||
             (err = cg_store_add_frames(out, st->proc, fr.v, (uint32_t)fr.n, 0)))
             break;

@@ -64,17 +64,19 @@ static inline uint64_t frame_mix(uint64_t h, const struct frame *f)
     return (h ^ f->addr ^ ((uint64_t)(uintptr_t)f->map << 17)) * MIX;
 }
 
-static inline uint64_t stack_hash_end(uint64_t h, uint32_t n, const struct process *p)
+static inline uint64_t stack_hash_end(uint64_t h, uint32_t n, const struct process *p,
+                                      int32_t tid)
 {
-    return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p);
+    return hash_u64(h ^ n ^ (uint64_t)(uintptr_t)p ^ (uint64_t)(uint32_t)tid << 40);
 }
 
-static uint64_t stack_hash(const struct process *p, const struct frame *f, uint32_t n)
+static uint64_t stack_hash(const struct process *p, int32_t tid, const struct frame *f,
+                           uint32_t n)
 {
     uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
         h = frame_mix(h, &f[i]);
-    return stack_hash_end(h, n, p);
+    return stack_hash_end(h, n, p, tid);
 }
 
 /* The hash of a stored stack, as stack_hash gave it for its frames: to make the table again
@@ -84,7 +86,7 @@ static uint64_t stored_hash(const struct cg_store *cs, const struct cg_stack *st
     uint64_t h = 0;
     for (uint32_t i = 0; i < st->n; i++)
         h = frame_mix(h, cg_frame_at(cs, st->off + i));
-    return stack_hash_end(h, st->n, st->proc);
+    return stack_hash_end(h, st->n, st->proc, st->tid);
 }
 
 /* A table entry's upper half: the hash's lower half, whose low bits are also the entry's home
@@ -104,7 +106,7 @@ static inline bool same_stack(const struct cg_store *cs, const struct cg_stack *
 {
     const uint32_t *id;
 
-    if (st->proc != p || st->n != n)
+    if (st->proc != p || st->n != n || st->tid != cs->tid)
         return false;
     if (!n)                   /* ids may still be NULL: no offset into it */
         return true;
@@ -259,7 +261,7 @@ static int add_hashed(struct cg_store *cs, const struct process *p, const struct
         if (frame_id(cs, &f[k], &cs->ids[cs->nframes + k]))
             return -ENOMEM;         /* the frames added stay unused in uniq: harmless */
     st = &cs->stacks[cs->nstacks];
-    *st = (struct cg_stack){ .proc = p, .off = (uint32_t)cs->nframes, .n = n };
+    *st = (struct cg_stack){ .proc = p, .off = (uint32_t)cs->nframes, .n = n, .tid = cs->tid };
     cs->nframes += n;
     cs->table[j] = tag_of(h) | ++cs->nstacks;
 found:
@@ -277,7 +279,7 @@ int cg_store_add_frames(struct cg_store *cs, const struct process *p, const stru
 {
     if (cs->frames_dropped)
         return -EINVAL;
-    return add_hashed(cs, p, f, n, period, stack_hash(p, f, n));
+    return add_hashed(cs, p, f, n, period, stack_hash(p, cs->tid, f, n));
 }
 
 /* Frames [off, off + n) of `from` into cs's scratch. */
@@ -294,6 +296,8 @@ int cg_store_add_stack(struct cg_store *cs, const struct cg_store *from,
                        const struct cg_stack *st, uint64_t period)
 {
     int err = load_frames(cs, from, st->off, st->n);
+
+    cs->tid = st->tid;
     return err ? err : cg_store_add_frames(cs, st->proc, cs->scratch, st->n, period);
 }
 
@@ -318,6 +322,7 @@ int cg_store_truncate(const struct cg_store *in, uint32_t max, bool outer, struc
         uint32_t n = st->n;
         int err;
 
+        out->tid = st->tid;
         if (n > max && outer) {
             /* The leaf, then the outermost max frames (of the chain with the leaf in it). */
             err = load_frames(out, in, st->off + (n - max) - 1, max + 1);

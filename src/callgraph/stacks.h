@@ -19,6 +19,7 @@ struct cg_stack {
     const struct process *proc;
     uint32_t off;             /* first frame (the leaf) in cg_store.ids */
     uint32_t n;               /* frames, leaf first */
+    int32_t tid;              /* the thread, in a per_thread store; else 0 */
     uint64_t samples, period;
 };
 
@@ -44,6 +45,9 @@ struct cg_store {
     bool frames_dropped;      /* cg_store_drop_frames: stacks and counts only */
     uint32_t recent[64];      /* by a hash of the process: the stack its latest add went to,
                                  + 1 (samples of a thread repeat their stack, or its callers) */
+    bool per_thread;          /* stacks kept per (process, thread, frames): --sort tid */
+    int32_t tid;              /* the thread of the next adds (0 unless per_thread, or copied
+                                 from a per_thread store's stack) */
 };
 
 void cg_store_init(struct cg_store *cs);

@@ -46,7 +46,7 @@ enum { OPT_HEADER = 256, OPT_STATS, OPT_FORMAT, OPT_FLAT, OPT_LIMIT, OPT_NO_BRAC
        OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_DSO, OPT_TOP, OPT_MIN_PERCENT,
        OPT_PERCENTAGE, OPT_STDIO, OPT_WIDE, OPT_SYMFS, OPT_KALLSYMS, OPT_CHILDREN, OPT_CALLERS,
        OPT_CALLEES, OPT_NO_CHILDREN, OPT_TIME, OPT_TITLE, OPT_OFF_CPU, OPT_MAX_STACK, OPT_INLINE,
-       OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES };
+       OPT_HTML_SOURCE_TOP, OPT_WALL, OPT_IGNORE_CALLEES, OPT_HIERARCHY };
 
 
 static const struct optdecl report_opts[] = {
@@ -64,8 +64,10 @@ static const struct optdecl report_opts[] = {
         "(default comm,dso,sym); pid is per process. tid alone: per\n"
         "thread, tid:comm (what perf's own pid key shows); srcline alone:\n"
         "per source file:line, from DWARF (docs/annotate.md). --children:\n"
-        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command), dso,sym\n"
-        "or sym", 0, NULL, 0 },
+        "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command),\n"
+        "tid,dso,sym (per thread: perf's own pid key), dso,sym or sym;\n"
+        "parent (first or last key: perf's parent, -p's regex, by default\n"
+        "^sys_|^do_page_fault) makes --children", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
         "a Samples column", 0, NULL, 0 },
     { OPT_PERCENTAGE, "percentage", "M",
@@ -148,6 +150,11 @@ static const struct optdecl report_opts[] = {
         "--children/--no-children: rows per parent too, the first function\n"
         "matching REGEX in the chain (perf's walk), else [other], shown in\n"
         "a Parent symbol column", 0, NULL, 0 },
+    { OPT_HIERARCHY, "hierarchy", NULL,
+        "perf's --hierarchy: each --sort key a level of an indented tree\n"
+        "(default comm, dso, sym), each level's Overhead; the call chains\n"
+        "below the last level's rows (-g; caller order, callee with\n"
+        "--no-children); as perf's, no Children column", 0, NULL, 0 },
     { OPT_IGNORE_CALLEES, "ignore-callees", "REGEX",
         "--children/--no-children: a function matching REGEX (POSIX\n"
         "extended) is the end of its chains and the sampled function, its\n"
@@ -221,6 +228,10 @@ struct report_cmd_opts {
     const char *symbols;          /* -S */
     const char *ignore_callees;   /* --ignore-callees REGEX */
     const char *parent;           /* -p/--parent REGEX */
+    int sort_parent;              /* --sort's parent key: 0 none, 1 first, 2 last */
+    bool sort_tid;                /* --sort tid beside other keys (kept as FLAT_PID's place):
+                                     --children's rows per thread */
+    bool hierarchy;               /* --hierarchy */
     const char *time;             /* --time, parsed once the file's sample times are known */
     const char *callers, *callees;
     enum stacks_format stacks;    /* --format folded/svg/pprof/speedscope/html (folded is set) */
@@ -322,14 +333,9 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
     if (o->srcline)
         return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
                                what);
-    for (size_t k = 0; o->children && o->sort_given && k < fo->nkeys; k++)
-        if (fo->keys[k] != FLAT_COMM && fo->keys[k] != FLAT_DSO && fo->keys[k] != FLAT_SYM &&
-            fo->keys[k] != FLAT_PID)
-            return cmd_usage_error("report", "--children rows are per symbol (--sort "
-                                   "comm,dso,sym, pid,dso,sym, dso,sym or sym); tid is not "
-                                   "implemented yet");
-    if (o->children && sort_has(fo, FLAT_PID) && (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
-        return cmd_usage_error("report", "--children --sort pid: its column is perf's "
+    if (o->children && (sort_has(fo, FLAT_PID) || sort_has(fo, FLAT_TID)) &&
+        (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
+        return cmd_usage_error("report", "--children --sort pid or tid: its column is perf's "
                                "Pid:Command (no comm key beside it); text only (not yet csv "
                                "or json)");
     if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
@@ -372,6 +378,49 @@ static bool regex_valid(const char *s)
     return true;
 }
 
+/* flat_parse_sort's keys; tid beside others (--children's per-thread rows, which the flat
+ * table has not: checked once the report is known) takes pid's place, sort_tid set. */
+static int parse_sort_tid(char *keys, struct report_cmd_opts *o, char *why, size_t len)
+{
+    size_t n = strlen(keys);
+    char *at;
+
+    o->sort_tid = false;
+    for (at = strstr(keys, "tid"); at; at = strstr(at + 1, "tid"))
+        if ((at == keys || at[-1] == ',') && (at[3] == ',' || !at[3]) && n > 3) {
+            at[0] = 'p';   /* "tid" -> "pid", in place */
+            o->sort_tid = true;
+            break;
+        }
+    return flat_parse_sort(keys, &o->flat_opts, why, len);
+}
+
+/* --sort KEYS: flat_parse_sort's keys, and perf's parent key (the chains' parent, a table from
+ * call chains) as the first or last one. An empty rest (parent alone) is no other key. */
+static int parse_sort(const char *keys, struct report_cmd_opts *o, char *why, size_t len)
+{
+    char rest[256];
+    size_t n = strlen(keys);
+
+    o->sort_parent = 0;
+    if (n >= sizeof(rest))
+        return snprintf(why, len, "--sort: too long"), -EINVAL;
+    if (!strcmp(keys, "parent"))
+        o->sort_parent = 1;
+    else if (!strncmp(keys, "parent,", 7))
+        o->sort_parent = 1, keys += 7, n -= 7;
+    else if (n > 7 && !strcmp(keys + n - 7, ",parent"))
+        o->sort_parent = 2, n -= 7;
+    else if (strstr(keys, ",parent,"))
+        return snprintf(why, len, "--sort: parent is the first or the last key"), -EINVAL;
+    snprintf(rest, sizeof(rest), "%.*s", (int)n, keys);
+    if (o->sort_parent == 1 && !strcmp(keys, "parent")) {
+        o->flat_opts.nkeys = 0;
+        return 0;
+    }
+    return parse_sort_tid(rest, o, why, len);
+}
+
 static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
 {
     char why[160];
@@ -399,10 +448,11 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         /* The flat table's own options make it, as perf's --sort is its table. */
         case 's':
             o->srcline = !strcmp(optarg, "srcline");
-            if (!o->srcline && flat_parse_sort(optarg, &o->flat_opts, why, sizeof(why)))
+            if (!o->srcline && parse_sort(optarg, o, why, sizeof(why)))
                 return cmd_usage_error("report", "%s", why);
             o->flat = o->sort_given = true;
             break;
+        case OPT_HIERARCHY: o->hierarchy = true; break;
         case OPT_CHILDREN: o->children = true; break;
         case OPT_NO_CHILDREN: o->children = o->no_children = true; break;
         case 'S': o->symbols = optarg; break;
@@ -528,6 +578,10 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->children = true;   /* perf's -g and -G are for its default report, --children */
     if ((o->parent || o->ignore_callees) && !(o->flat || o->folded || o->callers || o->callees))
         o->children = true;   /* so are perf's --parent and --ignore-callees */
+    if (o->sort_parent || o->hierarchy)   /* tables of the chains, --sort or not */
+        o->children = true;
+    if (o->sort_parent && !o->parent)
+        o->parent = "^sys_|^do_page_fault";   /* perf's default parent regex */
     chain_defaults(o);
     /* `report --off-cpu` alone (README's hint): the waits' Children/Self table. */
     if ((o->off_cpu || o->wall) && !(o->children || o->folded || o->callers || o->callees))
@@ -537,12 +591,24 @@ static int parse_args(int argc, char **argv, struct report_cmd_opts *o)
         o->flat = true;
     if ((o->children || o->folded || o->callers || o->callees) && check_callgraph_opts(o))
         return EXIT_USAGE;
+    if ((o->sort_tid || sort_has(&o->flat_opts, FLAT_TID)) && o->children &&
+        (o->off_cpu || o->wall))
+        return cmd_usage_error("report", "--sort tid: the on-CPU samples' threads (off-CPU "
+                               "waits are kept per process: --sort pid)");
+    if (o->sort_tid && !o->children)
+        return cmd_usage_error("report", "--sort tid stands alone in the flat table (it shows "
+                               "tid:comm; symbol hits are kept per process: use pid for those); "
+                               "--children takes tid,dso,sym or tid,sym");
     if ((o->chains_given || o->symbols || o->ignore_callees || o->parent) && !o->children)
         return cmd_usage_error("report", "%s is for --children and --no-children",
                                o->chains_given ? "-g" : o->symbols ? "-S" :
                                o->ignore_callees ? "--ignore-callees" : "--parent");
-    if (o->parent && o->fmt != REPORT_TEXT)
-        return cmd_usage_error("report", "--parent: csv and json have no parent field yet");
+    if (o->hierarchy && (o->fmt != REPORT_TEXT || o->parent || o->symbols))
+        return cmd_usage_error("report", "--hierarchy is text, without --parent, the parent "
+                               "key or -S");
+    if (o->hierarchy && o->chains.mode != CHAIN_NONE && !sort_has(&o->flat_opts, FLAT_SYM))
+        return cmd_usage_error("report", "--hierarchy: call chains hang below symbols (add sym "
+                               "to --sort, or -g none)");
     if ((o->output || (o->inverted && !o->children) || o->title) && !o->folded)
         return cmd_usage_error("report", "-o, --inverted and --title are for the call-stack "
                                "outputs (--format folded, svg, pprof, speedscope, html)");
@@ -1116,13 +1182,25 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
                                 .percent_limit = o->flat_opts.percent_limit,
                                 .show_nr_samples = o->flat_opts.show_nr_samples,
                                 .by_comm = sort_has(&o->flat_opts, FLAT_COMM),
-                                .by_pid = sort_has(&o->flat_opts, FLAT_PID),
+                                .by_pid = sort_has(&o->flat_opts, FLAT_PID) ||
+                                          sort_has(&o->flat_opts, FLAT_TID),
+                                .by_tid = o->sort_tid || sort_has(&o->flat_opts, FLAT_TID),
+                                .threads = oe->threads,
                                 .no_dso = !sort_has(&o->flat_opts, FLAT_DSO),
                                 .no_children = o->no_children, .symbols = o->symbols,
-                                .skip_first = o->sort_given && o->flat_opts.keys[0] == FLAT_SYM,
+                                .skip_first = o->sort_given && o->sort_parent != 1 &&
+                                              o->flat_opts.keys[0] == FLAT_SYM,
                                 .wide = o->flat_opts.wide, .total_period = total_period,
                                 .chains = &chains, .fmt = o->fmt };
 
+    co.no_children = o->no_children || o->hierarchy;   /* perf's --hierarchy: Overhead */
+    co.parent_first = o->sort_parent == 1;
+    co.no_sym = o->sort_parent && !sort_has(&o->flat_opts, FLAT_DSO) &&
+                !sort_has(&o->flat_opts, FLAT_SYM);
+    co.hierarchy = o->hierarchy;
+    for (size_t k = 0; o->hierarchy && k < o->flat_opts.nkeys; k++)
+        co.levels[co.nlevels++] = o->flat_opts.keys[k] == FLAT_DSO ? CG_LEVEL_DSO :
+                                  o->flat_opts.keys[k] == FLAT_SYM ? CG_LEVEL_SYM : CG_LEVEL_COMM;
     if (sel && !(sel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !oe->offcpu)
         chains.mode = CHAIN_NONE;       /* as perf: no chains, no trees */
     if (oe->wall)
@@ -1398,9 +1476,13 @@ int cmd_report(int argc, char **argv)
     thread_tally_init(&threads);
     if (o.children || o.folded || o.callers || o.callees)
         oe.chains = &chains;
+    /* --children --sort tid: stacks per thread, named by the threads' latest names */
+    chains.per_thread = o.children && (o.sort_tid || sort_has(&o.flat_opts, FLAT_TID));
     for (size_t k = 0; k < o.flat_opts.nkeys; k++)
-        if (o.flat && o.flat_opts.keys[k] == FLAT_TID)
+        if ((o.flat || chains.per_thread) && o.flat_opts.keys[k] == FLAT_TID)
             oe.threads = &threads;
+    if (o.sort_tid && chains.per_thread)
+        oe.threads = &threads;
     if ((o.symfs && dso_cache_set_symfs(session.dsos, o.symfs)) ||
         session_add_build_ids(&session, perfdata_info(pd))) {
         cmd_error("report", "out of memory");

@@ -33,6 +33,7 @@ static int add_store(struct cg_store *out, const struct cg_store *from, uint64_t
             (*buf)[k++] = (struct frame){ mark, NULL };
         for (uint32_t j = 0; j < st->n; j++)
             (*buf)[k++] = *cg_frame_at(from, st->off + j);
+        out->tid = st->tid;
         if ((err = cg_store_add_whole(out, st->proc, *buf, k, st->samples, st->period)))
             return err;
     }

@@ -18,6 +18,8 @@ int report_folded(FILE *f, const struct cg_store *cs, const struct cg_syms *cy);
 int report_folded_weighted(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
                            bool by_period);
 
+struct thread_tally;
+
 struct children_opts {
     const char *event;        /* for the header, may be NULL */
     uint64_t total_period;    /* the 100% (every sample of the event, before --pid/--comm/...
@@ -26,6 +28,9 @@ struct children_opts {
     bool show_nr_samples;
     bool by_comm;             /* rows per (command, DSO, symbol), perf's default sort */
     bool by_pid;              /* rows per (process, DSO, symbol), shown "PID:comm" (--sort pid) */
+    bool by_tid;              /* with by_pid: per thread instead, "TID:comm" (--sort tid: the
+                                 store's stacks are per thread, cg_store.per_thread) */
+    const struct thread_tally *threads;   /* by_tid: the threads' names, or NULL */
     bool no_dso;              /* --sort sym: no Shared Object column */
     bool no_children;         /* perf's --no-children: Overhead (Self) rows, their own chains */
     bool wide;                /* no eliding to 100 columns */
@@ -36,6 +41,12 @@ struct children_opts {
     enum report_format fmt;   /* text, csv or json (children_export.c) */
     const regex_t *ignore_callees;   /* perf's --ignore-callees (report/chain_cut.h), or NULL */
     const regex_t *parent;    /* perf's --parent: rows per parent too, its column; or NULL */
+    bool parent_first;        /* --sort parent,...: the Parent symbol column first, not last */
+    bool no_sym;              /* --sort parent[,comm|pid]: rows per parent, no symbol */
+    bool hierarchy;           /* perf's --hierarchy: the Overhead (Self) rows as a tree of the
+                                 levels below (children_hier.c); text */
+    enum cg_level { CG_LEVEL_COMM, CG_LEVEL_DSO, CG_LEVEL_SYM } levels[3];
+    size_t nlevels;           /* --hierarchy: the sort keys in order (pid: CG_LEVEL_COMM) */
 };
 
 /* perf's --children table: per ([command,] DSO, symbol), the share of the period of the

@@ -10,6 +10,7 @@
 #include "model/process.h"
 #include "report/callgraph_out.h"
 #include "report/children_rows.h"
+#include "report/thread_tally.h"
 #include "util/hashmap.h"
 #include "util/obuf.h"
 #include "util/strutil.h"
@@ -24,6 +25,7 @@ struct rows {
     struct chain_cut cut;     /* --ignore-callees */
     struct chain_cut parents; /* --parent */
     struct hashmap group_of;  /* --parent: (comm id << 32 | parent) -> row key id + 1 */
+    bool no_sym;              /* rows per key without a symbol: every frame is symbol 0 */
 };
 
 /* Which rows a stack's frames go to: a row per (id, symbol). */
@@ -83,23 +85,29 @@ static long comm_id(struct rows *r, const struct process *p)
     return (long)i;
 }
 
-/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm"). */
-static long pid_id(struct rows *r, const struct process *p)
+/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm");
+ * by_tid: each thread, by its latest name (perf's pid key is per thread). */
+static long pid_id(struct rows *r, const struct cg_stack *st, const struct children_opts *o)
 {
-    uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, (uint64_t)(uintptr_t)p);
-    size_t len = strlen(p->comm) + 24;
+    const struct process *p = st->proc;
+    uint64_t key = o->by_tid ? (uint64_t)(uint32_t)st->tid : (uint64_t)(uintptr_t)p;
+    uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, key);
+    const char *comm = o->by_tid && o->threads ? thread_tally_comm(o->threads, st->tid) : NULL;
+    size_t len;
     char *name;
 
     if (v)
         return (long)v - 1;
+    comm = comm ? comm : p->comm;
+    len = strlen(comm) + 24;
     if (!(name = malloc(len)))
         return -ENOMEM;
-    snprintf(name, len, "%7d:%s", (int)p->pid, p->comm);
+    snprintf(name, len, "%7d:%s", o->by_tid ? (int)st->tid : (int)p->pid, comm);
     if (vec_push(&r->comms, name)) {
         free(name);
         return -ENOMEM;
     }
-    if (hashmap_put(&r->comm_of, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)r->comms.n))
+    if (hashmap_put(&r->comm_of, key, (void *)(uintptr_t)r->comms.n))
         return -ENOMEM;
     return (long)r->comms.n - 1;
 }
@@ -118,8 +126,13 @@ static long group_id(struct rows *r, long comm, uint32_t parent)
 
 static struct row *row_of(struct rows *r, const struct rowkey *rk, uint32_t sym)
 {
-    uint64_t key = (uint64_t)rk->id << 32 | sym;
-    uintptr_t v = (uintptr_t)hashmap_get(&r->index, key);
+    uintptr_t v;
+    uint64_t key;
+
+    if (r->no_sym)
+        sym = 0;
+    key = (uint64_t)rk->id << 32 | sym;
+    v = (uintptr_t)hashmap_get(&r->index, key);
 
     if (v)
         return &r->v.v[v - 1];
@@ -182,7 +195,7 @@ static bool wants_chains(const struct children_opts *o)
 static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *stack,
                      const struct cg_symstack *weight, size_t i, const struct children_opts *o)
 {
-    long comm = o->by_pid ? pid_id(r, st->proc) : o->by_comm ? comm_id(r, st->proc) : 0;
+    long comm = o->by_pid ? pid_id(r, st, o) : o->by_comm ? comm_id(r, st->proc) : 0;
     const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
     bool callee = o->chains && o->chains->callee;
     struct rowkey rk = { comm, name, CHAIN_NO_PARENT };
@@ -288,7 +301,8 @@ static bool row_shown(const struct row *r, uint64_t total, const struct cg_syms 
 
     if (pct(row_value(r, o), total) < o->percent_limit || (o->no_children && !r->self))
         return false;
-    return !o->symbols || in_list(o->symbols, cg_sym_name(&cy->syms[r->sym], nbuf, sizeof(nbuf)));
+    return !o->symbols || o->no_sym ||
+           in_list(o->symbols, cg_sym_name(&cy->syms[r->sym], nbuf, sizeof(nbuf)));
 }
 
 struct widths {
@@ -329,10 +343,14 @@ static void parent_widths(struct widths *w, const struct row *rows, size_t n, ui
         if (str_width(parent_name(&rows[i], cy, buf, sizeof(buf))) > w->parent)
             w->parent = str_width(buf);
     }
+    if (!o->wide && w->parent > 24)
+        w->parent = 24;
+    if (o->parent_first || o->no_sym) {   /* the symbol, if any, last and unpadded */
+        w->fixed += 2 + w->parent - (o->no_sym ? 6 : 0);
+        return;
+    }
     if (o->wide)
         return;
-    if (w->parent > 24)
-        w->parent = 24;
     if (w->fixed + w->sym + 2 + w->parent > 100)
         w->sym = w->fixed + 2 + w->parent < 100 - 8 ? 100 - w->fixed - 2 - w->parent : 8;
 }
@@ -372,11 +390,17 @@ static void print_header(FILE *f, const struct cg_store *cs, const struct widths
             o->event ? o->event : "", o->event ? "'" : "");
     fprintf(f, "# %s%s", o->no_children ? "Overhead" : "Children      Self",
             o->show_nr_samples ? "  Samples" : "");
+    if (o->parent_first)
+        fprintf(f, "  %-*s", (int)w->parent, "Parent symbol");
     if (o->by_comm || o->by_pid)
         fprintf(f, "  %-*s", (int)w->comm, o->by_pid ? "Pid:Command" : "Command");
-    if (!o->no_dso)
+    if (!o->no_dso && !o->no_sym)
         fprintf(f, "  %-*s", (int)w->dso, "Shared Object");
-    if (o->parent)
+    if (o->no_sym && !o->parent_first)
+        fprintf(f, "  Parent symbol\n");
+    else if (o->no_sym)
+        fprintf(f, "\n");
+    else if (o->parent && !o->parent_first)
         fprintf(f, "  %-*s  Parent symbol\n", (int)w->sym + 4, "Symbol");
     else
         fprintf(f, "  Symbol\n");
@@ -402,9 +426,24 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
                        o->no_children ? r->self_samples : r->samples);
         obuf_put(ob, num, (size_t)len);
     }
+    if (o->parent_first || (o->no_sym && o->parent)) {
+        name = parent_name(r, cy, ibuf, sizeof(ibuf));
+        if (o->parent_first)
+            put_padded(ob, o->wide ? name : str_elide(name, w->parent, ebuf, sizeof(ebuf)),
+                       w->parent);
+    }
     if (r->comm) {
         name = str_printable(r->comm, pbuf, sizeof(pbuf));
         put_padded(ob, o->wide ? name : str_elide(name, w->comm, ebuf, sizeof(ebuf)), w->comm);
+    }
+    if (o->no_sym) {   /* rows per parent (and command) only */
+        if (!o->parent_first) {
+            name = parent_name(r, cy, ibuf, sizeof(ibuf));
+            put_padded(ob, o->wide ? name : str_elide(name, w->parent, ebuf, sizeof(ebuf)),
+                       w->parent);
+        }
+        obuf_char(ob, '\n');
+        return;
     }
     if (!o->no_dso) {
         d = str_printable(cg_sym_dso(s, dbuf, sizeof(dbuf)), pbuf, sizeof(pbuf));
@@ -416,7 +455,7 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
         snprintf(ibuf, sizeof(ibuf), "%s (inlined)", name);
         name = ibuf;
     }
-    if (o->parent) {   /* both columns padded, as perf's */
+    if (o->parent && !o->parent_first) {   /* both columns padded, as perf's */
         name = o->wide ? name : str_elide(name, w->sym, ebuf, sizeof(ebuf));
         obuf_put(ob, name, strlen(name));
         for (size_t pad = str_width(name); pad < w->sym; pad++)
@@ -432,8 +471,7 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
     obuf_char(ob, '\n');
 }
 
-/* The row's call chains below it, as perf prints them. */
-static int print_tree(struct obuf *ob, const struct row *r, uint64_t total,
+int children_print_tree(struct obuf *ob, const struct row *r, uint64_t total,
                       const struct cg_syms *cy, const struct children_opts *o)
 {
     struct chain_print cp = { .params = o->chains, .total = total,
@@ -475,6 +513,8 @@ static int print_rows(FILE *f, const struct row *rows, size_t n, const struct cg
 
     if (o->fmt != REPORT_TEXT)
         return export_rows(f, rows, n, total, cy, o);
+    if (o->hierarchy)
+        return children_hierarchy(f, rows, n, cs->samples, total, cy, o);
     w = column_widths(rows, n, total, cy, o);
     print_header(f, cs, &w, o);
     /* The rows (most of the output) through one buffer: an fprintf per field was a tenth of
@@ -487,7 +527,7 @@ static int print_rows(FILE *f, const struct row *rows, size_t n, const struct cg
             continue;
         print_row(ob, &rows[i], total, &w, cy, o);
         if (wants_chains(o))
-            err = print_tree(ob, &rows[i], total, cy, o);
+            err = children_print_tree(ob, &rows[i], total, cy, o);
     }
     if (!obuf_close(ob) && !err)
         err = -EIO;
@@ -503,6 +543,7 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     hashmap_init(&r.index);
     hashmap_init(&r.comm_of);
     r.own_comms = o->by_pid;
+    r.no_sym = o->no_sym;
     hashmap_init(&r.group_of);
     err = chain_cut_init(&r.cut, cy, o->ignore_callees);
     if (!err)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/chain_cut.h"
 #include "report/children_rows.h"
 #include "report/csv.h"
 #include "report/json.h"
@@ -58,6 +59,13 @@ static const char *chain_text(const struct chaintree *t, uint32_t at, const stru
     return buf;
 }
 
+/* --parent: the row's parent symbol, "[other]" where no frame matched. */
+static const char *parent_of(const struct row *r, const struct cg_syms *cy, char *buf,
+                             size_t len)
+{
+    return r->parent == CHAIN_NO_PARENT ? "[other]" : cg_sym_name(&cy->syms[r->parent], buf, len);
+}
+
 static void csv_row_fields(FILE *f, const struct row *r, uint64_t total,
                            const struct cg_syms *cy, const struct children_opts *o, bool last)
 {
@@ -70,6 +78,10 @@ static void csv_row_fields(FILE *f, const struct row *r, uint64_t total,
     csv_u64(f, o->no_children ? r->self_samples : r->samples, false);
     if (r->comm)
         csv_field(f, r->comm, false);
+    if (o->parent)
+        csv_field(f, parent_of(r, cy, nbuf, sizeof(nbuf)), last && o->no_sym);
+    if (o->no_sym)
+        return;
     if (!o->no_dso)
         csv_field(f, cg_sym_dso(s, dbuf, sizeof(dbuf)), false);
     csv_field(f, cg_sym_name(s, nbuf, sizeof(nbuf)), false);
@@ -82,9 +94,10 @@ static int export_csv(FILE *f, const struct row *const *rows, size_t n, uint64_t
 {
     bool chains = wants_chains(o);
 
-    fprintf(f, "%s%s,samples%s%s,symbol,mode%s\n", o->no_children ? "" : "children,",
+    fprintf(f, "%s%s,samples%s%s%s%s%s\n", o->no_children ? "" : "children,",
             o->no_children ? "overhead" : "self", o->by_comm ? ",comm" : "",
-            o->no_dso ? "" : ",dso", chains ? ",chain_percent,chain" : "");
+            o->parent ? ",parent" : "", o->no_dso || o->no_sym ? "" : ",dso",
+            o->no_sym ? "" : ",symbol,mode", chains ? ",chain_percent,chain" : "");
     for (size_t i = 0; i < n; i++) {
         size_t m = chains ? chain_ends(rows[i]->tree, total, o, ends) : 0;
         if (!m) {
@@ -150,10 +163,14 @@ static int export_json(FILE *f, const struct row *const *rows, size_t n, uint64_
         json_u64(&j, "samples", o->no_children ? r->self_samples : r->samples);
         if (r->comm)
             json_str(&j, "comm", r->comm);
-        if (!o->no_dso)
+        if (o->parent)
+            json_str(&j, "parent", parent_of(r, cy, nbuf, sizeof(nbuf)));
+        if (!o->no_dso && !o->no_sym)
             json_str(&j, "dso", cg_sym_dso(s, dbuf, sizeof(dbuf)));
-        json_str(&j, "symbol", cg_sym_name(s, nbuf, sizeof(nbuf)));
-        json_str(&j, "mode", s->kernel ? "kernel" : "user");
+        if (!o->no_sym) {
+            json_str(&j, "symbol", cg_sym_name(s, nbuf, sizeof(nbuf)));
+            json_str(&j, "mode", s->kernel ? "kernel" : "user");
+        }
         if (wants_chains(o))
             json_chains(&j, r, total, cy, o, ends);
         json_end_object(&j);

@@ -2,7 +2,8 @@
 # --children --sort pid,... (issue 23, section 2), against perf report --children --sort pid,sym
 # on perf's file of two runs of one program (two processes, one command name: the comm key
 # would join them, the pid key keeps them apart). perf's pid key is per thread: these
-# processes have one thread each.
+# processes have one thread each. Prospect's tid key is perf's pid key: compared on a file of
+# two threads.
 . "$(dirname "$0")/lib.sh"
 
 build_workload callgraph callgraph -O0 -fno-omit-frame-pointer ||
@@ -38,5 +39,36 @@ check children_pid_header grep -q '^# Children      Self  Pid:Command  *Symbol$'
 check children_pid_trees grep -q -- '---main' "$TEST_TMP/trees"
 "$PROSPECT" report -i "$D" --children --sort pid,comm,sym >/dev/null 2>&1
 check children_pid_with_comm_is_usage_error [ $? -eq 2 ]
-"$PROSPECT" report -i "$D" --children --sort tid,sym >/dev/null 2>&1
-check children_tid_not_yet_is_usage_error [ $? -eq 2 ]
+
+# The tid key: rows per thread, as perf's pid key (per thread) shows them, on perf's and
+# Prospect's files of two threads of equal work (tests/workloads/cg_shapes.c threads).
+build_workload cg_shapes cg_shapes -O0 -fno-omit-frame-pointer -pthread ||
+    { fail tid_build "cannot build tests/workloads/cg_shapes.c"; exit 0; }
+precord -g -o "$TEST_TMP/thr.perf.data" -- "$WL/cg_shapes" threads 1 ||
+    { fail tid_perf_record "perf record -g failed"; exit 0; }
+"$PROSPECT" record -g -o "$TEST_TMP/thr.p.data" -- "$WL/cg_shapes" threads 1 >/dev/null 2>&1 ||
+    { fail tid_record "prospect record -g failed"; exit 0; }
+for f in perf p; do
+    T=$TEST_TMP/thr.$f.data
+    for keys in sym dso,sym; do
+        perf report -i "$T" --stdio --children --sort pid,$keys -g none 2>/dev/null \
+            >"$TEST_TMP/perf.tid.$keys"
+        "$PROSPECT" report -i "$T" --children --sort tid,$keys -g none >"$TEST_TMP/ours.tid.$keys" 2>&1
+        rows "$TEST_TMP/perf.tid.$keys" >"$TEST_TMP/p"
+        rows "$TEST_TMP/ours.tid.$keys" >"$TEST_TMP/o"
+        check "children_sort_tid_${keys//,/_}_as_perf_pid_${f}_file" same "$TEST_TMP/p" "$TEST_TMP/o"
+    done
+    # Two threads: work is a row of each, about half the samples each.
+    check "children_tid_two_threads_$f" awk '$NF == "work" && $1 + 0 > 30 { n++ }
+        END { exit n != 2 }' "$TEST_TMP/ours.tid.sym"
+done
+# The trees under tid rows are the thread's own chains: thread_a's row, one thread's, calls work.
+"$PROSPECT" report -i "$TEST_TMP/thr.p.data" --children --sort tid,sym -S thread_a \
+    >"$TEST_TMP/tidtree" 2>&1
+check children_tid_tree_one_thread [ "$(grep -c '\] thread_a$' "$TEST_TMP/tidtree")" = 1 ]
+calls_work() { grep -A1 -- '---thread_a' "$1" | grep -q 'work$'; }
+check children_tid_trees calls_work "$TEST_TMP/tidtree"
+"$PROSPECT" report -i "$D" --children --sort tid,comm,sym >/dev/null 2>&1
+check children_tid_with_comm_is_usage_error [ $? -eq 2 ]
+"$PROSPECT" report -i "$D" --flat --sort tid,sym >/dev/null 2>&1
+check flat_tid_stands_alone [ $? -eq 2 ]

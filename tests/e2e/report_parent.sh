@@ -52,5 +52,7 @@ check parent_fits_100_columns awk 'length > 100 { exit 1 }' "$TEST_TMP/narrow.ou
 check parent_not_for_flat [ $? -eq 2 ]
 "$PROSPECT" report -i "$TEST_TMP/p.data" -p 'via_(' >/dev/null 2>&1
 check parent_bad_regex_is_usage_error [ $? -eq 2 ]
-"$PROSPECT" report -i "$TEST_TMP/p.data" --parent via_a --format csv >/dev/null 2>&1
-check parent_csv_refused_not_ambiguous [ $? -eq 2 ]
+# csv and json have a parent field (report_sort_parent.sh compares them with the text).
+"$PROSPECT" report -i "$TEST_TMP/p.data" --parent via_a --format csv >"$TEST_TMP/parent.csv"
+check parent_csv_has_parent_field grep -q '^[0-9.]*,[0-9.]*,[0-9]*,callgraph,via_a,callgraph,leaf,user,' \
+    "$TEST_TMP/parent.csv"

@@ -354,6 +354,37 @@ TEST(frames_are_stored_once_and_stacks_found_after_sealing)
     process_free(p);
 }
 
+/* --children --sort tid: a per-thread store keeps two threads' equal stacks apart, also after
+ * sealing, and a copied stack keeps its thread. */
+TEST(per_thread_stores_keep_threads_apart)
+{
+    struct process *p = process_new(4, "p");
+    struct frame a[] = { { 0x10, NULL }, { 0x20, NULL } };
+    struct cg_store cs, copy;
+
+    CHECK(p);
+    cg_store_init(&cs);
+    cg_store_init(&copy);
+    cs.per_thread = true;
+    for (int i = 0; i < 6; i++) {
+        cs.tid = i & 1 ? 5 : 6;
+        CHECK(cg_store_add_frames(&cs, p, a, 2, 1) == 0);
+    }
+    CHECK_EQ_U64(cs.nstacks, 2);
+    CHECK(cs.stacks[0].tid == 6 && cs.stacks[1].tid == 5);
+    CHECK_EQ_U64(cs.stacks[0].samples, 3);
+    cg_store_seal(&cs);             /* the table made again from the stored stacks */
+    cs.tid = 5;
+    CHECK(cg_store_add_frames(&cs, p, a, 2, 1) == 0);
+    CHECK_EQ_U64(cs.nstacks, 2);
+    CHECK_EQ_U64(cs.stacks[1].samples, 4);
+    CHECK(cg_store_add_stack(&copy, &cs, &cs.stacks[1], 1) == 0);
+    CHECK(copy.nstacks == 1 && copy.stacks[0].tid == 5);
+    cg_store_release(&cs);
+    cg_store_release(&copy);
+    process_free(p);
+}
+
 static char *render_tree(struct fixture *fx, const char *name, bool callers, double limit)
 {
     char *buf = NULL;
@@ -469,6 +500,7 @@ int main(void)
     RUN(folded_names_are_not_cut);
     RUN(folded_lines_sort_as_their_text);
     RUN(frames_are_stored_once_and_stacks_found_after_sealing);
+    RUN(per_thread_stores_keep_threads_apart);
     RUN(caller_and_callee_trees_count_recursion_once);
     RUN(children_rows_per_command_name);
     return 0;
