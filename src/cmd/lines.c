@@ -61,7 +61,7 @@ static const struct optdecl lines_opts[] = {
         "trailing components)", OPTD_COMPLETE_DIR, NULL, 0 },
     { 'p', "pid", "PID",
         "count a running process instead (every thread, and the threads and\n"
-        "children they create) until it exits or Ctrl-C; plain uprobes", OPTD_COMPLETE_PID, NULL, 0 },
+        "children they create) until it exits or Ctrl-C", OPTD_COMPLETE_PID, NULL, 0 },
     { O_ENGINE, "engine", "ENGINE",
         "inproc (default: the program's own code increments counters in\n"
         "relocated copies of its functions) or uprobe (a probe per block)",
@@ -221,14 +221,24 @@ static void note_line(void *arg, const char *msg)
 /* The in-process engine where it applies; its blocks' uprobes are dropped. 0 or -1 (the
  * error printed). */
 static int plan_inproc(struct lines_inproc **ip, struct lines_plan *plan, struct region_list *rl,
-                       const char *exe)
+                       const char *exe, pid_t pid)
 {
+    void (*note)(void *, const char *) = log_verbosity >= LOG_INFO ? note_line : NULL;
     char msg[512];
-    int e = lines_inproc_plan(ip, plan, exe, log_verbosity >= LOG_INFO ? note_line : NULL, NULL,
-                              msg, sizeof(msg));
+    int e = pid ? lines_inproc_plan_pid(ip, plan, exe, note, NULL, msg, sizeof(msg))
+                : lines_inproc_plan(ip, plan, exe, note, NULL, msg, sizeof(msg));
     if (e) {
         cmd_error("lines", "%s", msg[0] ? msg : strerror(-e));
         return -1;
+    }
+    /* -p: the process held from here until its uprobes are open (lines_inproc_resume). */
+    if (*ip && pid && (e = lines_inproc_attach(*ip, plan, pid, msg, sizeof(msg)))) {
+        lines_inproc_free(*ip);
+        *ip = NULL;
+        if (e == -ENOMEM)
+            return -1;
+        fprintf(stderr, "prospect lines: note: %s; blocks keep their uprobes\n", msg);
+        return 0;
     }
     if (*ip)
         lines_inproc_drop_probes(*ip, rl);
@@ -270,7 +280,7 @@ static int plan_probes(struct lines_opts *o, struct probe_target *t, struct line
         cmd_error("lines", "%s: %s", t->exe, strerror(-e));
         return -1;
     }
-    if (!o->trap && !o->pid && !o->uprobe && plan_inproc(ip, plan, rl, t->exe))
+    if (!o->trap && !o->uprobe && plan_inproc(ip, plan, rl, t->exe, o->pid))
         return -1;
     if (!o->trap && !*ip) {
         msg[0] = '\0';
@@ -304,7 +314,12 @@ static void warn_incomplete(struct lines_opts *o, struct probe_target *t,
         uint32_t pids[64], first;
         size_t n = lines_counter_unpatched(lc, pids, 64);
         size_t silent = probe_target_unpatched(t, pids, n < 64 ? n : 64, &first);
-        if (silent)
+        if (silent && o->pid)
+            fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
+                    "the in-process counters\n  (first: pid %u, exec'd after the attach): their "
+                    "blocks counted in the process\n  were not; --engine uprobe counts them\n",
+                    silent, first);
+        else if (silent)
             fprintf(stderr, "prospect lines: warning: %zu process(es) ran the program without "
                     "the entry hook\n  (first: pid %u; exec'd with an environment without "
                     "LD_PRELOAD?): their blocks counted by the hook\n  were not; --entry trap "
@@ -361,7 +376,7 @@ static int render(struct lines_opts *o, FILE *f, const struct region_list *rl,
  * the exit status to return (the error printed). */
 static int count_run(struct lines_opts *o, struct probe_target *t, const struct region_list *rl,
                      struct lines_counter **lc, const pid_t *tids, size_t ntids, int *wstatus,
-                     const struct lines_inproc *ip)
+                     struct lines_inproc *ip)
 {
     struct image_watch iw;
     const struct image_watch *watch;
@@ -371,7 +386,7 @@ static int count_run(struct lines_opts *o, struct probe_target *t, const struct 
     bool running;
     int e;
 
-    if ((e = probe_target_prepare(t, ip ? lines_inproc_env(ip) : NULL, &step))) {
+    if ((e = probe_target_prepare(t, ip && !o->pid ? lines_inproc_env(ip) : NULL, &step))) {
         cmd_prepare_error("lines", o->argv[0], step, e);
         return 1;
     }
@@ -389,6 +404,7 @@ static int count_run(struct lines_opts *o, struct probe_target *t, const struct 
         probe_target_abort(t);
         return 1;
     }
+    lines_inproc_resume(ip);
     probe_stop_handlers_install();
     if (o->pid)
         fprintf(stderr, "prospect lines: counting process %d (%zu threads; Ctrl-C to stop)\n",
@@ -450,6 +466,10 @@ static int run(struct lines_opts *o)
     if ((status = count_run(o, &t, &rl, &lc, tids, ntids, &wstatus, ip)))
         goto out;
     status = 1;
+    if (ip && o->pid && (e = lines_inproc_detach(ip, warn_line, NULL))) {
+        cmd_error("lines", "cannot put process %d's code back: %s", (int)o->pid, strerror(-e));
+        goto out;
+    }
     if (ip && (e = lines_inproc_read(ip, &plan, warn_line, NULL))) {
         cmd_error("lines", "cannot read the in-process counters: %s", strerror(-e));
         goto out;
@@ -475,6 +495,8 @@ static int run(struct lines_opts *o)
     cmd_note_signaled("lines", wstatus);
     status = o->pid ? 0 : launch_exit_code(wstatus);
 out:
+    if (ip && o->pid)
+        lines_inproc_detach(ip, warn_line, NULL);   /* after an error: nothing left patched */
     free(tids);
     if (of_open)
         outfile_abort(&of);

@@ -21,23 +21,6 @@
 extern const unsigned char prospect_entry_hook_so[];
 extern const unsigned long prospect_entry_hook_so_len;
 
-struct lines_inproc {
-    char dir[256];
-    bool *counts;                 /* per probe */
-    size_t nprobes;
-    struct reloc_code rc;
-    VEC(struct lines_abi_func) funcs;
-    void (*note)(void *, const char *);   /* -v notes, may be NULL */
-    void *note_arg;
-    char *env[3];
-    struct stat exe_st;
-    struct inproc_cfi cfi;        /* the copies' unwind rules */
-    uint32_t eh_frame;            /* their .eh_frame in rc.code, 0: none */
-    size_t nrelocated, nsites;    /* functions relocated; return sites among funcs */
-    bool need_unwind;             /* a C++ copy with calls: no patch without its unwind table */
-    bool lock_always;             /* threads the hook does not see: `lock incq` throughout */
-};
-
 /* "in-process: FUNC WHAT" */
 static int add_note(struct lines_inproc *ip, const char *func, const char *what)
 {
@@ -162,6 +145,8 @@ static int take_function(struct lines_inproc *ip, const struct lines_plan *p, si
     af.len = fn->size < LINES_ABI_CHECK ? (uint32_t)fn->size : LINES_ABI_CHECK;
     memcpy(af.bytes, code, af.len);
     if (!(e = vec_push(&ip->funcs, af)) && !(e = add_sites(ip, fn, code, mark))) {
+        while (!e && ip->owner.n < ip->funcs.n)
+            e = vec_push(&ip->owner, (uint32_t)f);
         for (size_t k = 0; k < cnt.n; k++)
             ip->counts[cnt.v[k].index] = true;
         ip->nrelocated++;
@@ -218,6 +203,7 @@ static size_t slots_for(size_t ncounters)
 static int write_counters(struct lines_inproc *ip)
 {
     static const uint8_t zero[PAGE];
+    const uint64_t one = 1;
     char path[300];
     int fd, e = jump_write_file(ip->dir, "counters", zero, PAGE, 0600);
     if (e)
@@ -227,6 +213,8 @@ static int write_counters(struct lines_inproc *ip)
         return -errno;
     if (ftruncate(fd, (off_t)(PAGE + slots_for(ip->nprobes) * slot_size(ip->nprobes))))
         e = -errno;
+    else if (ip->running && pwrite(fd, &one, sizeof(one), 0) != sizeof(one))
+        e = -EIO;                        /* -p: one image, slot 0 */
     close(fd);
     return e;
 }
@@ -265,7 +253,7 @@ static int write_plan(struct lines_inproc *ip)
     memcpy(buf + size, ip->rc.code.v, ip->rc.code.n);
     if (!(e = jump_write_file(ip->dir, "reloc", buf, size, 0600)) &&
         !(e = jump_write_file(ip->dir, "code", buf + size, csize, 0600)) &&
-        !(e = write_counters(ip)) &&
+        !(e = write_counters(ip)) && !ip->running &&
         !(e = jump_write_file(ip->dir, "entry_hook.so", prospect_entry_hook_so,
                               prospect_entry_hook_so_len, 0700)))
         e = jump_write_file(ip->dir, "log", NULL, 0, 0600);
@@ -288,9 +276,14 @@ static int make_env(struct lines_inproc *ip)
     return 0;
 }
 
-/* Can a hook be preloaded into the program at all? NULL, or why not. */
-static const char *unfit(const struct elf_program *prog)
+/* Can a hook be preloaded into the program at all (or, running, the copies put in)? NULL,
+ * or why not. */
+static const char *unfit(const struct elf_program *prog, bool running)
 {
+    if (running && prog->cxx)
+        return "a C++ program (a running process cannot take the copies' unwind table)";
+    if (running)
+        return prog->executable ? NULL : "it is not a program";
     if (!prog->executable)
         return "it is not a program";
     if (!prog->interp)
@@ -300,8 +293,9 @@ static const char *unfit(const struct elf_program *prog)
     return NULL;
 }
 
-int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, const char *exe,
-                      void (*note)(void *, const char *), void *arg, char *err, size_t errlen)
+static int plan_for(struct lines_inproc **out, const struct lines_plan *p, const char *exe,
+                    bool running, void (*note)(void *, const char *), void *arg, char *err,
+                    size_t errlen)
 {
     struct lines_inproc *ip = calloc(1, sizeof(*ip));
     struct inproc_code c = { 0 };
@@ -318,20 +312,25 @@ int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, con
     ip->nprobes = p->probed.n;
     ip->note = note;
     ip->note_arg = arg;
+    ip->running = running;
     if ((e = elf_program_read(exe, &c.prog))) {
         snprintf(err, errlen, "in-process counting: %s is not a readable ELF program", exe);
         e = e == -ENOMEM ? e : 0;
         goto out;
     }
-    if ((why = unfit(&c.prog)) || stat(exe, &ip->exe_st)) {
-        snprintf(err, errlen, "in-process counting: %s", why ? why : "the program is gone");
+    if ((why = unfit(&c.prog, running)) || stat(exe, &ip->exe_st) || !c.prog.ncode) {
+        snprintf(err, errlen, "in-process counting: %s", why ? why : c.prog.ncode ?
+                 "the program is gone" : "the program has no code segment");
         goto out;
     }
+    ip->code_seg = c.prog.code[0];
     if ((e = inproc_cfi_open(&ip->cfi, exe)) == -ENOMEM ||
         (e = inproc_read_code(&c, exe)) || (e = relocate_all(ip, p, &c)) ||
         (e = inproc_cfi_table(&ip->cfi, &ip->rc, &ip->eh_frame)))
         goto out;
-    if ((why = inproc_hidden_threads(ip->cfi.elf))) {
+    if (running) {
+        ip->lock_always = true;          /* its threads and children are already there */
+    } else if ((why = inproc_hidden_threads(ip->cfi.elf))) {
         char s[200];
         snprintf(s, sizeof(s), "in-process: counters locked throughout: the program calls %s "
                  "(threads the hook does not see)", why);
@@ -350,7 +349,7 @@ int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, con
         e = 0;
         goto out;
     }
-    if ((e = write_plan(ip)) || (e = make_env(ip)))
+    if ((e = write_plan(ip)) || (!running && (e = make_env(ip))))
         snprintf(err, errlen, "cannot write the in-process plan in %s: %s", ip->dir,
                  strerror(-e));
     else
@@ -360,6 +359,19 @@ out:
     if (!*out)
         lines_inproc_free(ip);
     return e;
+}
+
+int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, const char *exe,
+                      void (*note)(void *, const char *), void *arg, char *err, size_t errlen)
+{
+    return plan_for(out, p, exe, false, note, arg, err, errlen);
+}
+
+int lines_inproc_plan_pid(struct lines_inproc **out, const struct lines_plan *p,
+                          const char *exe, void (*note)(void *, const char *), void *arg,
+                          char *err, size_t errlen)
+{
+    return plan_for(out, p, exe, true, note, arg, err, errlen);
 }
 
 bool lines_inproc_counts(const struct lines_inproc *ip, size_t probe)
@@ -470,9 +482,11 @@ void lines_inproc_free(struct lines_inproc *ip)
 {
     if (!ip)
         return;
+    inproc_pid_free(ip);
     if (ip->dir[0])
         jump_remove_dir(ip->dir);
     vec_free(&ip->funcs);
+    vec_free(&ip->owner);
     reloc_code_release(&ip->rc);
     inproc_cfi_close(&ip->cfi);
     free(ip->env[0]);

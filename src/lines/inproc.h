@@ -5,12 +5,14 @@
  * preloaded hook (src/intarget/lines_hook.c) maps the copies and a shared counter file into
  * every image of the command's program and redirects the functions' entries. No trap on the
  * hot path; the counts are read from the file when the command has ended. Blocks of the
- * functions it refuses keep their uprobes (-v says why). Only for the command's own
- * dynamically linked program without a sanitizer runtime, never for -p. */
+ * functions it refuses keep their uprobes (-v says why). For the command's own dynamically
+ * linked program without a sanitizer runtime; for -p, a C program's running process, the
+ * copies put in by ptrace (lines_inproc_attach) and the entries put back at the end. */
 #ifndef PROSPECT_LINES_INPROC_H
 #define PROSPECT_LINES_INPROC_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "lines/count.h"
 #include "lines/lines.h"
 #include "probe/region.h"
@@ -24,6 +26,22 @@ struct lines_inproc;
  * reason, for -v). 0 or -errno (err says why). */
 int lines_inproc_plan(struct lines_inproc **out, const struct lines_plan *p, const char *exe,
                       void (*note)(void *, const char *), void *arg, char *err, size_t errlen);
+/* The same for -p: no hook, counters `lock`ed throughout, one slot. */
+int lines_inproc_plan_pid(struct lines_inproc **out, const struct lines_plan *p,
+                          const char *exe, void (*note)(void *, const char *), void *arg,
+                          char *err, size_t errlen);
+/* -p: stops every thread of pid, leaves out each function a thread is in (its probes stay),
+ * maps the copies and the counters into the process and redirects the entries; the threads
+ * stay stopped until lines_inproc_resume. 0, or -errno with everything undone, the process
+ * running on, and err saying why (its blocks then keep their uprobes). */
+int lines_inproc_attach(struct lines_inproc *ip, const struct lines_plan *p, pid_t pid,
+                        char *err, size_t errlen);
+/* -p: lets the process go on (its uprobes opened). */
+void lines_inproc_resume(struct lines_inproc *ip);
+/* -p, at the end: in every process still carrying the jumps (the one attached, children it
+ * forked) puts the file's bytes back and moves each thread running in a copy to the same
+ * instruction of the original. Problems to fn. 0 or -errno. */
+int lines_inproc_detach(struct lines_inproc *ip, void (*fn)(void *, const char *), void *arg);
 /* Is probe i (p->probed.v[i]) counted in the process? */
 bool lines_inproc_counts(const struct lines_inproc *ip, size_t probe);
 /* Takes the probes it counts out of rl (their regions stay: region i is probe i's block). */

@@ -5,11 +5,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <libelf.h>
+#include <sys/stat.h>
+#include "intarget/lines_abi.h"
 #include "lines/lines.h"
 #include "probe/reloc_func.h"
 #include "symbol/elf_fde.h"
 #include "symbol/elf_program.h"
 #include "util/vec.h"
+
+struct inproc_pid;
 
 /* The program's executable segments as in its file. */
 struct inproc_code {
@@ -89,4 +93,28 @@ int inproc_lsda_add(struct inproc_cfi *c, const struct elf_fde *eh,
 /* The function the program imports that starts a thread the hook's wrappers do not see
  * (clone, POSIX AIO, ...: inproc_threads.c), or NULL. */
 const char *inproc_hidden_threads(Elf *elf);
+
+/* The engine's state (inproc.c; -p's part in inproc_pid.c). */
+struct lines_inproc {
+    char dir[256];
+    bool *counts;                 /* per probe */
+    size_t nprobes;
+    struct reloc_code rc;
+    VEC(struct lines_abi_func) funcs;
+    void (*note)(void *, const char *);   /* -v notes, may be NULL */
+    void *note_arg;
+    char *env[3];
+    struct stat exe_st;
+    struct inproc_cfi cfi;        /* the copies' unwind rules */
+    uint32_t eh_frame;            /* their .eh_frame in rc.code, 0: none */
+    size_t nrelocated, nsites;    /* functions relocated; return sites among funcs */
+    bool need_unwind;             /* a C++ copy with calls: no patch without its unwind table */
+    bool lock_always;             /* threads the hook does not see: `lock incq` throughout */
+    VEC(uint32_t) owner;          /* per funcs entry: its function in the plan */
+    bool running;                 /* for -p: no hook; inproc_pid.c puts the copies in */
+    struct code_seg code_seg;     /* the program's first code segment (-p: its bias) */
+    struct inproc_pid *pid;       /* -p: the process held and its copies, else NULL */
+};
+/* -p's part: releases what lines_inproc_attach left (inproc_pid.c). */
+void inproc_pid_free(struct lines_inproc *ip);
 #endif
