@@ -48,6 +48,17 @@ static uint64_t sub0(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
+/* Is block b, before bl, another line's code that bl's line was left for and goes on
+ * from: b entered only by falling in from a block of bl's line (a statement split around a
+ * call of another line, as `return r + g.id;` around a destructor's call on the `}`)? gcc's
+ * one block holds both parts: gcov counts one entry, not a second one on coming back. A
+ * loop's way back to its line (backwards) is no detour. */
+static bool detour(const struct lines_plan *p, size_t b, const struct lines_block *bl)
+{
+    return b > 0 && p->blocks.v[b].fall_in && p->blocks.v[b].start < bl->start &&
+           same_line(&p->blocks.v[b - 1], bl);
+}
+
 /* A cycle closed: it ran as often as its least-run arc has left. */
 static void take_cycle(struct cycles *c)
 {
@@ -95,7 +106,7 @@ static struct lines_count line_count(struct cycles *c, const size_t *blk, size_t
         uint64_t inside = 0;
         for (size_t i = a->in_first[blk[j]]; i < a->in_first[blk[j] + 1]; i++) {
             const struct lines_arc *x = &a->v[a->in_list[i]];
-            if (!same_line(&p->blocks.v[x->from], bl))
+            if (!same_line(&p->blocks.v[x->from], bl) && !detour(p, x->from, bl))
                 continue;
             if (x->known)
                 inside += x->count;

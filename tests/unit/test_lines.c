@@ -207,6 +207,33 @@ TEST(an_unknown_same_line_transfer_flags_an_upper_bound)
     vec_free(&p.blocks);
 }
 
+/* lines_eh.cc's with_guard at -O0: L (line 32, calls leaf: 80 of 200 return), R1 (33: r +
+ * g.id), D (34: ~Guard), R2 (33: the return value, jmp E), P (34: landing pad, ~Guard and
+ * _Unwind_Resume, which never returns: nothing falls to E), E (34: the epilogue). gcov: 33
+ * once per return (80), 34 once per return and once per exception (200), not again on
+ * coming back to each from the other. */
+TEST(a_line_split_around_another_counts_once)
+{
+    struct lines_plan p = { 0 };
+    struct lines_count *c;
+    size_t n;
+    unsigned line[] = { 32, 33, 34, 33, 34, 34 }, nsucc[] = { 1, 1, 1, 1, 1, 0 };
+    uint64_t succ[] = { 2, 3, 4, 6, 6, 0 }, count[] = { 200, 80, 80, 80, 120, 80 };
+    for (unsigned i = 0; i < 6; i++) {
+        struct lines_block b = blk(i + 1, line[i], i == 0 || i == 4, false, nsucc[i], succ[i], 0);
+        b.call = i == 0 || i == 2 || i == 4;
+        b.fall_in = i > 0 && i < 4;
+        b.returns = i == 5;
+        b.count = count[i];
+        CHECK(vec_push(&p.blocks, b) == 0);
+    }
+    CHECK(lines_solve(&p, &c, &n) == 0);
+    CHECK_EQ_U64(line_count(c, n, 33, NULL), 80);
+    CHECK_EQ_U64(line_count(c, n, 34, NULL), 200);
+    free(c);
+    vec_free(&p.blocks);
+}
+
 /* -O2 code, one basic block fallen through from line 1 to 2, back to 1 (scheduling moved part
  * of line 1 below line 2), then 3: line 1's two pieces would count it twice, so it is marked;
  * 2 and 3 keep their counts. A cmov in the basic block (a branch if-converted) marks them all;
@@ -281,6 +308,7 @@ int main(void)
     RUN(a_join_of_one_way_blocks_is_derived_not_probed);
     RUN(probes_in_loops_come_first);
     RUN(an_unknown_same_line_transfer_flags_an_upper_bound);
+    RUN(a_line_split_around_another_counts_once);
     RUN(o2_lines_interleaved_in_a_basic_block_are_marked);
     RUN(file_names_match_by_trailing_components);
     return 0;
