@@ -4,7 +4,8 @@
  * system calls made in one of its threads, the fixes applied here and written through
  * /proc/PID/mem, then the entries redirected, as the preloaded hook does in a command
  * (src/intarget/lines_hook.c). A function a thread is in keeps its uprobes: that thread runs
- * the original on and could step into the middle of a jump written over it. At the end the
+ * the original on and could step into the middle of a jump written over it; so does one a
+ * word of a thread's stack points into (the pc a signal handler interrupted). At the end the
  * file's bytes go back and a thread running in a copy is moved to the same instruction of
  * the original. The copies and counters stay mapped (a few pages, referenced by nothing once
  * the threads are out, unless a frame returns into a copy: it finishes there, counting). */
@@ -33,7 +34,8 @@ struct inproc_pid {
 };
 
 /* Leaves out function f: its probes stay uprobes, its entries unpatched. */
-static void leave_out(struct lines_inproc *ip, const struct lines_plan *p, size_t f)
+static void leave_out(struct lines_inproc *ip, const struct lines_plan *p, size_t f,
+                      const char *why)
 {
     bool any = false;
     char s[400];
@@ -45,10 +47,15 @@ static void leave_out(struct lines_inproc *ip, const struct lines_plan *p, size_
     for (size_t i = 0; i < p->probed.n; i++)
         if (p->blocks.v[p->probed.v[i]].func == f)
             ip->counts[i] = false;
-    snprintf(s, sizeof(s), "in-process: %s keeps uprobes: a thread was in it at the attach",
-             p->funcs.v[f].name);
+    snprintf(s, sizeof(s), "in-process: %s keeps uprobes: %s", p->funcs.v[f].name, why);
     if (ip->note)
         ip->note(ip->note_arg, s);
+}
+
+/* A pc (file address) from which fn could not go on once its jumps are written. */
+static bool refused_pc(const struct lines_func *fn, uint64_t pc)
+{
+    return pc >= fn->start && pc < fn->start + fn->size;
 }
 
 /* Hazard 1: the functions holding a thread's pc (or the `syscall` it restarts). */
@@ -57,13 +64,65 @@ static void leave_out_busy(struct lines_inproc *ip, const struct lines_plan *p)
     const struct pt_world *w = &ip->pid->w;
     for (size_t t = 0; t < w->threads.n; t++) {
         uint64_t pc = w->threads.v[t].regs.rip - ip->pid->lay.bias;
-        for (size_t f = 0; f < p->funcs.n; f++) {
-            const struct lines_func *fn = &p->funcs.v[f];
-            if ((pc >= fn->start && pc < fn->start + fn->size) ||
-                (pc - 2 >= fn->start && pc - 2 < fn->start + fn->size))
-                leave_out(ip, p, f);
-        }
+        for (size_t f = 0; f < p->funcs.n; f++)
+            if (refused_pc(&p->funcs.v[f], pc) || refused_pc(&p->funcs.v[f], pc - 2))
+                leave_out(ip, p, f, "a thread was in it at the attach");
     }
+}
+
+/* A stack word (file address) bad for function f: a pc hazard 1 refuses, or strictly inside
+ * one of f's jumps, but not a jump's first byte (a return site's is where a deeper frame
+ * returns by design; an entry's is a function pointer; from there the whole jump runs). */
+static bool bad_word(const struct lines_inproc *ip, const struct lines_plan *p, size_t f,
+                     uint64_t a)
+{
+    bool bad = refused_pc(&p->funcs.v[f], a);
+    for (size_t k = 0; k < ip->funcs.n; k++) {
+        const struct lines_abi_func *j = &ip->funcs.v[k];
+        if (ip->owner.v[k] != f)
+            continue;
+        if (a == j->vaddr)
+            return false;
+        if (a > j->vaddr && a < j->vaddr + (j->hop ? 2 : 5))
+            bad = true;
+    }
+    return bad;
+}
+
+struct stack_scan {
+    struct lines_inproc *ip;
+    const struct lines_plan *p;
+    uint64_t lo, hi;              /* file addresses of all the plan's functions, jumps too */
+};
+
+static void check_word(void *arg, uint64_t word)
+{
+    struct stack_scan *sc = arg;
+    uint64_t a = word - sc->ip->pid->lay.bias;
+    if (a < sc->lo || a >= sc->hi)
+        return;
+    for (size_t f = 0; f < sc->p->funcs.n; f++)
+        if (bad_word(sc->ip, sc->p, f, a))
+            leave_out(sc->ip, sc->p, f, "a thread's stack points into it (a signal frame?)");
+}
+
+/* The signal-frame hazard: a thread in a handler has the pc it interrupted in a signal frame on its
+ * stack (the main one or a sigaltstack: the scan starts at rsp); any word of it that a
+ * function's jumps would break leaves that function out. 0 or -errno. */
+static int leave_out_stacked(struct lines_inproc *ip, const struct lines_plan *p)
+{
+    struct stack_scan sc = { ip, p, UINT64_MAX, 0 };
+    int e = 0;
+    for (size_t f = 0; f < p->funcs.n; f++) {
+        const struct lines_func *fn = &p->funcs.v[f];
+        sc.lo = fn->start < sc.lo ? fn->start : sc.lo;
+        sc.hi = fn->start + fn->size > sc.hi ? fn->start + fn->size : sc.hi;
+    }
+    for (size_t k = 0; k < ip->funcs.n; k++)
+        sc.hi = ip->funcs.v[k].vaddr + 5 > sc.hi ? ip->funcs.v[k].vaddr + 5 : sc.hi;
+    for (size_t t = 0; t < ip->pid->w.threads.n && !e && sc.lo < sc.hi; t++)
+        e = pid_scan_stack(&ip->pid->w, t, check_word, &sc);
+    return e;
 }
 
 /* The copies with their fixes applied for this process; counters `lock`ed. */
@@ -172,6 +231,8 @@ static int attach_steps(struct lines_inproc *ip, const struct lines_plan *p, pid
     if ((e = pid_read_layout(pid, &ip->exe_st, &ip->code_seg, &ps->lay)))
         return e;
     leave_out_busy(ip, p);
+    if ((e = leave_out_stacked(ip, p)))
+        return e;
     ps->csize = (ip->rc.code.n + PAGE - 1) & ~(PAGE - 1);
     ps->nsize = (ip->nprobes * 8 + PAGE - 1) & ~(PAGE - 1);
     if ((e = pid_map_copies(&ps->w, &ps->lay, ip->dir, ps->csize, ps->nsize, &ps->base)))

@@ -30,6 +30,10 @@ void pid_unmap_copies(struct pt_world *w, const struct pid_layout *lay, uint64_t
 /* Does a seccomp filter (or strict mode) watch pid's system calls? The calls made in it could
  * be refused, or kill it. True too when /proc/PID/status cannot be read. */
 bool pid_filtered(pid_t pid);
+/* Calls fn(arg, word) for each 8-byte word of thread t's stack, from its rsp up to the end
+ * of the mapping that holds rsp (a few MiB at most), read through /proc/PID/mem. 0 or -errno. */
+int pid_scan_stack(const struct pt_world *w, size_t t,
+                   void (*fn)(void *, uint64_t), void *arg);
 /* The processes that map the file `code` (its stat) now, in a malloc'd array. 0 or -errno. */
 int pid_find_mappers(const struct stat *code, pid_t **out, size_t *n);
 #endif
