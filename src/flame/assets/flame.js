@@ -11,10 +11,18 @@ function fit(name, w) {
   if (n < 3) return "";
   return name.length <= n ? name : name.substring(0, n - 2) + "..";
 }
+/* A frame's text is made when it first has a label: the HTML page leaves it out of frames too
+   narrow for one (most of a big graph's; thousands of empty elements cost its first drawing). */
 function place(g, x, w) {
-  var r = g.fr, t = g.ft;
+  var r = g.fr, t = g.ft, label = fit(g.fname, w);
   r.setAttribute("x", x.toFixed(2)); r.setAttribute("width", w.toFixed(2));
-  t.setAttribute("x", (x + 3).toFixed(2)); t.textContent = fit(g.fname, w);
+  if (!t) {
+    if (!label) return;
+    t = g.ft = document.createElementNS(r.namespaceURI, "text");
+    t.setAttribute("y", +r.getAttribute("y") + +r.getAttribute("height") - 4);
+    g.appendChild(t);
+  }
+  t.setAttribute("x", (x + 3).toFixed(2)); t.textContent = label;
 }
 function zoom(z) {
   var s = (W - 20) / z.fv;
@@ -88,7 +96,7 @@ function init(root) {
   total = 0;
   frames.forEach(function (g) {
     g.fx = +g.getAttribute("data-x"); g.fv = +g.getAttribute("data-v");
-    g.fd = +g.getAttribute("data-d");
+    g.fd = +g.getAttribute("data-d"); g.ft = null;
     for (var c = g.firstElementChild; c; c = c.nextElementSibling) {   /* looked up once */
       if (c.localName === "rect") g.fr = c;
       else if (c.localName === "text") g.ft = c;

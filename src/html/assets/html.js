@@ -17,12 +17,14 @@ var firstOcc = new Uint8Array(NN), depthOf = new Uint16Array(NN);
    cost seconds of first render. */
 var kidAt = new Uint32Array(NN + 1), kidList = new Uint32Array(NN);
 var stProc = new Uint32Array(NST), stNode = new Uint32Array(NST), stW = new Float64Array(NST);
-var funcs = [];   /* a function: one name and kind, as the flame graph merges */
+var funcs = null;   /* a function: one name and kind, as the flame graph merges; made when
+                      a view first needs it (loadFuncs), not for the first render */
+var funcsFresh = false;   /* funcs' self and total are the selection's */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
 var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
 var timings = { start: T0, parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
-                first: 0 };   /* ms; first: since navigation */
+                funcs: 0, first: 0 };   /* ms; first: since navigation */
 
 function nodeName(n) {
   if (n === 0) return "all";
@@ -56,7 +58,7 @@ function unpack(b64) {
 function kidsOf(n) { return kidList.subarray(kidAt[n], kidAt[n + 1]); }
 
 function load() {
-  var t0 = performance.now(), i, n, funcOf = new Int32Array(8 * S.length).fill(-1);
+  var t0 = performance.now(), i, n;
   var v = unpack(D.node), w;   /* per node after the root: step to parent, what */
   for (i = 1; i < NN; i++) {
     par[i] = i - v[2 * i - 2]; w = v[2 * i - 1];
@@ -67,9 +69,26 @@ function load() {
   for (n = 0; n < NN; n++) kidAt[n + 1] += kidAt[n];
   var at = kidAt.slice(0, NN);
   for (n = 1; n < NN; n++) kidList[at[par[n]]++] = n;
+  for (n = 1; n < NN; n++) depthOf[n] = depthOf[par[n]] + 1;
+  v = unpack(D.st);           /* process step, node (step in the same process), weight */
+  for (i = 0, n = 0; i < NST; i++) {
+    var p = i ? stProc[i - 1] + v[3 * i] : v[0];
+    stProc[i] = p; stNode[i] = i && p === stProc[i - 1] ? stNode[i - 1] + v[3 * i + 1]
+                                                      : v[3 * i + 1];
+    stW[i] = v[3 * i + 2];
+  }
+  D.st = null;
+  timings.build = performance.now() - t0;
+}
+
+/* The functions (funcs, fid per node) and firstOcc: a pass over every node, made when a view
+   first needs them. */
+function loadFuncs() {
+  if (funcs) return funcs;
+  var t0 = performance.now(), i, n, funcOf = new Int32Array(8 * S.length).fill(-1);
+  funcs = [];
   fid[0] = -1;                /* the root is no function (else function 0 never counts) */
   for (n = 1; n < NN; n++) {
-    depthOf[n] = depthOf[par[n]] + 1;
     if (what[n] < 0) { fid[n] = -1; continue; }
     var key = 8 * D.sym[3 * what[n]] + nodeKind(n), f = funcOf[key];   /* name, kind */
     if (f < 0) {
@@ -88,15 +107,8 @@ function load() {
     stack[sp++] = -n - 1;
     for (i = kidAt[n]; i < kidAt[n + 1]; i++) stack[sp++] = kidList[i];
   }
-  v = unpack(D.st);           /* process step, node (step in the same process), weight */
-  for (i = 0, n = 0; i < NST; i++) {
-    var p = i ? stProc[i - 1] + v[3 * i] : v[0];
-    stProc[i] = p; stNode[i] = i && p === stProc[i - 1] ? stNode[i - 1] + v[3 * i + 1]
-                                                      : v[3 * i + 1];
-    stW[i] = v[3 * i + 2];
-  }
-  D.st = null;
-  timings.build = performance.now() - t0;
+  timings.funcs = performance.now() - t0;
+  return funcs;
 }
 
 /* ---- the selection ------------------------------------------------------------------- */
@@ -122,13 +134,21 @@ function compute() {
   for (n = 0; n < NN; n++) totW[n] = selfW[n];
   for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
   TOTAL = totW[0];
-  var fs = new Float64Array(funcs.length), ft = new Float64Array(funcs.length), f;
+  funcsFresh = false;
+}
+/* The functions with the selection's self and total (as report --children). */
+function funcTotals() {
+  if (funcsFresh) return funcs;
+  loadFuncs();
+  var fs = new Float64Array(funcs.length), ft = new Float64Array(funcs.length), f, n;
   for (n = 1; n < NN; n++) {      /* one pass over the paths, not one closure per function */
     if ((f = fid[n]) < 0) continue;
     fs[f] += selfW[n];
     if (firstOcc[n]) ft[f] += totW[n];
   }
   for (f = 0; f < funcs.length; f++) { funcs[f].self = fs[f]; funcs[f].total = ft[f]; }
+  funcsFresh = true;
+  return funcs;
 }
 function searchRe() {
   if (!state.q) return null;
@@ -137,7 +157,7 @@ function searchRe() {
 /* The share of the selection under a matching frame (a match inside a match counts once):
    what the flame graph's search gives. */
 function matchedShare(re) {
-  var sum = 0, n, fm = new Int8Array(funcs.length), under = new Uint8Array(NN);
+  var sum = 0, n, fm = new Int8Array(loadFuncs().length), under = new Uint8Array(NN);
   for (n = 0; n < funcs.length; n++) fm[n] = re.test(funcs[n].name) ? 1 : 0;
   for (n = 1; n < NN; n++) {        /* a parent's index is below its children's */
     if (under[par[n]]) { under[n] = 1; continue; }
@@ -222,7 +242,7 @@ function vlist(box, rows, draw, onKey) {
 var main, bar, views = {}, open = {}, buOpen = {}, current = null;
 /* What the views of other assets (window.prospectViews, e.g. source.js) draw with. */
 var page = { el: el, go: go, table: table, num: num,
-             state: function () { return state; }, funcs: function () { return funcs; } };
+             state: function () { return state; }, funcs: funcTotals };
 
 function table(head, rows, sortable) {
   var t = el("table", "grid"), tr = el("tr"), order = { k: -1, up: false };
@@ -370,7 +390,7 @@ views.bu = function (box) {
   var b = treeHead(box, [["Self", "c num"], ["", "c num"], ["Share", "c num"],
                          ["Function / callers", "h"]]);
   var rows = [];
-  var roots = funcs.filter(function (f) { return f.self > 0; }).map(function (f) {
+  var roots = funcTotals().filter(function (f) { return f.self > 0; }).map(function (f) {
     return { n: f.nodes[0], w: f.self, key: "f" + f.id,
              front: f.nodes.filter(function (m) { return selfW[m] > 0; })
                            .map(function (m) { return [m, selfW[m]]; }) };
@@ -409,7 +429,7 @@ views.bu = function (box) {
 /* Functions with self and total (as report --children), and the selected one's callers and
    callees (butterfly). */
 function butterfly(box, name) {
-  var cs = funcs.filter(function (f) { return f.name === name; });
+  var cs = funcTotals().filter(function (f) { return f.name === name; });
   if (!cs.length) { box.appendChild(el("p", "note", "No function named " + name)); return; }
   var callers = {}, callees = {}, self = 0, tot = 0;
   cs.forEach(function (f) {
@@ -450,7 +470,7 @@ views.fn = function (box) {
   var split = el("div", "split"), left = el("div", "half"), right = el("div", "half bf");
   split.appendChild(left); split.appendChild(right); box.appendChild(split);
   var b = treeHead(left, TREE_COLS);
-  var rows = funcs.filter(function (f) { return f.total > 0; })
+  var rows = funcTotals().filter(function (f) { return f.total > 0; })
     .sort(function (a, b) { return b.total - a.total || b.self - a.self; });
   var list = vlist(b, rows, function (f) {
     var r = treeRow(0, false, false, f.total, f.self, f.name, KIND[f.kind], f.dso);
@@ -483,27 +503,31 @@ function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed 
   return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
 }
 /* Each node's rank in the flame graph's order of siblings (name, then kind), made once: the
-   frames' children are sorted by numbers, not by comparing names. */
+   frames' children are sorted by numbers, not by comparing names. Ranked by symbol, one rank
+   per function (name and kind), so that the flame graph needs no function table. */
 var flameRank = null;
 function flameRanks() {
   if (flameRank) return flameRank;
-  var keys = [], ofFunc = new Int32Array(funcs.length), ofComm = {}, n, i;
-  funcs.forEach(function (f) { keys.push([f.name, f.kind, f.id]); });
+  var keys = [], ofSym = new Int32Array(NSYM), ofComm = {}, n, i, r = 0;
+  for (i = 0; i < NSYM; i++) keys.push([S[D.sym[3 * i]], D.sym[3 * i + 2], i, D.sym[3 * i]]);
   for (n = 1; n < NN; n++)
     if (what[n] < 0 && !(what[n] in ofComm)) {
       ofComm[what[n]] = 0; keys.push([nodeName(n), 1, what[n]]);
     }
   keys.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]; });
   for (i = 0; i < keys.length; i++) {
-    if (keys[i][2] < 0) ofComm[keys[i][2]] = i; else ofFunc[keys[i][2]] = i;
+    var k = keys[i], p = keys[i - 1];
+    if (!i || k[2] < 0 || p[2] < 0 || k[3] !== p[3] || k[1] !== p[1]) r = i;
+    if (k[2] < 0) ofComm[k[2]] = r; else ofSym[k[2]] = r;
   }
   flameRank = new Int32Array(NN);
-  for (n = 1; n < NN; n++) flameRank[n] = fid[n] >= 0 ? ofFunc[fid[n]] : ofComm[what[n]];
+  for (n = 1; n < NN; n++) flameRank[n] = what[n] >= 0 ? ofSym[what[n]] : ofComm[what[n]];
   return flameRank;
 }
 function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
 /* The SVG output's frames, placed as flame.js's unzoom places them, as one piece of markup
-   (the HTML parser builds 20k elements several times faster than createElementNS calls). */
+   (the HTML parser builds 20k elements several times faster than createElementNS calls); a
+   frame too narrow for a label has no text element (flame.js's place makes it on a zoom). */
 views.flame = function (box) {
   var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], rank = flameRanks();
   (function walk(n, d, x) {
@@ -526,14 +550,14 @@ views.flame = function (box) {
     '<text id="details" x="10" y="' + (H - 12) + '"> </text>'];
   list.forEach(function (e) {
     var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
-    var x = 10 + e[2] * scale, w = totW[n] * scale;
+    var x = 10 + e[2] * scale, w = totW[n] * scale, label = fit(name, w);
     out.push('<g class="f" data-x="' + e[2] + '" data-v="' + totW[n] + '" data-d="' + e[1] +
              '"><title>' + escText(name + " (" + totW[n] + " " + unit + ", " +
                                    (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)") +
              '</title><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' + w.toFixed(2) +
              '" height="' + (FRAME_H - 1) + '" fill="' + colour(name, nodeKind(n)) +
-             '" rx="2" ry="2"></rect><text x="' + (x + 3).toFixed(2) + '" y="' +
-             (y + FRAME_H - 5) + '">' + escText(fit(name, w)) + "</text></g>");
+             '" rx="2" ry="2"></rect>' + (label ? '<text x="' + (x + 3).toFixed(2) + '" y="' +
+             (y + FRAME_H - 5) + '">' + escText(label) + "</text>" : "") + "</g>");
   });
   out.push("</svg>");
   var holder = el("div");
@@ -663,7 +687,7 @@ timings.first = performance.now();
 window.prospect = {
   state: function () { return state; }, go: go, apply: apply, timings: timings,
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
-  nodeName: nodeName, totW: totW, selfW: selfW, funcs: function () { return funcs; },
+  nodeName: nodeName, totW: totW, selfW: selfW, funcs: funcTotals,
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
   open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
   ready: true
