@@ -66,6 +66,7 @@ static const struct optdecl report_opts[] = {
         "per source file:line, from DWARF (docs/annotate.md). --children:\n"
         "comm,dso,sym, pid,dso,sym (per process, perf's Pid:Command),\n"
         "tid,dso,sym (per thread: perf's own pid key), dso,sym or sym;\n"
+        "comm, pid or tid without dso and sym: a row per key, as perf's;\n"
         "parent (first or last key: perf's parent, -p's regex, by default\n"
         "^sys_|^do_page_fault) makes --children", 0, NULL, 0 },
     { 'n', "show-nr-samples", NULL,
@@ -334,10 +335,9 @@ static int check_callgraph_opts(struct report_cmd_opts *o)
         return cmd_usage_error("report", "%s is per symbol: --sort srcline is its own table",
                                what);
     if (o->children && (sort_has(fo, FLAT_PID) || sort_has(fo, FLAT_TID)) &&
-        (sort_has(fo, FLAT_COMM) || o->fmt != REPORT_TEXT))
+        sort_has(fo, FLAT_COMM))
         return cmd_usage_error("report", "--children --sort pid or tid: its column is perf's "
-                               "Pid:Command (no comm key beside it); text only (not yet csv "
-                               "or json)");
+                               "Pid:Command (no comm key beside it)");
     if ((o->callers || o->callees) && o->fmt != REPORT_TEXT)
         return cmd_usage_error("report", "%s is text (csv and json are not implemented yet)",
                                what);
@@ -1195,7 +1195,9 @@ static int print_children_report(const struct report_cmd_opts *o, const struct o
 
     co.no_children = o->no_children || o->hierarchy;   /* perf's --hierarchy: Overhead */
     co.parent_first = o->sort_parent == 1;
-    co.no_sym = o->sort_parent && !sort_has(&o->flat_opts, FLAT_DSO) &&
+    /* Rows per key alone (perf's --sort comm, pid, parent): every frame of a stack is the
+     * row's, so Children is Self. --hierarchy keeps its symbol rows below the key's level. */
+    co.no_sym = (o->sort_parent || !o->hierarchy) && !sort_has(&o->flat_opts, FLAT_DSO) &&
                 !sort_has(&o->flat_opts, FLAT_SYM);
     co.hierarchy = o->hierarchy;
     for (size_t k = 0; o->hierarchy && k < o->flat_opts.nkeys; k++)

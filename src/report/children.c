@@ -20,6 +20,7 @@ struct rows {
     VEC(struct row) v;
     struct hashmap index;     /* (comm id << 32 | sym) -> row index + 1 */
     VEC(const char *) comms;  /* distinct command names (by_pid: "PID:comm"); ids: indices */
+    VEC(int32_t) pids, tids;  /* by_pid: each id's process and thread, for csv and json */
     struct hashmap comm_of;   /* process -> comm id + 1 */
     bool own_comms;           /* by_pid: the names were made here */
     struct chain_cut cut;     /* --ignore-callees */
@@ -33,6 +34,7 @@ struct rowkey {
     long id;                  /* the comm id; with --parent, of the (comm, parent) pair */
     const char *comm;
     uint32_t parent;
+    int32_t pid, tid;         /* by_pid: the process and thread of the id */
 };
 
 /* --no-children: by Self. */
@@ -107,7 +109,9 @@ static long pid_id(struct rows *r, const struct cg_stack *st, const struct child
         free(name);
         return -ENOMEM;
     }
-    if (hashmap_put(&r->comm_of, key, (void *)(uintptr_t)r->comms.n))
+    if (vec_push(&r->pids, (int32_t)p->pid) ||
+        vec_push(&r->tids, o->by_tid ? (int32_t)st->tid : (int32_t)p->pid) ||
+        hashmap_put(&r->comm_of, key, (void *)(uintptr_t)r->comms.n))
         return -ENOMEM;
     return (long)r->comms.n - 1;
 }
@@ -136,7 +140,8 @@ static struct row *row_of(struct rows *r, const struct rowkey *rk, uint32_t sym)
 
     if (v)
         return &r->v.v[v - 1];
-    if (vec_push(&r->v, ((struct row){ .comm = rk->comm, .sym = sym, .parent = rk->parent })) ||
+    if (vec_push(&r->v, ((struct row){ .comm = rk->comm, .sym = sym, .parent = rk->parent,
+                                       .pid = rk->pid, .tid = rk->tid })) ||
         hashmap_put(&r->index, key, (void *)(uintptr_t)r->v.n))
         return NULL;
     return &r->v.v[r->v.n - 1];
@@ -198,7 +203,7 @@ static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *
     long comm = o->by_pid ? pid_id(r, st, o) : o->by_comm ? comm_id(r, st->proc) : 0;
     const char *name = (o->by_comm || o->by_pid) && comm >= 0 ? r->comms.v[comm] : NULL;
     bool callee = o->chains && o->chains->callee;
-    struct rowkey rk = { comm, name, CHAIN_NO_PARENT };
+    struct rowkey rk = { comm, name, CHAIN_NO_PARENT, 0, 0 };
     const uint32_t *fs;
     struct row *w;
     uint32_t self;
@@ -206,6 +211,10 @@ static int add_stack(struct rows *r, const struct cg_stack *st, const uint32_t *
 
     if (comm < 0)
         return -ENOMEM;
+    if (o->by_pid) {
+        rk.pid = r->pids.v[comm];
+        rk.tid = r->tids.v[comm];
+    }
     if (o->parent) {
         rk.parent = chain_cut_parent(&r->parents, stack, st->n, callee);
         if ((rk.id = group_id(r, comm, rk.parent)) < 0)
@@ -396,7 +405,7 @@ static void print_header(FILE *f, const struct cg_store *cs, const struct widths
         fprintf(f, "  %-*s", (int)w->comm, o->by_pid ? "Pid:Command" : "Command");
     if (!o->no_dso && !o->no_sym)
         fprintf(f, "  %-*s", (int)w->dso, "Shared Object");
-    if (o->no_sym && !o->parent_first)
+    if (o->no_sym && o->parent && !o->parent_first)
         fprintf(f, "  Parent symbol\n");
     else if (o->no_sym)
         fprintf(f, "\n");
@@ -436,8 +445,8 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
         name = str_printable(r->comm, pbuf, sizeof(pbuf));
         put_padded(ob, o->wide ? name : str_elide(name, w->comm, ebuf, sizeof(ebuf)), w->comm);
     }
-    if (o->no_sym) {   /* rows per parent (and command) only */
-        if (!o->parent_first) {
+    if (o->no_sym) {   /* rows per parent and/or command only */
+        if (o->parent && !o->parent_first) {
             name = parent_name(r, cy, ibuf, sizeof(ibuf));
             put_padded(ob, o->wide ? name : str_elide(name, w->parent, ebuf, sizeof(ebuf)),
                        w->parent);
@@ -566,6 +575,8 @@ int report_children(FILE *f, const struct cg_store *cs, const struct cg_syms *cy
     for (size_t i = 0; r.own_comms && i < r.comms.n; i++)
         free((char *)r.comms.v[i]);
     vec_free(&r.comms);
+    vec_free(&r.pids);
+    vec_free(&r.tids);
     hashmap_release(&r.index);
     hashmap_release(&r.comm_of);
     chain_cut_release(&r.cut);

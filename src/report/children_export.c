@@ -66,6 +66,13 @@ static const char *parent_of(const struct row *r, const struct cg_syms *cy, char
     return r->parent == CHAIN_NO_PARENT ? "[other]" : cg_sym_name(&cy->syms[r->parent], buf, len);
 }
 
+/* by_pid: the command of "PID:comm" (the pid is the row's own field). */
+static const char *bare_comm(const struct row *r, const struct children_opts *o)
+{
+    const char *colon = o->by_pid ? strchr(r->comm, ':') : NULL;
+    return colon ? colon + 1 : r->comm;
+}
+
 static void csv_row_fields(FILE *f, const struct row *r, uint64_t total,
                            const struct cg_syms *cy, const struct children_opts *o, bool last)
 {
@@ -76,8 +83,12 @@ static void csv_row_fields(FILE *f, const struct row *r, uint64_t total,
         csv_double(f, pct(r->children, total), 4, false);
     csv_double(f, pct(r->self, total), 4, false);
     csv_u64(f, o->no_children ? r->self_samples : r->samples, false);
+    if (o->by_tid)
+        csv_u64(f, (uint64_t)r->tid, false);
+    if (o->by_pid)
+        csv_u64(f, (uint64_t)r->pid, false);
     if (r->comm)
-        csv_field(f, r->comm, false);
+        csv_field(f, bare_comm(r, o), last && o->no_sym && !o->parent);
     if (o->parent)
         csv_field(f, parent_of(r, cy, nbuf, sizeof(nbuf)), last && o->no_sym);
     if (o->no_sym)
@@ -94,16 +105,17 @@ static int export_csv(FILE *f, const struct row *const *rows, size_t n, uint64_t
 {
     bool chains = wants_chains(o);
 
-    fprintf(f, "%s%s,samples%s%s%s%s%s\n", o->no_children ? "" : "children,",
-            o->no_children ? "overhead" : "self", o->by_comm ? ",comm" : "",
+    fprintf(f, "%s%s,samples%s%s%s%s%s%s\n", o->no_children ? "" : "children,",
+            o->no_children ? "overhead" : "self", o->by_tid ? ",tid" : "",
+            o->by_pid ? ",pid,comm" : o->by_comm ? ",comm" : "",
             o->parent ? ",parent" : "", o->no_dso || o->no_sym ? "" : ",dso",
             o->no_sym ? "" : ",symbol,mode", chains ? ",chain_percent,chain" : "");
     for (size_t i = 0; i < n; i++) {
         size_t m = chains ? chain_ends(rows[i]->tree, total, o, ends) : 0;
         if (!m) {
             csv_row_fields(f, rows[i], total, cy, o, !chains);
-            if (chains)
-                fputs(",,\n", f);
+            if (chains)   /* empty chain_percent and chain: the row's fields end in ',' */
+                fputs(",\n", f);
         }
         for (size_t k = 0; k < m; k++) {
             csv_row_fields(f, rows[i], total, cy, o, false);
@@ -161,8 +173,12 @@ static int export_json(FILE *f, const struct row *const *rows, size_t n, uint64_
             json_double(&j, "children", pct(r->children, total), 4);
         json_double(&j, o->no_children ? "overhead" : "self", pct(r->self, total), 4);
         json_u64(&j, "samples", o->no_children ? r->self_samples : r->samples);
+        if (o->by_tid)
+            json_i64(&j, "tid", r->tid);
+        if (o->by_pid)
+            json_i64(&j, "pid", r->pid);
         if (r->comm)
-            json_str(&j, "comm", r->comm);
+            json_str(&j, "comm", bare_comm(r, o));
         if (o->parent)
             json_str(&j, "parent", parent_of(r, cy, nbuf, sizeof(nbuf)));
         if (!o->no_dso && !o->no_sym)

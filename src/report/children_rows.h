@@ -9,7 +9,8 @@
 #include "report/callgraph_out.h"
 
 struct row {
-    const char *comm;         /* by_comm: the command, else NULL */
+    const char *comm;         /* by_comm: the command; by_pid: "PID:comm"; else NULL */
+    int32_t pid, tid;         /* by_pid: the process (and by_tid, the thread) of the row */
     uint32_t sym;
     uint32_t parent;          /* --parent: its parent symbol, or CHAIN_NO_PARENT ("[other]") */
     uint32_t seen;            /* the last stack (+1) that counted it: once per sample */
