@@ -187,6 +187,17 @@ static int set_row(struct inproc_cfi *c, struct row *cur, uint32_t *loc, uint32_
     return e;
 }
 
+/* The FDE's instructions are written: keep it, or on an error forget them too. */
+static int fde_close(struct inproc_cfi *c, struct inproc_fde *f, int e)
+{
+    f->len = c->ins.n - f->ins;
+    if (!e)
+        e = vec_push(&c->fdes, *f);
+    if (e)
+        c->ins.n = f->ins;
+    return e;
+}
+
 /* The rows of a counter that saves the flags, where the CFA is rsp-based: rsp moves. */
 static int slow_rows(struct inproc_cfi *c, struct row *cur, uint32_t *loc, uint32_t at,
                      const struct row *r)
@@ -224,12 +235,7 @@ int inproc_cfi_add(struct inproc_cfi *c, const struct reloc_code *rc, size_t fir
             e = set_row(c, &cur, &loc, pl->copy + pl->pre + RELOC_PUSH_LEN, &pushed);
         }
     }
-    f.len = c->ins.n - f.ins;
-    if (!e)
-        e = vec_push(&c->fdes, f);
-    if (e)
-        c->ins.n = f.ins;
-    return e;
+    return fde_close(c, &f, e);
 }
 
 int inproc_cfi_add_orig(struct inproc_cfi *c, const struct reloc_code *rc, size_t first,
@@ -247,12 +253,7 @@ int inproc_cfi_add_orig(struct inproc_cfi *c, const struct reloc_code *rc, size_
         if (!(e = row_at(c->cfi, rc->places.v[i].addr, &r, &end)))
             e = set_row(c, &cur, &loc, (uint32_t)(rc->places.v[i].addr - lo), &r);
     }
-    f.len = c->ins.n - f.ins;
-    if (!e)
-        e = vec_push(&c->fdes, f);
-    if (e)
-        c->ins.n = f.ins;
-    return e;
+    return fde_close(c, &f, e);
 }
 
 struct inproc_cfi_mark inproc_cfi_mark(const struct inproc_cfi *c)

@@ -11,6 +11,7 @@
 # those of a run without Prospect.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/stat_lib.sh"
+. "$(dirname "$0")/procmem_lib.sh"
 if ! uprobes_ready; then
     skip lines_pid "no writable tracefs uprobe_events (the uprobe engine is the reference)"
     exit 0
@@ -23,11 +24,6 @@ mkdir -p "$TMPDIR"
 build_workload lines_pid lines_pid -O0 -g -pthread || { fail build lines_pid; exit 0; }
 EXE=$W/lines_pid
 line_of() { grep -n "/\* L:$1 \*/" "$SRC/lines_pid.c" | cut -d: -f1; }
-# until_true SECONDS CMD...: polls a condition (not a sleep standing for one); false at the limit.
-until_true() {
-    local n=$(($1 * 20)); shift
-    while ! "$@"; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 0.05; done
-}
 
 # start OUT: the target on a FIFO it reads commands from (fd 9), its answers in OUT; sets A.
 start() {
@@ -50,26 +46,6 @@ send() {
 }
 # unmoved BEFORE PID: the counters were readable and have not changed.
 unmoved() { [ -n "$1" ] && [ "$(counters "$2")" = "$1" ]; }
-# mem PID ADDR N: N bytes of the process's memory at ADDR (decimal), as hex.
-mem() {
-    dd if="/proc/$1/mem" bs=4096 iflag=skip_bytes,count_bytes skip="$2" count="$3" \
-        2>/dev/null | od -An -v -tx1
-}
-# same_code PID: every executable mapping of the program in PID holds the file's bytes.
-same_code() {
-    local range perms off dev ino path s e o n size found=0
-    size=$(stat -c %s "$EXE")
-    while read -r range perms off dev ino path; do
-        [ "$path" = "$EXE" ] && [[ $perms == *x* ]] || continue
-        s=$((16#${range%-*})) e=$((16#${range#*-})) o=$((16#$off))
-        n=$((e - s))
-        [ $((o + n)) -le "$size" ] || n=$((size - o))
-        [ "$(mem "$1" $s $n)" = "$(dd if="$EXE" bs=4096 iflag=skip_bytes,count_bytes \
-              skip=$o count=$n 2>/dev/null | od -An -v -tx1)" ] || return 1
-        found=1
-    done <"/proc/$1/maps"
-    [ $found = 1 ]
-}
 # counters PID: the bytes of the counter mapping Prospect left in the process.
 counters() {
     local range s e
