@@ -480,21 +480,6 @@ static void print_row(struct obuf *ob, const struct row *r, uint64_t total,
     obuf_char(ob, '\n');
 }
 
-int children_print_tree(struct obuf *ob, const struct row *r, uint64_t total,
-                      const struct cg_syms *cy, const struct children_opts *o)
-{
-    struct chain_print cp = { .params = o->chains, .total = total,
-                              .entry = row_value(r, o), .skip_first = o->skip_first,
-                              .cy = cy };
-
-    if (!r->tree)
-        return 0;
-    if (chaintree_sort(r->tree, cy))
-        return -ENOMEM;
-    chaingraph_print(ob, r->tree, &cp);
-    return 0;
-}
-
 /* csv and json: the shown rows (children_export.c). */
 static int export_rows(FILE *f, const struct row *rows, size_t n, uint64_t total,
                        const struct cg_syms *cy, const struct children_opts *o)

@@ -24,7 +24,7 @@ struct row {
  * hidden below the threshold as perf's flat and folded modes hide them. 0, -ENOMEM, -EIO. */
 int children_export(FILE *f, const struct row *const *rows, size_t n, uint64_t total,
                     const struct cg_syms *cy, const struct children_opts *o);
-/* Row r's call chains below it, as perf prints them (children.c). 0 or -ENOMEM. */
+/* Row r's call chains below it, as perf prints them (children_tree.c). 0 or -ENOMEM. */
 int children_print_tree(struct obuf *ob, const struct row *r, uint64_t total,
                         const struct cg_syms *cy, const struct children_opts *o);
 
