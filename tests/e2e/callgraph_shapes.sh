@@ -133,8 +133,9 @@ build_workload cg_inline cg_inline -O2 -g -fno-omit-frame-pointer ||
 if "$PROSPECT" record -g -o "$TEST_TMP/inl.data" -- "$WL/cg_inline" 300 >/dev/null 2>&1; then
     "$PROSPECT" report -i "$TEST_TMP/inl.data" --children -g none --inline --sort sym > "$TEST_TMP/inl.txt"
     self=$(awk '$NF == "(inlined)" && $(NF-1) == "inner" { sub("%", "", $2); print $2 }' "$TEST_TMP/inl.txt")
+    # middle's own code (one sink++ a round) may take a rare sample: under 1%, not exactly 0
     check inline_hot_loop_in_inner_inlined [ -n "$(in_range "$self" 90 100 && echo y)" -a \
-        -n "$(awk '$NF == "(inlined)" && $(NF-1) == "middle" && $2 == "0.00%"' "$TEST_TMP/inl.txt")" ]
+        -n "$(awk '$NF == "(inlined)" && $(NF-1) == "middle" && $2 + 0 < 1' "$TEST_TMP/inl.txt")" ]
     check inline_rows_only_with_option [ -z "$("$PROSPECT" report -i "$TEST_TMP/inl.data" --children -g none |
         grep -F '(inlined)')" ]
     "$PROSPECT" report -i "$TEST_TMP/inl.data" --format folded --inline > "$TEST_TMP/inl.folded"
