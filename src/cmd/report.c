@@ -1485,6 +1485,10 @@ int cmd_report(int argc, char **argv)
             oe.threads = &threads;
     if (o.sort_tid && chains.per_thread)
         oe.threads = &threads;
+    /* --children --sort pid: a process by its latest name, as perf (an exec'd image's
+     * samples before the exec under the same row) */
+    if (o.children && sort_has(&o.flat_opts, FLAT_PID))
+        oe.threads = &threads;
     if ((o.symfs && dso_cache_set_symfs(session.dsos, o.symfs)) ||
         session_add_build_ids(&session, perfdata_info(pd))) {
         cmd_error("report", "out of memory");

@@ -87,14 +87,16 @@ static long comm_id(struct rows *r, const struct process *p)
     return (long)i;
 }
 
-/* by_pid: each process is its own row key, shown as perf's pid key shows it ("%7d:comm");
- * by_tid: each thread, by its latest name (perf's pid key is per thread). */
+/* by_pid: each process id is its own row key (its images before and after an exec one row),
+ * shown as perf's pid key shows it ("%7d:comm", the latest name); by_tid: each thread, by its
+ * latest name (perf's pid key is per thread). */
 static long pid_id(struct rows *r, const struct cg_stack *st, const struct children_opts *o)
 {
     const struct process *p = st->proc;
-    uint64_t key = o->by_tid ? (uint64_t)(uint32_t)st->tid : (uint64_t)(uintptr_t)p;
+    pid_t id = o->by_tid ? st->tid : p->pid;
+    uint64_t key = (uint64_t)(uint32_t)id;
     uintptr_t v = (uintptr_t)hashmap_get(&r->comm_of, key);
-    const char *comm = o->by_tid && o->threads ? thread_tally_comm(o->threads, st->tid) : NULL;
+    const char *comm = o->threads ? thread_tally_comm(o->threads, id) : NULL;
     size_t len;
     char *name;
 
@@ -104,7 +106,7 @@ static long pid_id(struct rows *r, const struct cg_stack *st, const struct child
     len = strlen(comm) + 24;
     if (!(name = malloc(len)))
         return -ENOMEM;
-    snprintf(name, len, "%7d:%s", o->by_tid ? (int)st->tid : (int)p->pid, comm);
+    snprintf(name, len, "%7d:%s", (int)id, comm);
     if (vec_push(&r->comms, name)) {
         free(name);
         return -ENOMEM;

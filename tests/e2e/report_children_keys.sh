@@ -48,9 +48,9 @@ for f in perf p; do
         name=children_sort_${ours}_${1}${3:+_no_children}_${f}_file
         perf report -i "$D" --stdio --sort "$2" $3 -g none 2>/dev/null >"$TEST_TMP/$name.perf"
         "$PROSPECT" report -i "$D" --sort "$ours" $3 -g none >"$TEST_TMP/$name.ours" 2>&1
-        # Every comm row; pid rows of 1% or more (Prospect's pid key is per process image: a
-        # pid's few samples before its exec are a row of their own).
-        min=$([ "$2" = comm ] && echo 0 || echo 1)
+        # Every row: a pid's samples before and after its exec are one row, named as the
+        # process is named last, as perf's.
+        min=0
         rows "$TEST_TMP/$name.perf" $min >"$TEST_TMP/a"
         rows "$TEST_TMP/$name.ours" $min >"$TEST_TMP/b"
         check "${name}_as_perf" same "$TEST_TMP/a" "$TEST_TMP/b"
@@ -60,10 +60,10 @@ for f in perf p; do
         "$TEST_TMP/children_sort_comm_two_${f}_file.ours"
 done
 # The tree under a command's row is its samples' whole chains, as perf's: via_a calls leaf.
-"$PROSPECT" report -i "$TEST_TMP/two.p.data" --children --sort comm >"$TEST_TMP/tree" 2>&1
+"$PROSPECT" report -i "$TEST_TMP/two.p.data" --children --sort comm >"$TEST_TMP/children_keys_tree" 2>&1
 calls_leaf() { grep -A1 -- '--via_a$' "$1" | grep -q 'leaf$'; }
-check children_sort_comm_tree calls_leaf "$TEST_TMP/tree"
-check children_sort_comm_header grep -q '^# Children      Self  Command *$' "$TEST_TMP/tree"
+check children_sort_comm_tree calls_leaf "$TEST_TMP/children_keys_tree"
+check children_sort_comm_header grep -q '^# Children      Self  Command *$' "$TEST_TMP/children_keys_tree"
 
 # csv and json: the pid or tid key's fields, equal to the text rows ("PID:comm sym children
 # self" per row; the text rounds to 2 decimals what csv and json give to 4).
