@@ -82,9 +82,13 @@ check write_every_call [ "${ncalls:-x}" = "${total:-y}" ]
 check write_compact [ "${callbytes:-999999999}" -lt $(( 16 * ${total:-0} )) ]
 # trace -w, then replay (issue 12's two commands): every call of the binary trace is replayed,
 # on the threads it was made on (the three workers, and the main thread, whose pthread_create
-# allocates in libc), with its size.
+# allocates in libc), with its size, or counted in replay's "skipped:" line (a free of a pointer
+# libc allocated untraced, e.g. by an internal realloc: rare, and said).
 "$PROSPECT" replay --allocator glibc --dump "$TEST_TMP/c.trace" >"$TEST_TMP/r.txt" 2>&1
-check write_replays_every_call [ "$(grep -c '^dump glibc ' "$TEST_TMP/r.txt")" = "${total:-x}" ]
+skipped=$(awk '/^  skipped: / { gsub(/[^0-9 ]/, " "); s = 0; for (i = 1; i <= NF; i++) s += $i
+               print s }' "$TEST_TMP/r.txt")
+check write_replays_every_call [ $(( $(grep -c '^dump glibc ' "$TEST_TMP/r.txt") + ${skipped:-0} )) \
+    = "${total:-x}" -a "${skipped:-0}" -le 2 ]
 check write_replays_threads [ "$(grep -o '^dump glibc .* thread=T[0-9]*' "$TEST_TMP/r.txt" |
     sed 's/.*thread=//' | sort -u | wc -l)" = 4 ]
 check write_replays_sizes [ "$(grep -c '^dump glibc .* malloc 144 ' "$TEST_TMP/r.txt")" = 3000 ]
