@@ -31,7 +31,7 @@ else
     for f in $FILES; do
         "$PROSPECT" report -i "$TEST_TMP/$f.data" --format pprof -o "$TEST_TMP/$f.pb.gz"
         check "pprof_written_gzip_$f" [ $? -eq 0 -a "$(head -c2 "$TEST_TMP/$f.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]
-        if ! go tool pprof -top -nodecount=1000 "$TEST_TMP/$f.pb.gz" >"$TEST_TMP/$f.top" 2>"$TEST_TMP/$f.toperr"; then
+        if ! go tool pprof -top -nodecount=1000 -nodefraction=0 "$TEST_TMP/$f.pb.gz" >"$TEST_TMP/$f.top" 2>"$TEST_TMP/$f.toperr"; then
             fail "pprof_go_tool_reads_$f" "$(head -3 "$TEST_TMP/$f.toperr")"
             continue
         fi
