@@ -98,6 +98,41 @@ static void write_tables(struct obuf *ob, const struct html_paths *p, const stru
     }
 }
 
+static int cmp_str(const void *a, const void *b, void *arg)
+{
+    const struct strtab *t = arg;
+    return strcmp(strtab_get(t, *(const uint32_t *)a), strtab_get(t, *(const uint32_t *)b));
+}
+
+/* Each string's rank in byte order (varints), the order the SVG gives sibling frames: the
+ * page sorts frames by numbers instead of comparing names (a sort of every name cost the
+ * flame graph's first drawing 30 ms on a system-wide file). */
+static int write_order(struct obuf *ob, const struct strtab *t)
+{
+    size_t n = t->n ? t->n : 1;
+    uint32_t *by = malloc(n * sizeof(*by)), *rank = malloc(n * sizeof(*rank));
+    struct b64 b = { .ob = ob };
+
+    if (!by || !rank) {
+        free(by);
+        free(rank);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < t->n; i++)
+        by[i] = i;
+    qsort_r(by, t->n, sizeof(*by), cmp_str, (void *)t);
+    for (uint32_t i = 0; i < t->n; i++)
+        rank[by[i]] = i;
+    PUT_LIT(ob, ",\n\"ord\":\"");
+    for (uint32_t i = 0; i < t->n; i++)
+        b64_varint(&b, rank[i]);
+    b64_flush(&b);
+    obuf_char(ob, '"');
+    free(by);
+    free(rank);
+    return 0;
+}
+
 /* Nodes after the root as varints (html/b64.h): the step back to the parent (parents come
  * first), then what: symbol << 1, or command string << 1 | 1. Stacks, sorted by process then
  * node: the process's step from the previous stack's, the node (its step when the process is
@@ -155,7 +190,8 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
     write_meta(ob, cs, o);
     write_tables(ob, &p, cy);
     write_paths(ob, &p);
-    if (o->source && (err = html_source_write(ob, o->source))) {
+    if ((err = write_order(ob, &p.strs)) ||
+        (o->source && (err = html_source_write(ob, o->source)))) {
         html_timeline_release(&tl);
         html_paths_release(&p);
         obuf_close(ob);

@@ -88,26 +88,35 @@ function frameOf(e) {
 }
 /* Takes the frames of the graph root (an <svg>: the document of a flame graph SVG, or one
    drawn inside Prospect's HTML page) and wires their clicks and hovers: one listener each on
-   the root (thousands of frames' own listeners cost the page's first drawing). */
-function init(root) {
+   the root (thousands of frames' own listeners cost the page's first drawing). data, when
+   given (the HTML page), holds each frame's x, v, d, name and title in the frames' order:
+   its frames are a rect and a text, without data attributes or <title>. */
+function init(root, data) {
   svg = root; W = +svg.getAttribute("width"); zoomed = null; searchRe = null;
   details = svg.querySelector("#details"); matched = svg.querySelector("#matched");
   frames = Array.prototype.slice.call(svg.querySelectorAll("g.f"));
   total = 0;
-  frames.forEach(function (g) {
-    g.fx = +g.getAttribute("data-x"); g.fv = +g.getAttribute("data-v");
-    g.fd = +g.getAttribute("data-d"); g.ft = null;
+  frames.forEach(function (g, i) {
+    var f = data && data[i];
+    g.fx = f ? f.x : +g.getAttribute("data-x"); g.fv = f ? f.v : +g.getAttribute("data-v");
+    g.fd = f ? f.d : +g.getAttribute("data-d"); g.ft = null; g.ftitle = f ? f.title : null;
     for (var c = g.firstElementChild; c; c = c.nextElementSibling) {   /* looked up once */
       if (c.localName === "rect") g.fr = c;
       else if (c.localName === "text") g.ft = c;
       else if (c.localName === "title") g.ftitle = c.textContent;
     }
-    g.fname = g.ftitle.substring(0, g.ftitle.lastIndexOf(" ("));
+    g.fname = f ? f.name : g.ftitle.substring(0, g.ftitle.lastIndexOf(" ("));
     if (g.fd === 0) total += g.fv;
   });
   svg.addEventListener("click", function (e) { var g = frameOf(e); if (g) zoom(g); });
   svg.addEventListener("mouseover", function (e) {
-    var g = frameOf(e); if (g) details.textContent = g.ftitle;
+    var g = frameOf(e);
+    if (!g) return;
+    details.textContent = g.ftitle;
+    if (!g.firstElementChild || g.firstElementChild.localName !== "title") {   /* tooltip */
+      var t = document.createElementNS(svg.namespaceURI, "title");
+      t.textContent = g.ftitle; g.insertBefore(t, g.firstChild);
+    }
   });
   svg.addEventListener("mouseout", function (e) { if (frameOf(e)) details.textContent = " "; });
   svg.querySelector("#unzoom").addEventListener("click", unzoom);

@@ -502,44 +502,53 @@ function colour(name, kind) {   /* the SVG's palettes (src/flame/svg.c), hashed 
   if (kind === 5) return "rgb(" + (170 + (40 * a | 0)) + "," + (140 + (30 * b | 0)) + ",220)";
   return "rgb(" + (205 + (50 * b | 0)) + "," + (230 * a | 0) + "," + (55 * b | 0) + ")";
 }
-/* Each node's rank in the flame graph's order of siblings (name, then kind), made once: the
-   frames' children are sorted by numbers, not by comparing names. Ranked by symbol, one rank
-   per function (name and kind), so that the flame graph needs no function table. */
-var flameRank = null;
-function flameRanks() {
-  if (flameRank) return flameRank;
-  var keys = [], ofSym = new Int32Array(NSYM), ofComm = {}, n, i, r = 0;
-  for (i = 0; i < NSYM; i++) keys.push([S[D.sym[3 * i]], D.sym[3 * i + 2], i, D.sym[3 * i]]);
-  for (n = 1; n < NN; n++)
-    if (what[n] < 0 && !(what[n] in ofComm)) {
-      ofComm[what[n]] = 0; keys.push([nodeName(n), 1, what[n]]);
-    }
-  keys.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]; });
-  for (i = 0; i < keys.length; i++) {
-    var k = keys[i], p = keys[i - 1];
-    if (!i || k[2] < 0 || p[2] < 0 || k[3] !== p[3] || k[1] !== p[1]) r = i;
-    if (k[2] < 0) ofComm[k[2]] = r; else ofSym[k[2]] = r;
-  }
-  flameRank = new Int32Array(NN);
-  for (n = 1; n < NN; n++) flameRank[n] = what[n] >= 0 ? ofSym[what[n]] : ofComm[what[n]];
-  return flameRank;
+/* A node's place among its siblings in the flame graph (name in byte order, as the SVG's,
+   then kind), from the strings' ranks the page holds (D.ord): numbers, not names, sorted. */
+var ORD = null;
+function flameKey(n) {
+  if (!ORD) ORD = unpack(D.ord);
+  var w = what[n];
+  return ORD[w < 0 ? -w - 1 : D.sym[3 * w]] * 8 + nodeKind(n);
 }
+/* Node n's children at least 0.1 px wide (the SVG's rule) in the flame graph's order, each
+   with its x (samples from n's left edge): the narrower ones are not drawn but take their place
+   (a system-wide root has thousands; sorting them all cost the first drawing). */
+function flameKids(n, scale, out) {
+  var ks = kidsOf(n), wide = [], thin = [], i, j, c;
+  for (i = 0; i < ks.length; i++) {
+    c = ks[i];
+    (totW[c] * scale >= 0.1 ? wide : thin).push(flameKey(c) * NN + c);   /* ties: by index */
+  }
+  wide.sort(function (a, b) { return a - b; });
+  var before = new Float64Array(wide.length + 1);
+  for (i = 0; i < thin.length; i++) {   /* samples of the thin ones before each wide one */
+    var lo = 0, hi = wide.length;
+    while (lo < hi) { j = (lo + hi) >> 1; if (wide[j] < thin[i]) lo = j + 1; else hi = j; }
+    before[lo] += totW[thin[i] % NN];
+  }
+  for (i = 0, j = 0; i < wide.length; i++) {
+    c = wide[i] % NN; j += before[i];
+    out.push(c, j); j += totW[c];
+  }
+}
+var colourOf = {};   /* per name and kind */
 function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
 /* The SVG output's frames, placed as flame.js's unzoom places them, as one piece of markup
-   (the HTML parser builds 20k elements several times faster than createElementNS calls); a
-   frame too narrow for a label has no text element (flame.js's place makes it on a zoom). */
+   (the HTML parser builds 20k elements several times faster than createElementNS calls).
+   flame.js gets each frame's numbers and details line from here (init's frames), so a frame
+   is a rect and, when wide enough for a label, a text (flame.js's place makes it on a zoom);
+   its tooltip is made when first hovered; its corners are in html.css. */
 views.flame = function (box) {
-  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], rank = flameRanks();
-  (function walk(n, d, x) {
-    if (totW[n] * scale < 0.1) return;
-    list.push([n, d, x]); if (d > maxd) maxd = d;
-    var cs = Array.prototype.slice.call(kidsOf(n)).sort(function (a, b) {
-      return rank[a] - rank[b];
-    });
-    cs.forEach(function (c) { walk(c, d + 1, x); x += totW[c]; });
+  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], kids = [];
+  if (TOTAL) (function walk(n, d, x) {
+    list.push(n, d, x); if (d > maxd) maxd = d;
+    var at = kids.length;
+    flameKids(n, scale, kids);
+    for (var i = at, e = kids.length; i < e; i += 2) walk(kids[i], d + 1, x + kids[i + 1]);
+    kids.length = at;
   })(0, 0, 0);
   var H = TOP + BOTTOM + (maxd + 1) * FRAME_H, unit = M.unit === "ns" ? "ns" : "samples";
-  var end = "text-anchor: end", out = [
+  var end = "text-anchor: end", frames = [], out = [
     '<svg xmlns="' + NSVG + '" width="' + SVGW + '" height="' + H + '" viewBox="0 0 ' + SVGW +
     " " + H + '" id="flame" data-total="' + TOTAL + '">',
     '<rect x="0" y="0" width="' + SVGW + '" height="' + H + '" fill="rgb(250,250,245)"/>',
@@ -548,17 +557,19 @@ views.flame = function (box) {
     '">Search</text>',
     '<text id="matched" x="' + (SVGW - 10) + '" y="' + (H - 12) + '" style="' + end + '"></text>',
     '<text id="details" x="10" y="' + (H - 12) + '"> </text>'];
-  list.forEach(function (e) {
-    var n = e[0], name = nodeName(n), y = TOP + (maxd - e[1]) * FRAME_H;
-    var x = 10 + e[2] * scale, w = totW[n] * scale, label = fit(name, w);
-    out.push('<g class="f" data-x="' + e[2] + '" data-v="' + totW[n] + '" data-d="' + e[1] +
-             '"><title>' + escText(name + " (" + totW[n] + " " + unit + ", " +
-                                   (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)") +
-             '</title><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' + w.toFixed(2) +
-             '" height="' + (FRAME_H - 1) + '" fill="' + colour(name, nodeKind(n)) +
-             '" rx="2" ry="2"></rect>' + (label ? '<text x="' + (x + 3).toFixed(2) + '" y="' +
+  for (var i = 0; i < list.length; i += 3) {
+    var n = list[i], name = nodeName(n), y = TOP + (maxd - list[i + 1]) * FRAME_H;
+    var x = 10 + list[i + 2] * scale, w = totW[n] * scale, label = fit(name, w);
+    var key = name + "\u0000" + nodeKind(n), fill = colourOf[key];
+    if (!fill) fill = colourOf[key] = colour(name, nodeKind(n));
+    frames.push({ x: list[i + 2], v: totW[n], d: list[i + 1], name: name,
+                  title: name + " (" + totW[n] + " " + unit + ", " +
+                         (TOTAL ? (100 * totW[n] / TOTAL).toFixed(2) : "0.00") + "%)" });
+    out.push('<g class="f"><rect x="' + x.toFixed(2) + '" y="' + y + '" width="' +
+             w.toFixed(2) + '" height="' + (FRAME_H - 1) + '" fill="' + fill + '"></rect>' +
+             (label ? '<text x="' + (x + 3).toFixed(2) + '" y="' +
              (y + FRAME_H - 5) + '">' + escText(label) + "</text>" : "") + "</g>");
-  });
+  }
   out.push("</svg>");
   var holder = el("div");
   holder.innerHTML = out.join("");
@@ -567,7 +578,7 @@ views.flame = function (box) {
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
   });
-  init(g0);                  /* flame.js: the SVG's own zoom, search and hover */
+  init(g0, frames);          /* flame.js: the SVG's own zoom, search and hover */
   var re = searchRe();
   if (re) search(state.q);
   box.appendChild(g0);       /* laid out once, with every frame placed */
