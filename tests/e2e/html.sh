@@ -55,7 +55,7 @@ center_js() {
     echo "(function(){var g=[...document.querySelectorAll('#flame g.f')].find(g=>g.fname==='$1');g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
 }
 for f in $FILES; do
-    browse "file://$TEST_TMP/$f.html" "eval:window.prospect&&prospect.ready" "eval:$MODEL" \
+    browse "file://$TEST_TMP/$f.html" "wait:window.prospect&&prospect.ready" "eval:$MODEL" \
         "eval:location.hash='v=td'" "wait:document.querySelectorAll('.vbox .row').length" \
         "eval:[...document.querySelectorAll('.vbox .row')].map(r=>[...r.children].map(c=>c.textContent))" \
         "eval:location.hash='v=flame'" "wait:document.querySelectorAll('#flame g.f').length" \

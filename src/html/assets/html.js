@@ -23,8 +23,9 @@ var funcsFresh = false;   /* funcs' self and total are the selection's */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
 var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
+/* ms; first (the first render) and ready (prepare done): since navigation */
 var timings = { start: T0, parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
-                funcs: 0, first: 0 };   /* ms; first: since navigation */
+                funcs: 0, first: 0, prepare: 0, ready: 0 };
 
 function nodeName(n) {
   if (n === 0) return "all";
@@ -701,6 +702,20 @@ window.prospect = {
   nodeName: nodeName, totW: totW, selfW: selfW, funcs: funcTotals,
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
   open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
-  ready: true
+  ready: false
 };
+/* What views need beyond the first render (the timeline's runs, the function table) is made
+   once the page has shown, before a user's first move can come; prospect.ready says it is
+   done (timings.prepare: how long it took; ready: since navigation). A view that comes first makes what it needs. */
+function prepare() {
+  if (window.prospect.ready) return;
+  var t0 = performance.now();
+  if (TL) TL.prepare();
+  loadFuncs();
+  timings.prepare = performance.now() - t0;
+  timings.ready = performance.now();
+  window.prospect.ready = true;
+}
+requestAnimationFrame(function () { setTimeout(prepare, 0); });
+setTimeout(prepare, 1000);   /* a page opened in a background tab gets no animation frame */
 })();

@@ -16,8 +16,8 @@ for (var i0 = 0; i0 < NT; i0++) {
   thrTotal[i0] = T.thr[4 * i0 + 3]; thrPid[i0] = P.D.proc[2 * T.thr[4 * i0 + 1]];
 }
 
-/* The runs (src/html/timeline.c, write_runs): varints in base64, decoded when first needed
-   (a range, a thread, the view), not at the first render. */
+/* The runs (src/html/timeline.c, write_runs): varints in base64, decoded after the first
+   render (prepare) or when first needed (a range, a thread, the view), if that comes first. */
 function decode() {
   if (density) return;
   density = new Float32Array(NT * NS);
@@ -306,7 +306,7 @@ function view(box, state) {
   return null;
 }
 
-return { active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
+return { prepare: decode, active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
          threads: threads, view: view, range: range,
          secs: secs, slices: NS };
 };
