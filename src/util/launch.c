@@ -159,6 +159,17 @@ static int tick_sleep(void *arg, int timeout_ms, int wake_fd)
     return 0;
 }
 
+/* Whether an attached process has ended: gone, or exited and not yet reaped by its parent (a
+ * zombie answers kill(pid, 0), but its pidfd is readable). */
+static bool attached_ended(pid_t pid, int pidfd)
+{
+    struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+    if (kill(pid, 0) != 0)
+        return true;
+    return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
 int launch_wait(struct launch_wait_opts *w, int *wstatus)
 {
     int (*tick)(void *, int, int) = w->tick ? w->tick : tick_sleep;
@@ -198,7 +209,8 @@ int launch_wait(struct launch_wait_opts *w, int *wstatus)
                 err = -errno;
                 break;
             }
-        } else if (*w->stop_signal || (w->attach_pid > 0 && kill(w->attach_pid, 0) != 0)) {
+        } else if (*w->stop_signal ||
+                   (w->attach_pid > 0 && attached_ended(w->attach_pid, pidfd))) {
             break;
         }
         /* The command is never killed for Prospect's sake: the caller decides what the end
