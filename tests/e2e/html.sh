@@ -165,6 +165,25 @@ PY
 )
 verdict html_url_hash_reopens_the_view "$out"
 
+# The flame graph made in advance (prepare, once the page has shown) is the one drawn when the
+# view is opened later: its frames equal a graph drawn then (after the user-space selection).
+FRAMES="JSON.stringify([...document.querySelectorAll('#flame g.f')].map(g=>[g.fname,g.fx,g.fv,g.fd,g.fr.getAttribute('x'),g.fr.getAttribute('width'),g.fr.getAttribute('fill'),g.ft?g.ft.textContent:'']))"
+browse "file://$TEST_TMP/p.html" "wait:window.prospect&&prospect.ready" \
+    "eval:location.hash='v=flame'" "wait:document.querySelector('#flame g.f')" "eval:$FRAMES" \
+    "eval:location.hash='v=flame&c=u'" "wait:prospect.state().c==='u'&&document.querySelector('#flame g.f')" \
+    "eval:location.hash='v=flame'" "wait:prospect.state().c===''&&document.querySelector('#flame g.f')" \
+    "eval:$FRAMES" >"$TEST_TMP/fm.browser"
+out=$(python3 - "$TEST_TMP/fm.browser" <<'PY'
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+a, b = json.loads(st.get(3) or '[]'), json.loads(st.get(8) or '[]')
+print('ok' if a and a == b and len(a) > 5 and not errs else '%d/%d frames %s' % (len(a), len(b), errs[:2]))
+PY
+)
+verdict html_flame_made_in_advance_equals_drawn "$out"
+
 # ---- the timeline: the first half of the recording as report --time 0%-50% gives it ----------
 # phases: two threads running phase_a, then phase_b (one round): the halves differ.
 build_workload phases phases -O0 -fno-omit-frame-pointer -pthread ||

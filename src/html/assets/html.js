@@ -538,8 +538,9 @@ function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").repl
    (the HTML parser builds 20k elements several times faster than createElementNS calls).
    flame.js gets each frame's numbers and details line from here (init's frames), so a frame
    is a rect and, when wide enough for a label, a text (flame.js's place makes it on a zoom);
-   its tooltip is made when first hovered; its corners are in html.css. */
-views.flame = function (box) {
+   its tooltip is made when first hovered; its corners are in html.css. Returns the graph not
+   yet in the page (el) and its frames, for the selection of the moment (key). */
+function buildFlame() {
   var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], kids = [];
   if (TOTAL) (function walk(n, d, x) {
     list.push(n, d, x); if (d > maxd) maxd = d;
@@ -574,12 +575,20 @@ views.flame = function (box) {
   out.push("</svg>");
   var holder = el("div");
   holder.innerHTML = out.join("");
-  var g0 = holder.firstChild;
+  return { el: holder.firstChild, frames: frames, key: selectionKey() };
+}
+/* What the numbers of every view depend on (the search only colours). */
+function selectionKey() { return [state.p, state.t, state.r, state.d, state.c, TOTAL].join("/"); }
+/* The graph prepare made in advance, taken by the first flame graph view of that selection. */
+var flameMade = null;
+views.flame = function (box) {
+  var f = flameMade && flameMade.key === selectionKey() ? flameMade : buildFlame(), g0 = f.el;
+  flameMade = null;
   g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
   });
-  init(g0, frames);          /* flame.js: the SVG's own zoom, search and hover */
+  init(g0, f.frames);        /* flame.js: the SVG's own zoom, search and hover */
   var re = searchRe();
   if (re) search(state.q);
   box.appendChild(g0);       /* laid out once, with every frame placed */
@@ -704,14 +713,16 @@ window.prospect = {
   open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
   ready: false
 };
-/* What views need beyond the first render (the timeline's runs, the function table) is made
-   once the page has shown, before a user's first move can come; prospect.ready says it is
-   done (timings.prepare: how long it took; ready: since navigation). A view that comes first makes what it needs. */
+/* What views need beyond the first render (the timeline's runs, the function table, the
+   flame graph of the selection) is made once the page has shown, before a user's first move
+   can come; prospect.ready says it is done (timings.prepare: how long it took; ready: since
+   navigation). A view that comes first makes what it needs. */
 function prepare() {
   if (window.prospect.ready) return;
   var t0 = performance.now();
   if (TL) TL.prepare();
   loadFuncs();
+  if (state.v !== "flame") flameMade = buildFlame();
   timings.prepare = performance.now() - t0;
   timings.ready = performance.now();
   window.prospect.ready = true;
