@@ -136,8 +136,8 @@ static int write_order(struct obuf *ob, const struct strtab *t)
 /* Nodes after the root as varints (html/b64.h): the step back to the parent (parents come
  * first), then what: symbol << 1, or command string << 1 | 1. Stacks, sorted by process then
  * node: the process's step from the previous stack's, the node (its step when the process is
- * the same), the weight. */
-static void write_paths(struct obuf *ob, const struct html_paths *p)
+ * the same), the weight; then (stp) each stack's period, unless the weights are periods. */
+static void write_paths(struct obuf *ob, const struct html_paths *p, bool by_period)
 {
     struct b64 b = { .ob = ob };
     uint64_t prev_proc = 0, prev_node = 0;
@@ -165,6 +165,13 @@ static void write_paths(struct obuf *ob, const struct html_paths *p)
     }
     b64_flush(&b);
     obuf_char(ob, '"');
+    if (by_period)            /* the weights are the periods */
+        return;
+    PUT_LIT(ob, ",\"stp\":\"");
+    for (size_t i = 0; i < p->nstacks; i++)
+        b64_varint(&b, p->stacks[i].period);
+    b64_flush(&b);
+    obuf_char(ob, '"');
 }
 
 int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
@@ -189,7 +196,7 @@ int html_write(FILE *f, const struct cg_store *cs, const struct cg_syms *cy,
             "<script type=\"application/json\" id=\"profile-data\">{");
     write_meta(ob, cs, o);
     write_tables(ob, &p, cy);
-    write_paths(ob, &p);
+    write_paths(ob, &p, o->by_period);
     if ((err = write_order(ob, &p.strs)) ||
         (o->source && (err = html_source_write(ob, o->source)))) {
         html_timeline_release(&tl);

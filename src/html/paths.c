@@ -140,16 +140,17 @@ static int cmp_stack(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* Equal (process, node) pairs as one, weights added. */
+/* Equal (process, node) pairs as one, weights and periods added. */
 static void merge_stacks(struct html_paths *p)
 {
     size_t w = 0;
 
     qsort(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_stack);
     for (size_t i = 0; i < p->nstacks; i++) {
-        if (w && !cmp_stack(&p->stacks[w - 1], &p->stacks[i]))
+        if (w && !cmp_stack(&p->stacks[w - 1], &p->stacks[i])) {
             p->stacks[w - 1].weight += p->stacks[i].weight;
-        else
+            p->stacks[w - 1].period += p->stacks[i].period;
+        } else
             p->stacks[w++] = p->stacks[i];
     }
     p->nstacks = w;
@@ -189,6 +190,7 @@ int html_paths_build(struct html_paths *p, const struct cg_store *cs, const stru
         if (!(err = proc_index(p, &idx, st->proc, cap, &hs->proc)) &&
             !(err = stack_node(p, cs, cy, st, &hs->node))) {
             hs->weight = by_period ? st->period : st->samples;
+            hs->period = st->period;
             p->cs_proc[i] = hs->proc;
             p->cs_node[i] = hs->node;
             p->nstacks++;

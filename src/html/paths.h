@@ -24,6 +24,7 @@ struct html_stack {
     uint32_t proc;            /* index in html_paths.procs */
     uint32_t node;            /* the leaf's node */
     uint64_t weight;          /* samples, or the period (off-CPU: ns) */
+    uint64_t period;          /* the samples' period (a clock event's: ns) */
 };
 
 struct html_paths {

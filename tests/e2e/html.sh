@@ -49,8 +49,9 @@ fi
 
 # ---- in Chromium: numbers against the folded output and the --children table ---------------
 # paths: every call-tree node's path (comm first, kernel frames marked _[k] as in the folded
-# output) and total; funcs: every function's name, kind, self and total.
-MODEL='(function(){var P=prospect,N=P.totW.length,path=new Array(N),out=[];path[0]=[];for(var n=1;n<N;n++){var k=P.nodeKind(n);path[n]=path[P.par[n]].concat([P.nodeName(n)+(k===3?"_[k]":"")]);if(P.totW[n])out.push([path[n].join(";"),P.totW[n],P.selfW[n]]);}return JSON.stringify({total:P.total(),paths:out,funcs:P.funcs().map(f=>[f.name,f.kind,f.self,f.total])})})()'
+# output), total, self and total period; funcs: every function's name, kind, self, total and
+# self period.
+MODEL='(function(){var P=prospect,N=P.totW.length,path=new Array(N),out=[];path[0]=[];for(var n=1;n<N;n++){var k=P.nodeKind(n);path[n]=path[P.par[n]].concat([P.nodeName(n)+(k===3?"_[k]":"")]);if(P.totW[n])out.push([path[n].join(";"),P.totW[n],P.selfW[n],P.totP[n]]);}return JSON.stringify({total:P.total(),paths:out,funcs:P.funcs().map(f=>[f.name,f.kind,f.self,f.total,f.selfP])})})()'
 center_js() {
     echo "(function(){var g=[...document.querySelectorAll('#flame g.f')].find(g=>g.fname==='$1');g.scrollIntoView({block:'center',inline:'center'});var r=g.querySelector('rect').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2}})()"
 }
@@ -65,8 +66,10 @@ for f in $FILES; do
         >"$TEST_TMP/$f.browser"
     "$PROSPECT" report -i "$TEST_TMP/$f.data" --format svg -o "$TEST_TMP/$f.svg"
     browse "file://$TEST_TMP/$f.svg" "eval:search('^via_')" >"$TEST_TMP/$f.svgbrowser"
+    perf report -i "$TEST_TMP/$f.data" --no-children --sort sym -F period,sym --stdio -q -g none \
+        2>/dev/null >"$TEST_TMP/$f.period"
     out=$(python3 - "$TEST_TMP/$f.browser" "$TEST_TMP/$f.folded" "$TEST_TMP/$f.children" \
-                    "$TEST_TMP/$f.svgbrowser" <<'PY'
+                    "$TEST_TMP/$f.svgbrowser" "$TEST_TMP/$f.period" <<'PY'
 import json, re, sys
 def steps_of(fn):
     lines = [json.loads(l) for l in open(fn) if l.startswith('{')]
@@ -90,7 +93,7 @@ for l in open(sys.argv[2]):
     for i in range(1, len(fr) + 1):
         pref[';'.join(fr[:i])] = pref.get(';'.join(fr[:i]), 0) + n
 got = {}
-for p, t, s in m['paths']:
+for p, t, s, _ in m['paths']:
     got[p] = got.get(p, 0) + t
 bad = [(p, got.get(p), n) for p, n in pref.items() if got.get(p) != n]
 bad += [(p, n, None) for p, n in got.items() if p not in pref]
@@ -104,7 +107,7 @@ for l in open(sys.argv[3]):
         key = (r.group(4).strip(), r.group(3) == 'k')
         ch[key] = (float(r.group(1)), float(r.group(2)))
 fn = {}
-for name, kind, s, t in m['funcs']:
+for name, kind, s, t, _ in m['funcs']:
     if kind == 1:
         continue
     k = (name, kind == 3)
@@ -114,13 +117,35 @@ keys = [k for k in set(ch) | set(fn) if max(ch.get(k, (0, 0))[0], fn.get(k, (0, 
 bad = [(k, fn.get(k), ch.get(k)) for k in keys
        if k not in fn or k not in ch or any(abs(a - b) > 0.006 for a, b in zip(fn[k], ch[k]))]
 say('functions_equal_children', not bad and len(keys) >= 4, '%d rows %s' % (len(keys), bad[:4]))
-# The top-down rows in the DOM: Total, Self, Share of the model's nodes.
+# The top-down rows in the DOM: Total, Self, Share, Time of the model's nodes.
 rows = steps.get(4) or []
-tot = {p.split(';')[-1]: (t, s) for p, t, s in m['paths'] if len(p.split(';')) <= 3}
-okrows = [r for r in rows if r[4] in tot and r[0] == str(int(tot[r[4]][0])) and
-          r[2] == '%.2f%%' % (100.0 * tot[r[4]][0] / total)]
-say('calltree_rows_shown', len(rows) >= 3 and rows[0][4] in ('callgraph',) and len(okrows) >= 3,
+tot = {p.split(';')[-1]: (t, s, tp) for p, t, s, tp in m['paths'] if len(p.split(';')) <= 3}
+okrows = [r for r in rows if r[5] in tot and r[0] == str(int(tot[r[5]][0])) and
+          r[2] == '%.2f%%' % (100.0 * tot[r[5]][0] / total) and
+          r[3] == '%.3f ms' % (tot[r[5]][2] / 1e6)]
+say('calltree_rows_shown', len(rows) >= 3 and rows[0][5] in ('callgraph',) and len(okrows) >= 3,
     str(rows[:4]))
+# Each function's self period (Time: cpu-clock's ns) against perf report's Period column, for
+# the functions of 0.5% or more.
+per = {}
+for l in open(sys.argv[5]):
+    r = re.match(r'\s*(\d+)\s+\[(.)\]\s+(.*?)\s*$', l)
+    if r:
+        k = (r.group(3), r.group(2) == 'k')
+        per[k] = per.get(k, 0) + int(r.group(1))
+mine = {}
+for name, kind, s, t, sp in m['funcs']:
+    if kind != 1:
+        mine[(name, kind == 3)] = mine.get((name, kind == 3), 0) + sp
+ptotal = sum(per.values())
+keys = [k for k in per if per[k] >= 0.005 * ptotal]
+bad = [(k, mine.get(k), per[k]) for k in keys if mine.get(k) != per[k]]
+if not per:
+    res['self_time_equals_perf_period'] = 'skip'
+else:
+    say('self_time_equals_perf_period', len(keys) >= 1 and not bad and
+        sum(mine.values()) == ptotal, '%d rows %s total %s/%s' % (len(keys), bad[:4],
+        sum(mine.values()), ptotal))
 say('click_zooms', steps.get(8) == 'via_b', str(steps.get(8)))
 svg, serrs, _ = steps_of(sys.argv[4])
 va = svg.get(0)
@@ -132,9 +157,13 @@ print('\n'.join('%s=%s' % kv for kv in res.items()))
 PY
 )
     for k in loads no_request calltree_equals_folded functions_equal_children calltree_rows_shown \
-             click_zooms search_share_equals_svg; do
+             self_time_equals_perf_period click_zooms search_share_equals_svg; do
         v=$(sed -n "s/^$k=//p" <<<"$out")
-        verdict "html_${k}_$f" "${v:-$out}"
+        if [ "$v" = skip ]; then
+            skip "html_${k}_$f" "perf report printed no periods (perf missing or refused the file)"
+        else
+            verdict "html_${k}_$f" "${v:-$out}"
+        fi
     done
 done
 

@@ -21,6 +21,12 @@ var funcs = null;   /* a function: one name and kind, as the flame graph merges;
                       a view first needs it (loadFuncs), not for the first render */
 var funcsFresh = false;   /* funcs' self and total are the selection's */
 var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
+/* Periods (D.stp, per stack; none when the weights are periods already): a clock event's are
+   ns, shown as the Time column, another event's its count, the Period column. Under a time
+   range or a thread (sample counts only), a node's period is its samples times its stacks'
+   mean period (meanP). */
+var stP = null, meanP = null, selfP = new Float64Array(NN), totP = new Float64Array(NN);
+var CLOCK = /^(cpu|task)-clock\b/.test(M.event || "");
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
 var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
 /* ms; first (the first render) and ready (prepare done): since navigation */
@@ -79,6 +85,7 @@ function load() {
     stW[i] = v[3 * i + 2];
   }
   D.st = null;
+  if (D.stp) { stP = unpack(D.stp); D.stp = null; }
   timings.build = performance.now() - t0;
 }
 
@@ -116,7 +123,7 @@ function loadFuncs() {
 function pidOf(p) { return D.proc[2 * p]; }
 function compute() {
   var i, n, pid = state.p === "" ? -1 : +state.p;
-  selfW.fill(0); totW.fill(0); procW.fill(0);
+  selfW.fill(0); totW.fill(0); procW.fill(0); selfP.fill(0);
   function keep(p, n) {
     if (pid >= 0 && pidOf(p) !== pid) return false;
     if (state.d && nodeDso(n) !== state.d) return false;
@@ -124,30 +131,42 @@ function compute() {
     return !(state.c === "u" && nodeKind(n) === 3);
   }
   var all = pid < 0 && !state.d && !state.c;
-  if (TL && TL.active(state)) TL.accumulate(state, keep, selfW, procW);  /* a range, a thread */
-  else if (all) for (i = 0; i < NST; i++) {
-    selfW[stNode[i]] += stW[i]; procW[stProc[i]] += stW[i];
+  if (TL && TL.active(state)) {           /* a range, a thread */
+    TL.accumulate(state, keep, selfW, procW);
+    if (stP) for (n = 0, meanPeriods(); n < NN; n++) selfP[n] = selfW[n] * meanP[n];
   } else for (i = 0; i < NST; i++) {
     n = stNode[i];
-    if (!keep(stProc[i], n)) continue;
+    if (!all && !keep(stProc[i], n)) continue;
     selfW[n] += stW[i]; procW[stProc[i]] += stW[i];
+    if (stP) selfP[n] += stP[i];
   }
-  for (n = 0; n < NN; n++) totW[n] = selfW[n];
-  for (n = NN - 1; n > 0; n--) totW[par[n]] += totW[n];
+  for (n = 0; n < NN; n++) { totW[n] = selfW[n]; totP[n] = selfP[n]; }
+  for (n = NN - 1; n > 0; n--) { totW[par[n]] += totW[n]; totP[par[n]] += totP[n]; }
   TOTAL = totW[0];
   funcsFresh = false;
+}
+function meanPeriods() {
+  if (meanP) return;
+  var w = new Float64Array(NN), i;
+  meanP = new Float64Array(NN);
+  for (i = 0; i < NST; i++) { meanP[stNode[i]] += stP[i]; w[stNode[i]] += stW[i]; }
+  for (i = 0; i < NN; i++) if (w[i]) meanP[i] /= w[i];
 }
 /* The functions with the selection's self and total (as report --children). */
 function funcTotals() {
   if (funcsFresh) return funcs;
   loadFuncs();
-  var fs = new Float64Array(funcs.length), ft = new Float64Array(funcs.length), f, n;
+  var k = funcs.length, fs = new Float64Array(k), ft = new Float64Array(k), f, n;
+  var ps = new Float64Array(k), pt = new Float64Array(k);
   for (n = 1; n < NN; n++) {      /* one pass over the paths, not one closure per function */
     if ((f = fid[n]) < 0) continue;
-    fs[f] += selfW[n];
-    if (firstOcc[n]) ft[f] += totW[n];
+    fs[f] += selfW[n]; ps[f] += selfP[n];
+    if (firstOcc[n]) { ft[f] += totW[n]; pt[f] += totP[n]; }
   }
-  for (f = 0; f < funcs.length; f++) { funcs[f].self = fs[f]; funcs[f].total = ft[f]; }
+  for (f = 0; f < k; f++) {
+    funcs[f].self = fs[f]; funcs[f].total = ft[f];
+    funcs[f].selfP = ps[f]; funcs[f].totalP = pt[f];
+  }
   funcsFresh = true;
   return funcs;
 }
@@ -176,6 +195,10 @@ function el(tag, cls, text) {
 }
 function pct(v) { return TOTAL ? (100 * v / TOTAL).toFixed(2) + "%" : "0.00%"; }
 function num(v) { return M.unit === "ns" ? (v / 1e6).toFixed(3) + " ms" : String(v); }
+function period(v) {
+  if (!CLOCK) return String(Math.round(v));
+  return v >= 1e9 ? (v / 1e9).toFixed(3) + " s" : (v / 1e6).toFixed(3) + " ms";
+}
 function hashOf(s) {
   return Object.keys(s).filter(function (k) { return s[k] !== ""; }).map(function (k) {
     return k + "=" + encodeURIComponent(s[k]);
@@ -315,11 +338,14 @@ function nameCell(r, name, kind, dso) {
   if (dso) r.appendChild(el("span", "dso", dso));
 }
 
-function treeRow(depth, hasKids, isOpen, tot, self, name, kind, dso) {
+/* A row: total and self (samples), share, the period of p (a time, where the page has
+   periods), the name. */
+function treeRow(depth, hasKids, isOpen, tot, self, name, kind, dso, p) {
   var r = el("div");
   r.appendChild(el("span", "c num", num(tot)));
   r.appendChild(el("span", "c num", num(self)));
   r.appendChild(el("span", "c num", pct(tot)));
+  if (stP) r.appendChild(el("span", "c num per", period(p)));
   var ind = el("span", "tw", hasKids ? (isOpen ? "\u25be" : "\u25b8") : "");
   ind.style.marginLeft = depth * 14 + "px";
   r.appendChild(ind);
@@ -327,8 +353,11 @@ function treeRow(depth, hasKids, isOpen, tot, self, name, kind, dso) {
   return r;
 }
 
+/* The columns' heads, with Time (or Period) after the first three where the page has periods. */
 function treeHead(box, cols) {
   var h = el("div", "thead");
+  if (stP) cols = cols.slice(0, 3).concat([[CLOCK ? "Time" : "Period", "c num per"]],
+                                          cols.slice(3));
   cols.forEach(function (c) { h.appendChild(el("span", c[1], c[0])); });
   box.appendChild(h);
   var b = el("div", "vbox");
@@ -354,8 +383,8 @@ views.td = function (box) {
   })(0, 0);
   var list = vlist(b, rows, function (r) {
     var row = treeRow(r.d, sortedKids(r.n).length > 0, !!open[r.n], totW[r.n], selfW[r.n],
-                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
-    row.childNodes[3].addEventListener("click", function (e) {
+                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n), totP[r.n]);
+    row.querySelector(".tw").addEventListener("click", function (e) {
       e.stopPropagation(); toggle(r.n);
     });
     row.addEventListener("dblclick", function () { toCallers(r.n); });
@@ -382,8 +411,8 @@ function buKids(front) {
     var p = par[e[0]];
     if (!p) return;
     var key = nodeName(p) + "\u0000" + nodeKind(p), g = by[key];
-    if (!g) g = by[key] = { n: p, w: 0, front: [] }, out.push(g);
-    g.w += e[1]; g.front.push([p, e[1]]);
+    if (!g) g = by[key] = { n: p, w: 0, p: 0, front: [] }, out.push(g);
+    g.w += e[1]; g.p += e[2]; g.front.push([p, e[1], e[2]]);
   });
   return out.sort(function (a, b) { return b.w - a.w; });
 }
@@ -392,9 +421,9 @@ views.bu = function (box) {
                          ["Function / callers", "h"]]);
   var rows = [];
   var roots = funcTotals().filter(function (f) { return f.self > 0; }).map(function (f) {
-    return { n: f.nodes[0], w: f.self, key: "f" + f.id,
+    return { n: f.nodes[0], w: f.self, p: f.selfP, key: "f" + f.id,
              front: f.nodes.filter(function (m) { return selfW[m] > 0; })
-                           .map(function (m) { return [m, selfW[m]]; }) };
+                           .map(function (m) { return [m, selfW[m], selfP[m]]; }) };
   }).sort(function (a, b) { return b.w - a.w; });
   (function walk(list, d) {
     list.forEach(function (g) {
@@ -406,9 +435,9 @@ views.bu = function (box) {
   })(roots, 0);
   var list = vlist(b, rows, function (r) {
     var row = treeRow(r.d, !!par[r.front[0][0]], !!buOpen[r.key], r.w, r.d ? 0 : r.w,
-                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n));
+                      nodeName(r.n), KIND[nodeKind(r.n)], nodeDso(r.n), r.p);
     row.childNodes[1].textContent = "";
-    row.childNodes[3].addEventListener("click", function (e) {
+    row.querySelector(".tw").addEventListener("click", function (e) {
       e.stopPropagation(); toggle(r.key);
     });
     row.addEventListener("dblclick", function () { toCallers(r.n); });
@@ -474,7 +503,7 @@ views.fn = function (box) {
   var rows = funcTotals().filter(function (f) { return f.total > 0; })
     .sort(function (a, b) { return b.total - a.total || b.self - a.self; });
   var list = vlist(b, rows, function (f) {
-    var r = treeRow(0, false, false, f.total, f.self, f.name, KIND[f.kind], f.dso);
+    var r = treeRow(0, false, false, f.total, f.self, f.name, KIND[f.kind], f.dso, f.totalP);
     r.addEventListener("dblclick", function () { go({ f: f.name }); });
     if (f.name === state.f) r.classList.add("cur");
     return r;
@@ -708,7 +737,7 @@ timings.first = performance.now();
 window.prospect = {
   state: function () { return state; }, go: go, apply: apply, timings: timings,
   total: function () { return TOTAL; }, rows: function () { return current && current.rows; },
-  nodeName: nodeName, totW: totW, selfW: selfW, funcs: funcTotals,
+  nodeName: nodeName, totW: totW, selfW: selfW, totP: totP, selfP: selfP, funcs: funcTotals,
   matchedShare: function (q) { return matchedShare(new RegExp(q)); },
   open: open, render: render, timeline: TL, par: par, nodeKind: nodeKind, unpack: unpack,
   ready: false
