@@ -328,6 +328,27 @@ PY
         fi
     done
 done
+# The timeline drawn in advance (prepare) is the one shown when the view is opened later: its
+# pixels equal the timeline drawn then (after another view).
+if [ -s "$TEST_TMP/ph_p.html" ]; then
+    PIXELS="document.getElementById('timeline').toDataURL()"
+    browse "file://$TEST_TMP/ph_p.html" "wait:window.prospect&&prospect.ready" \
+        "eval:location.hash='v=tl'" "wait:document.getElementById('timeline')" "eval:$PIXELS" \
+        "eval:location.hash='v=td'" "wait:prospect.state().v==='td'" \
+        "eval:location.hash='v=tl'" "wait:prospect.state().v==='tl'&&document.getElementById('timeline')" \
+        "eval:$PIXELS" >"$TEST_TMP/tm.browser"
+    out=$(python3 - "$TEST_TMP/tm.browser" <<'PY'
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+a, b = st.get(3) or '', st.get(8) or ''
+print('ok' if a.startswith('data:image/png') and a == b and not errs else
+      'pixels %d/%d equal %s %s' % (len(a), len(b), a == b, errs[:2]))
+PY
+)
+    verdict html_timeline_made_in_advance_equals_drawn "$out"
+fi
 
 # ---- hostile names: a symbol and a command that try to end the script, stay text ----------
 evil=$'x</script><img src=x onerror="window.pwned=1"><!--\x01\xff\xfe\'"&amp;'

@@ -749,7 +749,8 @@ window.prospect = {
 function prepare() {
   if (window.prospect.ready) return;
   var t0 = performance.now();
-  if (TL) TL.prepare();
+  /* The timeline's box is the window's width (its page has no scrollbar). */
+  if (TL) TL.prepare(state, innerWidth, state.v !== "tl");
   loadFuncs();
   if (state.v !== "flame") flameMade = buildFlame();
   timings.prepare = performance.now() - t0;

@@ -209,6 +209,52 @@ function showStack(panel, row, s) {
   panel.appendChild(ol);
 }
 
+function widthIn(boxWidth) { return Math.max(300, (boxWidth || 1200) - LABEL - 40); }
+function heightOf(rows) {
+  return Math.min(AXIS + rows.length * TRACK, Math.max(240, innerHeight - 200));
+}
+/* The tracks in sight from `top` (px) down, their labels and the axis, into ctx (a canvas
+   LABEL + w wide, as high as heightOf(rows)). */
+function paint(ctx, rows, w, state, top) {
+  var W = LABEL + w, V = ctx.canvas.height;
+  var img = ctx.createImageData(W, V), px = new Int32Array(img.data.buffer);
+  var a = Math.floor(top / TRACK), b = Math.min(rows.length, Math.ceil((top + V) / TRACK));
+  for (var i = a; i < b; i++) {
+    var y = AXIS + i * TRACK - top;
+    if (i % 2) px.fill(SHADE, Math.max(0, y) * W, Math.min(V, y + TRACK) * W);
+    drawTrack(px, W, V, rows[i], y, w, state.t !== "" && rows[i].tid === +state.t);
+  }
+  ctx.putImageData(img, 0, 0);
+  ctx.font = "11px monospace";
+  for (i = a; i < b; i++) {
+    ctx.fillStyle = rows[i].tid === undefined ? "#000" : "#444";
+    ctx.fillText(rows[i].label.slice(0, 32), 4, AXIS + i * TRACK - top + TRACK - 4);
+  }
+  ctx.clearRect(0, 0, W, AXIS);
+  axis(ctx, w);
+}
+/* A canvas with the first screen of tracks: the one prepare drew for this selection and size
+   (taken once), else drawn now. */
+var made = null;
+function canvasOf(state, rows, w) {
+  var key = [state.p, state.t, w, heightOf(rows)].join("/"), cv;
+  if (made && made.key === key) { cv = made.cv; made = null; return cv; }
+  cv = document.createElement("canvas");
+  cv.width = LABEL + w; cv.height = heightOf(rows);
+  cv.setAttribute("data-left", LABEL); cv.setAttribute("data-width", w);   /* for tests */
+  paint(cv.getContext("2d"), rows, w, state, 0);
+  return cv;
+}
+/* Decodes the runs and, with draw, draws the view's first screen for the selection in a box
+   boxWidth wide, before the view is asked for (html.js prepare, once the page has shown). */
+function prepare(state, boxWidth, draw) {
+  decode();
+  if (!draw) return;
+  var rows = tracks(state), w = widthIn(boxWidth);
+  made = null;
+  made = { key: [state.p, state.t, w, heightOf(rows)].join("/"), cv: canvasOf(state, rows, w) };
+}
+
 /* The view: axis, tracks, the selected range shaded; drag selects, a click shows a stack. */
 function view(box, state) {
   decode();
@@ -238,11 +284,10 @@ function view(box, state) {
   /* Only the tracks in sight are drawn (a canvas as high as the scroller, kept in place while
      its box scrolls): a system-wide file's 400 tracks in one canvas took seconds. */
   var wrap = P.el("div", "tlwrap"), inner = P.el("div", "tlinner");
-  var cv = document.createElement("canvas");
-  var w = Math.max(300, (box.clientWidth || 1200) - LABEL - 40), W = LABEL + w;
-  var H = AXIS + rows.length * TRACK, V = Math.min(H, Math.max(240, innerHeight - 200));
-  cv.id = "timeline"; cv.width = W; cv.height = V;
-  cv.setAttribute("data-left", LABEL); cv.setAttribute("data-width", w);   /* for tests */
+  var w = widthIn(box.clientWidth);
+  var H = AXIS + rows.length * TRACK, V = heightOf(rows);
+  var cv = canvasOf(state, rows, w);
+  cv.id = "timeline";
   wrap.style.height = V + "px"; inner.style.height = H + "px";
   inner.appendChild(cv);
   var shade = P.el("div", "tlsel"), panel = P.el("div", "tlpanel");
@@ -252,27 +297,9 @@ function view(box, state) {
   box.appendChild(wrap);
   box.appendChild(panel);
   var ctx = cv.getContext("2d"), top = 0;
-  function paint() {
-    var img = ctx.createImageData(W, V), px = new Int32Array(img.data.buffer);
-    var a = Math.floor(top / TRACK), b = Math.min(rows.length, Math.ceil((top + V) / TRACK));
-    for (var i = a; i < b; i++) {
-      var y = AXIS + i * TRACK - top;
-      if (i % 2) px.fill(SHADE, Math.max(0, y) * W, Math.min(V, y + TRACK) * W);
-      drawTrack(px, W, V, rows[i], y, w, state.t !== "" && rows[i].tid === +state.t);
-    }
-    ctx.putImageData(img, 0, 0);
-    ctx.font = "11px monospace";
-    for (i = a; i < b; i++) {
-      ctx.fillStyle = rows[i].tid === undefined ? "#000" : "#444";
-      ctx.fillText(rows[i].label.slice(0, 32), 4, AXIS + i * TRACK - top + TRACK - 4);
-    }
-    ctx.clearRect(0, 0, W, AXIS);
-    axis(ctx, w);
-    shade.style.top = top + "px";
-  }
-  paint();
   wrap.addEventListener("scroll", function () {
-    if (wrap.scrollTop !== top) { top = wrap.scrollTop; paint(); }
+    if (wrap.scrollTop === top) return;
+    top = wrap.scrollTop; paint(ctx, rows, w, state, top); shade.style.top = top + "px";
   });
   function place(a, b) {
     shade.style.left = LABEL + w * a / NS + "px"; shade.style.width = w * (b - a) / NS + "px";
@@ -306,7 +333,7 @@ function view(box, state) {
   return null;
 }
 
-return { prepare: decode, active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
+return { prepare: prepare, active: active, offcpu: !!OFF, waited: waited, accumulate: accumulate,
          threads: threads, view: view, range: range,
          secs: secs, slices: NS };
 };
