@@ -9,6 +9,19 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # verdict NAME OUT: pass when the checker printed "ok", else fail with what it printed.
 verdict() { if [ "$2" = ok ]; then pass "$1"; else fail "$1" "$(head -c 600 <<<"$2")"; fi; }
 browse() { timeout 120 node "$HERE/browser.js" "$@" 2>&1; }
+# steps_equal FILE A B: "ok" when steps A and B of a browse output gave the same value (more
+# than 100 characters of it: frames or pixels) and the page no error; else what differed.
+steps_equal() {
+    python3 - "$@" <<'PY'
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+st = {l['step']: l['value'] for l in v if 'step' in l}
+errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+a, b = str(st.get(int(sys.argv[2]), '')), str(st.get(int(sys.argv[3]), ''))
+print('ok' if len(a) > 100 and a == b and not errs else
+      'lengths %d/%d, equal %s, %s' % (len(a), len(b), a == b, errs[:2]))
+PY
+}
 
 build_workload callgraph callgraph -O0 -fno-omit-frame-pointer ||
     { fail html_build "cannot build tests/workloads/callgraph.c"; exit 0; }
@@ -202,16 +215,7 @@ browse "file://$TEST_TMP/p.html" "wait:window.prospect&&prospect.ready" \
     "eval:location.hash='v=flame&c=u'" "wait:prospect.state().c==='u'&&document.querySelector('#flame g.f')" \
     "eval:location.hash='v=flame'" "wait:prospect.state().c===''&&document.querySelector('#flame g.f')" \
     "eval:$FRAMES" >"$TEST_TMP/fm.browser"
-out=$(python3 - "$TEST_TMP/fm.browser" <<'PY'
-import json, sys
-v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
-st = {l['step']: l['value'] for l in v if 'step' in l}
-errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
-a, b = json.loads(st.get(3) or '[]'), json.loads(st.get(8) or '[]')
-print('ok' if a and a == b and len(a) > 5 and not errs else '%d/%d frames %s' % (len(a), len(b), errs[:2]))
-PY
-)
-verdict html_flame_made_in_advance_equals_drawn "$out"
+verdict html_flame_made_in_advance_equals_drawn "$(steps_equal "$TEST_TMP/fm.browser" 3 8)"
 
 # ---- the timeline: the first half of the recording as report --time 0%-50% gives it ----------
 # phases: two threads running phase_a, then phase_b (one round): the halves differ.
@@ -337,17 +341,7 @@ if [ -s "$TEST_TMP/ph_p.html" ]; then
         "eval:location.hash='v=td'" "wait:prospect.state().v==='td'" \
         "eval:location.hash='v=tl'" "wait:prospect.state().v==='tl'&&document.getElementById('timeline')" \
         "eval:$PIXELS" >"$TEST_TMP/tm.browser"
-    out=$(python3 - "$TEST_TMP/tm.browser" <<'PY'
-import json, sys
-v = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
-st = {l['step']: l['value'] for l in v if 'step' in l}
-errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
-a, b = st.get(3) or '', st.get(8) or ''
-print('ok' if a.startswith('data:image/png') and a == b and not errs else
-      'pixels %d/%d equal %s %s' % (len(a), len(b), a == b, errs[:2]))
-PY
-)
-    verdict html_timeline_made_in_advance_equals_drawn "$out"
+    verdict html_timeline_made_in_advance_equals_drawn "$(steps_equal "$TEST_TMP/tm.browser" 3 8)"
 fi
 
 # ---- hostile names: a symbol and a command that try to end the script, stay text ----------
