@@ -217,6 +217,28 @@ browse "file://$TEST_TMP/p.html" "wait:window.prospect&&prospect.ready" \
     "eval:$FRAMES" >"$TEST_TMP/fm.browser"
 verdict html_flame_made_in_advance_equals_drawn "$(steps_equal "$TEST_TMP/fm.browser" 3 8)"
 
+# The icicle (#...&i=1): the flame graph with the root on top, frame for frame the SVG's
+# (name, x and width in samples, depth), each frame at its depth's row from the top.
+ICE="JSON.stringify([...document.querySelectorAll('#flame g.f, svg > g.f')].map(g=>[g.fname,g.fx,g.fv,g.fd,+g.fr.getAttribute('y')]))"
+browse "file://$TEST_TMP/p.html#v=flame&i=1" "wait:document.querySelector('#flame g.f')" \
+    "eval:$ICE" "eval:document.getElementById('icicle').textContent" >"$TEST_TMP/pi.browser"
+browse "file://$TEST_TMP/p.svg" "eval:$ICE" >"$TEST_TMP/pisvg.browser"
+out=$(python3 - "$TEST_TMP/pi.browser" "$TEST_TMP/pisvg.browser" <<'PY'
+import json, sys
+def steps(fn):
+    v = [json.loads(l) for l in open(fn) if l.startswith('{')]
+    errs = [l.get('failure') for l in v if 'failure' in l] + [e for l in v for e in l.get('errors', [])]
+    return {l['step']: l['value'] for l in v if 'step' in l}, errs
+h, he = steps(sys.argv[1]); g, ge = steps(sys.argv[2])
+a, b = json.loads(h.get(1) or '[]'), json.loads(g.get(0) or '[]')
+rows = [f for f in a if f[4] != 54 + 16 * f[3]]
+ok = (a and sorted(f[:4] for f in a) == sorted(f[:4] for f in b) and len(a) > 5 and not rows and
+      h.get(2, '').startswith('Flame graph') and not he and not ge)
+print('ok' if ok else '%d/%d frames, off their row %s, %s %s' % (len(a), len(b), rows[:2], he[:2], ge[:2]))
+PY
+)
+verdict html_icicle_is_the_svg_root_on_top "$out"
+
 # ---- the timeline: the first half of the recording as report --time 0%-50% gives it ----------
 # phases: two threads running phase_a, then phase_b (one round): the halves differ.
 build_workload phases phases -O0 -fno-omit-frame-pointer -pthread ||

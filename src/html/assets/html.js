@@ -28,7 +28,7 @@ var selfW = new Float64Array(NN), totW = new Float64Array(NN), TOTAL = 0;
 var stP = null, meanP = null, selfP = new Float64Array(NN), totP = new Float64Array(NN);
 var CLOCK = /^(cpu|task)-clock\b/.test(M.event || "");
 var procW = new Float64Array(NP), TL = null;   /* TL: the timeline (timeline.js) */
-var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
+var state = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "", i: "" };
 /* ms; first (the first render) and ready (prepare done): since navigation */
 var timings = { start: T0, parse: performance.now() - T0, build: 0, timeline: 0, bar: 0, render: 0,
                 funcs: 0, first: 0, prepare: 0, ready: 0 };
@@ -206,7 +206,7 @@ function hashOf(s) {
 }
 function readHash() {
   var h = location.hash.replace(/^#/, ""),
-      s = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "" };
+      s = { v: "sum", p: "", t: "", r: "", d: "", c: "", q: "", f: "", i: "" };
   h.split("&").forEach(function (kv) {
     var i = kv.indexOf("=");
     if (i > 0 && kv.slice(0, i) in s) s[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
@@ -567,10 +567,11 @@ function escText(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").repl
    (the HTML parser builds 20k elements several times faster than createElementNS calls).
    flame.js gets each frame's numbers and details line from here (init's frames), so a frame
    is a rect and, when wide enough for a label, a text (flame.js's place makes it on a zoom);
-   its tooltip is made when first hovered; its corners are in html.css. Returns the graph not
-   yet in the page (el) and its frames, for the selection of the moment (key). */
+   its tooltip is made when first hovered; its corners are in html.css. With state.i, the
+   icicle: the root on top (the SVG's --inverted). Returns the graph not yet in the page (el)
+   and its frames, for the selection and orientation of the moment (key). */
 function buildFlame() {
-  var scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], kids = [];
+  var icicle = !!state.i, scale = TOTAL ? (SVGW - 20) / TOTAL : 0, maxd = 0, list = [], kids = [];
   if (TOTAL) (function walk(n, d, x) {
     list.push(n, d, x); if (d > maxd) maxd = d;
     var at = kids.length;
@@ -589,7 +590,8 @@ function buildFlame() {
     '<text id="matched" x="' + (SVGW - 10) + '" y="' + (H - 12) + '" style="' + end + '"></text>',
     '<text id="details" x="10" y="' + (H - 12) + '"> </text>'];
   for (var i = 0; i < list.length; i += 3) {
-    var n = list[i], name = nodeName(n), y = TOP + (maxd - list[i + 1]) * FRAME_H;
+    var n = list[i], name = nodeName(n);
+    var y = TOP + (icicle ? list[i + 1] : maxd - list[i + 1]) * FRAME_H;
     var x = 10 + list[i + 2] * scale, w = totW[n] * scale, label = fit(name, w);
     var key = name + "\u0000" + nodeKind(n), fill = colourOf[key];
     if (!fill) fill = colourOf[key] = colour(name, nodeKind(n));
@@ -604,15 +606,21 @@ function buildFlame() {
   out.push("</svg>");
   var holder = el("div");
   holder.innerHTML = out.join("");
-  return { el: holder.firstChild, frames: frames, key: selectionKey() };
+  return { el: holder.firstChild, frames: frames, key: flameKeyNow() };
 }
+function flameKeyNow() { return selectionKey() + "/" + (state.i ? "icicle" : ""); }
 /* What the numbers of every view depend on (the search only colours). */
 function selectionKey() { return [state.p, state.t, state.r, state.d, state.c, TOTAL].join("/"); }
 /* The graph prepare made in advance, taken by the first flame graph view of that selection. */
 var flameMade = null;
 views.flame = function (box) {
-  var f = flameMade && flameMade.key === selectionKey() ? flameMade : buildFlame(), g0 = f.el;
+  var f = flameMade && flameMade.key === flameKeyNow() ? flameMade : buildFlame(), g0 = f.el;
   flameMade = null;
+  var turn = el("button", "act", state.i ? "Flame graph (root at the bottom)"
+                                         : "Icicle (root at the top)");
+  turn.id = "icicle";
+  turn.addEventListener("click", function () { go({ i: state.i ? "" : "1" }); });
+  box.appendChild(turn);
   g0.addEventListener("dblclick", function (e) {   /* a frame's source and assembly */
     var g = e.target.closest && e.target.closest("g.f");
     if (g && views.src && g.fname) go({ v: "src", f: g.fname });
@@ -621,7 +629,7 @@ views.flame = function (box) {
   var re = searchRe();
   if (re) search(state.q);
   box.appendChild(g0);       /* laid out once, with every frame placed */
-  window.scrollTo(0, document.documentElement.scrollHeight);   /* the root is at the bottom */
+  window.scrollTo(0, state.i ? 0 : document.documentElement.scrollHeight);   /* to the root */
   return null;
 };
 
