@@ -70,21 +70,10 @@ sed -i 's/^child [0-9]*$/child N/' "$TEST_TMP/plain.out"
 session() {
     local name=$1 child st; shift
     start "$TEST_TMP/$name.out"
-    "$PROSPECT" lines -v -p $A "$@" --format csv -o "$TEST_TMP/$name.csv" \
-        2>"$TEST_TMP/$name.err" &
-    L=$!
-    if ! until_true 120 grep -qs "counting process $A" "$TEST_TMP/$name.err"; then
-        fail "${name}_attached" "$(tail -n3 "$TEST_TMP/$name.err")"
-        kill -9 $L $A 2>/dev/null
-        exec 9>&-
-        return 1
-    fi
+    attach_lines "$name" "$@" || return 1
     send r rounds && send c "child [0-9]*" && send s spinning
     child=$(sed -n 's/^child \([0-9]*\)$/\1/p' "$TEST_TMP/$name.out")
-    kill -INT $L
-    wait $L
-    check "${name}_ctrl_c_ends_lines" [ $? = 0 ]
-    check "${name}_code_is_the_file_s" same_code $A
+    detach_lines "$name"
     check "${name}_child_code_is_the_file_s" same_code "$child"
     if [ "$name" = inproc ]; then
         before=$(counters $A)

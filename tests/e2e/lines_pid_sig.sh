@@ -44,20 +44,10 @@ session() {
     finish
     plain=$ST
     start "$TEST_TMP/$name.out" "$@"
-    "$PROSPECT" lines -v -p $A --format csv -o "$TEST_TMP/$name.csv" 2>"$TEST_TMP/$name.err" &
-    L=$!
-    if ! until_true 120 grep -qs "counting process $A" "$TEST_TMP/$name.err"; then
-        fail "${name}_attached" "$(tail -n3 "$TEST_TMP/$name.err")"
-        kill -9 $L $A 2>/dev/null
-        exec 9>&-
-        return 1
-    fi
+    attach_lines "$name" || return 1
     printf r >&9
     until_true 60 grep -qsx spun "$TEST_TMP/$name.out"
-    kill -INT $L
-    wait $L
-    check "${name}_ctrl_c_ends_lines" [ $? = 0 ]
-    check "${name}_code_is_the_file_s" same_code $A
+    detach_lines "$name"
     finish
     check "${name}_exit_status_kept" [ "$ST$plain" = 77 ]
     check "${name}_output_unchanged" cmp -s "$TEST_TMP/$name.plain" "$TEST_TMP/$name.out"

@@ -25,3 +25,25 @@ same_code() {
     done <"/proc/$1/maps"
     [ $found = 1 ]
 }
+# attach_lines NAME ARGS...: lines -p on the target $A (its commands on fd 9), with ARGS, the
+# CSV in NAME.csv and stderr in NAME.err; $L its pid. Once it counts, 0; else a failure said,
+# both killed, fd 9 closed, 1.
+attach_lines() {
+    local name=$1; shift
+    "$PROSPECT" lines -v -p $A "$@" --format csv -o "$TEST_TMP/$name.csv" \
+        2>"$TEST_TMP/$name.err" &
+    L=$!
+    until_true 120 grep -qs "counting process $A" "$TEST_TMP/$name.err" && return 0
+    fail "${name}_attached" "$(tail -n3 "$TEST_TMP/$name.err")"
+    kill -9 $L $A 2>/dev/null
+    exec 9>&-
+    return 1
+}
+# detach_lines NAME: Ctrl-C to lines (it ends with 0 and the counts, as for a process it did not
+# start), and the target's code is the file's again.
+detach_lines() {
+    kill -INT $L
+    wait $L
+    check "${1}_ctrl_c_ends_lines" [ $? = 0 ]
+    check "${1}_code_is_the_file_s" same_code $A
+}
