@@ -236,9 +236,10 @@ function paint(ctx, rows, w, state, top) {
 /* A canvas with the first screen of tracks: the one prepare drew for this selection and size
    (taken once), else drawn now. */
 var made = null;
+function canvasKey(state, rows, w) { return [state.p, state.t, w, heightOf(rows)].join("/"); }
 function canvasOf(state, rows, w) {
-  var key = [state.p, state.t, w, heightOf(rows)].join("/"), cv;
-  if (made && made.key === key) { cv = made.cv; made = null; return cv; }
+  var cv;
+  if (made && made.key === canvasKey(state, rows, w)) { cv = made.cv; made = null; return cv; }
   cv = document.createElement("canvas");
   cv.width = LABEL + w; cv.height = heightOf(rows);
   cv.setAttribute("data-left", LABEL); cv.setAttribute("data-width", w);   /* for tests */
@@ -252,7 +253,7 @@ function prepare(state, boxWidth, draw) {
   if (!draw) return;
   var rows = tracks(state), w = widthIn(boxWidth);
   made = null;
-  made = { key: [state.p, state.t, w, heightOf(rows)].join("/"), cv: canvasOf(state, rows, w) };
+  made = { key: canvasKey(state, rows, w), cv: canvasOf(state, rows, w) };
 }
 
 /* The view: axis, tracks, the selected range shaded; drag selects, a click shows a stack. */
